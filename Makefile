@@ -1,0 +1,109 @@
+# rxlock — top-level build.  GNU make.  Targets:
+#   all (default)  build/librxlock.a build/librxlock.so build/rxlock
+#   deps           install the Debian packages the build and tests need
+#   check          unit, vector, differential and CLI tests (light mode)
+#   check-full     full-mode (2 GiB dataset) vector tests
+#   check-sanitize ASan+UBSan build of the unit tests (quick subset)
+#   demo           lock a small secret, solve it, open it
+#   bench          build the benchmarks in bench/
+#   install        PREFIX=/usr/local (DESTDIR honoured)
+VERSION   := 0.1.0
+PREFIX    ?= /usr/local
+DESTDIR   ?=
+BUILD     ?= build
+CC        ?= cc
+OPT       ?= -O2
+PKGS      := libsodium jansson
+
+HARDEN_CFLAGS  := -fstack-protector-strong -D_FORTIFY_SOURCE=2 -fPIC
+HARDEN_LDFLAGS := -Wl,-z,relro,-z,now -Wl,-z,noexecstack
+WARN      := -Wall -Wextra -Wconversion -Wshadow -Wstrict-prototypes
+ifeq ($(WERROR),1)
+WARN      += -Werror
+endif
+PKG_CFLAGS := $(shell pkg-config --cflags $(PKGS) 2>/dev/null)
+PKG_LIBS   := $(shell pkg-config --libs $(PKGS) 2>/dev/null || echo -lsodium -ljansson)
+CFLAGS    ?=
+CFLAGS    += -std=c11 -D_GNU_SOURCE $(OPT) -g $(WARN) $(HARDEN_CFLAGS) -Iinclude -Isrc \
+             -DRXLOCK_VERSION='"$(VERSION)"' $(PKG_CFLAGS) $(EXTRA_CFLAGS)
+LDFLAGS   += $(HARDEN_LDFLAGS) $(EXTRA_LDFLAGS)
+LIBS      := $(PKG_LIBS) -lpthread -lm
+TEST_LIBS := $(LIBS) -lcrypto -lrandomx -lstdc++
+
+LIB_SRC   := $(sort $(wildcard src/rx/*.c src/sha3/*.c src/lock/*.c src/util/*.c))
+CLI_SRC   := $(sort $(wildcard src/cli/*.c))
+TEST_SRC  := $(sort $(wildcard tests/test_*.c))
+BENCH_SRC := $(sort $(wildcard bench/*.c))
+FUZZ_SRC  := $(sort $(wildcard fuzz/fuzz_*.c))
+LIB_OBJ   := $(LIB_SRC:%.c=$(BUILD)/obj/%.o)
+CLI_OBJ   := $(CLI_SRC:%.c=$(BUILD)/obj/%.o)
+TEST_BIN  := $(TEST_SRC:tests/%.c=$(BUILD)/tests/%)
+BENCH_BIN := $(BENCH_SRC:bench/%.c=$(BUILD)/bench/%)
+
+.PHONY: all deps check check-full check-sanitize demo bench fuzz install clean tests
+all: $(BUILD)/librxlock.a $(BUILD)/librxlock.so $(BUILD)/rxlock
+
+$(BUILD)/obj/%.o: %.c
+	@mkdir -p $(dir $@)
+	$(CC) $(CFLAGS) -MMD -MP -c $< -o $@
+
+$(BUILD)/librxlock.a: $(LIB_OBJ)
+	@rm -f $@
+	ar rcs $@ $^
+
+$(BUILD)/librxlock.so: $(LIB_OBJ)
+	$(CC) -shared -Wl,-soname,librxlock.so.0 $(LDFLAGS) -o $@ $^ $(LIBS)
+
+$(BUILD)/rxlock: $(CLI_OBJ) $(BUILD)/librxlock.a
+	$(CC) $(LDFLAGS) -pie -o $@ $(CLI_OBJ) $(BUILD)/librxlock.a $(LIBS)
+
+$(BUILD)/tests/%: tests/%.c tests/test.h $(BUILD)/librxlock.a
+	@mkdir -p $(dir $@)
+	$(CC) $(CFLAGS) -Itests -o $@ $< $(BUILD)/librxlock.a $(LDFLAGS) $(TEST_LIBS)
+
+$(BUILD)/bench/%: bench/%.c $(BUILD)/librxlock.a
+	@mkdir -p $(dir $@)
+	$(CC) $(CFLAGS) -Ibench -o $@ $< $(BUILD)/librxlock.a $(LDFLAGS) $(TEST_LIBS)
+
+tests: all $(TEST_BIN)
+
+deps:
+	@sh tools/deps.sh
+
+check: deps
+	@$(MAKE) --no-print-directory tests
+	@BUILD=$(BUILD) sh tests/run.sh
+
+check-full: deps
+	@$(MAKE) --no-print-directory tests
+	@BUILD=$(BUILD) RXLOCK_TEST_FULL=1 sh tests/run.sh full
+
+# ASan+UBSan: separate build tree, quick subset of the unit tests.
+check-sanitize: deps
+	@$(MAKE) --no-print-directory BUILD=build-san OPT=-O1 \
+	  EXTRA_CFLAGS="-fsanitize=address,undefined -fno-sanitize-recover=undefined -fno-omit-frame-pointer -U_FORTIFY_SOURCE" \
+	  EXTRA_LDFLAGS="-fsanitize=address,undefined" tests
+	@BUILD=build-san RXLOCK_TEST_QUICK=1 ASAN_OPTIONS=detect_leaks=1 sh tests/run.sh
+
+demo: deps all
+	@sh tools/demo.sh $(BUILD)/rxlock
+
+bench: all $(BENCH_BIN)
+
+fuzz:
+	@sh fuzz/run.sh
+
+install: all
+	install -d $(DESTDIR)$(PREFIX)/lib $(DESTDIR)$(PREFIX)/include $(DESTDIR)$(PREFIX)/bin $(DESTDIR)$(PREFIX)/lib/pkgconfig
+	install -m 644 $(BUILD)/librxlock.a $(DESTDIR)$(PREFIX)/lib/
+	install -m 755 $(BUILD)/librxlock.so $(DESTDIR)$(PREFIX)/lib/librxlock.so.$(VERSION)
+	ln -sf librxlock.so.$(VERSION) $(DESTDIR)$(PREFIX)/lib/librxlock.so.0
+	ln -sf librxlock.so.0 $(DESTDIR)$(PREFIX)/lib/librxlock.so
+	install -m 644 include/*.h $(DESTDIR)$(PREFIX)/include/
+	install -m 755 $(BUILD)/rxlock $(DESTDIR)$(PREFIX)/bin/
+	sed -e 's|@PREFIX@|$(PREFIX)|g' -e 's|@VERSION@|$(VERSION)|g' rxlock.pc.in > $(DESTDIR)$(PREFIX)/lib/pkgconfig/rxlock.pc
+
+clean:
+	rm -rf build build-san
+
+-include $(LIB_OBJ:.o=.d) $(CLI_OBJ:.o=.d)

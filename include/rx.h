@@ -1,0 +1,81 @@
+/* include/rx.h — rxlock's own RandomX v1/v2 engine: public API (prefix rx_).
+ *
+ * Lifecycle:  rx_cache_new -> rx_cache_init(key) -> [rx_dataset_new ->
+ * rx_dataset_init(..)] -> rx_vm_new -> rx_vm_hash ... -> rx_vm_free ->
+ * rx_dataset_free -> rx_cache_free.  Every call returns 0 or a negative
+ * RX_E* code; nothing aborts.  Every *_free wipes what it frees.
+ * A cache / dataset is read-only after init and may be shared by many VMs
+ * (threads, or processes after fork()).  A VM is single-threaded.
+ */
+#ifndef RX_H
+#define RX_H
+#include <stddef.h>
+#include <stdint.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+enum rx_error {
+    RX_OK        = 0,
+    RX_EINVAL    = -1,  /* NULL pointer, bad size, bad flag combination  */
+    RX_ENOMEM    = -2,  /* mmap/malloc failed                            */
+    RX_EPROT     = -3,  /* a page-permission change (mprotect) failed    */
+    RX_ENOTSUP   = -4,  /* requested feature not available on this CPU   */
+    RX_ESTATE    = -5,  /* object not initialised / wrong mode           */
+    RX_EINTERNAL = -6
+};
+
+enum rx_flag {
+    RX_FLAG_V2        = 1u << 0, /* RandomX v2 (else v1)                      */
+    RX_FLAG_FULL      = 1u << 1, /* full mode: VM reads the 2080 MiB dataset  */
+    RX_FLAG_JIT       = 1u << 2, /* compile programs to machine code          */
+    RX_FLAG_SECURE    = 1u << 3, /* W^X JIT: code RW while written, RX to run */
+    RX_FLAG_HARD_AES  = 1u << 4, /* force hardware AES (RX_ENOTSUP if absent) */
+    RX_FLAG_SOFT_AES  = 1u << 5, /* force software AES                        */
+    RX_FLAG_HUGEPAGES = 1u << 6, /* explicit hugetlb pages (MAP_HUGETLB)      */
+    RX_FLAG_NO_THP    = 1u << 7  /* do not madvise(MADV_HUGEPAGE)             */
+};
+
+#define RX_HASH_SIZE        32
+#define RX_MAX_KEY_SIZE     (1u << 20)   /* bound on key length accepted   */
+#define RX_MAX_INPUT_SIZE   (1u << 20)   /* bound on input length accepted */
+#define RX_CACHE_SIZE       (256u << 20)
+#define RX_DATASET_ITEMS    34078719ull  /* 2080 MiB / 64                  */
+
+typedef struct rx_cache   rx_cache;
+typedef struct rx_dataset rx_dataset;
+typedef struct rx_vm      rx_vm;
+
+/* Flags recommended on this machine: V2 | JIT | SECURE where supported,
+ * HARD_AES when the CPU has it.  The environment overrides:
+ * RXLOCK_ENGINE=interp|jit, RXLOCK_AES=soft|hard. */
+unsigned rx_flags_default(void);
+/* Apply the RXLOCK_ENGINE / RXLOCK_AES environment overrides to flags. */
+unsigned rx_flags_from_env(unsigned flags);
+const char *rx_strerror(int err);
+
+int  rx_cache_new(rx_cache **out, unsigned flags);
+int  rx_cache_init(rx_cache *cache, const void *key, size_t key_len);
+void rx_cache_free(rx_cache *cache);
+
+int      rx_dataset_new(rx_dataset **out, unsigned flags);
+uint64_t rx_dataset_item_count(void);
+/* Compute items [first, first+count) from an initialised cache.
+ * Callers may split the range across threads or processes. */
+int  rx_dataset_init(rx_dataset *ds, const rx_cache *cache, uint64_t first, uint64_t count);
+/* Convenience: the whole dataset with `threads` threads (0 = online CPUs). */
+int  rx_dataset_init_parallel(rx_dataset *ds, const rx_cache *cache, unsigned threads);
+void rx_dataset_free(rx_dataset *ds);
+
+/* cache is required in light mode; ds is required with RX_FLAG_FULL. */
+int  rx_vm_new(rx_vm **out, unsigned flags, const rx_cache *cache, const rx_dataset *ds);
+/* Flags the VM actually runs with (after JIT/AES fallback resolution). */
+unsigned rx_vm_flags(const rx_vm *vm);
+int  rx_vm_hash(rx_vm *vm, const void *input, size_t input_len, uint8_t out[RX_HASH_SIZE]);
+void rx_vm_free(rx_vm *vm);
+
+#ifdef __cplusplus
+}
+#endif
+#endif

@@ -1,0 +1,38 @@
+/* src/cli/cli.h — the subcommand table's declarations and shared CLI
+ * conventions.  Exit codes: 0 success, 1 failure (bad data, failed check,
+ * I/O error), 2 usage error (unknown command/flag, missing argument),
+ * 3 verification failure (bad signature, pin mismatch, wrong key). */
+#ifndef RXLOCK_CLI_H
+#define RXLOCK_CLI_H
+#include <stdarg.h>
+
+enum { CLI_OK = 0, CLI_FAIL = 1, CLI_USAGE = 2, CLI_VERIFY = 3 };
+
+/* Every subcommand: int cmd_NAME(int argc, char **argv) where argv[0] is
+ * the subcommand's name, and a usage text cmd_NAME_usage (shown by
+ * `rxlock help NAME` and `rxlock NAME --help`). */
+#define CLI_COMMANDS(X) \
+    X(hash,          "compute a RandomX v1/v2 hash (vectors, debugging)") \
+    X(lock,          "generate a time-lock puzzle (or lock a file)") \
+    X(solve,         "solve a puzzle sequentially (resumable) and write the identity") \
+    X(unlock,        "solve a .rxlock file and write its plaintext") \
+    X(inspect,       "show a puzzle's parameters and estimated solve time") \
+    X(verify,        "check a puzzle's structure and signature without solving") \
+    X(keygen_signer, "create an Ed25519 signing key for puzzles") \
+    X(encrypt,       "encrypt to an age recipient (age v1 format)") \
+    X(decrypt,       "decrypt an age file with an identity") \
+    X(calibrate,     "measure this machine's sequential hash rate")
+
+#define CLI_DECLARE(name, summary) \
+    int cmd_##name(int argc, char **argv); \
+    extern const char cmd_##name##_usage[];
+CLI_COMMANDS(CLI_DECLARE)
+#undef CLI_DECLARE
+
+/* "rxlock: <msg>" on stderr; returns CLI_FAIL. */
+int cli_error(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+/* "rxlock CMD: <msg> (see 'rxlock help CMD')" on stderr; returns CLI_USAGE. */
+int cli_usage_error(const char *cmd, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+/* Common getopt error handling: call on '?' / ':' returns of getopt_long. */
+int cli_bad_option(const char *cmd, int optopt_char, const char *arg);
+#endif

@@ -1,0 +1,97 @@
+/* src/cli/main.c — `rxlock` entry point: global flags, help, and dispatch
+ * to one file per subcommand (src/cli/cmd_*.c). */
+#include "cli/cli.h"
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+struct command {
+    const char *name;
+    const char *summary;
+    int (*run)(int, char **);
+    const char *usage;
+};
+
+#define CLI_ENTRY(n, s) {#n, s, cmd_##n, cmd_##n##_usage},
+static struct command commands[] = { CLI_COMMANDS(CLI_ENTRY) };
+#undef CLI_ENTRY
+#define NCOMMANDS (sizeof commands / sizeof commands[0])
+
+int cli_error(const char *fmt, ...) {
+    va_list ap;
+    va_start(ap, fmt);
+    fputs("rxlock: ", stderr);
+    vfprintf(stderr, fmt, ap);
+    fputc('\n', stderr);
+    va_end(ap);
+    return CLI_FAIL;
+}
+
+int cli_usage_error(const char *cmd, const char *fmt, ...) {
+    va_list ap;
+    va_start(ap, fmt);
+    fprintf(stderr, "rxlock %s: ", cmd);
+    vfprintf(stderr, fmt, ap);
+    fprintf(stderr, " (see 'rxlock help %s')\n", cmd);
+    va_end(ap);
+    return CLI_USAGE;
+}
+
+int cli_bad_option(const char *cmd, int opt, const char *arg) {
+    if (opt) return cli_usage_error(cmd, "unknown or incomplete option '-%c'", opt);
+    return cli_usage_error(cmd, "unknown or incomplete option '%s'", arg ? arg : "?");
+}
+
+/* Public names use dashes ("keygen-signer"); C identifiers use '_'. */
+static int name_eq(const char *cname, const char *arg) {
+    for (; *cname && *arg; cname++, arg++) {
+        char c = *cname == '_' ? '-' : *cname;
+        if (c != *arg) return 0;
+    }
+    return *cname == 0 && *arg == 0;
+}
+
+static void print_name(FILE *fp, const char *cname) {
+    for (; *cname; cname++) fputc(*cname == '_' ? '-' : *cname, fp);
+}
+
+static const struct command *find(const char *name) {
+    for (size_t i = 0; i < NCOMMANDS; i++)
+        if (name_eq(commands[i].name, name)) return &commands[i];
+    return NULL;
+}
+
+static void usage(FILE *fp) {
+    fprintf(fp,
+        "rxlock %s — time-lock encryption over sequential RandomX v2 / v1 / SHA3-256 chains\n\n"
+        "usage: rxlock [--version] [--help] COMMAND [ARGS]\n\ncommands:\n", RXLOCK_VERSION);
+    for (size_t i = 0; i < NCOMMANDS; i++) {
+        fputs("  ", fp);
+        print_name(fp, commands[i].name);
+        fprintf(fp, "%*s%s\n", (int)(16 - strlen(commands[i].name)), "", commands[i].summary);
+    }
+    fprintf(fp, "\n'rxlock help COMMAND' shows a command's options.\n"
+                "exit codes: 0 ok, 1 failure, 2 usage error, 3 verification failed\n");
+}
+
+int main(int argc, char **argv) {
+    if (argc < 2) { usage(stderr); return CLI_USAGE; }
+    const char *a = argv[1];
+    if (!strcmp(a, "--help") || !strcmp(a, "-h")) { usage(stdout); return CLI_OK; }
+    if (!strcmp(a, "--version") || !strcmp(a, "-V")) { printf("rxlock %s\n", RXLOCK_VERSION); return CLI_OK; }
+    if (!strcmp(a, "help")) {
+        if (argc < 3) { usage(stdout); return CLI_OK; }
+        const struct command *c = find(argv[2]);
+        if (!c) { fprintf(stderr, "rxlock: unknown command '%s' (see 'rxlock --help')\n", argv[2]); return CLI_USAGE; }
+        fputs(c->usage, stdout);
+        return CLI_OK;
+    }
+    if (a[0] == '-') { fprintf(stderr, "rxlock: unknown option '%s' (see 'rxlock --help')\n", a); return CLI_USAGE; }
+    const struct command *c = find(a);
+    if (!c) { fprintf(stderr, "rxlock: unknown command '%s' (see 'rxlock --help')\n", a); return CLI_USAGE; }
+    for (int i = 2; i < argc; i++) {
+        if (!strcmp(argv[i], "--")) break;
+        if (!strcmp(argv[i], "--help") || !strcmp(argv[i], "-h")) { fputs(c->usage, stdout); return CLI_OK; }
+    }
+    return c->run(argc - 1, argv + 1);
+}

@@ -1,0 +1,44 @@
+/* src/rx/memory.c — large page-aligned allocations for the cache, dataset
+ * and scratchpad: mmap + THP advice (or explicit hugetlb pages), wiped on
+ * free.  Every failure is returned, never aborted on. */
+#include "rx/internal.h"
+#include <sodium.h>
+#include <sys/mman.h>
+#include <unistd.h>
+
+void (*rx_mem_free_hook)(const void *p, size_t size);
+
+static size_t page_round(size_t size, size_t page) {
+    return (size + page - 1) / page * page;
+}
+
+void *rx_mem_alloc(size_t size, unsigned flags) {
+    if (size == 0) return NULL;
+    void *p = MAP_FAILED;
+#ifdef MAP_HUGETLB
+    if (flags & RX_FLAG_HUGEPAGES) {
+        size_t hsize = page_round(size, 2u << 20);
+        p = mmap(NULL, hsize, PROT_READ | PROT_WRITE,
+                 MAP_PRIVATE | MAP_ANONYMOUS | MAP_HUGETLB, -1, 0);
+    }
+#endif
+    if (p == MAP_FAILED) {
+        size_t psize = page_round(size, (size_t)sysconf(_SC_PAGESIZE));
+        p = mmap(NULL, psize, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+        if (p == MAP_FAILED) return NULL;
+#ifdef MADV_HUGEPAGE
+        if (!(flags & RX_FLAG_NO_THP)) (void)madvise(p, psize, MADV_HUGEPAGE);
+#endif
+    }
+    return p;
+}
+
+void rx_mem_free(void *p, size_t size) {
+    if (!p || size == 0) return;
+    sodium_memzero(p, size);
+    if (rx_mem_free_hook) rx_mem_free_hook(p, size);
+    /* munmap rounds to the mapping's page size itself; a hugetlb mapping was
+     * rounded to 2 MiB at allocation, so round the same way here. */
+    size_t psize = page_round(size, (size_t)sysconf(_SC_PAGESIZE));
+    if (munmap(p, psize) != 0) (void)munmap(p, page_round(size, 2u << 20));
+}

@@ -1,0 +1,112 @@
+/* src/util/fileio.c — bounded reads and crash-safe, no-clobber writes. */
+#include "util/util.h"
+#include <errno.h>
+#include <fcntl.h>
+#include <libgen.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+int util_write_all(int fd, const void *buf, size_t len) {
+    const uint8_t *p = buf;
+    while (len) {
+        ssize_t w = write(fd, p, len);
+        if (w < 0) { if (errno == EINTR) continue; return -1; }
+        p += w; len -= (size_t)w;
+    }
+    return 0;
+}
+
+int util_read_file(const char *path, size_t max, uint8_t **data, size_t *len) {
+    int fd = strcmp(path, "-") == 0 ? 0 : open(path, O_RDONLY | O_CLOEXEC);
+    if (fd < 0) return -1;
+    size_t cap = 4096, n = 0;
+    uint8_t *buf = malloc(cap + 1);
+    if (!buf) goto fail;
+    for (;;) {
+        if (n == cap) {
+            if (cap > max) { errno = EFBIG; goto fail; }
+            size_t ncap = cap * 2;
+            uint8_t *nb = realloc(buf, ncap + 1);
+            if (!nb) goto fail;
+            buf = nb; cap = ncap;
+        }
+        ssize_t r = read(fd, buf + n, cap - n);
+        if (r < 0) { if (errno == EINTR) continue; goto fail; }
+        if (r == 0) break;
+        n += (size_t)r;
+        if (n > max) { errno = EFBIG; goto fail; }
+    }
+    if (fd) close(fd);
+    buf[n] = 0;
+    *data = buf; *len = n;
+    return 0;
+fail:;
+    int e = errno;
+    if (fd > 0) close(fd);
+    free(buf);
+    errno = e;
+    return -1;
+}
+
+int util_fsync_dir(const char *path) {
+    char tmp[PATH_MAX];
+    if (strlen(path) >= sizeof tmp) { errno = ENAMETOOLONG; return -1; }
+    strcpy(tmp, path);
+    int fd = open(dirname(tmp), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+    if (fd < 0) return -1;
+    int rc = fsync(fd);
+    close(fd);
+    return rc;
+}
+
+int util_atomic_open(util_atomic *a, const char *path, int force, mode_t mode) {
+    a->fd = -1;
+    a->force = force;
+    if (snprintf(a->path, sizeof a->path, "%s", path) >= (int)sizeof a->path ||
+        snprintf(a->tmp, sizeof a->tmp, "%s.tmp-XXXXXX", path) >= (int)sizeof a->tmp) {
+        errno = ENAMETOOLONG; return -1;
+    }
+    struct stat st;
+    if (!force && lstat(path, &st) == 0) { errno = EEXIST; return -1; }
+    a->fd = mkostemp(a->tmp, O_CLOEXEC);
+    if (a->fd < 0) return -1;
+    if (fchmod(a->fd, mode) != 0) { util_atomic_abort(a); return -1; }
+    return 0;
+}
+
+int util_atomic_commit(util_atomic *a) {
+    if (a->fd < 0) { errno = EBADF; return -1; }
+    if (fsync(a->fd) != 0 || close(a->fd) != 0) { a->fd = -1; goto fail; }
+    a->fd = -1;
+    if (a->force) {
+        if (rename(a->tmp, a->path) != 0) goto fail;
+    } else {
+        /* link() refuses to replace an existing file: atomic no-clobber. */
+        if (link(a->tmp, a->path) != 0) goto fail;
+        (void)unlink(a->tmp);
+    }
+    a->tmp[0] = 0;
+    return util_fsync_dir(a->path);
+fail:;
+    int e = errno;
+    util_atomic_abort(a);
+    errno = e;
+    return -1;
+}
+
+void util_atomic_abort(util_atomic *a) {
+    int e = errno;
+    if (a->fd >= 0) { close(a->fd); a->fd = -1; }
+    if (a->tmp[0]) { (void)unlink(a->tmp); a->tmp[0] = 0; }
+    errno = e;
+}
+
+int util_write_file_atomic(const char *path, const void *data, size_t len, int force, mode_t mode) {
+    util_atomic a;
+    if (util_atomic_open(&a, path, force, mode) != 0) return -1;
+    if (util_write_all(a.fd, data, len) != 0) { util_atomic_abort(&a); return -1; }
+    return util_atomic_commit(&a);
+}

@@ -1,0 +1,39 @@
+/* src/util/util.h — small shared helpers: hex, bounded file reads, atomic
+ * no-clobber file writes (temp file + fsync + link/rename + dir fsync). */
+#ifndef RXLOCK_UTIL_H
+#define RXLOCK_UTIL_H
+#include <stddef.h>
+#include <stdint.h>
+#include <sys/types.h>
+#include <limits.h>
+
+/* Hex decode (upper or lower case).  0 on success, -1 on bad hex or if the
+ * result would exceed cap.  *out_len gets the byte count. */
+int  util_hex_decode(const char *hex, uint8_t *out, size_t cap, size_t *out_len);
+/* out must have room for 2*len+1 chars; always NUL-terminated. */
+void util_hex_encode(char *out, const uint8_t *in, size_t len);
+
+/* Read a whole file ("-" = stdin) of at most max bytes into a malloc'd
+ * buffer (NUL-terminated, not counted in *len).  0 ok; -1 error (errno set;
+ * EFBIG when larger than max). */
+int  util_read_file(const char *path, size_t max, uint8_t **data, size_t *len);
+
+/* Atomic output: write to a temp file beside the target, then commit.
+ * Without force, commit fails with EEXIST if the target exists (checked at
+ * open time and again atomically at commit).  abort removes the temp file. */
+typedef struct {
+    int  fd;
+    int  force;
+    char tmp[PATH_MAX];
+    char path[PATH_MAX];
+} util_atomic;
+int  util_atomic_open(util_atomic *a, const char *path, int force, mode_t mode);
+int  util_atomic_commit(util_atomic *a);   /* fsync, link/rename, fsync dir */
+void util_atomic_abort(util_atomic *a);
+/* Whole-buffer convenience wrapper around the three calls above. */
+int  util_write_file_atomic(const char *path, const void *data, size_t len, int force, mode_t mode);
+/* write() all of buf, retrying on EINTR / short writes.  0 or -1. */
+int  util_write_all(int fd, const void *buf, size_t len);
+/* fsync the directory holding path.  0 or -1. */
+int  util_fsync_dir(const char *path);
+#endif

@@ -1,0 +1,17 @@
+#!/bin/sh
+# tools/deps.sh — install the Debian packages rxlock's build and tests need.
+# Does nothing when they are all present.  Product deps: libsodium, jansson,
+# pkg-config.  Test-only oracles/tools: librandomx (RandomX v1 oracle),
+# OpenSSL (SHA3 oracle), age (interop), valgrind, clang + libFuzzer runtime.
+set -e
+PKGS="build-essential pkg-config libsodium-dev libjansson-dev librandomx-dev libssl-dev openssl age valgrind clang libclang-rt-14-dev"
+missing=""
+for p in $PKGS; do
+  dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing="$missing $p"
+done
+[ -z "$missing" ] && exit 0
+echo "deps: installing:$missing"
+SUDO=""
+[ "$(id -u)" -ne 0 ] && SUDO=sudo
+$SUDO apt-get update -q
+DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -q $missing
