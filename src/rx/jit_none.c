@@ -1,0 +1,11 @@
+/* src/rx/jit_none.c — no-JIT fallback: every entry point says RX_ENOTSUP,
+ * so the VM runs the portable interpreter. */
+#include "rx/jit.h"
+
+int rx_jit_supported(void) { return 0; }
+int rx_jit_new(rx_jit **out, unsigned flags) { (void)flags; if (out) *out = 0; return RX_ENOTSUP; }
+int rx_jit_compile(rx_jit *jit, const struct rx_program *prog, const struct rx_vm_state *state) {
+    (void)jit; (void)prog; (void)state; return RX_ENOTSUP;
+}
+int rx_jit_run(rx_jit *jit, struct rx_vm_state *state) { (void)jit; (void)state; return RX_ENOTSUP; }
+void rx_jit_free(rx_jit *jit) { (void)jit; }
