@@ -1,0 +1,50 @@
+/* src/rx/execmem.h — executable memory with strict W^X for the JITs.
+ *
+ * A region is mapped read+write, written, then sealed read+execute.  To
+ * rewrite part of it, only the pages covering [off, off+len) are reopened
+ * read+write and sealed again afterwards; the rest stays read+execute.  A
+ * mapping is never writable and executable at the same time.  Every mmap /
+ * mprotect / munmap result is checked and returned (RX_ENOMEM / RX_EPROT).
+ * rx_execmem_free makes the whole region writable, wipes it and unmaps it.
+ *
+ * Test hook: when rx_execmem_fault_hook is set, every system call site asks
+ * it first; a non-zero answer makes that call fail as if the kernel had
+ * refused (errno = EACCES / ENOMEM), so tests can inject a failure at each
+ * call site.  The hook is for tests only; it is read, never written, here.
+ */
+#ifndef RX_EXECMEM_H
+#define RX_EXECMEM_H
+#include <stddef.h>
+#include <stdint.h>
+
+enum rx_execmem_site {
+    RX_EXECMEM_SITE_MMAP = 1,  /* rx_execmem_new: mmap RW               */
+    RX_EXECMEM_SITE_OPEN,      /* rx_execmem_open: pages -> RW          */
+    RX_EXECMEM_SITE_SEAL,      /* rx_execmem_seal: pages -> RX          */
+    RX_EXECMEM_SITE_FREE       /* rx_execmem_free: all -> RW before wipe */
+};
+
+typedef struct rx_execmem {
+    uint8_t *base;     /* page aligned                                  */
+    size_t   size;     /* mapping size, whole pages                     */
+    size_t   page;     /* system page size                              */
+    size_t   rw_off;   /* page range currently writable: [rw_off, rw_end) */
+    size_t   rw_end;   /* rw_off == rw_end: nothing writable (sealed)   */
+} rx_execmem;
+
+/* Returns non-zero to make the call at `site` fail.  NULL: never. */
+extern int (*rx_execmem_fault_hook)(int site);
+
+/* Map `size` bytes (rounded up to pages) read+write.  0 or RX_ENOMEM. */
+int  rx_execmem_init(rx_execmem *m, size_t size);
+/* Make the pages covering [off, off+len) read+write (the others keep their
+ * permission).  0, RX_EINVAL (out of range) or RX_EPROT. */
+int  rx_execmem_open(rx_execmem *m, size_t off, size_t len);
+/* Make every page opened since the last seal read+execute.  0 or RX_EPROT;
+ * after a failure the region is unusable (the caller must not run it). */
+int  rx_execmem_seal(rx_execmem *m);
+/* 1 when some page of the region is currently writable. */
+int  rx_execmem_is_open(const rx_execmem *m);
+/* Make writable, wipe, unmap; then zero *m.  A zeroed *m is ignored. */
+void rx_execmem_free(rx_execmem *m);
+#endif
