@@ -1,0 +1,202 @@
+/* include/rxlock.h — rxlock time-lock layer: public API (prefix tl_).
+ *
+ * A puzzle hides a 32-byte X25519 epoch secret x behind G serially wrapped
+ * hash chains of S steps each (DESIGN.md §1, docs/FORMAT.md):
+ *
+ *   generate:  tl_generate()  -> canonical puzzle JSON + epoch public key X
+ *   publish:   the JSON text (≤ TL_MAX_PUZZLE_BYTES)
+ *   check:     tl_puzzle_parse() -> tl_puzzle_verify() (structure, signature, pin)
+ *   solve:     tl_solve()  -> x   (sequential, resumable through a journal)
+ *
+ * Every function returns 0 (TL_OK) or a negative TL_E* code; nothing aborts;
+ * tl_strerror() names a code.  Secrets handed to the caller are the caller's
+ * to wipe (sodium_memzero); everything the library allocates it wipes on free.
+ * The library is not thread-safe per object; tl_generate() forks worker
+ * processes and must be called from a single-threaded process.
+ */
+#ifndef RXLOCK_TL_H
+#define RXLOCK_TL_H
+#include <stddef.h>
+#include <stdint.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+enum tl_error {
+    TL_OK        = 0,
+    TL_EINVAL    = -1,   /* bad argument / parameter out of bounds          */
+    TL_ENOMEM    = -2,
+    TL_EIO       = -3,   /* read/write/fsync failed (errno kept)             */
+    TL_EFORMAT   = -4,   /* malformed puzzle or journal                      */
+    TL_EVERSION  = -5,   /* unsupported puzzle / journal version             */
+    TL_ETOOBIG   = -6,   /* input larger than the format allows              */
+    TL_ESIG      = -7,   /* signature missing or invalid                     */
+    TL_EPIN      = -8,   /* signer does not match the pinned key             */
+    TL_EAUTH     = -9,   /* a wrap failed to open (tampered or wrong chain)  */
+    TL_ECOMMIT   = -10,  /* recovered x does not match X = X25519(x, 9)      */
+    TL_EJOURNAL  = -11,  /* journal belongs to another puzzle / unusable     */
+    TL_EWORKER   = -12,  /* a worker process crashed, hung or lied           */
+    TL_EINTR     = -13,  /* interrupted (signal or progress callback)        */
+    TL_ERANDOM   = -14,  /* the OS CSPRNG failed                             */
+    TL_EWORK     = -15,  /* the work function (RandomX engine) failed        */
+    TL_ENOTSUP   = -16   /* work type / mode not available                   */
+};
+const char *tl_strerror(int err);
+
+/* Bounds (docs/FORMAT.md §Bounds). */
+#define TL_MAX_GROUPS        4096u
+#define TL_MAX_STEPS         (1ull << 40)
+#define TL_MAX_TOTAL         (1ull << 48)
+#define TL_MAX_PUZZLE_BYTES  (1u << 20)
+#define TL_PUZZLE_VERSION    1
+
+typedef enum {
+    TL_WORK_RANDOMX_V2 = 1,
+    TL_WORK_RANDOMX_V1 = 2,
+    TL_WORK_SHA3_256   = 3
+} tl_work_type;
+
+typedef enum { TL_MODE_LIGHT = 0, TL_MODE_FULL = 1 } tl_mode;
+
+/* "randomx-v2" / "randomx-v1" / "sha3-256"; NULL for an unknown type. */
+const char *tl_work_name(tl_work_type t);
+/* 0 and *t on success, TL_EINVAL for an unknown name. */
+int tl_work_parse(const char *name, tl_work_type *t);
+
+/* ---- work function: one chain step exactly as DESIGN.md §1 -------------- */
+typedef struct tl_work tl_work;
+/* key = the puzzle's public 32-byte key K.  For RandomX this builds the cache
+ * (light) or cache + dataset (full, 2080 MiB, all online cores); sha3 ignores
+ * mode.  The object may be inherited across fork() and used in the child. */
+int  tl_work_new(tl_work **w, tl_work_type type, const uint8_t key[32], tl_mode mode);
+/* d_out = W(K, m(g, i, d_in)); g is 1-based.  d_in and d_out may alias. */
+int  tl_work_step(tl_work *w, uint32_t g, uint64_t i, const uint8_t d_in[32], uint8_t d_out[32]);
+/* Run n steps from step i0: d <- W(K, m(g, i, d)) for i = i0 .. i0+n-1. */
+int  tl_work_steps(tl_work *w, uint32_t g, uint64_t i0, uint64_t n, uint8_t d[32]);
+void tl_work_free(tl_work *w);
+/* The 68-byte chain message m(g, i, d). */
+void tl_chain_message(uint8_t m[68], uint32_t g, uint64_t i, const uint8_t d[32]);
+
+/* ---- puzzles ------------------------------------------------------------ */
+#define TL_RATE_SOURCE_MAX 32
+
+typedef struct {
+    tl_work_type work;
+    uint32_t groups;              /* G, 1 .. TL_MAX_GROUPS                 */
+    uint64_t steps;               /* S, 1 .. TL_MAX_STEPS, G*S ≤ TL_MAX_TOTAL */
+    uint64_t rate_mhps;           /* assumed solver rate, milli-hashes/s; 0 = none */
+    char     rate_source[TL_RATE_SOURCE_MAX]; /* "none", "flag", "calibration: <cpu>", ... [ -~]* */
+    uint64_t target_seconds;      /* wall-clock target the caller asked for (0 = none) */
+    const uint8_t *sign_sk;       /* Ed25519 secret key (64 bytes, libsodium layout) or NULL */
+} tl_params;
+
+typedef struct {
+    uint64_t hashes_done, hashes_total;
+    double   rate;                /* hashes/s over the run so far (all workers) */
+    double   eta_seconds;         /* < 0 when unknown                       */
+    uint32_t groups_done, groups_total;
+    uint32_t group;               /* solver: current group (1-based)        */
+    uint64_t step;                /* solver: step within the group          */
+} tl_progress;
+/* Return non-zero to cancel (the call then fails with TL_EINTR). */
+typedef int (*tl_progress_fn)(const tl_progress *p, void *ctx);
+
+typedef struct {
+    unsigned workers;             /* concurrent worker processes (0 = online cores) */
+    tl_mode  mode;                /* RandomX light / full                   */
+    tl_progress_fn progress;      /* optional, called ~progress_interval    */
+    void    *progress_ctx;
+    double   progress_interval;   /* seconds, 0 = 0.5                       */
+    unsigned worker_timeout;      /* seconds without a message = hung (0 = 120) */
+    unsigned retries;             /* re-runs of a failed group (0 = none)   */
+} tl_gen_opts;
+
+/* Generate a puzzle.  On success *json (malloc'd, NUL-terminated, *json_len
+ * bytes, the canonical text written to disk byte for byte) and pk = X.  If
+ * keep_sk is non-NULL it receives x (the caller must wipe it); otherwise x is
+ * wiped.  All other secrets are wiped in every process on every path.
+ * Honours the test-only deterministic mode (RXLOCK_TEST_SEED=<hex> together
+ * with RXLOCK_TEST_INSECURE=1): the puzzle is then marked test_only. */
+int tl_generate(const tl_params *p, const tl_gen_opts *o,
+                char **json, size_t *json_len, uint8_t pk[32], uint8_t *keep_sk);
+
+typedef struct {
+    uint8_t nonce[24];
+    uint8_t ct[48];               /* 32-byte plaintext + 16-byte tag       */
+} tl_wrap;
+
+typedef struct tl_puzzle {
+    int      version;
+    tl_work_type work;
+    uint32_t groups;
+    uint64_t steps;
+    uint8_t  id[16];              /* P */
+    uint8_t  key[32];             /* K */
+    uint8_t  seed[32];            /* s_1 */
+    uint8_t  epoch_pk[32];        /* X */
+    uint64_t rate_mhps;
+    char     rate_source[TL_RATE_SOURCE_MAX];
+    uint64_t target_seconds;
+    int64_t  created;             /* Unix seconds, UTC                      */
+    int      test_only;
+    int      has_signer;
+    uint8_t  signer[32];          /* Ed25519 public key                     */
+    int      has_signature;
+    uint8_t  signature[64];
+    tl_wrap *wraps;               /* groups entries                         */
+    uint8_t  header_digest[32];   /* H, computed by parse                   */
+} tl_puzzle;
+
+/* Parse puzzle JSON (len ≤ TL_MAX_PUZZLE_BYTES).  Checks syntax, field set,
+ * bounds, version, hex lengths and that X is a valid point; does not check
+ * the signature (tl_puzzle_verify).  If err/errlen given, a one-line reason. */
+int  tl_puzzle_parse(const char *json, size_t len, tl_puzzle **out, char *err, size_t errlen);
+int  tl_puzzle_load(const char *path, tl_puzzle **out, char *err, size_t errlen);
+void tl_puzzle_free(tl_puzzle *pz);
+/* Serialise canonically (the exact bytes tl_generate produced). */
+int  tl_puzzle_to_json(const tl_puzzle *pz, char **json, size_t *len);
+/* Canonical binary header (docs/FORMAT.md) and its digest H. */
+int  tl_puzzle_header(const tl_puzzle *pz, uint8_t *buf, size_t cap, size_t *len);
+/* Structure + signature.  pin (32 bytes) non-NULL: the puzzle must be signed
+ * by exactly that key (TL_EPIN otherwise).  An unsigned puzzle with no pin
+ * passes; a present but bad signature always fails (TL_ESIG). */
+int  tl_puzzle_verify(const tl_puzzle *pz, const uint8_t *pin);
+
+/* ---- solving ------------------------------------------------------------ */
+typedef struct {
+    tl_mode  mode;
+    const char *journal;          /* path or NULL (no resume)              */
+    double   checkpoint_seconds;  /* journal entry at least this often (0 = 60) */
+    uint64_t checkpoint_steps;    /* also every N steps (0 = off)          */
+    tl_progress_fn progress;
+    void    *progress_ctx;
+    double   progress_interval;   /* seconds, 0 = 0.5                      */
+    const volatile int *stop;     /* optional: non-zero -> checkpoint, TL_EINTR */
+} tl_solve_opts;
+
+typedef struct {
+    uint64_t steps_computed;      /* hashes computed by this call          */
+    uint32_t resumed_group;       /* 0 = started fresh                     */
+    uint64_t resumed_step;
+    uint64_t checkpoints;         /* journal entries written               */
+} tl_solve_stats;
+
+/* Solve sequentially; x receives the epoch secret (caller wipes it).  With
+ * a journal, progress is appended + fsync'd and a re-run resumes; a journal
+ * for another puzzle gives TL_EJOURNAL.  stats may be NULL. */
+int tl_solve(const tl_puzzle *pz, const tl_solve_opts *o, uint8_t x[32], tl_solve_stats *stats);
+
+/* Ed25519 signer key file helpers (docs/FORMAT.md §Signer key). */
+int tl_signer_keygen(uint8_t pk[32], uint8_t sk[64]);
+int tl_signer_save(const char *path, const uint8_t sk[64], int force);
+int tl_signer_load(const char *path, uint8_t sk[64], uint8_t pk[32]);
+
+/* Quick rate estimate for this machine (hashes/s) of the work function in
+ * the given mode, measured for about `seconds`. */
+int tl_measure_rate(tl_work_type type, tl_mode mode, double seconds, double *rate);
+
+#ifdef __cplusplus
+}
+#endif
+#endif
