@@ -1,0 +1,102 @@
+/* src/util/progress.c — the one-line progress display (see progress.h). */
+#include "util/progress.h"
+#include <math.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+double util_now(void) {
+    struct timespec ts;
+    if (clock_gettime(CLOCK_MONOTONIC, &ts) != 0) return 0.0;
+    return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
+}
+
+int util_progress_wanted(int when) {
+    if (when == UTIL_PROGRESS_FORCE) return 1;
+    if (when == UTIL_PROGRESS_NEVER) return 0;
+    return isatty(STDERR_FILENO) == 1;
+}
+
+void util_progress_init(util_progress *p, const char *label, uint64_t total,
+                        uint64_t done_before, int when) {
+    memset(p, 0, sizeof *p);
+    p->fp = stderr;
+    p->enabled = util_progress_wanted(when);
+    p->tty = isatty(STDERR_FILENO) == 1;
+    p->interval = p->tty ? 0.2 : 10.0;
+    snprintf(p->label, sizeof p->label, "%s", label ? label : "");
+    snprintf(p->unit, sizeof p->unit, "H/s");
+    p->total = total;
+    p->base = done_before;
+    p->done = done_before;
+    p->t_start = util_now();
+    p->t_last = p->t_start;
+}
+
+void util_progress_set_total(util_progress *p, uint64_t total) { p->total = total; }
+
+void util_format_duration(char *buf, size_t cap, double s) {
+    if (!(s >= 0) || s > 1e9) { snprintf(buf, cap, "?"); return; }
+    if (s < 60) { snprintf(buf, cap, "%.1fs", s); return; }
+    unsigned long t = (unsigned long)(s + 0.5);
+    unsigned long d = t / 86400, h = t / 3600 % 24, m = t / 60 % 60, sec = t % 60;
+    if (d) snprintf(buf, cap, "%lud%02luh%02lum", d, h, m);
+    else if (h) snprintf(buf, cap, "%luh%02lum%02lus", h, m, sec);
+    else snprintf(buf, cap, "%lum%02lus", m, sec);
+}
+
+void util_format_rate(char *buf, size_t cap, double r) {
+    if (!(r >= 0) || isinf(r)) snprintf(buf, cap, "?");
+    else if (r >= 1e6) snprintf(buf, cap, "%.2f M", r / 1e6);
+    else if (r >= 1e4) snprintf(buf, cap, "%.1f k", r / 1e3);
+    else snprintf(buf, cap, "%.1f", r);
+}
+
+static void draw(util_progress *p, double now, int final) {
+    double el = now - p->t_start;
+    double rate = el > 0 ? (double)(p->done - p->base) / el : 0.0;
+    char rs[32], es[32], ts[32], line[200];
+    int n;
+    util_format_rate(rs, sizeof rs, rate);
+    util_format_duration(ts, sizeof ts, el);
+    if (p->total) {
+        double pct = 100.0 * (double)p->done / (double)p->total;
+        if (final || p->done >= p->total) snprintf(es, sizeof es, "done");
+        else if (rate > 0) util_format_duration(es, sizeof es, (double)(p->total - p->done) / rate);
+        else snprintf(es, sizeof es, "?");
+        n = snprintf(line, sizeof line, "%s: %llu/%llu (%.1f%%)  %s %s  elapsed %s  ETA %s",
+                     p->label, (unsigned long long)p->done, (unsigned long long)p->total,
+                     pct > 100 ? 100.0 : pct, rs, p->unit, ts, es);
+    } else {
+        n = snprintf(line, sizeof line, "%s: %llu  %s %s  elapsed %s", p->label,
+                     (unsigned long long)p->done, rs, p->unit, ts);
+    }
+    if (n < 0) return;
+    if (p->tty) fprintf(p->fp, "\r%s\033[K", line);
+    else fprintf(p->fp, "%s\n", line);
+    fflush(p->fp);
+    p->drawn = p->tty;
+    p->t_last = now;
+}
+
+void util_progress_update(util_progress *p, uint64_t done) {
+    if (!p->enabled) return;
+    p->done = done;
+    double now = util_now();
+    if (now - p->t_last >= p->interval) draw(p, now, 0);
+}
+
+void util_progress_done(util_progress *p) {
+    if (!p->enabled) return;
+    draw(p, util_now(), 1);
+    if (p->tty) fputc('\n', p->fp);
+    fflush(p->fp);
+    p->drawn = 0;
+}
+
+void util_progress_clear(util_progress *p) {
+    if (!p->enabled || !p->drawn) return;
+    fputs("\r\033[K", p->fp);
+    fflush(p->fp);
+    p->drawn = 0;
+}
