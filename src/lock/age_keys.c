@@ -1,0 +1,106 @@
+/* src/lock/age_keys.c — age X25519 recipients ("age1...") and identities
+ * ("AGE-SECRET-KEY-1..."), and age identity files. */
+#include "lock/age.h"
+#include "lock/bech32.h"
+#include "util/util.h"
+#include <errno.h>
+#include <sodium.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#define HRP_RECIPIENT "age"
+#define HRP_IDENTITY  "age-secret-key-"
+#define IDENTITY_FILE_MAX (64 * 1024)
+
+int tl_age_public_key(const uint8_t sk[32], uint8_t pk[32]) {
+    if (sodium_init() < 0) return -1;
+    return crypto_scalarmult_base(pk, sk) == 0 ? 0 : -1;
+}
+
+int tl_age_recipient_encode(const uint8_t pk[32], char out[TL_AGE_RECIPIENT_MAX]) {
+    return tl_bech32_encode(out, TL_AGE_RECIPIENT_MAX, HRP_RECIPIENT, pk, 32);
+}
+
+int tl_age_identity_encode(const uint8_t sk[32], char out[TL_AGE_IDENTITY_MAX]) {
+    if (tl_bech32_encode(out, TL_AGE_IDENTITY_MAX, HRP_IDENTITY, sk, 32) != 0) return -1;
+    for (char *p = out; *p; p++)
+        if (*p >= 'a' && *p <= 'z') *p = (char)(*p - 32);
+    return 0;
+}
+
+int tl_age_recipient_decode(const char *s, uint8_t pk[32]) {
+    char hrp[TL_BECH32_MAX + 1];
+    uint8_t buf[64];
+    size_t n = 0;
+    if (!s || tl_bech32_decode(s, hrp, sizeof hrp, buf, sizeof buf, &n) != 0) return -1;
+    if (strcmp(hrp, HRP_RECIPIENT) != 0 || n != 32) return -1;
+    memcpy(pk, buf, 32);
+    return 0;
+}
+
+int tl_age_identity_decode(const char *s, uint8_t sk[32]) {
+    char hrp[TL_BECH32_MAX + 1];
+    uint8_t buf[64];
+    size_t n = 0;
+    int rc = -1;
+    if (!s || tl_bech32_decode(s, hrp, sizeof hrp, buf, sizeof buf, &n) != 0) goto out;
+    if (strcmp(hrp, "AGE-SECRET-KEY-") != 0 || n != 32) goto out;
+    memcpy(sk, buf, 32);
+    rc = 0;
+out:
+    sodium_memzero(buf, sizeof buf);
+    return rc;
+}
+
+int tl_age_identity_file_write(const char *path, const uint8_t sk[32], const char *comment, int force) {
+    uint8_t pk[32];
+    char rec[TL_AGE_RECIPIENT_MAX], id[TL_AGE_IDENTITY_MAX], when[32];
+    char text[512];
+    int rc = -1, n;
+    time_t now = time(NULL);
+    struct tm tmv;
+    if (comment && (strlen(comment) > 256 || strpbrk(comment, "\r\n"))) { errno = EINVAL; return -1; }
+    if (now == (time_t)-1 || !gmtime_r(&now, &tmv) ||
+        strftime(when, sizeof when, "%Y-%m-%dT%H:%M:%SZ", &tmv) == 0) return -1;
+    if (tl_age_public_key(sk, pk) != 0 || tl_age_recipient_encode(pk, rec) != 0 ||
+        tl_age_identity_encode(sk, id) != 0) goto out;
+    n = snprintf(text, sizeof text, "# created: %s\n# public key: %s\n%s%s%s%s\n",
+                 when, rec, comment ? "# " : "", comment ? comment : "", comment ? "\n" : "", id);
+    if (n < 0 || (size_t)n >= sizeof text) { errno = EINVAL; goto out; }
+    rc = util_write_file_atomic(path, text, (size_t)n, force, 0600);
+out:;
+    int e = errno;
+    sodium_memzero(id, sizeof id);
+    sodium_memzero(text, sizeof text);
+    errno = e;
+    return rc;
+}
+
+int tl_age_identity_file_read(const char *path, uint8_t sk[32]) {
+    uint8_t *data = NULL;
+    size_t len = 0;
+    int rc = -1;
+    if (util_read_file(path, IDENTITY_FILE_MAX, &data, &len) != 0) return -1;
+    char *p = (char *)data, *end = (char *)data + len;
+    while (p < end) {
+        char *nl = memchr(p, '\n', (size_t)(end - p));
+        char *le = nl ? nl : end;
+        size_t ll = (size_t)(le - p);
+        if (ll && p[ll - 1] == '\r') ll--;
+        if (ll == 0 || p[0] == '#') { p = nl ? nl + 1 : end; continue; }
+        if (ll >= TL_AGE_IDENTITY_MAX) { errno = EINVAL; break; }
+        char line[TL_AGE_IDENTITY_MAX];
+        memcpy(line, p, ll);
+        line[ll] = 0;
+        rc = tl_age_identity_decode(line, sk);
+        sodium_memzero(line, sizeof line);
+        if (rc != 0) errno = EINVAL;
+        break;
+    }
+    if (rc != 0 && errno == 0) errno = EINVAL;
+    sodium_memzero(data, len);
+    free(data);
+    return rc;
+}
