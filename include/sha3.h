@@ -9,8 +9,13 @@
 extern "C" {
 #endif
 
+/* out <- SHA3-256(in[0..len)).  in may be NULL when len is 0. */
 void sha3_256(uint8_t out[32], const void *in, size_t len);
-/* state <- SHA3-256^steps(state) */
+/* out <- SHA3-256(a ‖ b) without copying (the puzzle form W(K, m) =
+ * SHA3-256(K ‖ m)).  a / b may be NULL when their length is 0. */
+void sha3_256_2(uint8_t out[32], const void *a, size_t alen, const void *b, size_t blen);
+/* state <- SHA3-256^steps(state): steps sequential hashes of the 32-byte
+ * state, fused (one permutation per step, no generic absorb/pad/squeeze). */
 void sha3_chain(uint8_t state[32], uint64_t steps);
 /* Name of the Keccak backend picked at run time ("portable", "bmi2", ...). */
 const char *sha3_backend(void);

@@ -1,0 +1,51 @@
+/* src/sha3/keccak_scalar.h — the scalar Keccak-f[1600] permutation and the
+ * fused SHA3-256 chain, as a template: the includer defines KS_NAME(x) (the
+ * function names) and may wrap the include in a target pragma, so the same
+ * source builds the portable backend and the x86-64 BMI1/BMI2 one (ANDN,
+ * RORX).  Lanes are host integers; byte order is handled by the callers. */
+#include "sha3/keccak_round.h"
+
+#define ROTL(x, n) (((x) << (n)) | ((x) >> (64 - (n))))
+#define ANDN(a, b) (~(a) & (b))
+
+static void KS_NAME(permute)(uint64_t s[25])
+{
+    static const uint64_t rc[24] = KECCAK_RC_INIT;
+    KECCAK_DECL(uint64_t, a);
+    KECCAK_DECL(uint64_t, e);
+    KECCAK_LOAD(a, s);
+    for (int i = 0; i < 24; i += 2) {
+        KECCAK_ROUND(a, e, rc[i]);
+        KECCAK_ROUND(e, a, rc[i + 1]);
+    }
+    KECCAK_STORE(a, s);
+}
+
+/* x <- SHA3-256^steps(x), x as 4 lanes.  Each step the state is x, then the
+ * fixed padding of a 32-byte message (0x06 at byte 32, 0x80 at byte 135),
+ * then zeros; one permutation; the digest is lanes 0..3.  Round 0 is spelt
+ * out so the compiler folds the constant lanes into it. */
+static void KS_NAME(chain)(uint64_t x[4], uint64_t steps)
+{
+    static const uint64_t rc[24] = KECCAK_RC_INIT;
+    KECCAK_DECL(uint64_t, a);
+    KECCAK_DECL(uint64_t, e);
+    uint64_t x0 = x[0], x1 = x[1], x2 = x[2], x3 = x[3];
+    for (uint64_t n = 0; n < steps; n++) {
+        a00 = x0; a01 = x1; a02 = x2; a03 = x3; a04 = UINT64_C(0x06);
+        a05 = a06 = a07 = a08 = a09 = a10 = a11 = a12 = a13 = a14 = a15 = 0;
+        a16 = UINT64_C(0x8000000000000000);
+        a17 = a18 = a19 = a20 = a21 = a22 = a23 = a24 = 0;
+        KECCAK_ROUND(a, e, rc[0]);
+        for (int i = 1; i < 23; i += 2) {
+            KECCAK_ROUND(e, a, rc[i]);
+            KECCAK_ROUND(a, e, rc[i + 1]);
+        }
+        KECCAK_ROUND(e, a, rc[23]);
+        x0 = a00; x1 = a01; x2 = a02; x3 = a03;
+    }
+    x[0] = x0; x[1] = x1; x[2] = x2; x[3] = x3;
+}
+
+#undef ROTL
+#undef ANDN
