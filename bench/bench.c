@@ -1,0 +1,630 @@
+/* bench/bench.c — rxlock's benchmark harness: the measuring instrument for
+ * every performance claim (DESIGN.md §6).  See bench/README.md.
+ *
+ *   bench screen  [opts] VARIANT...   few repetitions, many variants
+ *   bench confirm [opts] VARIANT...   many repetitions (default 2 variants)
+ *   bench scale   [opts] VARIANT...   W workers as threads vs processes
+ *
+ * Variants run in alternating order (A B B A ...), caches/datasets are
+ * built outside the timed part, and every run's final chain digest must
+ * equal every other run's of the same work function, or the bench fails
+ * (exit 1) after printing both digests.  One JSON object per run is appended
+ * to --out FILE; a summary table (median, min–max) goes to stdout.
+ */
+#include "bench_host.h"
+#include "bench_variant.h"
+#include "util/progress.h"
+#include "util/util.h"
+#include <errno.h>
+#include <fcntl.h>
+#include <getopt.h>
+#include <jansson.h>
+#include <math.h>
+#include <signal.h>
+#include <sys/resource.h>
+#include <sys/time.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#define MAX_VARIANTS 32
+#define MAX_REPS     1000
+#define MAX_WORKERS  256
+
+static double bench_now(void) { return util_now(); }
+
+static const char usage_text[] =
+    "usage: bench screen|confirm|scale [options] VARIANT...\n"
+    "  -n, --n N            hashes per chain (default: light 32 / full 256 / sha3 1000000;\n"
+    "                       confirm x4)\n"
+    "  -r, --reps R         repetitions per variant (screen 3, confirm 10, scale 3)\n"
+    "  -m, --mode MODE      light (default) or full for every RandomX variant\n"
+    "  -w, --workers LIST   scale: comma-separated worker counts (default 1,<cpus>)\n"
+    "  -t, --threads T      dataset build threads (default: online CPUs)\n"
+    "  -o, --out FILE       append one JSON object per run to FILE\n"
+    "  -k, --key HEX        32-byte RandomX key / SHA3 prefix (default 00 01 .. 1f)\n"
+    "  -s, --seed HEX       32-byte chain start d_0 (default 0x42 x 32)\n"
+    "  -g, --group G        group index g in the message (default 1)\n"
+    "      --no-warmup      skip the untimed warm-up chain (n/8 hashes) per variant\n"
+    "      --test-wrong     allow the test-only variant test-wrong-sha3\n"
+    "      --list           list the variant syntax\n"
+    "exit: 0 ok, 1 digest mismatch or engine failure, 2 usage\n";
+
+static int usage_err(const char *fmt, const char *arg) {
+    fprintf(stderr, "bench: ");
+    fprintf(stderr, fmt, arg);
+    fprintf(stderr, " (see bench --help)\n");
+    return 2;
+}
+
+struct opts {
+    const char *bench;            /* screen / confirm / scale */
+    uint64_t n;
+    unsigned reps;
+    int full;
+    unsigned threads;
+    unsigned workers[16];
+    size_t nworkers;
+    const char *out;
+    uint8_t key[32], seed[32];
+    uint32_t group;
+    int warmup, test_wrong;
+};
+
+struct result {                   /* one timed run */
+    size_t variant;
+    unsigned rep, order;
+    double seconds, rate;
+    double user_s, sys_s;
+    uint8_t digest[32];
+};
+
+static FILE *out_fp;
+static json_t *host;
+static char run_id[64];
+
+static int parse_u64(const char *s, uint64_t *v, uint64_t lo, uint64_t hi) {
+    char *end;
+    errno = 0;
+    unsigned long long x = strtoull(s, &end, 10);
+    if (errno || end == s || *end || s[0] == '-' || x < lo || x > hi) return -1;
+    *v = x;
+    return 0;
+}
+
+static double rusage_s(const struct timeval *tv) { return (double)tv->tv_sec + (double)tv->tv_usec * 1e-6; }
+
+static int cmp_double(const void *a, const void *b) {
+    double x = *(const double *)a, y = *(const double *)b;
+    return x < y ? -1 : x > y;
+}
+static double median(double *v, size_t n) {
+    if (!n) return NAN;
+    qsort(v, n, sizeof *v, cmp_double);
+    return n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
+}
+
+static void emit(json_t *o) {
+    json_object_set(o, "host", host);
+    if (out_fp) {
+        char *s = json_dumps(o, JSON_COMPACT | JSON_PRESERVE_ORDER);
+        if (s) { fprintf(out_fp, "%s\n", s); fflush(out_fp); free(s); }
+    }
+    json_decref(o);
+}
+
+static json_t *base_json(const struct opts *o, const struct bench_variant *v) {
+    char fl[128], hex[65];
+    json_t *j = json_object();
+    json_object_set_new(j, "bench", json_string(o->bench));
+    json_object_set_new(j, "run_id", json_string(run_id));
+    json_object_set_new(j, "variant", json_string(v->name));
+    json_object_set_new(j, "work", json_string(bench_work_names[v->work]));
+    json_object_set_new(j, "version", json_string(v->work == WORK_V2 ? "v2" : v->work == WORK_V1 ? "v1" : "sha3"));
+    json_object_set_new(j, "impl", json_string(v->impl == IMPL_RX ? "rxlock" : v->impl == IMPL_LIBRX ? "librandomx-1.1.10"
+                                              : v->impl == IMPL_OPENSSL ? "openssl" : v->impl == IMPL_WRONG ? "test-wrong" : "rxlock"));
+    json_object_set_new(j, "mode", json_string(v->work == WORK_SHA3 ? "none" : v->full ? "full" : "light"));
+    json_object_set_new(j, "engine", json_string(bench_engine_actual(v)));
+    if (v->impl == IMPL_RX) {
+        bench_rx_flag_names(v->flags, fl, sizeof fl);
+        json_object_set_new(j, "flags_requested", json_string(fl));
+        bench_rx_flag_names(v->actual, fl, sizeof fl);
+        json_object_set_new(j, "flags_actual", json_string(fl));
+    } else if (v->impl == IMPL_LIBRX) {
+        bench_librx_flag_names(v->flags, fl, sizeof fl);
+        json_object_set_new(j, "flags_requested", json_string(fl));
+        json_object_set_new(j, "flags_actual", json_string(fl));
+    }
+    if (v->work == WORK_SHA3 && v->impl != IMPL_OPENSSL)
+        json_object_set_new(j, "sha3_backend", json_string(sha3_backend()));
+    json_object_set_new(j, "n", json_integer((json_int_t)o->n));
+    json_object_set_new(j, "group", json_integer((json_int_t)o->group));
+    util_hex_encode(hex, o->key, 32);
+    json_object_set_new(j, "key", json_string(hex));
+    json_object_set_new(j, "rxlock_version", json_string(RXLOCK_VERSION));
+    return j;
+}
+
+/* ---- digest check ------------------------------------------------------ */
+/* Every run of the same work function must end on the same digest.  Prints
+ * every disagreement loudly; returns the number of mismatching runs. */
+static int check_digests(struct bench_variant *vs, size_t nv, const struct result *r, size_t nr) {
+    int bad = 0;
+    for (int w = WORK_V2; w <= WORK_SHA3; w++) {
+        const struct result *ref = NULL;
+        for (size_t i = 0; i < nr; i++) {
+            if ((int)vs[r[i].variant].work != w) continue;
+            if (!ref) { ref = &r[i]; continue; }
+            if (memcmp(ref->digest, r[i].digest, 32)) {
+                char a[65], b[65];
+                util_hex_encode(a, ref->digest, 32);
+                util_hex_encode(b, r[i].digest, 32);
+                fprintf(stderr, "bench: DIGEST MISMATCH (%s): %s rep %u = %s but %s rep %u = %s\n",
+                        bench_work_names[w], vs[ref->variant].name, ref->rep, a,
+                        vs[r[i].variant].name, r[i].rep, b);
+                bad++;
+            }
+        }
+    }
+    (void)nv;
+    return bad;
+}
+
+static int setup_all(const struct opts *o, struct bench_variant *vs, size_t nv) {
+    char err[256];
+    for (size_t i = 0; i < nv; i++) {
+        if (vs[i].impl == IMPL_RX || vs[i].impl == IMPL_LIBRX)
+            fprintf(stderr, "bench: %s: building %s...\n", vs[i].name, vs[i].full ? "cache + 2080 MiB dataset" : "cache");
+        if (bench_setup(&vs[i], o->key, o->threads, err, sizeof err)) { fprintf(stderr, "bench: %s\n", err); return -1; }
+        json_t *j = base_json(o, &vs[i]);
+        json_object_set_new(j, "event", json_string("setup"));
+        json_object_set_new(j, "cache_seconds", json_real(vs[i].cache_seconds));
+        json_object_set_new(j, "dataset_seconds", json_real(vs[i].dataset_seconds));
+        json_object_set_new(j, "shared", json_boolean(vs[i].cache_seconds == 0 && vs[i].dataset_seconds == 0));
+        emit(j);
+    }
+    return 0;
+}
+
+/* ---- screen / confirm ------------------------------------------------- */
+static int run_one(const struct opts *o, struct bench_worker *w, uint64_t n, struct result *res) {
+    char err[256];
+    struct rusage ru0, ru1;
+    memcpy(res->digest, o->seed, 32);
+    if (getrusage(RUSAGE_SELF, &ru0) != 0) return -1;
+    double t0 = bench_now();
+    int rc = bench_chain(w, o->key, o->group, n, res->digest, err, sizeof err);
+    double t1 = bench_now();
+    if (getrusage(RUSAGE_SELF, &ru1) != 0) return -1;
+    if (rc) { fprintf(stderr, "bench: %s\n", err); return -1; }
+    res->seconds = t1 - t0;
+    res->rate = res->seconds > 0 ? (double)n / res->seconds : 0;
+    res->user_s = rusage_s(&ru1.ru_utime) - rusage_s(&ru0.ru_utime);
+    res->sys_s = rusage_s(&ru1.ru_stime) - rusage_s(&ru0.ru_stime);
+    return 0;
+}
+
+static void summary(const struct opts *o, struct bench_variant *vs, size_t nv, const struct result *r, size_t nr) {
+    double med[MAX_VARIANTS];
+    double *tmp = malloc(sizeof(double) * (nr ? nr : 1));
+    if (!tmp) return;
+    printf("\n%s: n=%llu, %u reps, order A B .. B A; %s\n", o->bench, (unsigned long long)o->n, o->reps,
+           json_string_value(json_object_get(host, "cpu")));
+    printf("%-28s %-7s %5s %12s %25s %10s %8s  %s\n", "variant", "engine", "runs", "median H/s",
+           "min–max H/s", "median s", "vs first", "digest");
+    for (size_t v = 0; v < nv; v++) {
+        size_t k = 0;
+        double lo = INFINITY, hi = 0, secs[MAX_REPS];
+        const uint8_t *dg = NULL;
+        for (size_t i = 0; i < nr; i++) {
+            if (r[i].variant != v) continue;
+            if (k < MAX_REPS) secs[k] = r[i].seconds;
+            tmp[k++] = r[i].rate;
+            if (r[i].rate < lo) lo = r[i].rate;
+            if (r[i].rate > hi) hi = r[i].rate;
+            dg = r[i].digest;
+        }
+        med[v] = median(tmp, k);
+        double ms = median(secs, k < MAX_REPS ? k : MAX_REPS);
+        char hex[65] = "-", range[64];
+        if (dg) { util_hex_encode(hex, dg, 32); hex[16] = 0; }
+        snprintf(range, sizeof range, "%.6g–%.6g", lo, hi);
+        printf("%-28s %-7s %5zu %12.6g %25s %10.4f %8.3f  %s\n", vs[v].name, bench_engine_actual(&vs[v]),
+               k, med[v], range, ms, med[0] > 0 ? med[v] / med[0] : NAN, hex);
+    }
+    free(tmp);
+}
+
+static int run_screen(const struct opts *o, struct bench_variant *vs, size_t nv) {
+    char err[256];
+    struct bench_worker w[MAX_VARIANTS];
+    size_t made = 0;
+    int ret = 1;
+    size_t nr = (size_t)o->reps * nv, k = 0;
+    struct result *r = calloc(nr, sizeof *r);
+    if (!r) return 1;
+    if (setup_all(o, vs, nv)) goto out;
+    for (; made < nv; made++)
+        if (bench_worker_new(&w[made], &vs[made], err, sizeof err)) { fprintf(stderr, "bench: %s\n", err); goto out; }
+    if (o->warmup) {
+        for (size_t v = 0; v < nv; v++) {
+            struct result tmp;
+            uint64_t wn = o->n / 8 ? o->n / 8 : 1;
+            if (run_one(o, &w[v], wn, &tmp)) goto out;
+        }
+    }
+    util_progress pr;
+    util_progress_init(&pr, o->bench, nr, 0, UTIL_PROGRESS_AUTO);
+    snprintf(pr.unit, sizeof pr.unit, "runs/s");
+    for (unsigned rep = 0; rep < o->reps; rep++) {
+        for (size_t j = 0; j < nv; j++) {
+            size_t v = rep % 2 ? nv - 1 - j : j;   /* A B, B A, A B, ... */
+            r[k].variant = v; r[k].rep = rep; r[k].order = (unsigned)k;
+            if (run_one(o, &w[v], o->n, &r[k])) { util_progress_clear(&pr); goto out; }
+            char hex[65];
+            util_hex_encode(hex, r[k].digest, 32);
+            json_t *jo = base_json(o, &vs[v]);
+            json_object_set_new(jo, "event", json_string("run"));
+            json_object_set_new(jo, "rep", json_integer(rep));
+            json_object_set_new(jo, "order", json_integer((json_int_t)k));
+            json_object_set_new(jo, "seconds", json_real(r[k].seconds));
+            json_object_set_new(jo, "rate", json_real(r[k].rate));
+            json_object_set_new(jo, "user_s", json_real(r[k].user_s));
+            json_object_set_new(jo, "sys_s", json_real(r[k].sys_s));
+            json_object_set_new(jo, "digest", json_string(hex));
+            emit(jo);
+            k++;
+            util_progress_update(&pr, k);
+        }
+    }
+    util_progress_done(&pr);
+    summary(o, vs, nv, r, k);
+    int bad = check_digests(vs, nv, r, k);
+    if (bad) {
+        fprintf(stderr, "bench: FAILED: %d run(s) disagree on the chain digest — the numbers above are not comparable\n", bad);
+        if (out_fp) fprintf(out_fp, "{\"event\":\"digest_mismatch\",\"run_id\":\"%s\",\"mismatches\":%d}\n", run_id, bad);
+        goto out;
+    }
+    printf("digests: all runs of each work function agree\n");
+    ret = 0;
+out:
+    for (size_t i = 0; i < made; i++) bench_worker_free(&w[i]);
+    free(r);
+    return ret;
+}
+
+/* ---- scale: W workers as threads vs processes --------------------------- */
+struct sworker {
+    const struct opts *o;
+    struct bench_variant *v;
+    uint32_t g;
+    pthread_barrier_t *bar;
+    int rc;
+    double seconds, user_s, sys_s;
+    uint8_t digest[32];
+};
+
+/* Create the VM, wait for go, run the chain, measure own CPU time. */
+static void sworker_run(struct sworker *s, int (*wait_go)(void *), void *ctx, int who) {
+    char err[256];
+    struct bench_worker w;
+    struct rusage ru0, ru1;
+    s->rc = -1;
+    int made = bench_worker_new(&w, s->v, err, sizeof err) == 0;
+    if (!made) fprintf(stderr, "bench: %s\n", err);
+    if (wait_go(ctx) != 0 || !made) { if (made) bench_worker_free(&w); return; }
+    memcpy(s->digest, s->o->seed, 32);
+    if (getrusage(who, &ru0) != 0) goto done;
+    double t0 = bench_now();
+    int rc = bench_chain(&w, s->o->key, s->g, s->o->n, s->digest, err, sizeof err);
+    s->seconds = bench_now() - t0;
+    if (getrusage(who, &ru1) != 0) goto done;
+    if (rc) { fprintf(stderr, "bench: %s\n", err); goto done; }
+    s->user_s = rusage_s(&ru1.ru_utime) - rusage_s(&ru0.ru_utime);
+    s->sys_s = rusage_s(&ru1.ru_stime) - rusage_s(&ru0.ru_stime);
+    s->rc = 0;
+done:
+    bench_worker_free(&w);
+}
+
+static int barrier_go(void *ctx) { pthread_barrier_wait(ctx); return 0; }
+static void *thread_main(void *arg) {
+    struct sworker *s = arg;
+    sworker_run(s, barrier_go, s->bar, RUSAGE_THREAD);
+    return NULL;
+}
+
+static int run_threads(struct sworker *s, unsigned W, double *wall) {
+    pthread_t th[MAX_WORKERS];
+    pthread_barrier_t bar;
+    unsigned started = 0;
+    if (pthread_barrier_init(&bar, NULL, W + 1) != 0) return -1;
+    for (unsigned i = 0; i < W; i++) {
+        s[i].bar = &bar;
+        if (pthread_create(&th[i], NULL, thread_main, &s[i]) != 0) break;
+        started++;
+    }
+    if (started != W) {           /* cannot release a W+1 barrier: bail out hard */
+        fprintf(stderr, "bench: pthread_create failed\n");
+        exit(1);
+    }
+    pthread_barrier_wait(&bar);
+    double t0 = bench_now();
+    for (unsigned i = 0; i < W; i++) pthread_join(th[i], NULL);
+    *wall = bench_now() - t0;
+    pthread_barrier_destroy(&bar);
+    for (unsigned i = 0; i < W; i++) if (s[i].rc) return -1;
+    return 0;
+}
+
+struct pipe_go { int ready_fd, go_fd; };
+static int pipe_go(void *ctx) {
+    struct pipe_go *p = ctx;
+    char c = 'R';
+    if (write(p->ready_fd, &c, 1) != 1) return -1;
+    ssize_t k;
+    do k = read(p->go_fd, &c, 1); while (k < 0 && errno == EINTR);
+    return k == 1 ? 0 : -1;
+}
+
+struct presult { int rc; double seconds, user_s, sys_s; uint8_t digest[32]; };
+
+static int read_full(int fd, void *buf, size_t len) {
+    uint8_t *p = buf;
+    while (len) {
+        ssize_t k = read(fd, p, len);
+        if (k < 0 && errno == EINTR) continue;
+        if (k <= 0) return -1;
+        p += k; len -= (size_t)k;
+    }
+    return 0;
+}
+
+/* The supervisor is single-threaded here (dataset threads are joined). */
+static int run_procs(struct sworker *s, unsigned W, double *wall) {
+    int gofd[2], res[MAX_WORKERS][2];
+    pid_t pid[MAX_WORKERS];
+    unsigned started = 0;
+    int ok = 0;
+    if (pipe(gofd) != 0) return -1;
+    fflush(NULL);
+    for (unsigned i = 0; i < W; i++) {
+        if (pipe(res[i]) != 0) break;
+        pid[i] = fork();
+        if (pid[i] < 0) { close(res[i][0]); close(res[i][1]); break; }
+        if (pid[i] == 0) {
+            close(gofd[1]);
+            close(res[i][0]);
+            struct pipe_go pg = { res[i][1], gofd[0] };
+            sworker_run(&s[i], pipe_go, &pg, RUSAGE_SELF);
+            struct presult pr = { s[i].rc, s[i].seconds, s[i].user_s, s[i].sys_s, {0} };
+            memcpy(pr.digest, s[i].digest, 32);
+            _exit(util_write_all(res[i][1], &pr, sizeof pr) == 0 && pr.rc == 0 ? 0 : 1);
+        }
+        close(res[i][1]);
+        started++;
+    }
+    close(gofd[0]);
+    if (started == W) {
+        ok = 1;
+        for (unsigned i = 0; i < W; i++) {
+            char c;
+            if (read_full(res[i][0], &c, 1) || c != 'R') ok = 0;
+        }
+    }
+    double t0 = bench_now();
+    if (ok) {
+        char go[MAX_WORKERS];
+        memset(go, 'G', W);
+        if (util_write_all(gofd[1], go, W) != 0) ok = 0;
+    }
+    close(gofd[1]);             /* unstarted / waiting children see EOF */
+    for (unsigned i = 0; i < started; i++) {
+        struct presult pr;
+        if (ok && read_full(res[i][0], &pr, sizeof pr) == 0) {
+            s[i].rc = pr.rc; s[i].seconds = pr.seconds; s[i].user_s = pr.user_s; s[i].sys_s = pr.sys_s;
+            memcpy(s[i].digest, pr.digest, 32);
+        } else {
+            s[i].rc = -1; ok = 0;
+        }
+    }
+    *wall = bench_now() - t0;
+    for (unsigned i = 0; i < started; i++) {
+        int st;
+        close(res[i][0]);
+        while (waitpid(pid[i], &st, 0) < 0 && errno == EINTR) {}
+        if (!WIFEXITED(st) || WEXITSTATUS(st) != 0) ok = 0;
+    }
+    return ok ? 0 : -1;
+}
+
+static int run_scale(const struct opts *o, struct bench_variant *vs, size_t nv) {
+    if (setup_all(o, vs, nv)) return 1;
+    struct sworker *s = calloc(MAX_WORKERS, sizeof *s);
+    /* reference digests per worker index (thread run), to check processes */
+    uint8_t (*ref)[32] = calloc(MAX_WORKERS, 32);
+    int ret = 1, bad = 0;
+    if (!s || !ref) goto out;
+    printf("\nscale: n=%llu per worker, %u reps, threads/processes alternating; %s\n",
+           (unsigned long long)o->n, o->reps, json_string_value(json_object_get(host, "cpu")));
+    printf("%-24s %3s %-9s %12s %21s %12s %9s %9s\n", "variant", "W", "kind", "total H/s", "min–max total",
+           "per-worker", "user s", "sys s");
+    for (size_t v = 0; v < nv; v++) {
+        for (size_t wi = 0; wi < o->nworkers; wi++) {
+            unsigned W = o->workers[wi];
+            double tot[2][MAX_REPS], per[2][MAX_REPS], us[2][MAX_REPS], ss[2][MAX_REPS];
+            unsigned cnt[2] = {0, 0};
+            int have_ref = 0;
+            for (unsigned rep = 0; rep < o->reps; rep++) {
+                for (int j = 0; j < 2; j++) {
+                    int kind = rep % 2 ? 1 - j : j;          /* T P, P T, ... */
+                    double wall = 0;
+                    for (unsigned i = 0; i < W; i++) {
+                        memset(&s[i], 0, sizeof s[i]);
+                        s[i].o = o; s[i].v = &vs[v]; s[i].g = o->group + i;
+                    }
+                    int rc = kind == 0 ? run_threads(s, W, &wall) : run_procs(s, W, &wall);
+                    if (rc) { fprintf(stderr, "bench: %s: %u %s failed\n", vs[v].name, W, kind ? "processes" : "threads"); goto out; }
+                    double user = 0, sys = 0, psum = 0;
+                    json_t *pw = json_array(), *dg = json_array();
+                    for (unsigned i = 0; i < W; i++) {
+                        char hex[65];
+                        double pr = s[i].seconds > 0 ? (double)o->n / s[i].seconds : 0;
+                        user += s[i].user_s; sys += s[i].sys_s; psum += pr;
+                        json_array_append_new(pw, json_real(pr));
+                        util_hex_encode(hex, s[i].digest, 32);
+                        json_array_append_new(dg, json_string(hex));
+                        if (!have_ref) memcpy(ref[i], s[i].digest, 32);
+                        else if (memcmp(ref[i], s[i].digest, 32)) {
+                            char a[65];
+                            util_hex_encode(a, ref[i], 32);
+                            fprintf(stderr, "bench: DIGEST MISMATCH (%s worker %u, %s rep %u): %s vs %s\n",
+                                    vs[v].name, i, kind ? "processes" : "threads", rep, hex, a);
+                            bad++;
+                        }
+                    }
+                    have_ref = 1;
+                    double total = wall > 0 ? (double)W * (double)o->n / wall : 0;
+                    json_t *jj = base_json(o, &vs[v]);
+                    json_object_set_new(jj, "event", json_string("scale"));
+                    json_object_set_new(jj, "kind", json_string(kind ? "processes" : "threads"));
+                    json_object_set_new(jj, "workers", json_integer(W));
+                    json_object_set_new(jj, "rep", json_integer(rep));
+                    json_object_set_new(jj, "seconds", json_real(wall));
+                    json_object_set_new(jj, "rate", json_real(total));
+                    json_object_set_new(jj, "rate_per_worker", json_real(psum / W));
+                    json_object_set_new(jj, "worker_rates", pw);
+                    json_object_set_new(jj, "user_s", json_real(user));
+                    json_object_set_new(jj, "sys_s", json_real(sys));
+                    json_object_set_new(jj, "digests", dg);
+                    emit(jj);
+                    unsigned c = cnt[kind]++;
+                    if (c < MAX_REPS) { tot[kind][c] = total; per[kind][c] = psum / W; us[kind][c] = user; ss[kind][c] = sys; }
+                }
+            }
+            for (int kind = 0; kind < 2; kind++) {
+                unsigned c = cnt[kind] < MAX_REPS ? cnt[kind] : MAX_REPS;
+                double lo = INFINITY, hi = 0;
+                for (unsigned i = 0; i < c; i++) { if (tot[kind][i] < lo) lo = tot[kind][i]; if (tot[kind][i] > hi) hi = tot[kind][i]; }
+                char range[64];
+                snprintf(range, sizeof range, "%.6g–%.6g", lo, hi);
+                printf("%-24s %3u %-9s %12.6g %21s %12.6g %9.3f %9.3f\n", vs[v].name, W, kind ? "processes" : "threads",
+                       median(tot[kind], c), range, median(per[kind], c), median(us[kind], c), median(ss[kind], c));
+            }
+        }
+    }
+    if (bad) {
+        fprintf(stderr, "bench: FAILED: %d worker chain(s) disagree between runs\n", bad);
+        goto out;
+    }
+    printf("digests: every worker's chain agrees across threads and processes\n");
+    ret = 0;
+out:
+    free(s);
+    free(ref);
+    return ret;
+}
+
+static void list_variants(void) {
+    puts("variants (dash-separated tokens; flags are exactly what the name says):\n"
+         "  [rx-]v1|v2[-interp|-jit][-secure][-hardaes|-softaes][-nothp][-light|-full]   ours\n"
+         "  librandomx-v1[-interp|-jit][-secure][-hardaes|-softaes][-light|-full]          Debian librandomx 1.1.10\n"
+         "  sha3            ours: d <- SHA3-256(K || m)\n"
+         "  openssl-sha3    the same chain through OpenSSL EVP\n"
+         "  test-wrong-sha3 TEST ONLY (--test-wrong): flips a bit of every digest\n"
+         "examples: v2-interp v2-jit-secure v1-interp-softaes librandomx-v1-jit v2-jit-secure-nothp-full");
+}
+
+int main(int argc, char **argv) {
+    static const struct option lo[] = {
+        {"n", required_argument, 0, 'n'}, {"reps", required_argument, 0, 'r'},
+        {"mode", required_argument, 0, 'm'}, {"workers", required_argument, 0, 'w'},
+        {"threads", required_argument, 0, 't'}, {"out", required_argument, 0, 'o'},
+        {"key", required_argument, 0, 'k'}, {"seed", required_argument, 0, 's'},
+        {"group", required_argument, 0, 'g'}, {"no-warmup", no_argument, 0, 'W'},
+        {"test-wrong", no_argument, 0, 'T'}, {"list", no_argument, 0, 'L'},
+        {"help", no_argument, 0, 'h'}, {0, 0, 0, 0}
+    };
+    struct opts o;
+    memset(&o, 0, sizeof o);
+    o.warmup = 1; o.group = 1;
+    for (int i = 0; i < 32; i++) { o.key[i] = (uint8_t)i; o.seed[i] = 0x42; }
+    int c;
+    uint64_t x;
+    size_t len;
+    opterr = 0;
+    if (argc >= 2 && (!strcmp(argv[1], "--help") || !strcmp(argv[1], "-h"))) { fputs(usage_text, stdout); return 0; }
+    if (argc >= 2 && !strcmp(argv[1], "--list")) { list_variants(); return 0; }
+    if (argc < 2 || (strcmp(argv[1], "screen") && strcmp(argv[1], "confirm") && strcmp(argv[1], "scale")))
+        return usage_err("first argument must be screen, confirm or scale%s", "");
+    o.bench = argv[1];
+    argv++; argc--;
+    while ((c = getopt_long(argc, argv, "n:r:m:w:t:o:k:s:g:h", lo, NULL)) != -1) {
+        switch (c) {
+        case 'n': if (parse_u64(optarg, &o.n, 1, 1ull << 40)) return usage_err("bad --n '%s'", optarg); break;
+        case 'r': if (parse_u64(optarg, &x, 1, MAX_REPS)) return usage_err("bad --reps '%s' (1..1000)", optarg); o.reps = (unsigned)x; break;
+        case 'm':
+            if (!strcmp(optarg, "full")) o.full = 1;
+            else if (!strcmp(optarg, "light")) o.full = 0;
+            else return usage_err("bad --mode '%s' (light|full)", optarg);
+            break;
+        case 'w': {
+            char buf[256], *save = NULL;
+            snprintf(buf, sizeof buf, "%s", optarg);
+            o.nworkers = 0;
+            for (char *t = strtok_r(buf, ",", &save); t; t = strtok_r(NULL, ",", &save)) {
+                if (o.nworkers == 16 || parse_u64(t, &x, 1, MAX_WORKERS)) return usage_err("bad --workers '%s' (1..256, at most 16 counts)", optarg);
+                o.workers[o.nworkers++] = (unsigned)x;
+            }
+            if (!o.nworkers) return usage_err("bad --workers '%s'", optarg);
+            break;
+        }
+        case 't': if (parse_u64(optarg, &x, 1, 64)) return usage_err("bad --threads '%s' (1..64)", optarg); o.threads = (unsigned)x; break;
+        case 'o': o.out = optarg; break;
+        case 'k': if (util_hex_decode(optarg, o.key, 32, &len) || len != 32) return usage_err("--key needs 64 hex digits, got '%s'", optarg); break;
+        case 's': if (util_hex_decode(optarg, o.seed, 32, &len) || len != 32) return usage_err("--seed needs 64 hex digits, got '%s'", optarg); break;
+        case 'g': if (parse_u64(optarg, &x, 1, 0xffffffffu)) return usage_err("bad --group '%s'", optarg); o.group = (uint32_t)x; break;
+        case 'W': o.warmup = 0; break;
+        case 'T': o.test_wrong = 1; break;
+        case 'L': list_variants(); return 0;
+        case 'h': fputs(usage_text, stdout); return 0;
+        default: return usage_err("unknown or incomplete option '%s'", argv[optind - 1]);
+        }
+    }
+    size_t nv = (size_t)(argc - optind);
+    if (nv == 0) return usage_err("no variants given%s", "");
+    if (nv > MAX_VARIANTS) return usage_err("too many variants%s", "");
+    struct bench_variant vs[MAX_VARIANTS];
+    int any_rx = 0, any_full = 0;
+    for (size_t i = 0; i < nv; i++) {
+        char err[256];
+        if (bench_parse_variant(argv[optind + (int)i], o.full, o.test_wrong, &vs[i], err, sizeof err))
+            return usage_err("%s", err);
+        if (vs[i].work != WORK_SHA3) { any_rx = 1; if (vs[i].full) any_full = 1; }
+    }
+    int scale = !strcmp(o.bench, "scale"), confirm = !strcmp(o.bench, "confirm");
+    if (!o.n) o.n = (any_full ? 256 : any_rx ? 32 : 1000000) * (confirm ? 4u : 1u);
+    if (!o.reps) o.reps = confirm ? 10 : 3;
+    if (!o.nworkers) {
+        long cpus = sysconf(_SC_NPROCESSORS_ONLN);
+        o.workers[o.nworkers++] = 1;
+        if (cpus > 1) o.workers[o.nworkers++] = (unsigned)(cpus > MAX_WORKERS ? MAX_WORKERS : cpus);
+    }
+    if (o.group > 0xffffffffu - MAX_WORKERS) return usage_err("--group too large%s", "");
+    if (o.out) {
+        int fd = open(o.out, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0644);
+        if (fd < 0 || !(out_fp = fdopen(fd, "a"))) { fprintf(stderr, "bench: %s: %s\n", o.out, strerror(errno)); return 1; }
+    }
+    struct timespec ts;
+    clock_gettime(CLOCK_REALTIME, &ts);
+    struct tm tm;
+    gmtime_r(&ts.tv_sec, &tm);
+    strftime(run_id, sizeof run_id, "%Y-%m-%dT%H:%M:%SZ", &tm);
+    snprintf(run_id + strlen(run_id), sizeof run_id - strlen(run_id), "-%ld", (long)getpid());
+    host = bench_host_json();
+    int ret = scale ? run_scale(&o, vs, nv) : run_screen(&o, vs, nv);
+    bench_pool_free();
+    json_decref(host);
+    if (out_fp && fclose(out_fp) != 0) { fprintf(stderr, "bench: %s: %s\n", o.out, strerror(errno)); ret = 1; }
+    return ret;
+}

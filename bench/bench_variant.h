@@ -1,0 +1,337 @@
+/* bench/bench_variant.h — the variants the harness measures and their
+ * dependent chain of N hashes (DESIGN.md §1 68-byte messages).
+ *
+ * A variant name is dash-separated tokens:
+ *   [rx-]v1|v2 [-interp|-jit] [-secure] [-hardaes|-softaes] [-nothp] [-light|-full]
+ *                                      ours (include/rx.h)
+ *   librandomx-v1 [-interp|-jit] [-secure] [-hardaes|-softaes] [-light|-full]
+ *                                      Debian's librandomx 1.1.10 (oracle, bench only)
+ *   sha3                               ours (include/sha3.h): SHA3-256(K ‖ m)
+ *   openssl-sha3                       the same chain through OpenSSL EVP_Digest
+ *   test-wrong-sha3                    TEST ONLY (needs --test-wrong): the sha3
+ *                                      chain with one bit of every digest flipped,
+ *                                      so the digest check must fail
+ * Flags are exactly what the name says: "jit" is JIT without W^X, "jit-secure"
+ * is the product default; no AES token = the engine's automatic choice.
+ * Mode: light unless the name or --mode says full.
+ * Header-only; included by bench/bench.c.
+ */
+#ifndef RXLOCK_BENCH_VARIANT_H
+#define RXLOCK_BENCH_VARIANT_H
+#include "rx.h"
+#include "sha3.h"
+#include <openssl/evp.h>
+#include <pthread.h>
+#include <randomx.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+enum bench_impl { IMPL_RX, IMPL_LIBRX, IMPL_SHA3, IMPL_OPENSSL, IMPL_WRONG };
+enum bench_work { WORK_V2, WORK_V1, WORK_SHA3 };
+static const char *const bench_work_names[] = { "randomx-v2", "randomx-v1", "sha3-256" };
+
+struct bench_shared;  /* cache/dataset, shared by variants with equal keys */
+
+struct bench_variant {
+    char name[64];
+    enum bench_impl impl;
+    enum bench_work work;
+    int  full;
+    unsigned flags;               /* requested RX_FLAG_* (ours) or RANDOMX_FLAG_* */
+    unsigned actual;              /* ours: rx_vm_flags() of the first VM    */
+    struct bench_shared *sh;
+    double cache_seconds, dataset_seconds;  /* setup cost (0 when reused) */
+};
+
+struct bench_shared {
+    enum bench_impl impl;
+    unsigned key_flags;
+    int full;
+    rx_cache *cache;
+    rx_dataset *ds;
+    randomx_cache *lcache;
+    randomx_dataset *lds;
+};
+
+/* One VM / hashing context; single-threaded. */
+struct bench_worker {
+    struct bench_variant *v;
+    rx_vm *vm;
+    randomx_vm *lvm;
+    EVP_MD_CTX *md;
+};
+
+static int bench_parse_variant(const char *name, int mode_full, int allow_test, struct bench_variant *v,
+                               char *err, size_t errlen) {
+    memset(v, 0, sizeof *v);
+    if (snprintf(v->name, sizeof v->name, "%s", name) >= (int)sizeof v->name) {
+        snprintf(err, errlen, "variant name too long: %s", name);
+        return -1;
+    }
+    char buf[64];
+    snprintf(buf, sizeof buf, "%s", name);
+    char *save = NULL, *t = strtok_r(buf, "-", &save);
+    if (!t) { snprintf(err, errlen, "empty variant name"); return -1; }
+    int have_version = 0, jit = 0, secure = 0, hard = 0, soft = 0, nothp = 0;
+    v->full = mode_full;
+    if (!strcmp(t, "sha3")) { v->impl = IMPL_SHA3; v->work = WORK_SHA3; t = strtok_r(NULL, "-", &save); }
+    else if (!strcmp(t, "openssl")) {
+        t = strtok_r(NULL, "-", &save);
+        if (!t || strcmp(t, "sha3")) { snprintf(err, errlen, "%s: expected openssl-sha3", name); return -1; }
+        v->impl = IMPL_OPENSSL; v->work = WORK_SHA3; t = strtok_r(NULL, "-", &save);
+    } else if (!strcmp(t, "test")) {
+        t = strtok_r(NULL, "-", &save);
+        if (!t || strcmp(t, "wrong")) { snprintf(err, errlen, "%s: unknown variant", name); return -1; }
+        t = strtok_r(NULL, "-", &save);
+        if (!t || strcmp(t, "sha3")) { snprintf(err, errlen, "%s: expected test-wrong-sha3", name); return -1; }
+        if (!allow_test) { snprintf(err, errlen, "%s is a test-only variant (needs --test-wrong)", name); return -1; }
+        v->impl = IMPL_WRONG; v->work = WORK_SHA3; t = strtok_r(NULL, "-", &save);
+    } else {
+        v->impl = IMPL_RX;
+        if (!strcmp(t, "rx")) t = strtok_r(NULL, "-", &save);
+        else if (!strcmp(t, "librandomx")) { v->impl = IMPL_LIBRX; t = strtok_r(NULL, "-", &save); }
+        for (; t; t = strtok_r(NULL, "-", &save)) {
+            if (!strcmp(t, "v1")) { v->work = WORK_V1; have_version = 1; }
+            else if (!strcmp(t, "v2")) { v->work = WORK_V2; have_version = 1; }
+            else if (!strcmp(t, "interp")) jit = 0;
+            else if (!strcmp(t, "jit")) jit = 1;
+            else if (!strcmp(t, "secure")) secure = 1;
+            else if (!strcmp(t, "insecure")) secure = 0;
+            else if (!strcmp(t, "hardaes")) hard = 1;
+            else if (!strcmp(t, "softaes")) soft = 1;
+            else if (!strcmp(t, "nothp")) nothp = 1;
+            else if (!strcmp(t, "thp")) nothp = 0;
+            else if (!strcmp(t, "full")) v->full = 1;
+            else if (!strcmp(t, "light")) v->full = 0;
+            else { snprintf(err, errlen, "%s: unknown token '%s'", name, t); return -1; }
+        }
+        if (!have_version) { snprintf(err, errlen, "%s: needs v1 or v2", name); return -1; }
+        if (hard && soft) { snprintf(err, errlen, "%s: hardaes and softaes together", name); return -1; }
+        if (v->impl == IMPL_LIBRX) {
+            if (v->work != WORK_V1) { snprintf(err, errlen, "%s: librandomx 1.1.10 is v1 only", name); return -1; }
+            if (nothp) { snprintf(err, errlen, "%s: librandomx has no THP switch", name); return -1; }
+            unsigned f = RANDOMX_FLAG_DEFAULT;
+            if (jit) f |= RANDOMX_FLAG_JIT;
+            if (secure) f |= RANDOMX_FLAG_SECURE;
+            if (hard || (!soft && (randomx_get_flags() & RANDOMX_FLAG_HARD_AES))) f |= RANDOMX_FLAG_HARD_AES;
+            if (v->full) f |= RANDOMX_FLAG_FULL_MEM;
+            f |= (unsigned)randomx_get_flags() & RANDOMX_FLAG_ARGON2;
+            v->flags = f;
+        } else {
+            unsigned f = 0;
+            if (v->work == WORK_V2) f |= RX_FLAG_V2;
+            if (jit) f |= RX_FLAG_JIT;
+            if (secure) f |= RX_FLAG_SECURE;
+            if (hard) f |= RX_FLAG_HARD_AES;
+            if (soft) f |= RX_FLAG_SOFT_AES;
+            if (nothp) f |= RX_FLAG_NO_THP;
+            if (v->full) f |= RX_FLAG_FULL;
+            v->flags = f;
+        }
+        return 0;
+    }
+    if (t) { snprintf(err, errlen, "%s: unexpected token '%s'", name, t); return -1; }
+    v->full = 0;
+    return 0;
+}
+
+/* Names of the RX_FLAG_* bits, for the JSON lines. */
+static void bench_rx_flag_names(unsigned f, char *out, size_t cap) {
+    static const char *const n[] = { "v2", "full", "jit", "secure", "hardaes", "softaes", "hugepages", "nothp" };
+    size_t used = 0;
+    out[0] = 0;
+    for (unsigned b = 0; b < 8; b++) {
+        if (!(f & (1u << b))) continue;
+        int k = snprintf(out + used, cap - used, "%s%s", used ? "," : "", n[b]);
+        if (k > 0 && (size_t)k < cap - used) used += (size_t)k;
+    }
+}
+static void bench_librx_flag_names(unsigned f, char *out, size_t cap) {
+    static const char *const n[] = { "largepages", "hardaes", "full", "jit", "secure", "argon2ssse3", "argon2avx2" };
+    size_t used = 0;
+    out[0] = 0;
+    for (unsigned b = 0; b < 7; b++) {
+        if (!(f & (1u << b))) continue;
+        int k = snprintf(out + used, cap - used, "%s%s", used ? "," : "", n[b]);
+        if (k > 0 && (size_t)k < cap - used) used += (size_t)k;
+    }
+}
+
+/* ---- shared cache / dataset pool --------------------------------------- */
+#define BENCH_MAX_SHARED 16
+static struct bench_shared bench_pool[BENCH_MAX_SHARED];
+static size_t bench_pool_n;
+
+struct bench_ds_job { randomx_dataset *ds; randomx_cache *c; unsigned long first, count; };
+static void *bench_ds_thread(void *arg) {
+    struct bench_ds_job *j = arg;
+    randomx_init_dataset(j->ds, j->c, j->first, j->count);
+    return NULL;
+}
+
+static double bench_now(void);
+
+/* Build (or reuse) the cache/dataset a variant needs, outside any timing. */
+static int bench_setup(struct bench_variant *v, const uint8_t key[32], unsigned threads,
+                       char *err, size_t errlen) {
+    if (v->impl != IMPL_RX && v->impl != IMPL_LIBRX) return 0;
+    unsigned kf = v->impl == IMPL_RX
+        ? v->flags & (RX_FLAG_V2 | RX_FLAG_JIT | RX_FLAG_NO_THP | RX_FLAG_HUGEPAGES)
+        : v->flags & (RANDOMX_FLAG_JIT | RANDOMX_FLAG_LARGE_PAGES | RANDOMX_FLAG_ARGON2);
+    struct bench_shared *s = NULL;
+    double t0;
+    for (size_t i = 0; i < bench_pool_n; i++) {
+        s = &bench_pool[i];
+        if (s->impl == v->impl && s->key_flags == kf) { v->sh = s; goto dataset; }  /* reuse */
+    }
+    if (bench_pool_n == BENCH_MAX_SHARED) { snprintf(err, errlen, "too many distinct caches"); return -1; }
+    s = &bench_pool[bench_pool_n];
+    memset(s, 0, sizeof *s);
+    s->impl = v->impl; s->key_flags = kf;
+    t0 = bench_now();
+    if (v->impl == IMPL_RX) {
+        int rc = rx_cache_new(&s->cache, kf);
+        if (rc == 0) rc = rx_cache_init(s->cache, key, 32);
+        if (rc) { snprintf(err, errlen, "%s: cache: %s", v->name, rx_strerror(rc)); rx_cache_free(s->cache); return -1; }
+    } else {
+        s->lcache = randomx_alloc_cache((randomx_flags)kf);
+        if (!s->lcache) { snprintf(err, errlen, "%s: randomx_alloc_cache failed", v->name); return -1; }
+        randomx_init_cache(s->lcache, key, 32);
+    }
+    v->cache_seconds = bench_now() - t0;
+    bench_pool_n++;
+    v->sh = s;
+dataset:
+    if (!v->full || s->full) return 0;
+    t0 = bench_now();
+    if (v->impl == IMPL_RX) {
+        int rc = rx_dataset_new(&s->ds, v->flags);
+        if (rc == 0) rc = rx_dataset_init_parallel(s->ds, s->cache, threads);
+        if (rc) { snprintf(err, errlen, "%s: dataset: %s", v->name, rx_strerror(rc)); rx_dataset_free(s->ds); s->ds = NULL; return -1; }
+    } else {
+        s->lds = randomx_alloc_dataset((randomx_flags)(v->flags & RANDOMX_FLAG_LARGE_PAGES));
+        if (!s->lds) { snprintf(err, errlen, "%s: randomx_alloc_dataset failed", v->name); return -1; }
+        unsigned long items = randomx_dataset_item_count();
+        unsigned nt = threads ? threads : (unsigned)sysconf(_SC_NPROCESSORS_ONLN);
+        if (nt < 1) nt = 1;
+        if (nt > 64) nt = 64;
+        pthread_t th[64];
+        struct bench_ds_job job[64];
+        unsigned started = 0;
+        for (unsigned i = 0; i < nt; i++) {
+            job[i].ds = s->lds; job[i].c = s->lcache;
+            job[i].first = items * i / nt; job[i].count = items * (i + 1) / nt - job[i].first;
+            if (pthread_create(&th[i], NULL, bench_ds_thread, &job[i]) != 0) break;
+            started++;
+        }
+        for (unsigned i = 0; i < started; i++) pthread_join(th[i], NULL);
+        if (started != nt) { snprintf(err, errlen, "%s: pthread_create failed", v->name); return -1; }
+    }
+    s->full = 1;
+    v->dataset_seconds = bench_now() - t0;
+    return 0;
+}
+
+static void bench_pool_free(void) {
+    for (size_t i = 0; i < bench_pool_n; i++) {
+        struct bench_shared *s = &bench_pool[i];
+        rx_dataset_free(s->ds);
+        rx_cache_free(s->cache);
+        if (s->lds) randomx_release_dataset(s->lds);
+        if (s->lcache) randomx_release_cache(s->lcache);
+    }
+    bench_pool_n = 0;
+}
+
+/* ---- workers ---------------------------------------------------------- */
+static int bench_worker_new(struct bench_worker *w, struct bench_variant *v, char *err, size_t errlen) {
+    memset(w, 0, sizeof *w);
+    w->v = v;
+    switch (v->impl) {
+    case IMPL_RX: {
+        int rc = rx_vm_new(&w->vm, v->flags, v->sh->cache, v->full ? v->sh->ds : NULL);
+        if (rc) { snprintf(err, errlen, "%s: rx_vm_new: %s", v->name, rx_strerror(rc)); return -1; }
+        v->actual = rx_vm_flags(w->vm);
+        return 0;
+    }
+    case IMPL_LIBRX:
+        w->lvm = randomx_create_vm((randomx_flags)v->flags, v->sh->lcache, v->full ? v->sh->lds : NULL);
+        if (!w->lvm) { snprintf(err, errlen, "%s: randomx_create_vm failed", v->name); return -1; }
+        v->actual = v->flags;
+        return 0;
+    case IMPL_OPENSSL:
+        w->md = EVP_MD_CTX_new();
+        if (!w->md) { snprintf(err, errlen, "EVP_MD_CTX_new failed"); return -1; }
+        return 0;
+    default:
+        return 0;
+    }
+}
+
+static void bench_worker_free(struct bench_worker *w) {
+    rx_vm_free(w->vm);
+    if (w->lvm) randomx_destroy_vm(w->lvm);
+    if (w->md) EVP_MD_CTX_free(w->md);
+    memset(w, 0, sizeof *w);
+}
+
+static const uint8_t bench_msg_prefix[20] = "rxlock/chain/v1";  /* + 5 zero bytes */
+
+static void bench_put32(uint8_t *p, uint32_t x) { for (int k = 0; k < 4; k++) p[k] = (uint8_t)(x >> (8 * k)); }
+static void bench_put64(uint8_t *p, uint64_t x) { for (int k = 0; k < 8; k++) p[k] = (uint8_t)(x >> (8 * k)); }
+
+/* The dependent chain: d <- W(K, m(g, i, d)) for i = 0 .. n-1.  For sha3,
+ * the buffer is K ‖ m (100 bytes).  0 ok, -1 on an engine error. */
+static int bench_chain(struct bench_worker *w, const uint8_t key[32], uint32_t g, uint64_t n,
+                       uint8_t d[32], char *err, size_t errlen) {
+    uint8_t buf[100], out[32];
+    uint8_t *m = buf + 32;
+    memcpy(buf, key, 32);
+    memcpy(m, bench_msg_prefix, 20);
+    bench_put32(m + 20, g);
+    bench_put32(m + 24, 0);
+    memcpy(m + 36, d, 32);
+    struct bench_variant *v = w->v;
+    for (uint64_t i = 0; i < n; i++) {
+        bench_put64(m + 28, i);
+        switch (v->impl) {
+        case IMPL_RX: {
+            int rc = rx_vm_hash(w->vm, m, 68, out);
+            if (rc) { snprintf(err, errlen, "%s: rx_vm_hash: %s", v->name, rx_strerror(rc)); return -1; }
+            break;
+        }
+        case IMPL_LIBRX:
+            randomx_calculate_hash(w->lvm, m, 68, out);
+            break;
+        case IMPL_SHA3:
+            sha3_256(out, buf, 100);
+            break;
+        case IMPL_WRONG:
+            sha3_256(out, buf, 100);
+            out[31] ^= 1;   /* deliberately wrong: the harness must notice */
+            break;
+        case IMPL_OPENSSL: {
+            unsigned olen = 0;
+            if (EVP_DigestInit_ex(w->md, EVP_sha3_256(), NULL) != 1 ||
+                EVP_DigestUpdate(w->md, buf, 100) != 1 ||
+                EVP_DigestFinal_ex(w->md, out, &olen) != 1 || olen != 32) {
+                snprintf(err, errlen, "openssl sha3 failed"); return -1;
+            }
+            break;
+        }
+        }
+        memcpy(m + 36, out, 32);
+    }
+    memcpy(d, m + 36, 32);
+    return 0;
+}
+
+/* The engine a VM really runs ("jit"/"interp"), for the JSON lines. */
+static const char *bench_engine_actual(const struct bench_variant *v) {
+    if (v->impl == IMPL_RX) return (v->actual & RX_FLAG_JIT) ? "jit" : "interp";
+    if (v->impl == IMPL_LIBRX) return (v->actual & RANDOMX_FLAG_JIT) ? "jit" : "interp";
+    return v->impl == IMPL_OPENSSL ? "openssl" : "native";
+}
+#endif
