@@ -1,11 +1,96 @@
-/* src/cli/cmd_decrypt.c — `rxlock decrypt` (not implemented yet). */
+/* src/cli/cmd_decrypt.c — `rxlock decrypt`: open an age v1 file (binary or
+ * armored) with age X25519 identity files, e.g. a solved epoch identity. */
 #include "cli/cli.h"
+#include "lock/age.h"
+#include "util/util.h"
+#include <errno.h>
+#include <fcntl.h>
+#include <getopt.h>
+#include <sodium.h>
+#include <stdio.h>
+#include <string.h>
+#include <unistd.h>
 
 const char cmd_decrypt_usage[] =
-    "usage: rxlock decrypt ...\n"
-    "  (not implemented yet)\n";
+    "usage: rxlock decrypt -i IDENTITY [-i IDENTITY ...] [-o OUT] [--force] [FILE|-]\n"
+    "  Decrypt an age v1 file (binary or ASCII-armored; default: stdin).\n"
+    "  -i, --identity F   an age identity file (AGE-SECRET-KEY-1...), e.g. the\n"
+    "                     identity 'rxlock solve' wrote\n"
+    "  -o, --output OUT   write the plaintext to OUT atomically (default: stdout);\n"
+    "                     on any error OUT is not created\n"
+    "      --force        replace an existing OUT\n"
+    "  exit codes: 0 ok, 1 corrupt/truncated/tampered input or I/O error,\n"
+    "              2 usage error, 3 no identity matches the file\n";
 
 int cmd_decrypt(int argc, char **argv) {
-    (void)argc;
-    return cli_error("%s: not implemented yet", argv[0]);
+    static const struct option opts[] = {
+        {"identity", required_argument, NULL, 'i'},
+        {"output", required_argument, NULL, 'o'},
+        {"force", no_argument, NULL, 'F'},
+        {NULL, 0, NULL, 0}};
+    uint8_t sks[TL_AGE_MAX_IDENTITIES][32];
+    size_t nsk = 0;
+    int force = 0, c, rc = CLI_FAIL;
+    const char *out = NULL, *in_path = "-";
+    const char *ids[TL_AGE_MAX_IDENTITIES];
+    optind = 1; opterr = 0;
+    while ((c = getopt_long(argc, argv, ":i:o:", opts, NULL)) != -1) {
+        switch (c) {
+        case 'i':
+            if (nsk == TL_AGE_MAX_IDENTITIES) return cli_usage_error(argv[0], "too many identities");
+            ids[nsk++] = optarg;
+            break;
+        case 'o': out = optarg; break;
+        case 'F': force = 1; break;
+        default: return cli_bad_option(argv[0], optopt, argv[optind - 1]);
+        }
+    }
+    if (nsk == 0) return cli_usage_error(argv[0], "missing -i IDENTITY");
+    if (argc - optind > 1) return cli_usage_error(argv[0], "too many arguments");
+    if (argc - optind == 1) in_path = argv[optind];
+    for (size_t i = 0; i < nsk; i++) {
+        if (strcmp(ids[i], "-") == 0 && strcmp(in_path, "-") == 0) {
+            rc = cli_usage_error(argv[0], "the identity and the input cannot both be stdin");
+            goto wipe;
+        }
+        if (tl_age_identity_file_read(ids[i], sks[i]) != 0) {
+            rc = cli_error("%s: cannot read an age identity (AGE-SECRET-KEY-1...): %s", ids[i],
+                           errno == EINVAL ? "no valid key line" : strerror(errno));
+            goto wipe;
+        }
+    }
+    int in_fd = 0;
+    if (strcmp(in_path, "-") != 0 && (in_fd = open(in_path, O_RDONLY | O_CLOEXEC)) < 0) {
+        rc = cli_error("%s: %s", in_path, strerror(errno));
+        goto wipe;
+    }
+    util_atomic a;
+    int out_fd = 1;
+    if (out) {
+        if (util_atomic_open(&a, out, force, 0600) != 0) {
+            rc = cli_error("%s: %s%s", out, strerror(errno), errno == EEXIST ? " (use --force to replace it)" : "");
+            if (in_fd > 0) close(in_fd);
+            goto wipe;
+        }
+        out_fd = a.fd;
+    }
+    int e = tl_age_decrypt_fd(in_fd, out_fd, (const uint8_t (*)[32])sks, nsk);
+    int saved = errno;
+    if (in_fd > 0) close(in_fd);
+    if (e != 0) {
+        if (out) util_atomic_abort(&a);
+        if (e == TL_AGE_EIO) rc = cli_error("decrypt: %s: %s", tl_age_strerror(e), strerror(saved));
+        else rc = cli_error("decrypt: %s%s", tl_age_strerror(e),
+                            out ? "" : " (output written so far to stdout is not to be trusted)");
+        if (e == TL_AGE_ENOMATCH) rc = CLI_VERIFY;
+        goto wipe;
+    }
+    if (out && util_atomic_commit(&a) != 0) {
+        rc = cli_error("%s: %s%s", out, strerror(errno), errno == EEXIST ? " (use --force to replace it)" : "");
+        goto wipe;
+    }
+    rc = CLI_OK;
+wipe:
+    sodium_memzero(sks, sizeof sks);
+    return rc;
 }

@@ -30,4 +30,36 @@ int tl_hkdf_sha256(uint8_t *out, size_t outlen,
                    const uint8_t *salt, size_t saltlen,
                    const uint8_t *ikm, size_t ikmlen,
                    const uint8_t *info, size_t infolen);
+
+/* ---- age v1 files (age_format.c, age_stream.c, age_armor.c) ------------- */
+enum tl_age_error {
+    TL_AGE_OK        = 0,
+    TL_AGE_EIO       = -1,   /* read/write failed (errno kept)               */
+    TL_AGE_EHEADER   = -2,   /* malformed header                             */
+    TL_AGE_EVERSION  = -3,   /* not an age v1 file                           */
+    TL_AGE_ENOMATCH  = -4,   /* no stanza opens with the given identities    */
+    TL_AGE_EMAC      = -5,   /* header MAC mismatch (tampered header)        */
+    TL_AGE_EPAYLOAD  = -6,   /* a payload chunk failed authentication        */
+    TL_AGE_ETRUNC    = -7,   /* file ends early (truncated)                  */
+    TL_AGE_ETRAILING = -8,   /* data after the end of the payload            */
+    TL_AGE_EARMOR    = -9,   /* malformed or non-canonical ASCII armor       */
+    TL_AGE_EINVAL    = -10,  /* bad argument                                 */
+    TL_AGE_ESCRYPT   = -11,  /* passphrase (scrypt) files are not supported  */
+    TL_AGE_ECRYPTO   = -12,  /* libsodium / CSPRNG failure, low-order key    */
+    TL_AGE_ENOMEM    = -13
+};
+const char *tl_age_strerror(int rc);
+
+#define TL_AGE_MAX_RECIPIENTS 64
+#define TL_AGE_MAX_IDENTITIES 64
+
+/* Encrypt everything readable from in_fd to out_fd as an age v1 file for
+ * the npk X25519 recipients (1..TL_AGE_MAX_RECIPIENTS); armor != 0 writes
+ * the PEM "AGE ENCRYPTED FILE" form.  Constant memory (~200 KiB). */
+int tl_age_encrypt_fd(int in_fd, int out_fd, const uint8_t (*pks)[32], size_t npk, int armor);
+/* Decrypt an age v1 file (binary or armored, detected) from in_fd, reading
+ * to EOF, and write the plaintext to out_fd.  Plaintext is written only
+ * after its chunk authenticated; on failure some earlier chunks may already
+ * have been written (callers writing files must discard the output). */
+int tl_age_decrypt_fd(int in_fd, int out_fd, const uint8_t (*sks)[32], size_t nsk);
 #endif

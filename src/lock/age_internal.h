@@ -1,0 +1,69 @@
+/* src/lock/age_internal.h — pieces shared by the age v1 implementation
+ * files: buffered raw input, the (optionally armored) byte source and sink,
+ * and header encode/parse.  Not part of any public API. */
+#ifndef RXLOCK_LOCK_AGE_INTERNAL_H
+#define RXLOCK_LOCK_AGE_INTERNAL_H
+#include "lock/age.h"
+#include <stddef.h>
+#include <stdint.h>
+#include <sys/types.h>
+
+#define TL_AGE_CHUNK       65536u
+#define TL_AGE_TAG         16u
+#define TL_AGE_HEADER_MAX  (256u * 1024u)   /* whole header, bytes          */
+#define TL_AGE_LINE_MAX    4096u            /* one header line              */
+#define TL_AGE_ARMOR_COLS  64u
+#define TL_AGE_ARMOR_BEGIN "-----BEGIN AGE ENCRYPTED FILE-----"
+#define TL_AGE_ARMOR_END   "-----END AGE ENCRYPTED FILE-----"
+
+/* Buffered reads from a file descriptor. */
+typedef struct {
+    int     fd;
+    int     eof;
+    size_t  pos, len;
+    uint8_t buf[16384];
+} tl_age_raw;
+
+/* The byte stream of an age file: raw bytes, or bytes decoded from armor. */
+typedef struct {
+    tl_age_raw raw;
+    int     armored;
+    int     done;           /* armor: END line seen and trailer checked   */
+    int     last_line;      /* armor: a short or padded line was read     */
+    size_t  dpos, dlen;
+    uint8_t dec[48];
+} tl_age_in;
+
+/* Output: raw or armored, buffered. */
+typedef struct {
+    int     fd;
+    int     armored;
+    size_t  alen;            /* pending armor input bytes (< 48)          */
+    uint8_t abuf[48];
+    size_t  olen;
+    uint8_t obuf[8192];
+} tl_age_out;
+
+void    tl_age_in_init(tl_age_in *in, int fd);   /* detects armor        */
+/* Read up to n bytes; fewer only at end of stream.  >= 0 or TL_AGE_E*. */
+ssize_t tl_age_in_read(tl_age_in *in, uint8_t *buf, size_t n);
+/* One header line without its LF into line[cap] (NUL-terminated). *len is
+ * its length.  TL_AGE_ETRUNC at EOF before LF, TL_AGE_EHEADER if longer. */
+int     tl_age_in_line(tl_age_in *in, char *line, size_t cap, size_t *len);
+
+int     tl_age_out_init(tl_age_out *o, int fd, int armor);
+int     tl_age_out_write(tl_age_out *o, const void *p, size_t n);
+int     tl_age_out_finish(tl_age_out *o);        /* armor footer, flush  */
+void    tl_age_out_wipe(tl_age_out *o);
+
+/* Canonical unpadded base64 of exactly want bytes.  0 / -1. */
+int     tl_age_b64_decode(const char *s, size_t slen, uint8_t *out, size_t want);
+
+/* Header: write version, one X25519 stanza per recipient and the MAC for
+ * file_key.  Parse: read the header from in, find a stanza that one of the
+ * identities opens, verify the MAC, output the file key. */
+int     tl_age_header_write(tl_age_out *o, const uint8_t file_key[16],
+                            const uint8_t (*pks)[32], size_t npk);
+int     tl_age_header_read(tl_age_in *in, const uint8_t (*sks)[32], size_t nsk,
+                           uint8_t file_key[16]);
+#endif
