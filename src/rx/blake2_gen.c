@@ -1,0 +1,43 @@
+/* src/rx/blake2_gen.c — BlakeGenerator (RandomX spec 3.5) on libsodium's
+ * BLAKE2b.  The state is rehashed (S = Hash512(S)) whenever fewer unused
+ * bytes remain than requested. */
+#include "rx/blake2_gen.h"
+#include <sodium.h>
+#include <string.h>
+
+void rx_blake2_gen_init(rx_blake2_gen *g, const void *seed, size_t len, uint32_t nonce) {
+    memset(g->data, 0, sizeof g->data);
+    if (len > RX_BLAKE2_GEN_MAX_SEED) len = RX_BLAKE2_GEN_MAX_SEED;
+    if (seed && len) memcpy(g->data, seed, len);
+    g->data[60] = (uint8_t)nonce;
+    g->data[61] = (uint8_t)(nonce >> 8);
+    g->data[62] = (uint8_t)(nonce >> 16);
+    g->data[63] = (uint8_t)(nonce >> 24);
+    g->index = sizeof g->data;   /* first request hashes the seed block */
+}
+
+static void refill(rx_blake2_gen *g, size_t need) {
+    if (g->index + need <= sizeof g->data) return;
+    uint8_t tmp[64];
+    /* Cannot fail for these fixed, valid lengths. */
+    (void)crypto_generichash(tmp, sizeof tmp, g->data, sizeof g->data, NULL, 0);
+    memcpy(g->data, tmp, sizeof tmp);
+    sodium_memzero(tmp, sizeof tmp);
+    g->index = 0;
+}
+
+uint8_t rx_blake2_gen_byte(rx_blake2_gen *g) {
+    refill(g, 1);
+    return g->data[g->index++];
+}
+
+uint32_t rx_blake2_gen_u32(rx_blake2_gen *g) {
+    refill(g, 4);
+    const uint8_t *p = g->data + g->index;
+    g->index += 4;
+    return (uint32_t)p[0] | (uint32_t)p[1] << 8 | (uint32_t)p[2] << 16 | (uint32_t)p[3] << 24;
+}
+
+void rx_blake2_gen_wipe(rx_blake2_gen *g) {
+    sodium_memzero(g, sizeof *g);
+}
