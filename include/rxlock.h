@@ -110,6 +110,7 @@ typedef struct {
     double   progress_interval;   /* seconds, 0 = 0.5                       */
     unsigned worker_timeout;      /* seconds without a message = hung (0 = 120) */
     unsigned retries;             /* re-runs of a failed group (0 = none)   */
+    const volatile int *stop;     /* optional: non-zero -> stop workers, TL_EINTR */
 } tl_gen_opts;
 
 /* Generate a puzzle.  On success *json (malloc'd, NUL-terminated, *json_len
@@ -180,6 +181,7 @@ typedef struct {
     uint32_t resumed_group;       /* 0 = started fresh                     */
     uint64_t resumed_step;
     uint64_t checkpoints;         /* journal entries written               */
+    uint32_t failed_group;        /* group whose wrap failed (TL_EAUTH), else 0 */
 } tl_solve_stats;
 
 /* Solve sequentially; x receives the epoch secret (caller wipes it).  With

@@ -1,0 +1,310 @@
+/* src/lock/puzzle.c — puzzle JSON: canonical serialisation, strict bounded
+ * parsing (exact field set, versions, hex lengths, ranges), loading from a
+ * file, structure + signature + pin verification. */
+#include "tl_internal.h"
+#include "util/util.h"
+#include <errno.h>
+#include <jansson.h>
+#include <sodium.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+static const char *const fields[] = {
+    "rxlock_puzzle", "work", "groups", "steps", "puzzle_id", "key", "seed",
+    "epoch_public_key", "assumed_rate_mhps", "rate_source", "target_seconds",
+    "created", "test_only", "signer", "header_digest", "wraps", "signature"
+};
+#define NFIELDS (sizeof fields / sizeof fields[0])
+
+static void set_err(char *err, size_t errlen, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+static void set_err(char *err, size_t errlen, const char *fmt, ...) {
+    if (!err || !errlen) return;
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(err, errlen, fmt, ap);
+    va_end(ap);
+}
+
+static int fmt_time(int64_t t, char out[32]) {
+    time_t tt = (time_t)t;
+    struct tm tm;
+    if (!gmtime_r(&tt, &tm)) return -1;
+    return strftime(out, 32, "%Y-%m-%dT%H:%M:%SZ", &tm) == 20 ? 0 : -1;
+}
+
+static int parse_time(const char *s, int64_t *t) {
+    int Y, M, D, h, m, sec;
+    char z;
+    if (strlen(s) != 20 || sscanf(s, "%4d-%2d-%2dT%2d:%2d:%2d%c", &Y, &M, &D, &h, &m, &sec, &z) != 7 || z != 'Z')
+        return -1;
+    if (Y < 1970 || Y > 9999 || M < 1 || M > 12 || D < 1 || D > 31 || h > 23 || m > 59 || sec > 59 ||
+        h < 0 || m < 0 || sec < 0)
+        return -1;
+    struct tm tm = {0};
+    tm.tm_year = Y - 1900; tm.tm_mon = M - 1; tm.tm_mday = D;
+    tm.tm_hour = h; tm.tm_min = m; tm.tm_sec = sec;
+    time_t tt = timegm(&tm);
+    char back[32];
+    if (fmt_time((int64_t)tt, back) != 0 || strcmp(back, s) != 0) return -1;
+    *t = (int64_t)tt;
+    return 0;
+}
+
+static int rate_source_ok(const char *s) {
+    size_t n = strlen(s);
+    if (n >= TL_RATE_SOURCE_MAX) return 0;
+    for (size_t k = 0; k < n; k++)
+        if (s[k] < 0x20 || s[k] > 0x7e) return 0;
+    return 1;
+}
+
+static int add(json_t *o, const char *k, json_t *v) {
+    return v && json_object_set_new(o, k, v) == 0 ? 0 : -1;
+}
+static json_t *hexval(const uint8_t *p, size_t n) {
+    char buf[2 * 64 + 1];
+    util_hex_encode(buf, p, n);
+    return json_string(buf);
+}
+
+int tl_puzzle_to_json(const tl_puzzle *pz, char **out, size_t *outlen) {
+    if (!pz || !out || !pz->wraps || !tl_work_name(pz->work)) return TL_EINVAL;
+    uint8_t H[32];
+    char when[32];
+    if (tl_header_digest(pz, H) != 0 || fmt_time(pz->created, when) != 0) return TL_EINVAL;
+    json_t *o = json_object(), *w = json_array();
+    int bad = !o || !w;
+    bad |= add(o, "rxlock_puzzle", json_integer(pz->version));
+    bad |= add(o, "work", json_string(tl_work_name(pz->work)));
+    bad |= add(o, "groups", json_integer(pz->groups));
+    bad |= add(o, "steps", json_integer((json_int_t)pz->steps));
+    bad |= add(o, "puzzle_id", hexval(pz->id, 16));
+    bad |= add(o, "key", hexval(pz->key, 32));
+    bad |= add(o, "seed", hexval(pz->seed, 32));
+    bad |= add(o, "epoch_public_key", hexval(pz->epoch_pk, 32));
+    bad |= add(o, "assumed_rate_mhps", json_integer((json_int_t)pz->rate_mhps));
+    bad |= add(o, "rate_source", json_string(pz->rate_source));
+    bad |= add(o, "target_seconds", json_integer((json_int_t)pz->target_seconds));
+    bad |= add(o, "created", json_string(when));
+    bad |= add(o, "test_only", json_boolean(pz->test_only));
+    if (pz->has_signer) bad |= add(o, "signer", hexval(pz->signer, 32));
+    bad |= add(o, "header_digest", hexval(H, 32));
+    for (uint32_t g = 0; !bad && g < pz->groups; g++) {
+        json_t *e = json_object();
+        bad |= !e;
+        bad |= add(e, "nonce", hexval(pz->wraps[g].nonce, 24));
+        bad |= add(e, "ct", hexval(pz->wraps[g].ct, 48));
+        if (!bad) bad |= json_array_append_new(w, e) != 0; else json_decref(e);
+    }
+    bad |= add(o, "wraps", w); w = NULL;
+    if (pz->has_signature) bad |= add(o, "signature", hexval(pz->signature, 64));
+    char *s = bad ? NULL : json_dumps(o, JSON_INDENT(1) | JSON_PRESERVE_ORDER | JSON_ENSURE_ASCII);
+    json_decref(o);
+    if (w) json_decref(w);
+    if (!s) return TL_ENOMEM;
+    size_t n = strlen(s);
+    char *r = malloc(n + 2);
+    if (!r) { free(s); return TL_ENOMEM; }
+    memcpy(r, s, n);
+    r[n] = '\n'; r[n + 1] = 0;
+    free(s);
+    if (n + 1 > TL_MAX_PUZZLE_BYTES) { free(r); return TL_ETOOBIG; }
+    *out = r;
+    if (outlen) *outlen = n + 1;
+    return TL_OK;
+}
+
+static int get_hex(json_t *o, const char *k, uint8_t *out, size_t n, char *err, size_t errlen) {
+    json_t *v = json_object_get(o, k);
+    size_t got = 0;
+    const char *s = json_is_string(v) ? json_string_value(v) : NULL;
+    if (!s || strlen(s) != 2 * n || util_hex_decode(s, out, n, &got) != 0 || got != n) {
+        set_err(err, errlen, "field \"%s\": want %zu hex digits", k, 2 * n);
+        return TL_EFORMAT;
+    }
+    return TL_OK;
+}
+
+static int get_uint(json_t *o, const char *k, uint64_t lo, uint64_t hi, uint64_t *out,
+                    char *err, size_t errlen) {
+    json_t *v = json_object_get(o, k);
+    if (!json_is_integer(v) || json_integer_value(v) < 0 ||
+        (uint64_t)json_integer_value(v) < lo || (uint64_t)json_integer_value(v) > hi) {
+        set_err(err, errlen, "field \"%s\": want an integer in [%llu, %llu]", k,
+                (unsigned long long)lo, (unsigned long long)hi);
+        return TL_EFORMAT;
+    }
+    *out = (uint64_t)json_integer_value(v);
+    return TL_OK;
+}
+
+static int parse_obj(json_t *o, tl_puzzle *pz, char *err, size_t errlen) {
+    int rc;
+    uint64_t u;
+    if (!json_is_object(o)) { set_err(err, errlen, "not a JSON object"); return TL_EFORMAT; }
+    json_t *ver = json_object_get(o, "rxlock_puzzle");
+    if (!ver) { set_err(err, errlen, "not an rxlock puzzle (no \"rxlock_puzzle\" field)"); return TL_EFORMAT; }
+    if (!json_is_integer(ver)) { set_err(err, errlen, "field \"rxlock_puzzle\": want an integer version"); return TL_EFORMAT; }
+    if (json_integer_value(ver) != TL_PUZZLE_VERSION) {
+        set_err(err, errlen, "unsupported puzzle version %lld (this rxlock reads version %d)",
+                (long long)json_integer_value(ver), TL_PUZZLE_VERSION);
+        return TL_EVERSION;
+    }
+    pz->version = TL_PUZZLE_VERSION;
+    const char *key;
+    json_t *val;
+    json_object_foreach(o, key, val) {
+        size_t k = 0;
+        while (k < NFIELDS && strcmp(key, fields[k]) != 0) k++;
+        if (k == NFIELDS) { set_err(err, errlen, "unknown field \"%.40s\"", key); return TL_EFORMAT; }
+    }
+    json_t *v = json_object_get(o, "work");
+    if (!json_is_string(v) || tl_work_parse(json_string_value(v), &pz->work) != 0) {
+        set_err(err, errlen, "field \"work\": want randomx-v2, randomx-v1 or sha3-256");
+        return TL_EFORMAT;
+    }
+    if ((rc = get_uint(o, "groups", 1, TL_MAX_GROUPS, &u, err, errlen))) return rc;
+    pz->groups = (uint32_t)u;
+    if ((rc = get_uint(o, "steps", 1, TL_MAX_STEPS, &pz->steps, err, errlen))) return rc;
+    if (pz->steps > TL_MAX_TOTAL / pz->groups) {
+        set_err(err, errlen, "groups x steps exceeds 2^48");
+        return TL_EFORMAT;
+    }
+    if ((rc = get_hex(o, "puzzle_id", pz->id, 16, err, errlen)) ||
+        (rc = get_hex(o, "key", pz->key, 32, err, errlen)) ||
+        (rc = get_hex(o, "seed", pz->seed, 32, err, errlen)) ||
+        (rc = get_hex(o, "epoch_public_key", pz->epoch_pk, 32, err, errlen)))
+        return rc;
+    if (sodium_is_zero(pz->epoch_pk, 32)) { set_err(err, errlen, "field \"epoch_public_key\": all zero"); return TL_EFORMAT; }
+    if ((rc = get_uint(o, "assumed_rate_mhps", 0, 1ull << 62, &pz->rate_mhps, err, errlen))) return rc;
+    v = json_object_get(o, "rate_source");
+    if (!json_is_string(v) || !rate_source_ok(json_string_value(v))) {
+        set_err(err, errlen, "field \"rate_source\": want printable ASCII, at most %d chars", TL_RATE_SOURCE_MAX - 1);
+        return TL_EFORMAT;
+    }
+    strcpy(pz->rate_source, json_string_value(v));
+    if ((rc = get_uint(o, "target_seconds", 0, 1ull << 62, &pz->target_seconds, err, errlen))) return rc;
+    v = json_object_get(o, "created");
+    if (!json_is_string(v) || parse_time(json_string_value(v), &pz->created) != 0) {
+        set_err(err, errlen, "field \"created\": want YYYY-MM-DDTHH:MM:SSZ");
+        return TL_EFORMAT;
+    }
+    v = json_object_get(o, "test_only");
+    if (!json_is_boolean(v)) { set_err(err, errlen, "field \"test_only\": want true or false"); return TL_EFORMAT; }
+    pz->test_only = json_is_true(v);
+    if (json_object_get(o, "signer")) {
+        if ((rc = get_hex(o, "signer", pz->signer, 32, err, errlen))) return rc;
+        pz->has_signer = 1;
+    }
+    if (json_object_get(o, "signature")) {
+        if ((rc = get_hex(o, "signature", pz->signature, 64, err, errlen))) return rc;
+        pz->has_signature = 1;
+    }
+    if (pz->has_signature != pz->has_signer) {
+        set_err(err, errlen, "\"signer\" and \"signature\" must appear together");
+        return TL_EFORMAT;
+    }
+    v = json_object_get(o, "wraps");
+    if (!json_is_array(v) || json_array_size(v) != pz->groups) {
+        set_err(err, errlen, "field \"wraps\": want an array of %u entries", pz->groups);
+        return TL_EFORMAT;
+    }
+    pz->wraps = calloc(pz->groups, sizeof *pz->wraps);
+    if (!pz->wraps) return TL_ENOMEM;
+    for (uint32_t g = 0; g < pz->groups; g++) {
+        json_t *e = json_array_get(v, g);
+        if (!json_is_object(e) || json_object_size(e) != 2) {
+            set_err(err, errlen, "wrap %u: want {\"nonce\", \"ct\"}", g + 1);
+            return TL_EFORMAT;
+        }
+        if (get_hex(e, "nonce", pz->wraps[g].nonce, 24, NULL, 0) != 0 ||
+            get_hex(e, "ct", pz->wraps[g].ct, 48, NULL, 0) != 0) {
+            set_err(err, errlen, "wrap %u: want nonce (48 hex) and ct (96 hex)", g + 1);
+            return TL_EFORMAT;
+        }
+    }
+    uint8_t want[32];
+    if ((rc = get_hex(o, "header_digest", want, 32, err, errlen))) return rc;
+    if ((rc = tl_header_digest(pz, pz->header_digest))) return rc;
+    if (sodium_memcmp(want, pz->header_digest, 32) != 0) {
+        set_err(err, errlen, "header digest mismatch: the puzzle header was modified");
+        return TL_EFORMAT;
+    }
+    return TL_OK;
+}
+
+int tl_puzzle_parse(const char *json, size_t len, tl_puzzle **out, char *err, size_t errlen) {
+    if (err && errlen) err[0] = 0;
+    if (!json || !out) return TL_EINVAL;
+    *out = NULL;
+    if (len > TL_MAX_PUZZLE_BYTES) {
+        set_err(err, errlen, "puzzle larger than %u bytes", TL_MAX_PUZZLE_BYTES);
+        return TL_ETOOBIG;
+    }
+    json_error_t je;
+    json_t *o = json_loadb(json, len, JSON_REJECT_DUPLICATES, &je);
+    if (!o) {
+        set_err(err, errlen, "not valid JSON (line %d: %.80s)", je.line, je.text);
+        return TL_EFORMAT;
+    }
+    tl_puzzle *pz = calloc(1, sizeof *pz);
+    if (!pz) { json_decref(o); return TL_ENOMEM; }
+    int rc = parse_obj(o, pz, err, errlen);
+    json_decref(o);
+    if (rc) { tl_puzzle_free(pz); return rc; }
+    *out = pz;
+    return TL_OK;
+}
+
+int tl_puzzle_load(const char *path, tl_puzzle **out, char *err, size_t errlen) {
+    uint8_t *data = NULL;
+    size_t len = 0;
+    if (err && errlen) err[0] = 0;
+    if (!path || !out) return TL_EINVAL;
+    if (util_read_file(path, TL_MAX_PUZZLE_BYTES, &data, &len) != 0) {
+        if (errno == EFBIG) {
+            set_err(err, errlen, "%s: puzzle larger than %u bytes", path, TL_MAX_PUZZLE_BYTES);
+            return TL_ETOOBIG;
+        }
+        set_err(err, errlen, "%s: %s", path, strerror(errno));
+        return TL_EIO;
+    }
+    char e2[200];
+    int rc = tl_puzzle_parse((const char *)data, len, out, e2, sizeof e2);
+    free(data);
+    if (rc) set_err(err, errlen, "%s: %s", path, e2);
+    return rc;
+}
+
+void tl_puzzle_free(tl_puzzle *pz) {
+    if (!pz) return;
+    if (pz->wraps) {
+        sodium_memzero(pz->wraps, pz->groups * sizeof *pz->wraps);
+        free(pz->wraps);
+    }
+    sodium_memzero(pz, sizeof *pz);
+    free(pz);
+}
+
+int tl_puzzle_verify(const tl_puzzle *pz, const uint8_t *pin) {
+    if (!pz || !pz->wraps || !tl_work_name(pz->work) || pz->groups < 1 || pz->groups > TL_MAX_GROUPS ||
+        pz->steps < 1 || pz->steps > TL_MAX_STEPS || pz->steps > TL_MAX_TOTAL / pz->groups)
+        return TL_EFORMAT;
+    uint8_t H[32];
+    if (tl_header_digest(pz, H) != 0 || sodium_memcmp(H, pz->header_digest, 32) != 0) return TL_EFORMAT;
+    if (pin) {
+        if (!pz->has_signer) return TL_EPIN;
+        if (sodium_memcmp(pin, pz->signer, 32) != 0) return TL_EPIN;
+    }
+    if (pz->has_signer) {
+        uint8_t buf[TL_HEADER_MAX];
+        size_t len;
+        if (!pz->has_signature) return TL_ESIG;
+        if (tl_puzzle_header(pz, buf, sizeof buf, &len) != 0) return TL_EFORMAT;
+        if (crypto_sign_verify_detached(pz->signature, buf, len, pz->signer) != 0) return TL_ESIG;
+    }
+    return TL_OK;
+}

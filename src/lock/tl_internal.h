@@ -1,0 +1,71 @@
+/* src/lock/tl_internal.h — shared internals of the time-lock layer: wrap
+ * key derivation and AEAD, randomness (with the test-only deterministic
+ * mode), little-endian helpers, the journal, and the worker IPC message. */
+#ifndef RXLOCK_TL_INTERNAL_H
+#define RXLOCK_TL_INTERNAL_H
+#include "rxlock.h"
+#include <stddef.h>
+#include <stdint.h>
+
+static inline void tl_put32(uint8_t *p, uint32_t v) {
+    for (int k = 0; k < 4; k++) p[k] = (uint8_t)(v >> (8 * k));
+}
+static inline void tl_put64(uint8_t *p, uint64_t v) {
+    for (int k = 0; k < 8; k++) p[k] = (uint8_t)(v >> (8 * k));
+}
+static inline uint32_t tl_get32(const uint8_t *p) {
+    uint32_t v = 0;
+    for (int k = 3; k >= 0; k--) v = (v << 8) | p[k];
+    return v;
+}
+static inline uint64_t tl_get64(const uint8_t *p) {
+    uint64_t v = 0;
+    for (int k = 7; k >= 0; k--) v = (v << 8) | p[k];
+    return v;
+}
+
+/* k_g = BLAKE2b-256(key = e_g, msg = "rxlock/wrap/v1" || P || u32le(g)) */
+int tl_wrap_key(uint8_t k[32], const uint8_t e[32], const uint8_t id[16], uint32_t g);
+/* c = XChaCha20-Poly1305(k_g, nonce, pt, aad = H || u32le(g)) */
+int tl_wrap_seal(uint8_t ct[48], const uint8_t pt[32], const uint8_t e[32],
+                 const uint8_t id[16], const uint8_t H[32], uint32_t g, const uint8_t nonce[24]);
+/* 0 or TL_EAUTH; pt wiped on failure. */
+int tl_wrap_open(uint8_t pt[32], const uint8_t ct[48], const uint8_t e[32],
+                 const uint8_t id[16], const uint8_t H[32], uint32_t g, const uint8_t nonce[24]);
+
+/* Random bytes for `label`/`index` (the label only matters in test mode).
+ * Test mode: RXLOCK_TEST_INSECURE=1 and RXLOCK_TEST_SEED=<hex>: out =
+ * BLAKE2b(key = seed, "rxlock/test-rng/v1" || label || u64le(index)). */
+int tl_random(uint8_t *out, size_t len, const char *label, uint64_t index);
+/* 1 when the test-only deterministic mode is active (prints a warning once). */
+int tl_test_mode(void);
+
+/* Canonical header (header.c).  TL_HEADER_MAX bounds its size. */
+#define TL_HEADER_MAX 256
+int tl_header_digest(const tl_puzzle *pz, uint8_t H[32]);
+
+/* Journal (journal.c). */
+typedef struct tl_journal tl_journal;
+/* Open or create; checks the file belongs to H.  *have = 1 and (g, i, d)
+ * = the last valid entry when one exists.  A torn/corrupt tail is cut off. */
+int  tl_journal_open(tl_journal **j, const char *path, const uint8_t H[32],
+                     int *have, uint32_t *g, uint64_t *i, uint8_t d[32]);
+int  tl_journal_append(tl_journal *j, uint32_t g, uint64_t i, const uint8_t d[32]);
+void tl_journal_close(tl_journal *j);
+#define TL_JOURNAL_HEADER_SIZE 96
+#define TL_JOURNAL_ENTRY_SIZE  80
+/* Pure parser (fuzzed): scan a journal image; returns 0 and fills the last
+ * valid entry / the valid length, or a TL_E* code for a bad header. */
+int  tl_journal_scan(const uint8_t *buf, size_t len, const uint8_t H[32],
+                     int *have, uint32_t *g, uint64_t *i, uint8_t d[32], size_t *valid_len);
+void tl_journal_header(uint8_t out[TL_JOURNAL_HEADER_SIZE], const uint8_t H[32]);
+void tl_journal_entry(uint8_t out[TL_JOURNAL_ENTRY_SIZE], const uint8_t H[32],
+                      uint32_t g, uint64_t i, const uint8_t d[32]);
+
+/* Worker exit: free (and wipe) only the VM; the cache / dataset are public,
+ * derived from K, and shared copy-on-write with the parent (wiping them in
+ * a child would copy 2 GiB). */
+void tl_work_free_vm(tl_work *w);
+
+double tl_now(void);   /* CLOCK_MONOTONIC seconds */
+#endif

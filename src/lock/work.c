@@ -1,0 +1,164 @@
+/* src/lock/work.c — the chain step W(K, m(g, i, d)) of DESIGN.md §1 for the
+ * three work functions: SHA3-256(K || m), RandomX v2 / v1 hash of m under
+ * cache key K (light: 256 MiB cache; full: + 2080 MiB dataset). */
+#include "rxlock.h"
+#include "tl_internal.h"
+#include "rx.h"
+#include "sha3.h"
+#include <sodium.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+/* The engines are linked from the same library; weak references keep this
+ * file linkable while an engine is still being built (the call then fails
+ * with TL_ENOTSUP instead of the whole binary failing to link). */
+#pragma weak rx_flags_default
+#pragma weak rx_flags_from_env
+#pragma weak rx_cache_new
+#pragma weak rx_cache_init
+#pragma weak rx_cache_free
+#pragma weak rx_dataset_new
+#pragma weak rx_dataset_init_parallel
+#pragma weak rx_dataset_free
+#pragma weak rx_vm_new
+#pragma weak rx_vm_hash
+#pragma weak rx_vm_free
+
+static const uint8_t chain_tag[20] = "rxlock/chain/v1";   /* + 5 NUL bytes */
+
+struct tl_work {
+    tl_work_type type;
+    uint8_t key[32];
+    rx_cache *cache;
+    rx_dataset *ds;
+    rx_vm *vm;
+};
+
+double tl_now(void) {
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
+}
+
+void tl_chain_message(uint8_t m[68], uint32_t g, uint64_t i, const uint8_t d[32]) {
+    memcpy(m, chain_tag, 20);
+    tl_put32(m + 20, g);
+    tl_put32(m + 24, 0);
+    tl_put64(m + 28, i);
+    memmove(m + 36, d, 32);
+}
+
+int tl_work_new(tl_work **out, tl_work_type type, const uint8_t key[32], tl_mode mode) {
+    if (!out || !key || !tl_work_name(type) || (mode != TL_MODE_LIGHT && mode != TL_MODE_FULL))
+        return TL_EINVAL;
+    *out = NULL;
+    tl_work *w = calloc(1, sizeof *w);
+    if (!w) return TL_ENOMEM;
+    w->type = type;
+    memcpy(w->key, key, 32);
+    if (type == TL_WORK_SHA3_256) {
+        *out = w;
+        return TL_OK;
+    }
+    if (!rx_flags_default || !rx_cache_new || !rx_vm_new || !rx_vm_hash) { free(w); return TL_ENOTSUP; }
+    unsigned flags = rx_flags_default();
+    if (rx_flags_from_env) flags = rx_flags_from_env(flags);
+    flags &= ~(unsigned)(RX_FLAG_V2 | RX_FLAG_FULL);
+    if (type == TL_WORK_RANDOMX_V2) flags |= RX_FLAG_V2;
+    int rc = rx_cache_new(&w->cache, flags);
+    if (rc == 0) rc = rx_cache_init(w->cache, key, 32);
+    if (rc == 0 && mode == TL_MODE_FULL) {
+        flags |= RX_FLAG_FULL;
+        rc = rx_dataset_new(&w->ds, flags);
+        if (rc == 0) rc = rx_dataset_init_parallel(w->ds, w->cache, 0);
+    }
+    if (rc == 0) rc = rx_vm_new(&w->vm, flags, w->cache, w->ds);
+    if (rc != 0) {
+        tl_work_free(w);
+        return rc == RX_ENOMEM ? TL_ENOMEM : TL_EWORK;
+    }
+    *out = w;
+    return TL_OK;
+}
+
+int tl_work_step(tl_work *w, uint32_t g, uint64_t i, const uint8_t d_in[32], uint8_t d_out[32]) {
+    if (!w || !d_in || !d_out) return TL_EINVAL;
+    uint8_t buf[32 + 68];
+    int rc = TL_OK;
+    if (w->type == TL_WORK_SHA3_256) {
+        memcpy(buf, w->key, 32);
+        tl_chain_message(buf + 32, g, i, d_in);
+        sha3_256(d_out, buf, sizeof buf);
+    } else {
+        tl_chain_message(buf, g, i, d_in);
+        if (rx_vm_hash(w->vm, buf, 68, d_out) != 0) rc = TL_EWORK;
+    }
+    sodium_memzero(buf, sizeof buf);
+    return rc;
+}
+
+int tl_work_steps(tl_work *w, uint32_t g, uint64_t i0, uint64_t n, uint8_t d[32]) {
+    if (!w || !d) return TL_EINVAL;
+    uint8_t buf[32 + 68];
+    int rc = TL_OK;
+    if (w->type == TL_WORK_SHA3_256) {
+        memcpy(buf, w->key, 32);
+        tl_chain_message(buf + 32, g, 0, d);
+        for (uint64_t k = 0; k < n; k++) {
+            tl_put64(buf + 32 + 28, i0 + k);
+            sha3_256(buf + 32 + 36, buf, sizeof buf);
+        }
+        memcpy(d, buf + 32 + 36, 32);
+    } else {
+        tl_chain_message(buf, g, 0, d);
+        for (uint64_t k = 0; k < n && rc == TL_OK; k++) {
+            tl_put64(buf + 28, i0 + k);
+            if (rx_vm_hash(w->vm, buf, 68, buf + 36) != 0) rc = TL_EWORK;
+        }
+        if (rc == TL_OK) memcpy(d, buf + 36, 32);
+    }
+    sodium_memzero(buf, sizeof buf);
+    return rc;
+}
+
+void tl_work_free_vm(tl_work *w) {
+    if (!w) return;
+    if (w->vm) rx_vm_free(w->vm);
+    w->vm = NULL;
+    sodium_memzero(w->key, sizeof w->key);
+}
+
+void tl_work_free(tl_work *w) {
+    if (!w) return;
+    if (w->vm) rx_vm_free(w->vm);
+    if (w->ds) rx_dataset_free(w->ds);
+    if (w->cache) rx_cache_free(w->cache);
+    sodium_memzero(w, sizeof *w);
+    free(w);
+}
+
+int tl_measure_rate(tl_work_type type, tl_mode mode, double seconds, double *rate) {
+    if (!rate || seconds <= 0) return TL_EINVAL;
+    uint8_t key[32], d[32];
+    memset(key, 0x5a, sizeof key);
+    memset(d, 0, sizeof d);
+    tl_work *w;
+    int rc = tl_work_new(&w, type, key, mode);
+    if (rc) return rc;
+    uint64_t n = 0, batch = 1;
+    double t0 = tl_now(), t;
+    for (;;) {
+        rc = tl_work_steps(w, 1, n, batch, d);
+        if (rc) break;
+        n += batch;
+        t = tl_now() - t0;
+        if (t >= seconds) break;
+        if (t < seconds / 8 && batch < (1u << 20)) batch *= 2;
+    }
+    tl_work_free(w);
+    if (rc) return rc;
+    *rate = (double)n / (tl_now() - t0);
+    return TL_OK;
+}
