@@ -1,0 +1,217 @@
+/* src/lock/calibrate.c — the calibration measuring loop (real chain code,
+ * windows for the spread) and the calibration file's JSON form. */
+#include "lock/calibrate.h"
+#include "util/util.h"
+#include <errno.h>
+#include <jansson.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+void tl_cpu_model(char *out, size_t cap) {
+    if (!cap) return;
+    snprintf(out, cap, "unknown");
+    FILE *fp = fopen("/proc/cpuinfo", "r");
+    if (!fp) return;
+    char line[1024];
+    int best = 0;
+    while (fgets(line, sizeof line, fp)) {
+        char *c = strchr(line, ':');
+        if (!c) continue;
+        int pri = !strncmp(line, "model name", 10) ? 3 : !strncmp(line, "Model", 5) ? 2
+                : !strncmp(line, "CPU part", 8) ? 1 : 0;
+        if (pri <= best) continue;
+        c++;
+        while (*c == ' ' || *c == '\t') c++;
+        size_t k = 0;
+        for (; *c && *c != '\n' && k + 1 < cap; c++)
+            out[k++] = (*c >= 0x20 && *c <= 0x7e && *c != '"' && *c != '\\') ? *c : '?';
+        while (k && out[k - 1] == ' ') k--;
+        out[k] = 0;
+        if (!k) snprintf(out, cap, "unknown");
+        best = pri;
+        if (pri == 3) break;
+    }
+    fclose(fp);
+}
+
+static void iso_now(char *out, size_t cap) {
+    time_t t = time(NULL);
+    struct tm tm;
+    if (t == (time_t)-1 || !gmtime_r(&t, &tm) || !strftime(out, cap, "%Y-%m-%dT%H:%M:%SZ", &tm))
+        snprintf(out, cap, "1970-01-01T00:00:00Z");
+}
+
+int tl_calibrate(tl_work_type type, tl_mode mode, double seconds, util_progress *prog,
+                 const volatile int *stop, tl_calibration *out) {
+    if (!out || !tl_work_name(type) || (mode != TL_MODE_LIGHT && mode != TL_MODE_FULL) ||
+        !(seconds >= TL_CALIBRATE_MIN_SECONDS && seconds <= TL_CALIBRATE_MAX_SECONDS))
+        return TL_EINVAL;
+    memset(out, 0, sizeof *out);
+    out->work = type;
+    out->mode = mode;
+    tl_cpu_model(out->cpu, sizeof out->cpu);
+    iso_now(out->created, sizeof out->created);
+
+    /* The key is public and fixed; RandomX speed does not depend on it. */
+    uint8_t key[32], d[32];
+    memcpy(key, "rxlock/calibrate/v1 key.........", 32);
+    memset(d, 0, sizeof d);
+    double t_setup = util_now();
+    tl_work *w = NULL;
+    int rc = tl_work_new(&w, type, key, mode);
+    if (rc) return rc;
+    out->setup_seconds = util_now() - t_setup;
+
+    unsigned windows = (unsigned)seconds;
+    if (windows < 3) windows = 3;
+    if (windows > 10) windows = 10;
+    double win = seconds / windows;
+    uint64_t n = 0, batch = 1;
+    double lo = INFINITY, hi = 0;
+    double t0 = util_now(), t = t0;
+    if (prog) prog->t_start = t0;
+    for (unsigned k = 0; k < windows && rc == 0; k++) {
+        double ws = t, wend = t0 + win * (k + 1);
+        uint64_t wn = 0;
+        do {
+            if (stop && *stop) { rc = TL_EINTR; break; }
+            double b0 = t;
+            rc = tl_work_steps(w, 1, n, batch, d);
+            if (rc) break;
+            n += batch; wn += batch;
+            t = util_now();
+            /* keep each batch near 1/32 of a window: cheap timing, fine edges */
+            if (t - b0 < win / 64 && batch < (1u << 24)) batch *= 2;
+            else if (t - b0 > win / 16 && batch > 1) batch /= 2;
+            if (prog) {
+                if (!prog->total && t - t0 > 0) util_progress_set_total(prog, (uint64_t)((double)n * seconds / (t - t0)) + 1);
+                if (prog->total && n > prog->total) util_progress_set_total(prog, n);
+                util_progress_update(prog, n);
+            }
+        } while (t < wend);
+        if (rc) break;
+        double r = (double)wn / (t - ws);
+        if (r < lo) lo = r;
+        if (r > hi) hi = r;
+    }
+    tl_work_free(w);
+    memset(d, 0, sizeof d);
+    if (rc) return rc;
+    out->hashes = n;
+    out->seconds = t - t0;
+    out->rate = (double)n / out->seconds;
+    out->rate_min = lo < out->rate ? lo : out->rate;
+    out->rate_max = hi > out->rate ? hi : out->rate;
+    out->windows = windows;
+    if (prog) { util_progress_set_total(prog, n); util_progress_update(prog, n); }
+    return TL_OK;
+}
+
+static const char *mode_name(tl_mode m) { return m == TL_MODE_FULL ? "full" : "light"; }
+
+int tl_calibration_to_json(const tl_calibration *c, char **json, size_t *len) {
+    if (!c || !json || !tl_work_name(c->work)) return TL_EINVAL;
+    json_t *o = json_pack("{s:i, s:s, s:s, s:f, s:f, s:f, s:f, s:s, s:s}",
+                          "rxlock_calibration", TL_CALIBRATION_VERSION,
+                          "work", tl_work_name(c->work), "mode", mode_name(c->mode),
+                          "rate", c->rate, "rate_min", c->rate_min, "rate_max", c->rate_max,
+                          "seconds", c->seconds, "cpu", c->cpu, "created", c->created);
+    if (!o) return TL_ENOMEM;
+    char *s = json_dumps(o, JSON_PRESERVE_ORDER | JSON_INDENT(2) | JSON_REAL_PRECISION(10));
+    json_decref(o);
+    if (!s) return TL_ENOMEM;
+    size_t n = strlen(s);
+    char *t = realloc(s, n + 2);
+    if (!t) { free(s); return TL_ENOMEM; }
+    t[n] = '\n'; t[n + 1] = 0;
+    *json = t;
+    if (len) *len = n + 1;
+    return TL_OK;
+}
+
+static int fmt_err(char *err, size_t errlen, int rc, const char *msg) {
+    if (err && errlen) snprintf(err, errlen, "%s", msg);
+    return rc;
+}
+
+static int get_num(json_t *o, const char *k, double *v) {
+    json_t *x = json_object_get(o, k);
+    if (!x || !json_is_number(x)) return -1;
+    *v = json_number_value(x);
+    return isfinite(*v) ? 0 : -1;
+}
+
+static int printable(const char *s, size_t max) {
+    size_t n = strlen(s);
+    if (n == 0 || n >= max) return 0;
+    for (; *s; s++) if (*s < 0x20 || *s > 0x7e) return 0;
+    return 1;
+}
+
+int tl_calibration_parse(const char *json, size_t len, tl_calibration *out, char *err, size_t errlen) {
+    static const char *const keys[] = { "rxlock_calibration", "work", "mode", "rate", "rate_min",
+                                        "rate_max", "seconds", "cpu", "created" };
+    if (!json || !out) return TL_EINVAL;
+    if (len > TL_CALIBRATION_MAX_BYTES) return fmt_err(err, errlen, TL_ETOOBIG, "calibration file too large");
+    memset(out, 0, sizeof *out);
+    json_error_t je;
+    json_t *o = json_loadb(json, len, JSON_REJECT_DUPLICATES, &je);
+    if (!o) return fmt_err(err, errlen, TL_EFORMAT, "calibration file is not valid JSON");
+    int rc = TL_EFORMAT;
+    const char *why = "not a calibration object";
+    if (!json_is_object(o)) goto out;
+    json_t *ver = json_object_get(o, "rxlock_calibration");
+    if (!ver || !json_is_integer(ver)) { why = "missing \"rxlock_calibration\": 1"; goto out; }
+    if (json_integer_value(ver) != TL_CALIBRATION_VERSION) {
+        rc = TL_EVERSION; why = "unsupported calibration version"; goto out;
+    }
+    const char *k;
+    json_t *val;
+    json_object_foreach(o, k, val) {
+        int known = 0;
+        for (size_t i = 0; i < sizeof keys / sizeof keys[0]; i++) if (!strcmp(k, keys[i])) known = 1;
+        if (!known) { why = "unknown key in calibration file"; goto out; }
+    }
+    const char *work = json_string_value(json_object_get(o, "work"));
+    const char *mode = json_string_value(json_object_get(o, "mode"));
+    const char *cpu = json_string_value(json_object_get(o, "cpu"));
+    const char *created = json_string_value(json_object_get(o, "created"));
+    if (!work || tl_work_parse(work, &out->work) != 0) { why = "bad \"work\""; goto out; }
+    if (!mode || (strcmp(mode, "light") && strcmp(mode, "full"))) { why = "bad \"mode\""; goto out; }
+    out->mode = !strcmp(mode, "full") ? TL_MODE_FULL : TL_MODE_LIGHT;
+    if (get_num(o, "rate", &out->rate) || get_num(o, "rate_min", &out->rate_min) ||
+        get_num(o, "rate_max", &out->rate_max) || get_num(o, "seconds", &out->seconds)) {
+        why = "missing or non-numeric rate/rate_min/rate_max/seconds"; goto out;
+    }
+    if (!(out->rate_min > 0 && out->rate_min <= out->rate && out->rate <= out->rate_max &&
+          out->rate_max < 1e12 && out->seconds > 0 && out->seconds <= TL_CALIBRATE_MAX_SECONDS * 10)) {
+        why = "rates out of range (need 0 < rate_min <= rate <= rate_max)"; goto out;
+    }
+    if (!cpu || !printable(cpu, sizeof out->cpu)) { why = "bad \"cpu\""; goto out; }
+    if (!created || !printable(created, sizeof out->created) || strlen(created) != 20 ||
+        created[4] != '-' || created[10] != 'T' || created[19] != 'Z') { why = "bad \"created\" (ISO-8601 UTC)"; goto out; }
+    snprintf(out->cpu, sizeof out->cpu, "%s", cpu);
+    snprintf(out->created, sizeof out->created, "%s", created);
+    rc = TL_OK;
+out:
+    json_decref(o);
+    if (rc) { memset(out, 0, sizeof *out); return fmt_err(err, errlen, rc, why); }
+    return TL_OK;
+}
+
+int tl_calibration_load(const char *path, tl_calibration *out, char *err, size_t errlen) {
+    uint8_t *data;
+    size_t len;
+    if (!path || !out) return TL_EINVAL;
+    if (util_read_file(path, TL_CALIBRATION_MAX_BYTES, &data, &len) != 0) {
+        if (errno == EFBIG) return fmt_err(err, errlen, TL_ETOOBIG, "calibration file too large");
+        if (err && errlen) snprintf(err, errlen, "%s: %s", path, strerror(errno));
+        return TL_EIO;
+    }
+    int rc = tl_calibration_parse((const char *)data, len, out, err, errlen);
+    free(data);
+    return rc;
+}

@@ -1,0 +1,45 @@
+# tests/cli/test_calibrate.sh — `rxlock calibrate` round trip on sha3-256
+# (~1 s): file written with exactly the agreed keys, no clobber without
+# --force, --json, -o -, usage errors.
+. tests/cli/lib.sh
+OUT=$TMP/cal.json
+expect_rc 0 "calibrate sha3-256 1 s" "$RXLOCK" calibrate --work sha3-256 --seconds 1 -o "$OUT"
+check "prints the rate" grep -q '^rate: .* H/s' "$TMP/.out"
+check "says where it wrote" grep -q "wrote $OUT" "$TMP/.out"
+check "states a faster machine solves sooner" grep -q 'faster machine solves sooner' "$TMP/.out"
+check "no progress line on a pipe" test ! -s "$TMP/.err"
+check "file exists" test -s "$OUT"
+check "file has exactly the agreed keys and sane values" python3 - "$OUT" <<'PY'
+import json, sys, re
+d = json.load(open(sys.argv[1]))
+assert sorted(d) == sorted(["rxlock_calibration", "work", "mode", "rate", "rate_min", "rate_max",
+                            "seconds", "cpu", "created"]), sorted(d)
+assert d["rxlock_calibration"] == 1 and d["work"] == "sha3-256" and d["mode"] in ("light", "full")
+assert 0 < d["rate_min"] <= d["rate"] <= d["rate_max"], d
+assert 0.9 < d["seconds"] < 5, d
+assert isinstance(d["cpu"], str) and d["cpu"]
+assert re.fullmatch(r"\d{4}-\d\d-\d\dT\d\d:\d\d:\d\dZ", d["created"]), d["created"]
+PY
+cp "$OUT" "$TMP/orig.json"
+expect_rc 1 "no clobber without --force" "$RXLOCK" calibrate --work sha3-256 --seconds 0.1 -o "$OUT"
+check "refusal names --force" grep -q -- '--force' "$TMP/.err"
+check "file untouched" cmp -s "$OUT" "$TMP/orig.json"
+expect_rc 0 "--force --json" "$RXLOCK" calibrate --work sha3-256 --seconds 0.1 -o "$OUT" --force --json
+check "--json is one JSON object with file and hashes" python3 -c '
+import json, sys
+d = json.loads(open(sys.argv[1]).read())
+assert d["file"] == sys.argv[2] and d["hashes"] > 0 and d["rxlock_calibration"] == 1' "$TMP/.out" "$OUT"
+check "file replaced" sh -c '! cmp -s "$1" "$2"' sh "$OUT" "$TMP/orig.json"
+expect_rc 0 "-o - to stdout" "$RXLOCK" calibrate --work sha3-256 --seconds 0.1 -o -
+check "-o - prints the calibration object" python3 -c '
+import json, sys; d = json.load(open(sys.argv[1])); assert d["work"] == "sha3-256"' "$TMP/.out"
+expect_rc 0 "--progress forces the progress line" "$RXLOCK" calibrate --work sha3-256 --seconds 0.1 -o - --progress
+check "progress line on stderr" grep -q '^calibrate: .*H/s' "$TMP/.err"
+expect_rc 2 "unknown work" "$RXLOCK" calibrate --work md5
+expect_rc 2 "unknown mode" "$RXLOCK" calibrate --mode medium
+expect_rc 2 "bad seconds" "$RXLOCK" calibrate --seconds 0
+expect_rc 2 "bad seconds text" "$RXLOCK" calibrate --seconds 1x
+expect_rc 2 "unknown flag" "$RXLOCK" calibrate --frob
+check "unknown flag: one line" test "$(wc -l < "$TMP/.err")" -eq 1
+expect_rc 2 "stray argument" "$RXLOCK" calibrate extra
+summary
