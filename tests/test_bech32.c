@@ -156,6 +156,19 @@ static void t_identity_file(void) {
     rmdir(dir);
 }
 
+/* The example key pair in the age specification (C2SP age.md). */
+static void t_spec_example(void) {
+    uint8_t sk[32], pk[32], want_sk[32];
+    char rec[TL_AGE_RECIPIENT_MAX], id[TL_AGE_IDENTITY_MAX];
+    const char *sid = "AGE-SECRET-KEY-1GFPYYSJZGFPYYSJZGFPYYSJZGFPYYSJZGFPYYSJZGFPYYSJZGFPQ4EGAEX";
+    CHECK(tl_age_identity_decode(sid, sk) == 0);
+    memset(want_sk, 0x42, 32);
+    CHECK_MEM(sk, want_sk, 32);
+    CHECK(tl_age_public_key(sk, pk) == 0 && tl_age_recipient_encode(pk, rec) == 0);
+    CHECK(strcmp(rec, "age1zvkyg2lqzraa2lnjvqej32nkuu0ues2s82hzrye869xeexvn73equnujwj") == 0);
+    CHECK(tl_age_identity_encode(sk, id) == 0 && strcmp(id, sid) == 0);
+}
+
 /* Cross-check with Debian's age-keygen. */
 static void t_age_keygen(void) {
     if (access("/usr/bin/age-keygen", X_OK) != 0) { fprintf(stderr, "age-keygen missing: skipped\n"); return; }
@@ -202,6 +215,7 @@ int main(void) {
     RUN(t_roundtrip8);
     RUN(t_age_keys);
     RUN(t_identity_file);
+    RUN(t_spec_example);
     RUN(t_age_keygen);
     return test_summary();
 }
