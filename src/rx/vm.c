@@ -1,0 +1,158 @@
+/* src/rx/vm.c — the RandomX VM API (rx_vm_*, rx_flags_*, rx_strerror) and
+ * the hash flow of spec chapter 2: Blake2b-512 of the input, AesGenerator1R
+ * scratchpad fill, 8 programs from AesGenerator4R (each run by the JIT when
+ * one is enabled and works, else by the interpreter), AesHash1R of the
+ * scratchpad and the final Blake2b-256 of the register file.
+ *
+ * The VM handle, its state, program buffers and temporaries live in one
+ * rx_mem_alloc region and the scratchpad in another; rx_vm_free wipes
+ * both (sodium_memzero, then rx_mem_free wipes again) before unmapping. */
+#include "rx/internal.h"
+#include "rx/aes.h"
+#include "rx/cpu.h"
+#include "rx/jit.h"
+#include "rx/program.h"
+#include "rx/vm_interp.h"
+#include "rx/vm_state.h"
+#include <fenv.h>
+#include <sodium.h>
+#include <stdlib.h>
+#include <string.h>
+
+struct rx_vm {
+    struct rx_vm_state state;                       /* 64-byte aligned first */
+    struct rx_program program;
+    struct rx_decoded decoded;
+    _Alignas(64) uint8_t prog_bytes[RX_PROGRAM_BYTES(RX_PROGRAM_MAX_SIZE)];
+    _Alignas(64) uint8_t seed[64];                  /* Hash512 / generator state */
+    const struct rx_aes_ops *aes;
+    rx_jit *jit;
+    unsigned flags;                                 /* what the VM really uses */
+};
+
+unsigned rx_flags_default(void) {
+    unsigned f = RX_FLAG_V2;
+    if (rx_jit_supported()) f |= RX_FLAG_JIT | RX_FLAG_SECURE;
+    if (rx_cpu_has_hw_aes()) f |= RX_FLAG_HARD_AES;
+    return f;
+}
+
+unsigned rx_flags_from_env(unsigned flags) {
+    const char *e = getenv("RXLOCK_ENGINE");
+    if (e && strcmp(e, "interp") == 0) flags &= ~(unsigned)(RX_FLAG_JIT | RX_FLAG_SECURE);
+    else if (e && strcmp(e, "jit") == 0) flags |= RX_FLAG_JIT | RX_FLAG_SECURE;
+    const char *a = getenv("RXLOCK_AES");
+    if (a && strcmp(a, "soft") == 0) flags = (flags & ~(unsigned)RX_FLAG_HARD_AES) | RX_FLAG_SOFT_AES;
+    else if (a && strcmp(a, "hard") == 0) flags = (flags & ~(unsigned)RX_FLAG_SOFT_AES) | RX_FLAG_HARD_AES;
+    return flags;
+}
+
+const char *rx_strerror(int err) {
+    switch (err) {
+    case RX_OK:        return "success";
+    case RX_EINVAL:    return "invalid argument";
+    case RX_ENOMEM:    return "out of memory";
+    case RX_EPROT:     return "page-permission change failed";
+    case RX_ENOTSUP:   return "not supported on this CPU or build";
+    case RX_ESTATE:    return "object not initialised or wrong mode";
+    case RX_EINTERNAL: return "internal error";
+    default:           return "unknown error";
+    }
+}
+
+int rx_vm_new(rx_vm **out, unsigned flags, const rx_cache *cache, const rx_dataset *ds) {
+    if (!out) return RX_EINVAL;
+    *out = NULL;
+    if ((flags & RX_FLAG_HARD_AES) && (flags & RX_FLAG_SOFT_AES)) return RX_EINVAL;
+    const uint8_t *dataset = NULL;
+    if (flags & RX_FLAG_FULL) {
+        if (!ds) return RX_ESTATE;
+        dataset = rx_dataset_bytes(ds);
+        if (!dataset) return RX_ESTATE;
+    } else if (!cache) {
+        return RX_ESTATE;
+    }
+    const struct rx_aes_ops *aes = rx_aes_select(flags);
+    if (!aes) return RX_ENOTSUP;
+
+    rx_vm *vm = rx_mem_alloc(sizeof *vm, flags | RX_FLAG_NO_THP);
+    if (!vm) return RX_ENOMEM;
+    memset(vm, 0, sizeof *vm);
+    vm->state.scratchpad = rx_mem_alloc(RX_SCRATCHPAD_L3, flags);
+    if (!vm->state.scratchpad) { rx_mem_free(vm, sizeof *vm); return RX_ENOMEM; }
+    vm->aes = aes;
+    vm->state.dataset = (flags & RX_FLAG_FULL) ? dataset : NULL;
+    vm->state.cache = (flags & RX_FLAG_FULL) ? NULL : cache;
+    vm->state.version = (flags & RX_FLAG_V2) ? 2 : 1;
+    vm->state.program_size = (flags & RX_FLAG_V2) ? RX_PROGRAM_SIZE_V2 : RX_PROGRAM_SIZE_V1;
+    vm->state.iterations = RX_PROGRAM_ITERATIONS;
+
+    unsigned eff = flags & (RX_FLAG_V2 | RX_FLAG_FULL | RX_FLAG_HUGEPAGES | RX_FLAG_NO_THP);
+    eff |= aes->hardware ? RX_FLAG_HARD_AES : RX_FLAG_SOFT_AES;
+    if ((flags & RX_FLAG_JIT) && rx_jit_supported()) {
+        unsigned jflags = (flags & ~(unsigned)(RX_FLAG_HARD_AES | RX_FLAG_SOFT_AES)) |
+                          (eff & (RX_FLAG_HARD_AES | RX_FLAG_SOFT_AES));
+        rx_jit *jit = NULL;
+        if (rx_jit_new(&jit, jflags) == RX_OK && jit) {
+            vm->jit = jit;
+            eff |= RX_FLAG_JIT | (flags & RX_FLAG_SECURE);
+        }
+    }
+    vm->flags = eff;
+    *out = vm;
+    return RX_OK;
+}
+
+unsigned rx_vm_flags(const rx_vm *vm) { return vm ? vm->flags : 0; }
+
+static void blake2b(void *out, size_t outlen, const void *in, size_t inlen) {
+    static const uint8_t empty[1] = {0};
+    (void)crypto_generichash(out, outlen, inlen ? in : empty, inlen, NULL, 0);
+}
+
+int rx_vm_hash(rx_vm *vm, const void *input, size_t input_len, uint8_t out[RX_HASH_SIZE]) {
+    if (!vm || !out || (!input && input_len) || input_len > RX_MAX_INPUT_SIZE) return RX_EINVAL;
+    struct rx_vm_state *st = &vm->state;
+    const uint32_t count = st->program_size;
+    int rc = RX_OK;
+    fenv_t env;
+    if (fegetenv(&env) != 0) return RX_EINTERNAL;
+
+    blake2b(vm->seed, 64, input, input_len);
+    vm->aes->fill1r(vm->seed, st->scratchpad, RX_SCRATCHPAD_L3);
+    st->fprc = 0;
+    for (unsigned p = 0; p < RX_PROGRAM_COUNT; p++) {
+        vm->aes->fill4r(vm->seed, vm->prog_bytes, RX_PROGRAM_BYTES(count));
+        rx_program_parse(&vm->program, vm->prog_bytes, count);
+        rx_vm_state_configure(st, &vm->program);
+        if (vm->jit) {
+            rc = rx_jit_compile(vm->jit, &vm->program, st);
+            if (rc == RX_OK) rc = rx_jit_run(vm->jit, st);
+            if (rc != RX_OK) break;
+        } else {
+            rx_interp_decode(&vm->decoded, &vm->program, st->version);
+            rx_interp_run(st, &vm->decoded, vm->aes);
+        }
+        if (p + 1 < RX_PROGRAM_COUNT) blake2b(vm->seed, 64, st, 256);
+    }
+    __asm__ volatile("" : : : "memory");
+    (void)fesetenv(&env);
+    if (rc != RX_OK) {
+        sodium_memzero(out, RX_HASH_SIZE);
+        return rc < 0 ? rc : RX_EINTERNAL;
+    }
+    vm->aes->hash1r(st->scratchpad, RX_SCRATCHPAD_L3, (uint8_t *)st->a);
+    blake2b(out, RX_HASH_SIZE, st, 256);
+    return RX_OK;
+}
+
+void rx_vm_free(rx_vm *vm) {
+    if (!vm) return;
+    if (vm->jit) rx_jit_free(vm->jit);
+    if (vm->state.scratchpad) {
+        sodium_memzero(vm->state.scratchpad, RX_SCRATCHPAD_L3);
+        rx_mem_free(vm->state.scratchpad, RX_SCRATCHPAD_L3);
+    }
+    sodium_memzero(vm, sizeof *vm);
+    rx_mem_free(vm, sizeof *vm);
+}
