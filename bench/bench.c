@@ -141,6 +141,8 @@ static json_t *base_json(const struct opts *o, const struct bench_variant *v) {
     json_object_set_new(j, "group", json_integer((json_int_t)o->group));
     util_hex_encode(hex, o->key, 32);
     json_object_set_new(j, "key", json_string(hex));
+    util_hex_encode(hex, o->seed, 32);
+    json_object_set_new(j, "seed", json_string(hex));
     json_object_set_new(j, "rxlock_version", json_string(RXLOCK_VERSION));
     return j;
 }

@@ -32,6 +32,19 @@ enum bench_impl { IMPL_RX, IMPL_LIBRX, IMPL_SHA3, IMPL_OPENSSL, IMPL_WRONG };
 enum bench_work { WORK_V2, WORK_V1, WORK_SHA3 };
 static const char *const bench_work_names[] = { "randomx-v2", "randomx-v1", "sha3-256" };
 
+/* rx_error names (local, so the bench does not depend on rx_strerror). */
+static const char *bench_rx_err(int e) {
+    switch (e) {
+    case RX_EINVAL: return "invalid argument or flag combination";
+    case RX_ENOMEM: return "out of memory";
+    case RX_EPROT: return "page-permission change failed";
+    case RX_ENOTSUP: return "not supported on this CPU/build";
+    case RX_ESTATE: return "object not initialised / wrong mode";
+    case RX_EINTERNAL: return "internal error";
+    default: return "unknown error";
+    }
+}
+
 struct bench_shared;  /* cache/dataset, shared by variants with equal keys */
 
 struct bench_variant {
@@ -194,7 +207,7 @@ static int bench_setup(struct bench_variant *v, const uint8_t key[32], unsigned 
     if (v->impl == IMPL_RX) {
         int rc = rx_cache_new(&s->cache, kf);
         if (rc == 0) rc = rx_cache_init(s->cache, key, 32);
-        if (rc) { snprintf(err, errlen, "%s: cache: %s", v->name, rx_strerror(rc)); rx_cache_free(s->cache); return -1; }
+        if (rc) { snprintf(err, errlen, "%s: cache: %s", v->name, bench_rx_err(rc)); rx_cache_free(s->cache); return -1; }
     } else {
         s->lcache = randomx_alloc_cache((randomx_flags)kf);
         if (!s->lcache) { snprintf(err, errlen, "%s: randomx_alloc_cache failed", v->name); return -1; }
@@ -209,7 +222,7 @@ dataset:
     if (v->impl == IMPL_RX) {
         int rc = rx_dataset_new(&s->ds, v->flags);
         if (rc == 0) rc = rx_dataset_init_parallel(s->ds, s->cache, threads);
-        if (rc) { snprintf(err, errlen, "%s: dataset: %s", v->name, rx_strerror(rc)); rx_dataset_free(s->ds); s->ds = NULL; return -1; }
+        if (rc) { snprintf(err, errlen, "%s: dataset: %s", v->name, bench_rx_err(rc)); rx_dataset_free(s->ds); s->ds = NULL; return -1; }
     } else {
         s->lds = randomx_alloc_dataset((randomx_flags)(v->flags & RANDOMX_FLAG_LARGE_PAGES));
         if (!s->lds) { snprintf(err, errlen, "%s: randomx_alloc_dataset failed", v->name); return -1; }
@@ -252,7 +265,7 @@ static int bench_worker_new(struct bench_worker *w, struct bench_variant *v, cha
     switch (v->impl) {
     case IMPL_RX: {
         int rc = rx_vm_new(&w->vm, v->flags, v->sh->cache, v->full ? v->sh->ds : NULL);
-        if (rc) { snprintf(err, errlen, "%s: rx_vm_new: %s", v->name, rx_strerror(rc)); return -1; }
+        if (rc) { snprintf(err, errlen, "%s: rx_vm_new: %s", v->name, bench_rx_err(rc)); return -1; }
         v->actual = rx_vm_flags(w->vm);
         return 0;
     }
@@ -299,7 +312,7 @@ static int bench_chain(struct bench_worker *w, const uint8_t key[32], uint32_t g
         switch (v->impl) {
         case IMPL_RX: {
             int rc = rx_vm_hash(w->vm, m, 68, out);
-            if (rc) { snprintf(err, errlen, "%s: rx_vm_hash: %s", v->name, rx_strerror(rc)); return -1; }
+            if (rc) { snprintf(err, errlen, "%s: rx_vm_hash: %s", v->name, bench_rx_err(rc)); return -1; }
             break;
         }
         case IMPL_LIBRX:

@@ -1,0 +1,59 @@
+# tests/cli/test_bench.sh — the bench harness (bench/bench.c, bench/compare):
+# it must fail loudly when two variants disagree on the chain digest (the
+# test-only deliberately wrong variant), keep A B B A order, write complete
+# JSON lines, and agree with librandomx on a tiny v1 light chain.
+. tests/cli/lib.sh
+BENCH=${RXLOCK_BENCH:-$PWD/build/bench/bench}
+if ! make -s build/bench/bench >"$TMP/make.log" 2>&1; then
+  fail "build/bench/bench does not build"; cat "$TMP/make.log" >&2; summary; exit 1
+fi
+J=$TMP/good.jsonl
+expect_rc 0 "sha3 vs openssl-sha3 agree" "$BENCH" screen -n 20000 -r 2 sha3 openssl-sha3 -o "$J"
+check "summary says digests agree" grep -q 'digests: all runs of each work function agree' "$TMP/.out"
+check "JSON lines complete, order A B B A" python3 - "$J" <<'PY'
+import json, sys
+rows = [json.loads(l) for l in open(sys.argv[1])]
+runs = [r for r in rows if r["event"] == "run"]
+assert [r["variant"] for r in sorted(runs, key=lambda r: r["order"])] == ["sha3", "openssl-sha3", "openssl-sha3", "sha3"]
+for r in runs:
+    for k in ("variant", "version", "mode", "n", "seconds", "rate", "digest", "engine", "run_id", "key", "seed"):
+        assert k in r, k
+    for k in ("cpu", "cpu_flags", "thp", "kernel", "cpus"):
+        assert k in r["host"], k
+    assert r["n"] == 20000 and r["rate"] > 0 and len(r["digest"]) == 64
+assert len({r["digest"] for r in runs}) == 1
+PY
+expect_rc 0 "compare on agreeing runs" bench/compare "$J"
+check "compare prints the ratio table" grep -q 'openssl-sha3 / sha3' "$TMP/.out"
+
+W=$TMP/wrong.jsonl
+expect_rc 1 "a deliberately wrong variant fails the bench" "$BENCH" screen --test-wrong -n 1000 -r 2 sha3 test-wrong-sha3 -o "$W"
+check "fails loudly: DIGEST MISMATCH" grep -q 'DIGEST MISMATCH' "$TMP/.err"
+check "fails loudly: FAILED" grep -q 'FAILED' "$TMP/.err"
+check "mismatch recorded in the JSON lines" grep -q '"event":"digest_mismatch"' "$W"
+expect_rc 1 "compare fails on the mismatching file" bench/compare "$W"
+check "compare names the mismatch" grep -q 'DIGEST MISMATCH' "$TMP/.err"
+expect_rc 2 "test-only variant refused without --test-wrong" "$BENCH" screen -n 10 sha3 test-wrong-sha3
+expect_rc 2 "unknown variant" "$BENCH" screen v3-interp
+expect_rc 2 "unknown mode" "$BENCH" frobnicate sha3
+expect_rc 2 "unknown flag" "$BENCH" screen --frob sha3
+
+S=$TMP/scale.jsonl
+expect_rc 0 "scale: sha3, 1 and 2 workers" "$BENCH" scale -n 20000 -r 1 -w 1,2 sha3 -o "$S"
+check "scale lines for threads and processes" python3 - "$S" <<'PY'
+import json, sys
+rows = [json.loads(l) for l in open(sys.argv[1]) if '"scale"' in l]
+kinds = {(r["kind"], r["workers"]) for r in rows if r["event"] == "scale"}
+assert kinds == {("threads", 1), ("processes", 1), ("threads", 2), ("processes", 2)}, kinds
+for r in rows:
+    if r["event"] == "scale":
+        assert r["rate"] > 0 and len(r["worker_rates"]) == r["workers"] and "user_s" in r and "sys_s" in r
+PY
+expect_rc 0 "compare scale" bench/compare "$S"
+check "compare prints processes/threads" grep -q 'processes/threads' "$TMP/.out"
+
+# Ours vs librandomx 1.1.10 on a tiny v1 light chain: the digests must agree.
+if [ "${RXLOCK_TEST_QUICK:-0}" = 0 ]; then
+  expect_rc 0 "v1 light: ours == librandomx" "$BENCH" screen --no-warmup -n 2 -r 1 v1-interp librandomx-v1-interp
+fi
+summary
