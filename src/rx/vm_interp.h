@@ -8,6 +8,18 @@
 #include "rx/vm_state.h"
 #include "rx/aes.h"
 
+/* Pre-decoded operation types (the src == dst forms of spec table 5.2.1
+ * get their own *_I types; ISUB_R with src == dst becomes IADD_RS with the
+ * zero register and -imm; IMUL_RCP becomes IMUL_I; IROL by imm IROR_I). */
+enum rx_op_type {
+    OP_IADD_RS, OP_IADD_M, OP_ISUB_R, OP_ISUB_M, OP_IMUL_R, OP_IMUL_I, OP_IMUL_M,
+    OP_IMULH_R, OP_IMULH_M, OP_ISMULH_R, OP_ISMULH_M, OP_INEG_R,
+    OP_IXOR_R, OP_IXOR_I, OP_IXOR_M, OP_IROR_R, OP_IROR_I, OP_IROL_R, OP_ISWAP_R,
+    OP_FSWAP_F, OP_FSWAP_E, OP_FADD_R, OP_FADD_M, OP_FSUB_R, OP_FSUB_M, OP_FSCAL_R,
+    OP_FMUL_R, OP_FDIV_M, OP_FSQRT_R, OP_CBRANCH, OP_CFROUND1, OP_CFROUND2, OP_ISTORE,
+    OP_NOP
+};
+
 /* One pre-decoded instruction (16 bytes). */
 struct rx_op {
     uint8_t  type;   /* enum rx_op_type (vm_interp.c)                        */
