@@ -1,24 +1,46 @@
 /* src/rx/jit.h — contract between the VM (vm.c) and the JIT backends
  * (jit_x86_64.c, jit_aarch64.c, jit_none.c).  The VM state and program
- * types are the VM side's (see the headers vm.c includes); a JIT run has
- * exactly the semantics of the interpreter's run of one program.
- * Owned by the JIT work; jit_none.c is the fallback where no JIT exists. */
+ * types are the VM side's (program.h, vm_state.h); a JIT run has exactly
+ * the semantics of the interpreter's run of one program.
+ * Owned by the JIT work; jit_none.c is the fallback where no JIT exists.
+ *
+ * Security: the code buffer is never writable and executable at once
+ * (execmem.c).  rx_jit_compile opens only the pages of the program region
+ * it rewrites, and seals them before returning; a failed mprotect is
+ * returned as RX_EPROT and the JIT refuses to run until a later compile
+ * succeeds.  rx_jit_free makes the buffer writable, wipes it and unmaps it. */
 #ifndef RX_JIT_H
 #define RX_JIT_H
+#include <stdint.h>
 #include "rx/internal.h"
 
-struct rx_program;   /* defined by the VM side */
-struct rx_vm_state;  /* defined by the VM side */
+struct rx_program;   /* program.h  */
+struct rx_vm_state;  /* vm_state.h */
 typedef struct rx_jit rx_jit;
 
 /* 1 when this build and CPU have a JIT backend, else 0. */
 int  rx_jit_supported(void);
-/* flags: the VM's RX_FLAG_* (V2, SECURE, HARD_AES/SOFT_AES, FULL). */
+/* flags: the VM's RX_FLAG_* (V2, SECURE, HARD_AES/SOFT_AES, FULL).  The
+ * JIT is always W^X, with or without RX_FLAG_SECURE. */
 int  rx_jit_new(rx_jit **out, unsigned flags);
-/* Compile one program for the given state's configuration. */
+/* Compile one program for the given state's configuration (readReg0-3;
+ * everything else is read by rx_jit_run). */
 int  rx_jit_compile(rx_jit *jit, const struct rx_program *prog, const struct rx_vm_state *state);
-/* Run the compiled program (all its iterations) on state. */
+/* Run the compiled program (all state->iterations iterations) on state. */
 int  rx_jit_run(rx_jit *jit, struct rx_vm_state *state);
 /* Make writable, wipe, unmap.  NULL ignored. */
 void rx_jit_free(rx_jit *jit);
+
+/* ---- phase profile (built with -DRX_JIT_PROFILE, else all zero) ---- */
+struct rx_jit_profile {
+    uint64_t compile_ns;   /* code generation + copy into the code pages */
+    uint64_t open_ns;      /* make the program pages writable             */
+    uint64_t seal_ns;      /* make them executable again                  */
+    uint64_t exec_ns;      /* running the program loop                    */
+    uint64_t programs;     /* number of compiles                          */
+};
+/* Accumulated since rx_jit_new (or the last reset); 0, or RX_ENOTSUP when
+ * the build has no profile. */
+int  rx_jit_profile_get(const rx_jit *jit, struct rx_jit_profile *out);
+void rx_jit_profile_reset(rx_jit *jit);
 #endif

@@ -1,5 +1,7 @@
-/* src/rx/jit_none.c — no-JIT fallback: every entry point says RX_ENOTSUP,
- * so the VM runs the portable interpreter. */
+/* src/rx/jit_none.c — no-JIT fallback, built only where no backend exists
+ * (jit_x86_64.c covers x86-64): every entry point says RX_ENOTSUP, so the
+ * VM runs the portable interpreter. */
+#if !defined(__x86_64__)
 #include "rx/jit.h"
 
 int rx_jit_supported(void) { return 0; }
@@ -9,3 +11,8 @@ int rx_jit_compile(rx_jit *jit, const struct rx_program *prog, const struct rx_v
 }
 int rx_jit_run(rx_jit *jit, struct rx_vm_state *state) { (void)jit; (void)state; return RX_ENOTSUP; }
 void rx_jit_free(rx_jit *jit) { (void)jit; }
+int rx_jit_profile_get(const rx_jit *jit, struct rx_jit_profile *out) { (void)jit; (void)out; return RX_ENOTSUP; }
+void rx_jit_profile_reset(rx_jit *jit) { (void)jit; }
+#else
+typedef int rx_jit_none_unused_; /* ISO C: a translation unit is not empty */
+#endif

@@ -1,0 +1,540 @@
+/* src/rx/jit_x86_64.c — x86-64 JIT for RandomX v1/v2 programs.
+ *
+ * Register map of the generated code (System V x86-64):
+ *   r8-r15   VM r0-r7              xmm0-3  f0-f3      xmm4-7  e0-e3
+ *   rsi      scratchpad            xmm8-11 a0-a3      xmm12   E "and" mask
+ *   rdi      dataset + datasetOffset (full mode)      xmm13   FSCAL mask
+ *   rbp      struct jit_ctx *      xmm14   E "or" mask (per program)
+ *   rbx      iteration counter     xmm15   temporary
+ *   rax rcx rdx  temporaries
+ *
+ * Code buffer (execmem.c, W^X): page 0 holds the entry (prologue) and the
+ * exit (epilogue), written once by rx_jit_new and RX from then on.  The
+ * following pages hold the current program's loop; rx_jit_compile builds it
+ * in a private staging buffer, opens only the pages it covers RW, copies,
+ * and seals them RX again.  Nothing is ever writable and executable.
+ */
+#if defined(__x86_64__)
+#include "rx/jit.h"
+#include "rx/program.h"
+#include "rx/vm_state.h"
+#include "rx/execmem.h"
+#include "rx/x86_emit.h"
+#include "rx/aes.h"
+#include "rx/cpu.h"
+#include <sodium.h>
+#include <stddef.h>
+#include <stdlib.h>
+#include <string.h>
+#ifdef RX_JIT_PROFILE
+#include <time.h>
+#endif
+
+#define RREG(i) (XR_R8 + (int)(i))
+#define X_TMP 15
+#define X_EAND 12
+#define X_SCALE 13
+#define X_EOR 14
+
+#define L1_MASK  0x3FF8u
+#define L2_MASK  0x3FFF8u
+#define L3_MASK  0x1FFFF8u
+#define L3_MASK64 0x1FFFC0u
+#define DS_MASK  0x7FFFFFC0u      /* (DATASET_BASE_SIZE - 1) & ~63 */
+#define MXCSR_BASE 0x9FC0u        /* all exceptions masked, FTZ, DAZ */
+
+#define STAGE_CAP   (20u * 1024u)
+#define PROG_OFF    4096u          /* program region starts at page 1 */
+#define CODE_SIZE   (PROG_OFF + STAGE_CAP)
+#define RX_JIT_MAX_PROGRAM RX_PROGRAM_MAX_SIZE
+
+/* What the generated code reads and writes through rbp.  The register
+ * file comes first, in the layout of struct rx_vm_state. */
+struct rx_jit_ctx {
+    _Alignas(64) uint64_t r[8];
+    uint64_t f[8], e[8], a[8];          /* {lo, hi} per register */
+    uint64_t emask_and[2], emask_or[2], scale_mask[2];
+    uint8_t *scratchpad;
+    const uint8_t *dataset;             /* full mode: bytes + datasetOffset */
+    const rx_cache *cache;              /* light mode */
+    uint64_t dataset_offset;
+    uint64_t light_addr;                /* light mode: ma & mask of this read */
+    void (*light_read)(struct rx_jit_ctx *);
+    void (*soft_mix)(struct rx_jit_ctx *);
+    uint32_t ma, mx, sp0, sp1;
+    uint32_t mxcsr_saved, mxcsr_tmp, fprc, iterations;
+};
+
+#ifdef RX_JIT_PROFILE
+static uint64_t now_ns(void) {
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+}
+#define RX_PROF_T0(v) uint64_t v = now_ns()
+#define RX_PROF_T(v) uint64_t v = now_ns()
+#define RX_PROF_ADD(j, field, d) ((j)->prof.field += (d))
+#else
+#define RX_PROF_T0(v) (void)0
+#define RX_PROF_T(v) (void)0
+#define RX_PROF_ADD(j, field, d) (void)0
+#endif
+
+struct rx_jit {
+    rx_execmem mem;
+    unsigned flags;
+    int v2, soft_aes, full;
+    int ready;                 /* a program is compiled and sealed */
+    size_t epilogue_off;
+    uint8_t stage[STAGE_CAP];
+    struct rx_jit_ctx ctx;
+#ifdef RX_JIT_PROFILE
+    struct rx_jit_profile prof;
+#endif
+};
+
+#define CTX(field) xm(XR_RBP, (int32_t)offsetof(struct rx_jit_ctx, field))
+#define CTXO(field, o) xm(XR_RBP, (int32_t)offsetof(struct rx_jit_ctx, field) + (int32_t)(o))
+
+/* ---- helpers called from generated code -------------------------------- */
+static void soft_mix(struct rx_jit_ctx *c) {
+    rx_aes_soft_ops()->mix_fe(c->f, c->e);
+}
+
+/* spill everything a C call may clobber, call [rbp+off], reload */
+static void emit_c_call(xe_buf *b, int32_t fn_off) {
+    for (int i = 0; i < 8; i++) xe_store(b, 1, CTXO(r, 8 * i), RREG(i));
+    for (int i = 0; i < 4; i++) {
+        xe_movdqu_store(b, CTXO(f, 16 * i), i);
+        xe_movdqu_store(b, CTXO(e, 16 * i), 4 + i);
+    }
+    xe_mov_rr(b, 1, XR_RDI, XR_RBP);
+    xe_call_m(b, xm(XR_RBP, fn_off));
+    for (int i = 0; i < 8; i++) xe_load(b, 1, RREG(i), CTXO(r, 8 * i));
+    for (int i = 0; i < 4; i++) {
+        xe_sse_rm(b, XO_MOVAPD_LOAD, i, CTXO(f, 16 * i));
+        xe_sse_rm(b, XO_MOVAPD_LOAD, 4 + i, CTXO(e, 16 * i));
+        xe_sse_rm(b, XO_MOVAPD_LOAD, 8 + i, CTXO(a, 16 * i));
+    }
+    xe_sse_rm(b, XO_MOVAPD_LOAD, X_EAND, CTX(emask_and));
+    xe_sse_rm(b, XO_MOVAPD_LOAD, X_SCALE, CTX(scale_mask));
+    xe_sse_rm(b, XO_MOVAPD_LOAD, X_EOR, CTX(emask_or));
+    xe_load(b, 1, XR_RSI, CTX(scratchpad));
+    xe_load(b, 1, XR_RDI, CTX(dataset));
+}
+
+/* ---- prologue / epilogue (page 0) -------------------------------------- */
+static size_t emit_entry(xe_buf *b, const uint8_t *run_base) {
+    static const int saved[6] = { XR_RBX, XR_RBP, XR_R12, XR_R13, XR_R14, XR_R15 };
+    for (int i = 0; i < 6; i++) xe_push(b, saved[i]);
+    xe_alu_ri(b, 1, XA_SUB, XR_RSP, 24);          /* rsp 16-aligned for C calls */
+    xe_mov_rr(b, 1, XR_RBP, XR_RDI);
+    xe_stmxcsr(b, CTX(mxcsr_saved));
+    for (int i = 0; i < 8; i++) xe_load(b, 1, RREG(i), CTXO(r, 8 * i));
+    for (int i = 0; i < 4; i++) {
+        xe_sse_rm(b, XO_MOVAPD_LOAD, i, CTXO(f, 16 * i));
+        xe_sse_rm(b, XO_MOVAPD_LOAD, 4 + i, CTXO(e, 16 * i));
+        xe_sse_rm(b, XO_MOVAPD_LOAD, 8 + i, CTXO(a, 16 * i));
+    }
+    xe_sse_rm(b, XO_MOVAPD_LOAD, X_EAND, CTX(emask_and));
+    xe_sse_rm(b, XO_MOVAPD_LOAD, X_SCALE, CTX(scale_mask));
+    xe_sse_rm(b, XO_MOVAPD_LOAD, X_EOR, CTX(emask_or));
+    xe_load(b, 0, XR_RAX, CTX(fprc));
+    xe_alu_ri(b, 0, XA_AND, XR_RAX, 3);
+    xe_shift_ri(b, 0, XS_SHL, XR_RAX, 13);
+    xe_alu_ri(b, 0, XA_OR, XR_RAX, (int32_t)MXCSR_BASE);
+    xe_store(b, 0, CTX(mxcsr_tmp), XR_RAX);
+    xe_ldmxcsr(b, CTX(mxcsr_tmp));
+    xe_load(b, 1, XR_RSI, CTX(scratchpad));
+    xe_load(b, 1, XR_RDI, CTX(dataset));
+    xe_load(b, 0, XR_RBX, CTX(iterations));
+    xe_jmp_abs(b, run_base, run_base + PROG_OFF);
+    /* epilogue */
+    size_t epi = b->len;
+    for (int i = 0; i < 8; i++) xe_store(b, 1, CTXO(r, 8 * i), RREG(i));
+    for (int i = 0; i < 4; i++) {
+        xe_movapd_store(b, CTXO(f, 16 * i), i);
+        xe_movapd_store(b, CTXO(e, 16 * i), 4 + i);
+    }
+    xe_stmxcsr(b, CTX(mxcsr_tmp));
+    xe_load(b, 0, XR_RAX, CTX(mxcsr_tmp));
+    xe_shift_ri(b, 0, XS_SHR, XR_RAX, 13);
+    xe_alu_ri(b, 0, XA_AND, XR_RAX, 3);
+    xe_store(b, 0, CTX(fprc), XR_RAX);
+    xe_ldmxcsr(b, CTX(mxcsr_saved));
+    xe_alu_ri(b, 1, XA_ADD, XR_RSP, 24);
+    for (int i = 5; i >= 0; i--) xe_pop(b, saved[i]);
+    xe_ret(b);
+    return epi;
+}
+
+/* ---- program loop ------------------------------------------------------ */
+static uint32_t read_mask(unsigned mod) { return (mod & 3u) ? L1_MASK : L2_MASK; }
+
+/* tmp32 = (src + imm) & mask */
+static void emit_addr(xe_buf *b, int tmp, unsigned src, uint32_t imm, uint32_t mask) {
+    xe_lea(b, 0, tmp, xm(RREG(src), (int32_t)imm));
+    xe_alu_ri(b, 0, XA_AND, tmp, (int32_t)mask);
+}
+/* memory operand of an integer read: [rsi + rax] or [rsi + (imm & L3)] */
+static xe_mem int_src_mem(xe_buf *b, int tmp, unsigned dst, unsigned src, unsigned mod, uint32_t imm) {
+    if (src == dst) return xm(XR_RSI, (int32_t)(imm & L3_MASK));
+    emit_addr(b, tmp, src, imm, read_mask(mod));
+    return xmi(XR_RSI, tmp, 1, 0);
+}
+
+static int is_pow2_or_zero(uint32_t v) { return (v & (v - 1)) == 0; }
+
+static void emit_instr(xe_buf *b, const struct rx_instr *in, int v2, size_t body_start,
+                       size_t *labels, int *last_mod, int i) {
+    unsigned dst = in->dst & 7u, src = in->src & 7u, mod = in->mod;
+    uint32_t imm = in->imm32;
+    enum rx_instr_type t = rx_instr_type_of(in->opcode);
+    int32_t simm = (int32_t)imm;
+    int D = RREG(dst), S = RREG(src);
+    xe_mem m;
+    switch (t) {
+    case RX_I_IADD_RS:
+        xe_lea(b, 1, D, xmi(D, S, 1 << ((mod >> 2) & 3u), dst == 5 ? simm : 0));
+        last_mod[dst] = i; break;
+    case RX_I_IADD_M:
+        m = int_src_mem(b, XR_RAX, dst, src, mod, imm); xe_alu_rm(b, 1, XA_ADD, D, m);
+        last_mod[dst] = i; break;
+    case RX_I_ISUB_R:
+        if (src == dst) xe_alu_ri(b, 1, XA_SUB, D, simm); else xe_alu_rr(b, 1, XA_SUB, D, S);
+        last_mod[dst] = i; break;
+    case RX_I_ISUB_M:
+        m = int_src_mem(b, XR_RAX, dst, src, mod, imm); xe_alu_rm(b, 1, XA_SUB, D, m);
+        last_mod[dst] = i; break;
+    case RX_I_IMUL_R:
+        if (src == dst) xe_imul_rri(b, D, D, simm); else xe_imul_rr(b, D, S);
+        last_mod[dst] = i; break;
+    case RX_I_IMUL_M:
+        m = int_src_mem(b, XR_RAX, dst, src, mod, imm); xe_imul_rm(b, D, m);
+        last_mod[dst] = i; break;
+    case RX_I_IMULH_R: case RX_I_ISMULH_R:
+        xe_mov_rr(b, 1, XR_RAX, D);
+        xe_f7_r(b, t == RX_I_IMULH_R ? 4 : 5, S);
+        xe_mov_rr(b, 1, D, XR_RDX);
+        last_mod[dst] = i; break;
+    case RX_I_IMULH_M: case RX_I_ISMULH_M:
+        m = int_src_mem(b, XR_RCX, dst, src, mod, imm);
+        xe_mov_rr(b, 1, XR_RAX, D);
+        xe_f7_m(b, t == RX_I_IMULH_M ? 4 : 5, m);
+        xe_mov_rr(b, 1, D, XR_RDX);
+        last_mod[dst] = i; break;
+    case RX_I_IMUL_RCP:
+        if (!is_pow2_or_zero(imm)) {
+            xe_mov_ri64(b, XR_RAX, rx_reciprocal(imm));
+            xe_imul_rr(b, D, XR_RAX);
+            last_mod[dst] = i;
+        }
+        break;
+    case RX_I_INEG_R:
+        xe_f7_r(b, 3, D); last_mod[dst] = i; break;
+    case RX_I_IXOR_R:
+        if (src == dst) xe_alu_ri(b, 1, XA_XOR, D, simm); else xe_alu_rr(b, 1, XA_XOR, D, S);
+        last_mod[dst] = i; break;
+    case RX_I_IXOR_M:
+        m = int_src_mem(b, XR_RAX, dst, src, mod, imm); xe_alu_rm(b, 1, XA_XOR, D, m);
+        last_mod[dst] = i; break;
+    case RX_I_IROR_R: case RX_I_IROL_R: {
+        int kind = t == RX_I_IROR_R ? XS_ROR : XS_ROL;
+        if (src == dst) { if (imm & 63u) xe_shift_ri(b, 1, kind, D, imm & 63u); }
+        else { xe_mov_rr(b, 0, XR_RCX, S); xe_shift_cl(b, 1, kind, D); }
+        last_mod[dst] = i; break;
+    }
+    case RX_I_ISWAP_R:
+        if (src != dst) { xe_xchg(b, D, S); last_mod[dst] = i; last_mod[src] = i; }
+        break;
+    case RX_I_FSWAP_R: {
+        int x = (int)(in->dst & 7u);   /* F+E: 0-3 f, 4-7 e */
+        xe_shufpd(b, x, x, 1); break;
+    }
+    case RX_I_FADD_R: xe_sse_rr(b, XO_ADDPD, (int)(dst & 3u), 8 + (int)(src & 3u)); break;
+    case RX_I_FSUB_R: xe_sse_rr(b, XO_SUBPD, (int)(dst & 3u), 8 + (int)(src & 3u)); break;
+    case RX_I_FADD_M: case RX_I_FSUB_M:
+        emit_addr(b, XR_RAX, src, imm, read_mask(mod));
+        xe_sse_rm(b, XO_CVTDQ2PD, X_TMP, xmi(XR_RSI, XR_RAX, 1, 0));
+        if (t == RX_I_FADD_M) xe_sse_rr(b, XO_ADDPD, (int)(dst & 3u), X_TMP);
+        else xe_sse_rr(b, XO_SUBPD, (int)(dst & 3u), X_TMP);
+        break;
+    case RX_I_FSCAL_R: xe_sse_rr(b, XO_XORPS, (int)(dst & 3u), X_SCALE); break;
+    case RX_I_FMUL_R: xe_sse_rr(b, XO_MULPD, 4 + (int)(dst & 3u), 8 + (int)(src & 3u)); break;
+    case RX_I_FDIV_M:
+        emit_addr(b, XR_RAX, src, imm, read_mask(mod));
+        xe_sse_rm(b, XO_CVTDQ2PD, X_TMP, xmi(XR_RSI, XR_RAX, 1, 0));
+        xe_sse_rr(b, XO_ANDPS, X_TMP, X_EAND);
+        xe_sse_rr(b, XO_ORPS, X_TMP, X_EOR);
+        xe_sse_rr(b, XO_DIVPD, 4 + (int)(dst & 3u), X_TMP);
+        break;
+    case RX_I_FSQRT_R: xe_sse_rr(b, XO_SQRTPD, 4 + (int)(dst & 3u), 4 + (int)(dst & 3u)); break;
+    case RX_I_CBRANCH: {
+        unsigned sh = (mod >> 4) + 8u;
+        uint64_t c = (uint64_t)(int64_t)simm;
+        c |= (uint64_t)1 << sh;
+        c &= ~((uint64_t)1 << (sh - 1));
+        xe_alu_ri(b, 1, XA_ADD, D, (int32_t)(uint32_t)c);
+        xe_test_ri(b, 1, D, (int32_t)(255u << sh));
+        size_t target = last_mod[dst] < 0 ? body_start : labels[last_mod[dst] + 1];
+        xe_jcc_to(b, XC_Z, target);
+        for (int r = 0; r < 8; r++) last_mod[r] = i;
+        break;
+    }
+    case RX_I_CFROUND: {
+        xe_mov_rr(b, 1, XR_RAX, S);
+        if (imm & 63u) xe_shift_ri(b, 1, XS_ROR, XR_RAX, imm & 63u);
+        size_t skip = 0;
+        if (v2) { xe_test_ri(b, 0, XR_RAX, 60); skip = xe_jcc8_fwd(b, XC_NZ); }
+        xe_alu_ri(b, 0, XA_AND, XR_RAX, 3);
+        xe_shift_ri(b, 0, XS_SHL, XR_RAX, 13);
+        xe_alu_ri(b, 0, XA_OR, XR_RAX, (int32_t)MXCSR_BASE);
+        xe_store(b, 0, CTX(mxcsr_tmp), XR_RAX);
+        xe_ldmxcsr(b, CTX(mxcsr_tmp));
+        if (v2) xe_patch8(b, skip);
+        break;
+    }
+    case RX_I_ISTORE: {
+        uint32_t mask = (mod >> 4) >= 14 ? L3_MASK : read_mask(mod);
+        emit_addr(b, XR_RAX, dst, imm, mask);
+        xe_store(b, 1, xmi(XR_RSI, XR_RAX, 1, 0), S);
+        break;
+    }
+    default: break;
+    }
+}
+
+static void emit_program(xe_buf *b, const struct rx_instr *code, unsigned n, const unsigned rr[4],
+                         int v2, int soft_aes, int full, const uint8_t *run_base,
+                         const uint8_t *epilogue) {
+    size_t labels[RX_JIT_MAX_PROGRAM + 1];
+    int last_mod[8];
+    size_t top = b->len;
+    /* 1. spAddr mix */
+    xe_mov_rr(b, 1, XR_RAX, RREG(rr[0]));
+    xe_alu_rr(b, 1, XA_XOR, XR_RAX, RREG(rr[1]));
+    xe_load(b, 0, XR_RDX, CTX(sp0));
+    xe_alu_rr(b, 0, XA_XOR, XR_RDX, XR_RAX);
+    xe_alu_ri(b, 0, XA_AND, XR_RDX, (int32_t)L3_MASK64);
+    xe_store(b, 0, CTX(sp0), XR_RDX);
+    xe_shift_ri(b, 1, XS_SHR, XR_RAX, 32);
+    xe_load(b, 0, XR_RCX, CTX(sp1));
+    xe_alu_rr(b, 0, XA_XOR, XR_RCX, XR_RAX);
+    xe_alu_ri(b, 0, XA_AND, XR_RCX, (int32_t)L3_MASK64);
+    xe_store(b, 0, CTX(sp1), XR_RCX);
+    /* 2. r ^= scratchpad[spAddr0]; 3. f, e from scratchpad[spAddr1] */
+    for (int i = 0; i < 8; i++) xe_alu_rm(b, 1, XA_XOR, RREG(i), xmi(XR_RSI, XR_RDX, 1, 8 * i));
+    for (int i = 0; i < 4; i++) xe_sse_rm(b, XO_CVTDQ2PD, i, xmi(XR_RSI, XR_RCX, 1, 8 * i));
+    for (int i = 0; i < 4; i++) {
+        xe_sse_rm(b, XO_CVTDQ2PD, 4 + i, xmi(XR_RSI, XR_RCX, 1, 32 + 8 * i));
+        xe_sse_rr(b, XO_ANDPS, 4 + i, X_EAND);
+        xe_sse_rr(b, XO_ORPS, 4 + i, X_EOR);
+    }
+    /* 4. the program */
+    size_t body = b->len;
+    for (int r = 0; r < 8; r++) last_mod[r] = -1;
+    for (unsigned i = 0; i < n; i++) {
+        labels[i] = b->len;
+        emit_instr(b, &code[i], v2, body, labels, last_mod, (int)i);
+    }
+    labels[n] = b->len;
+    /* 5-8. dataset read, mx/ma update */
+    xe_load(b, 0, XR_RAX, CTX(ma));                   /* eax = ma (read address) */
+    xe_mov_rr(b, 0, XR_RCX, RREG(rr[2]));
+    xe_alu_rr(b, 0, XA_XOR, XR_RCX, RREG(rr[3]));
+    if (v2) {
+        xe_mov_rr(b, 0, XR_RDX, XR_RAX);
+        xe_alu_rr(b, 0, XA_XOR, XR_RDX, XR_RCX);      /* edx = new ma (mp) */
+        xe_load(b, 0, XR_RCX, CTX(mx));
+        xe_store(b, 0, CTX(ma), XR_RCX);              /* swap: ma = mx */
+        xe_store(b, 0, CTX(mx), XR_RDX);              /*       mx = new ma */
+    } else {
+        xe_load(b, 0, XR_RDX, CTX(mx));
+        xe_alu_rr(b, 0, XA_XOR, XR_RDX, XR_RCX);      /* edx = new mx (mp) */
+        xe_store(b, 0, CTX(ma), XR_RDX);              /* swap: ma = new mx */
+        xe_store(b, 0, CTX(mx), XR_RAX);              /*       mx = old ma */
+    }
+    xe_alu_ri(b, 0, XA_AND, XR_RAX, (int32_t)DS_MASK);
+    if (full) {
+        xe_alu_ri(b, 0, XA_AND, XR_RDX, (int32_t)DS_MASK);
+        xe_prefetch(b, 1, xmi(XR_RDI, XR_RDX, 1, 0));   /* prefetcht0 */
+        for (int i = 0; i < 8; i++) xe_alu_rm(b, 1, XA_XOR, RREG(i), xmi(XR_RDI, XR_RAX, 1, 8 * i));
+    } else {
+        xe_store(b, 1, CTX(light_addr), XR_RAX);
+        emit_c_call(b, (int32_t)offsetof(struct rx_jit_ctx, light_read));
+    }
+    /* 9. r -> scratchpad[spAddr1] */
+    xe_load(b, 0, XR_RCX, CTX(sp1));
+    for (int i = 0; i < 8; i++) xe_store(b, 1, xmi(XR_RSI, XR_RCX, 1, 8 * i), RREG(i));
+    /* 10. mix f with e */
+    if (!v2) {
+        for (int i = 0; i < 4; i++) xe_sse_rr(b, XO_XORPS, i, 4 + i);
+    } else if (!soft_aes) {
+        for (int k = 0; k < 4; k++) {
+            xe_aes(b, XO_AESENC, 0, 4 + k);
+            xe_aes(b, XO_AESDEC, 1, 4 + k);
+            xe_aes(b, XO_AESENC, 2, 4 + k);
+            xe_aes(b, XO_AESDEC, 3, 4 + k);
+        }
+    } else {
+        emit_c_call(b, (int32_t)offsetof(struct rx_jit_ctx, soft_mix));
+    }
+    /* 11. f -> scratchpad[spAddr0]; 12. spAddr = 0 */
+    xe_load(b, 0, XR_RDX, CTX(sp0));
+    for (int i = 0; i < 4; i++) xe_movdqu_store(b, xmi(XR_RSI, XR_RDX, 1, 16 * i), i);
+    xe_alu_rr(b, 0, XA_XOR, XR_RAX, XR_RAX);
+    xe_store(b, 0, CTX(sp0), XR_RAX);
+    xe_store(b, 0, CTX(sp1), XR_RAX);
+    /* 13. loop */
+    xe_alu_ri(b, 0, XA_SUB, XR_RBX, 1);
+    xe_jcc_to(b, XC_NZ, top);
+    xe_jmp_abs(b, run_base, epilogue);
+}
+
+/* ---- public ------------------------------------------------------------ */
+int rx_jit_supported(void) { return 1; }
+
+static void light_read_default(struct rx_jit_ctx *c) {
+    uint64_t item[8];
+    rx_cache_item(c->cache, (c->dataset_offset + c->light_addr) / 64u, item);
+    for (int i = 0; i < 8; i++) c->r[i] ^= item[i];
+    sodium_memzero(item, sizeof item);
+}
+
+int rx_jit_new(rx_jit **out, unsigned flags) {
+    if (!out) return RX_EINVAL;
+    *out = NULL;
+    int soft = (flags & RX_FLAG_SOFT_AES) != 0;
+    if ((flags & RX_FLAG_HARD_AES) && !rx_cpu_has_hw_aes()) return RX_ENOTSUP;
+    if (!(flags & (RX_FLAG_SOFT_AES | RX_FLAG_HARD_AES))) soft = !rx_cpu_has_hw_aes();
+    rx_jit *j = aligned_alloc(64, (sizeof *j + 63) / 64 * 64);
+    if (!j) return RX_ENOMEM;
+    memset(j, 0, sizeof *j);
+    j->flags = flags;
+    j->v2 = (flags & RX_FLAG_V2) != 0;
+    j->soft_aes = soft;
+    j->full = (flags & RX_FLAG_FULL) != 0;
+    int rc = rx_execmem_init(&j->mem, CODE_SIZE);
+    if (rc) { free(j); return rc; }
+    xe_buf b;
+    xe_init(&b, j->mem.base, PROG_OFF);
+    j->epilogue_off = emit_entry(&b, j->mem.base);
+    if (!xe_ok(&b)) { rx_jit_free(j); return RX_EINTERNAL; }
+    rc = rx_execmem_seal(&j->mem);
+    if (rc) { rx_jit_free(j); return rc; }
+    struct rx_jit_ctx *c = &j->ctx;
+    c->emask_and[0] = c->emask_and[1] = 0x00FFFFFFFFFFFFFFull;
+    c->scale_mask[0] = c->scale_mask[1] = 0x80F0000000000000ull;
+    c->light_read = light_read_default;
+    c->soft_mix = soft_mix;
+    c->iterations = RX_PROGRAM_ITERATIONS;
+    *out = j;
+    return 0;
+}
+
+static int compile_raw(rx_jit *jit, const struct rx_instr *code, unsigned n, const unsigned read_reg[4]) {
+    if (!jit || !code || n == 0 || n > RX_JIT_MAX_PROGRAM) return RX_EINVAL;
+    for (int i = 0; i < 4; i++) if (read_reg[i] > 7) return RX_EINVAL;
+    RX_PROF_T0(t0);
+    jit->ready = 0;
+    xe_buf b;
+    xe_init(&b, jit->stage, STAGE_CAP);
+    emit_program(&b, code, n, read_reg, jit->v2, jit->soft_aes, jit->full,
+                 jit->mem.base + PROG_OFF, jit->mem.base + jit->epilogue_off);
+    if (!xe_ok(&b)) return RX_EINTERNAL;
+    RX_PROF_T(t1);
+    int rc = rx_execmem_open(&jit->mem, PROG_OFF, b.len);
+    if (rc) return rc;
+    RX_PROF_T(t2);
+    memcpy(jit->mem.base + PROG_OFF, jit->stage, b.len);
+    RX_PROF_T(t3);
+    rc = rx_execmem_seal(&jit->mem);
+    if (rc) return rc;
+    RX_PROF_T(t4);
+    RX_PROF_ADD(jit, compile_ns, t1 - t0 + t3 - t2);
+    RX_PROF_ADD(jit, open_ns, t2 - t1);
+    RX_PROF_ADD(jit, seal_ns, t4 - t3);
+    RX_PROF_ADD(jit, programs, 1);
+    jit->ready = 1;
+    return 0;
+}
+
+static int run_raw(rx_jit *jit) {
+    if (!jit || !jit->ready) return RX_ESTATE;
+    if (rx_execmem_is_open(&jit->mem)) return RX_EPROT;
+    void (*entry)(struct rx_jit_ctx *);
+    uint8_t *p = jit->mem.base;
+    memcpy(&entry, &p, sizeof entry);
+    RX_PROF_T0(t0);
+    entry(&jit->ctx);
+    RX_PROF_T(t1);
+    RX_PROF_ADD(jit, exec_ns, t1 - t0);
+    return 0;
+}
+
+void rx_jit_free(rx_jit *jit) {
+    if (!jit) return;
+    rx_execmem_free(&jit->mem);
+    sodium_memzero(jit, sizeof *jit);
+    free(jit);
+}
+int rx_jit_compile(rx_jit *jit, const struct rx_program *prog, const struct rx_vm_state *state) {
+    if (!jit || !prog || !state) return RX_EINVAL;
+    if ((state->version == 2) != (jit->v2 != 0)) return RX_EINVAL;
+    if (prog->count != (jit->v2 ? RX_PROGRAM_SIZE_V2 : RX_PROGRAM_SIZE_V1)) return RX_EINVAL;
+    return compile_raw(jit, prog->instructions, prog->count, state->read_reg);
+}
+
+int rx_jit_run(rx_jit *jit, struct rx_vm_state *st) {
+    if (!jit || !st || !st->scratchpad) return RX_EINVAL;
+    if (jit->full ? !st->dataset : !st->cache) return RX_ESTATE;
+    if ((st->version == 2) != (jit->v2 != 0)) return RX_EINVAL;
+    if (st->dataset_offset > RX_DATASET_EXTRA_SIZE || (st->dataset_offset & 63u)) return RX_EINVAL;
+    struct rx_jit_ctx *c = &jit->ctx;
+    memset(c->r, 0, sizeof c->r);   /* spec 4.6.1: r0-r7 = 0 */
+    memcpy(c->f, st->f, sizeof c->f);
+    memcpy(c->e, st->e, sizeof c->e);
+    memcpy(c->a, st->a, sizeof c->a);
+    c->emask_or[0] = st->e_mask[0];
+    c->emask_or[1] = st->e_mask[1];
+    c->scratchpad = st->scratchpad;
+    c->dataset = jit->full ? st->dataset + st->dataset_offset : NULL;
+    c->cache = st->cache;
+    c->dataset_offset = st->dataset_offset;
+    c->ma = st->ma;
+    c->mx = st->mx;
+    c->sp0 = st->mx;          /* spec 4.6.1: spAddr0 = mx, spAddr1 = ma */
+    c->sp1 = st->ma;
+    c->fprc = st->fprc & 3u;
+    c->iterations = st->iterations;
+    if (c->iterations == 0) return 0;
+    int rc = run_raw(jit);
+    if (rc) return rc;
+    memcpy(st->r, c->r, sizeof c->r);
+    memcpy(st->f, c->f, sizeof c->f);
+    memcpy(st->e, c->e, sizeof c->e);
+    st->ma = c->ma;
+    st->mx = c->mx;
+    st->fprc = c->fprc;
+    return 0;
+}
+
+int rx_jit_profile_get(const rx_jit *jit, struct rx_jit_profile *out) {
+    if (!jit || !out) return RX_EINVAL;
+#ifdef RX_JIT_PROFILE
+    *out = jit->prof;
+    return 0;
+#else
+    memset(out, 0, sizeof *out);
+    return RX_ENOTSUP;
+#endif
+}
+
+void rx_jit_profile_reset(rx_jit *jit) {
+#ifdef RX_JIT_PROFILE
+    if (jit) memset(&jit->prof, 0, sizeof jit->prof);
+#else
+    (void)jit;
+#endif
+}
+#endif

@@ -1,0 +1,181 @@
+/* src/rx/x86_emit.h — a small x86-64 instruction emitter for the JITs
+ * (jit_x86_64.c, jit_superscalar_x86_64.c).  Code is appended to a caller
+ * buffer; running out of room sets a sticky error and stops writing, so a
+ * generator emits everything and checks xe_ok() once at the end.
+ * Only the encodings the JITs use are here; each names its Intel SDM form. */
+#ifndef RX_X86_EMIT_H
+#define RX_X86_EMIT_H
+#include <stddef.h>
+#include <stdint.h>
+#include <string.h>
+
+enum { XR_RAX, XR_RCX, XR_RDX, XR_RBX, XR_RSP, XR_RBP, XR_RSI, XR_RDI,
+       XR_R8, XR_R9, XR_R10, XR_R11, XR_R12, XR_R13, XR_R14, XR_R15 };
+#define XE_NOIDX (-1)
+
+typedef struct xe_buf { uint8_t *p; size_t len, cap; int err; } xe_buf;
+/* memory operand [base + index*scale + disp]; index XE_NOIDX for none */
+typedef struct xe_mem { int base, index, scale; int32_t disp; } xe_mem;
+
+static inline xe_mem xm(int base, int32_t disp) { xe_mem m = { base, XE_NOIDX, 1, disp }; return m; }
+static inline xe_mem xmi(int base, int index, int scale, int32_t disp) {
+    xe_mem m = { base, index, scale, disp }; return m;
+}
+static inline void xe_init(xe_buf *b, uint8_t *p, size_t cap) { b->p = p; b->len = 0; b->cap = cap; b->err = 0; }
+static inline int xe_ok(const xe_buf *b) { return !b->err; }
+
+static inline void xe_bytes(xe_buf *b, const void *src, size_t n) {
+    if (b->err || n > b->cap - b->len) { b->err = 1; return; }
+    memcpy(b->p + b->len, src, n);
+    b->len += n;
+}
+static inline void xe_u8(xe_buf *b, unsigned v) { uint8_t x = (uint8_t)v; xe_bytes(b, &x, 1); }
+static inline void xe_u32(xe_buf *b, uint32_t v) {
+    uint8_t x[4] = { (uint8_t)v, (uint8_t)(v >> 8), (uint8_t)(v >> 16), (uint8_t)(v >> 24) };
+    xe_bytes(b, x, 4);
+}
+static inline void xe_u64(xe_buf *b, uint64_t v) { xe_u32(b, (uint32_t)v); xe_u32(b, (uint32_t)(v >> 32)); }
+
+/* Generic instruction: [pfx] [REX] opcode(1-3 bytes) ModRM [SIB] [disp].
+ * reg: the ModRM.reg field (register or /digit); rm: register (rm_is_mem 0)
+ * or memory operand.  rex_w: 64-bit operand size.  force_rex: for byte regs. */
+static inline void xe_op(xe_buf *b, unsigned pfx, int rex_w, const uint8_t *opc, size_t nopc,
+                         int reg, int rm_reg, const xe_mem *mem) {
+    unsigned rex = 0x40u | (rex_w ? 8u : 0u) | ((unsigned)(reg & 8) >> 1);
+    if (mem) {
+        if (mem->index != XE_NOIDX) rex |= (unsigned)(mem->index & 8) >> 2;
+        rex |= (unsigned)(mem->base & 8) >> 3;
+    } else {
+        rex |= (unsigned)(rm_reg & 8) >> 3;
+    }
+    if (pfx) xe_u8(b, pfx);
+    if (rex != 0x40u) xe_u8(b, rex);
+    xe_bytes(b, opc, nopc);
+    unsigned r = (unsigned)reg & 7u;
+    if (!mem) { xe_u8(b, 0xC0u | (r << 3) | ((unsigned)rm_reg & 7u)); return; }
+    int base = mem->base & 7;
+    unsigned mod;
+    if (mem->disp == 0 && base != XR_RBP) mod = 0;        /* rbp/r13 need a disp */
+    else if (mem->disp >= -128 && mem->disp <= 127) mod = 1;
+    else mod = 2;
+    if (mem->index != XE_NOIDX || base == XR_RSP) {       /* rsp/r12 need a SIB */
+        unsigned ss = mem->scale == 8 ? 3u : mem->scale == 4 ? 2u : mem->scale == 2 ? 1u : 0u;
+        unsigned idx = mem->index == XE_NOIDX ? 4u : ((unsigned)mem->index & 7u);
+        xe_u8(b, (mod << 6) | (r << 3) | 4u);
+        xe_u8(b, (ss << 6) | (idx << 3) | (unsigned)base);
+    } else {
+        xe_u8(b, (mod << 6) | (r << 3) | (unsigned)base);
+    }
+    if (mod == 1) xe_u8(b, (unsigned)(uint8_t)(int8_t)mem->disp);
+    else if (mod == 2) xe_u32(b, (uint32_t)mem->disp);
+}
+static inline void xe_rr(xe_buf *b, int w, unsigned op, int reg, int rm) {
+    uint8_t o = (uint8_t)op; xe_op(b, 0, w, &o, 1, reg, rm, NULL);
+}
+static inline void xe_rm(xe_buf *b, int w, unsigned op, int reg, xe_mem m) {
+    uint8_t o = (uint8_t)op; xe_op(b, 0, w, &o, 1, reg, 0, &m);
+}
+
+/* ---- integer ---- */
+enum { XA_ADD = 0x03, XA_OR = 0x0B, XA_AND = 0x23, XA_SUB = 0x2B, XA_XOR = 0x33, XA_CMP = 0x3B };
+/* op dst, src  (64-bit when w) */
+static inline void xe_alu_rr(xe_buf *b, int w, unsigned op, int dst, int src) { xe_rr(b, w, op, dst, src); }
+static inline void xe_alu_rm(xe_buf *b, int w, unsigned op, int dst, xe_mem m) { xe_rm(b, w, op, dst, m); }
+/* 81 /digit id: op dst, imm32 (sign-extended when w) */
+static inline void xe_alu_ri(xe_buf *b, int w, unsigned op, int dst, int32_t imm) {
+    unsigned digit = op == XA_ADD ? 0u : op == XA_OR ? 1u : op == XA_AND ? 4u :
+                     op == XA_SUB ? 5u : op == XA_XOR ? 6u : 7u;
+    xe_rr(b, w, 0x81, (int)digit, dst);
+    xe_u32(b, (uint32_t)imm);
+}
+static inline void xe_test_ri(xe_buf *b, int w, int dst, int32_t imm) { xe_rr(b, w, 0xF7, 0, dst); xe_u32(b, (uint32_t)imm); }
+static inline void xe_test_rr(xe_buf *b, int w, int a, int c) { xe_rr(b, w, 0x85, c, a); }
+static inline void xe_mov_rr(xe_buf *b, int w, int dst, int src) { xe_rr(b, w, 0x8B, dst, src); }
+static inline void xe_load(xe_buf *b, int w, int dst, xe_mem m) { xe_rm(b, w, 0x8B, dst, m); }
+static inline void xe_store(xe_buf *b, int w, xe_mem m, int src) { xe_rm(b, w, 0x89, src, m); }
+static inline void xe_lea(xe_buf *b, int w, int dst, xe_mem m) { xe_rm(b, w, 0x8D, dst, m); }
+static inline void xe_mov_ri64(xe_buf *b, int dst, uint64_t imm) {
+    xe_u8(b, 0x48u | ((unsigned)(dst & 8) >> 3)); xe_u8(b, 0xB8u + ((unsigned)dst & 7u)); xe_u64(b, imm);
+}
+static inline void xe_mov_ri32(xe_buf *b, int dst, uint32_t imm) {
+    if (dst & 8) xe_u8(b, 0x41);
+    xe_u8(b, 0xB8u + ((unsigned)dst & 7u)); xe_u32(b, imm);
+}
+/* imul dst, src (0F AF) ; imul dst, [m] ; imul dst, src, imm32 (69) */
+static inline void xe_imul_rr(xe_buf *b, int dst, int src) { uint8_t o[2] = { 0x0F, 0xAF }; xe_op(b, 0, 1, o, 2, dst, src, NULL); }
+static inline void xe_imul_rm(xe_buf *b, int dst, xe_mem m) { uint8_t o[2] = { 0x0F, 0xAF }; xe_op(b, 0, 1, o, 2, dst, 0, &m); }
+static inline void xe_imul_rri(xe_buf *b, int dst, int src, int32_t imm) { xe_rr(b, 1, 0x69, dst, src); xe_u32(b, (uint32_t)imm); }
+/* F7 group: /3 neg, /4 mul, /5 imul (rdx:rax = rax * rm) */
+static inline void xe_f7_r(xe_buf *b, int digit, int rm) { xe_rr(b, 1, 0xF7, digit, rm); }
+static inline void xe_f7_m(xe_buf *b, int digit, xe_mem m) { xe_rm(b, 1, 0xF7, digit, m); }
+enum { XS_ROL = 0, XS_ROR = 1, XS_SHL = 4, XS_SHR = 5, XS_SAR = 7 };
+static inline void xe_shift_ri(xe_buf *b, int w, int kind, int dst, unsigned n) { xe_rr(b, w, 0xC1, kind, dst); xe_u8(b, n); }
+static inline void xe_shift_cl(xe_buf *b, int w, int kind, int dst) { xe_rr(b, w, 0xD3, kind, dst); }
+static inline void xe_xchg(xe_buf *b, int a, int c) { xe_rr(b, 1, 0x87, a, c); }
+static inline void xe_push(xe_buf *b, int r) { if (r & 8) xe_u8(b, 0x41); xe_u8(b, 0x50u + ((unsigned)r & 7u)); }
+static inline void xe_pop(xe_buf *b, int r) { if (r & 8) xe_u8(b, 0x41); xe_u8(b, 0x58u + ((unsigned)r & 7u)); }
+static inline void xe_ret(xe_buf *b) { xe_u8(b, 0xC3); }
+static inline void xe_call_m(xe_buf *b, xe_mem m) { xe_rm(b, 0, 0xFF, 2, m); }
+static inline void xe_call_r(xe_buf *b, int r) { xe_rr(b, 0, 0xFF, 2, r); }
+static inline void xe_prefetch(xe_buf *b, int hint, xe_mem m) { uint8_t o[2] = { 0x0F, 0x18 }; xe_op(b, 0, 0, o, 2, hint, 0, &m); }
+static inline void xe_ldmxcsr(xe_buf *b, xe_mem m) { uint8_t o[2] = { 0x0F, 0xAE }; xe_op(b, 0, 0, o, 2, 2, 0, &m); }
+static inline void xe_stmxcsr(xe_buf *b, xe_mem m) { uint8_t o[2] = { 0x0F, 0xAE }; xe_op(b, 0, 0, o, 2, 3, 0, &m); }
+
+/* ---- jumps: targets are offsets in the same buffer ---- */
+enum { XC_O = 0, XC_B = 2, XC_AE = 3, XC_Z = 4, XC_NZ = 5, XC_BE = 6, XC_A = 7, XC_S = 8,
+       XC_L = 12, XC_GE = 13, XC_LE = 14, XC_G = 15 };
+/* jcc / jmp to a known offset; picks rel8 when it fits */
+static inline void xe_jcc_to(xe_buf *b, int cc, size_t target) {
+    long d8 = (long)target - (long)(b->len + 2);
+    if (d8 >= -128 && d8 <= 127) { xe_u8(b, 0x70u + (unsigned)cc); xe_u8(b, (unsigned)(uint8_t)(int8_t)d8); return; }
+    long d32 = (long)target - (long)(b->len + 6);
+    xe_u8(b, 0x0F); xe_u8(b, 0x80u + (unsigned)cc); xe_u32(b, (uint32_t)(int32_t)d32);
+}
+static inline void xe_jmp_to(xe_buf *b, size_t target) {
+    long d8 = (long)target - (long)(b->len + 2);
+    if (d8 >= -128 && d8 <= 127) { xe_u8(b, 0xEB); xe_u8(b, (unsigned)(uint8_t)(int8_t)d8); return; }
+    long d32 = (long)target - (long)(b->len + 5);
+    xe_u8(b, 0xE9); xe_u32(b, (uint32_t)(int32_t)d32);
+}
+/* jmp rel32 to an absolute address; code will run at run_base + offset */
+static inline void xe_jmp_abs(xe_buf *b, const uint8_t *run_base, const uint8_t *target) {
+    long d32 = (long)(target - (run_base + b->len + 5));
+    xe_u8(b, 0xE9); xe_u32(b, (uint32_t)(int32_t)d32);
+}
+/* forward short jcc: returns the patch position, xe_patch8 binds it here */
+static inline size_t xe_jcc8_fwd(xe_buf *b, int cc) { xe_u8(b, 0x70u + (unsigned)cc); xe_u8(b, 0); return b->len; }
+static inline void xe_patch8(xe_buf *b, size_t pos) {
+    if (b->err) return;
+    long d = (long)b->len - (long)pos;
+    if (d > 127) { b->err = 1; return; }
+    b->p[pos - 1] = (uint8_t)d;
+}
+
+/* ---- SSE2 / AES-NI (xmm registers 0-15) ---- */
+static inline void xe_sse_rr(xe_buf *b, unsigned pfx, unsigned op, int dst, int src) {
+    uint8_t o[2] = { 0x0F, (uint8_t)op }; xe_op(b, pfx, 0, o, 2, dst, src, NULL);
+}
+static inline void xe_sse_rm(xe_buf *b, unsigned pfx, unsigned op, int dst, xe_mem m) {
+    uint8_t o[2] = { 0x0F, (uint8_t)op }; xe_op(b, pfx, 0, o, 2, dst, 0, &m);
+}
+#define XO_ADDPD   0x66, 0x58
+#define XO_SUBPD   0x66, 0x5C
+#define XO_MULPD   0x66, 0x59
+#define XO_DIVPD   0x66, 0x5E
+#define XO_SQRTPD  0x66, 0x51
+#define XO_XORPS   0x00, 0x57
+#define XO_ANDPS   0x00, 0x54
+#define XO_ORPS    0x00, 0x56
+#define XO_CVTDQ2PD 0xF3, 0xE6
+#define XO_MOVAPD_LOAD 0x66, 0x28
+#define XO_MOVDQU_LOAD 0xF3, 0x6F
+static inline void xe_movapd_store(xe_buf *b, xe_mem m, int src) { xe_sse_rm(b, 0x66, 0x29, src, m); }
+static inline void xe_movdqu_store(xe_buf *b, xe_mem m, int src) { xe_sse_rm(b, 0xF3, 0x7F, src, m); }
+static inline void xe_shufpd(xe_buf *b, int dst, int src, unsigned imm) { xe_sse_rr(b, 0x66, 0xC6, dst, src); xe_u8(b, imm); }
+/* aesenc (DC) / aesdec (DE): 66 0F 38 xx /r */
+static inline void xe_aes(xe_buf *b, unsigned op, int dst, int src) {
+    uint8_t o[3] = { 0x0F, 0x38, (uint8_t)op }; xe_op(b, 0x66, 0, o, 3, dst, src, NULL);
+}
+#define XO_AESENC 0xDC
+#define XO_AESDEC 0xDE
+#endif
