@@ -9,6 +9,7 @@ static const sha3_impl *const impls[] = {
     &sha3_impl_armv8_sha3,
 #endif
 #if defined(__x86_64__)
+    &sha3_impl_avx512,
     &sha3_impl_bmi2,
 #endif
     &sha3_impl_portable,

@@ -19,6 +19,7 @@ typedef struct {
 /* Backends, each defined in its own file (NULL-free table in chain.c). */
 extern const sha3_impl sha3_impl_portable;
 #if defined(__x86_64__)
+extern const sha3_impl sha3_impl_avx512;
 extern const sha3_impl sha3_impl_bmi2;
 #endif
 #if defined(__aarch64__)

@@ -142,4 +142,73 @@
     E##23 = vbcaxq_u64(B34_, B04_, B44_); \
     E##24 = vbcaxq_u64(B44_, B14_, B04_); \
 } while (0)
+
+/* The same round with AVX-512VL on one lane per __m128i. */
+#define KECCAK_ROUND_AVX512(A, E, rcv) do { \
+    __m128i C0_ = _mm_ternarylogic_epi64(_mm_ternarylogic_epi64(A##00, A##05, A##10, 0x96), A##15, A##20, 0x96); \
+    __m128i C1_ = _mm_ternarylogic_epi64(_mm_ternarylogic_epi64(A##01, A##06, A##11, 0x96), A##16, A##21, 0x96); \
+    __m128i C2_ = _mm_ternarylogic_epi64(_mm_ternarylogic_epi64(A##02, A##07, A##12, 0x96), A##17, A##22, 0x96); \
+    __m128i C3_ = _mm_ternarylogic_epi64(_mm_ternarylogic_epi64(A##03, A##08, A##13, 0x96), A##18, A##23, 0x96); \
+    __m128i C4_ = _mm_ternarylogic_epi64(_mm_ternarylogic_epi64(A##04, A##09, A##14, 0x96), A##19, A##24, 0x96); \
+    __m128i D0_ = _mm_xor_si128(C4_, _mm_rol_epi64(C1_, 1)); \
+    __m128i D1_ = _mm_xor_si128(C0_, _mm_rol_epi64(C2_, 1)); \
+    __m128i D2_ = _mm_xor_si128(C1_, _mm_rol_epi64(C3_, 1)); \
+    __m128i D3_ = _mm_xor_si128(C2_, _mm_rol_epi64(C4_, 1)); \
+    __m128i D4_ = _mm_xor_si128(C3_, _mm_rol_epi64(C0_, 1)); \
+    A##00 = _mm_xor_si128(A##00, D0_); A##01 = _mm_xor_si128(A##01, D1_); A##02 = _mm_xor_si128(A##02, D2_); A##03 = _mm_xor_si128(A##03, D3_); A##04 = _mm_xor_si128(A##04, D4_); \
+    A##05 = _mm_xor_si128(A##05, D0_); A##06 = _mm_xor_si128(A##06, D1_); A##07 = _mm_xor_si128(A##07, D2_); A##08 = _mm_xor_si128(A##08, D3_); A##09 = _mm_xor_si128(A##09, D4_); \
+    A##10 = _mm_xor_si128(A##10, D0_); A##11 = _mm_xor_si128(A##11, D1_); A##12 = _mm_xor_si128(A##12, D2_); A##13 = _mm_xor_si128(A##13, D3_); A##14 = _mm_xor_si128(A##14, D4_); \
+    A##15 = _mm_xor_si128(A##15, D0_); A##16 = _mm_xor_si128(A##16, D1_); A##17 = _mm_xor_si128(A##17, D2_); A##18 = _mm_xor_si128(A##18, D3_); A##19 = _mm_xor_si128(A##19, D4_); \
+    A##20 = _mm_xor_si128(A##20, D0_); A##21 = _mm_xor_si128(A##21, D1_); A##22 = _mm_xor_si128(A##22, D2_); A##23 = _mm_xor_si128(A##23, D3_); A##24 = _mm_xor_si128(A##24, D4_); \
+    __m128i B00_ = A##00; \
+    __m128i B10_ = _mm_rol_epi64(A##06, 44); \
+    __m128i B20_ = _mm_rol_epi64(A##12, 43); \
+    __m128i B30_ = _mm_rol_epi64(A##18, 21); \
+    __m128i B40_ = _mm_rol_epi64(A##24, 14); \
+    E##00 = _mm_xor_si128(_mm_ternarylogic_epi64(B00_, B10_, B20_, 0xd2), rcv); \
+    E##01 = _mm_ternarylogic_epi64(B10_, B20_, B30_, 0xd2); \
+    E##02 = _mm_ternarylogic_epi64(B20_, B30_, B40_, 0xd2); \
+    E##03 = _mm_ternarylogic_epi64(B30_, B40_, B00_, 0xd2); \
+    E##04 = _mm_ternarylogic_epi64(B40_, B00_, B10_, 0xd2); \
+    __m128i B01_ = _mm_rol_epi64(A##03, 28); \
+    __m128i B11_ = _mm_rol_epi64(A##09, 20); \
+    __m128i B21_ = _mm_rol_epi64(A##10, 3); \
+    __m128i B31_ = _mm_rol_epi64(A##16, 45); \
+    __m128i B41_ = _mm_rol_epi64(A##22, 61); \
+    E##05 = _mm_ternarylogic_epi64(B01_, B11_, B21_, 0xd2); \
+    E##06 = _mm_ternarylogic_epi64(B11_, B21_, B31_, 0xd2); \
+    E##07 = _mm_ternarylogic_epi64(B21_, B31_, B41_, 0xd2); \
+    E##08 = _mm_ternarylogic_epi64(B31_, B41_, B01_, 0xd2); \
+    E##09 = _mm_ternarylogic_epi64(B41_, B01_, B11_, 0xd2); \
+    __m128i B02_ = _mm_rol_epi64(A##01, 1); \
+    __m128i B12_ = _mm_rol_epi64(A##07, 6); \
+    __m128i B22_ = _mm_rol_epi64(A##13, 25); \
+    __m128i B32_ = _mm_rol_epi64(A##19, 8); \
+    __m128i B42_ = _mm_rol_epi64(A##20, 18); \
+    E##10 = _mm_ternarylogic_epi64(B02_, B12_, B22_, 0xd2); \
+    E##11 = _mm_ternarylogic_epi64(B12_, B22_, B32_, 0xd2); \
+    E##12 = _mm_ternarylogic_epi64(B22_, B32_, B42_, 0xd2); \
+    E##13 = _mm_ternarylogic_epi64(B32_, B42_, B02_, 0xd2); \
+    E##14 = _mm_ternarylogic_epi64(B42_, B02_, B12_, 0xd2); \
+    __m128i B03_ = _mm_rol_epi64(A##04, 27); \
+    __m128i B13_ = _mm_rol_epi64(A##05, 36); \
+    __m128i B23_ = _mm_rol_epi64(A##11, 10); \
+    __m128i B33_ = _mm_rol_epi64(A##17, 15); \
+    __m128i B43_ = _mm_rol_epi64(A##23, 56); \
+    E##15 = _mm_ternarylogic_epi64(B03_, B13_, B23_, 0xd2); \
+    E##16 = _mm_ternarylogic_epi64(B13_, B23_, B33_, 0xd2); \
+    E##17 = _mm_ternarylogic_epi64(B23_, B33_, B43_, 0xd2); \
+    E##18 = _mm_ternarylogic_epi64(B33_, B43_, B03_, 0xd2); \
+    E##19 = _mm_ternarylogic_epi64(B43_, B03_, B13_, 0xd2); \
+    __m128i B04_ = _mm_rol_epi64(A##02, 62); \
+    __m128i B14_ = _mm_rol_epi64(A##08, 55); \
+    __m128i B24_ = _mm_rol_epi64(A##14, 39); \
+    __m128i B34_ = _mm_rol_epi64(A##15, 41); \
+    __m128i B44_ = _mm_rol_epi64(A##21, 2); \
+    E##20 = _mm_ternarylogic_epi64(B04_, B14_, B24_, 0xd2); \
+    E##21 = _mm_ternarylogic_epi64(B14_, B24_, B34_, 0xd2); \
+    E##22 = _mm_ternarylogic_epi64(B24_, B34_, B44_, 0xd2); \
+    E##23 = _mm_ternarylogic_epi64(B34_, B44_, B04_, 0xd2); \
+    E##24 = _mm_ternarylogic_epi64(B44_, B04_, B14_, 0xd2); \
+} while (0)
 #endif
