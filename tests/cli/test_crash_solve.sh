@@ -1,0 +1,53 @@
+# tests/cli/test_crash_solve.sh — kill -9 the solver at 20 pseudo-random
+# moments across a multi-group sha3 puzzle, resuming each time with the same
+# command.  The final identity must be correct, and the total recomputation
+# (work counted by the test-only RXLOCK_TEST_COUNTER, which survives kill -9)
+# at most one checkpoint interval per kill.  Also: a torn journal tail is
+# ignored, a journal from another puzzle is refused.
+. tests/cli/lib.sh
+cd "$TMP" || exit 1
+R=$RXLOCK
+export RXLOCK_TEST_INSECURE=1 RXLOCK_TEST_SEED=0f1e2d3c4b5a69788796a5b4c3d2e1f0
+G=4; S=1500000; CK=50000; KILLS=20
+[ -n "$RXLOCK_TEST_QUICK" ] && [ "$RXLOCK_TEST_QUICK" != 0 ] && { S=300000; CK=10000; }
+expect_rc 0 "lock" "$R" lock --work sha3-256 --groups $G --steps $S --workers 2 --keep-epoch-key want.txt -o p.json
+idline() { grep '^AGE-SECRET-KEY-1' "$1"; }
+export RXLOCK_TEST_COUNTER=$TMP/counter
+rm -f counter
+solve() { "$R" solve p.json --mode light --checkpoint-steps $CK -o id.txt "$@"; }
+# Kill moments: deterministic pseudo-random sleeps (awk srand with a fixed seed).
+sleeps=$(awk -v n=$KILLS 'BEGIN{srand(7); for(i=0;i<n;i++) printf "%.2f ", 0.05 + rand()*0.35}')
+k=0; killed=0
+for t in $sleeps; do
+  k=$((k + 1))
+  "$R" solve p.json --mode light --checkpoint-steps $CK -o id.txt >/dev/null 2>&1 & sp=$!
+  sleep "$t"
+  if kill -9 $sp 2>/dev/null; then killed=$((killed + 1)); fi
+  wait $sp 2>/dev/null
+  [ $k -eq 10 ] && [ -f id.txt.journal ] && printf 'torn-tail-garbage' >> id.txt.journal
+done
+check "no identity while killed" test ! -e id.txt
+check "journal exists" test -f id.txt.journal
+expect_rc 0 "final resume" solve --json
+check "resumed" grep -q '"resumed_group":[1-9]' "$TMP/.out"
+check "identity correct" test "$(idline id.txt)" = "$(idline want.txt)"
+total=$(od -An -t u8 -N8 counter | tr -d ' ')
+work=$((G * S))
+extra=$((total - work))
+echo "crash test: $killed kills, $total hashes computed for $work ($extra recomputed, bound $((killed * CK)))" >&2
+check "all work done" test "$total" -ge "$work"
+check "recomputation <= one checkpoint interval per kill" test "$extra" -le $((killed * CK))
+check "at least 15 kills landed mid-solve" test "$killed" -ge 15
+# another puzzle's journal is refused before any work
+unset RXLOCK_TEST_INSECURE RXLOCK_TEST_SEED RXLOCK_TEST_COUNTER
+expect_rc 0 "lock other" "$R" lock --work sha3-256 --groups 1 --steps 10 -o q.json
+"$R" solve p.json --journal keep.journal --checkpoint-steps $CK -o id2.txt >/dev/null 2>&1 & sp=$!
+sleep 0.3; kill -9 $sp 2>/dev/null; wait $sp 2>/dev/null
+expect_rc 1 "foreign journal refused" "$R" solve q.json --journal keep.journal -o q.txt
+check "foreign journal: one line" test "$(wc -l < "$TMP/.err")" -eq 1
+check "foreign journal: says so" grep -q 'another puzzle' "$TMP/.err"
+check "foreign journal: untouched, no identity" test ! -e q.txt
+# garbage file as journal
+printf 'this is not a journal at all, just text of some length........................................' > junk.journal
+expect_rc 1 "junk journal refused" "$R" solve q.json --journal junk.journal -o q.txt
+summary
