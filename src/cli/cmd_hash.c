@@ -1,11 +1,139 @@
-/* src/cli/cmd_hash.c — `rxlock hash` (not implemented yet). */
+/* src/cli/cmd_hash.c — `rxlock hash`: one RandomX v1/v2 hash of an input
+ * under a key, printed as 64 lowercase hex characters (vectors, debugging).
+ * Light mode by default; --full builds the 2080 MiB dataset first. */
 #include "cli/cli.h"
+#include "util/util.h"
+#include "rx.h"
+#include <errno.h>
+#include <getopt.h>
+#include <sodium.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
 
 const char cmd_hash_usage[] =
-    "usage: rxlock hash ...\n"
-    "  (not implemented yet)\n";
+    "usage: rxlock hash [--v1|--v2] [--full] [--threads N]\n"
+    "                   (--key HEX | --key-file F) (--input HEX | --input-file F | -)\n"
+    "  Prints RandomX(key, input) as 64 lowercase hex characters.\n"
+    "  --v1, --v2        RandomX version (default v2)\n"
+    "  --full            full mode: build the 2080 MiB dataset (else light mode)\n"
+    "  --threads N       dataset build threads, 0 = all CPUs (default 0)\n"
+    "  --key HEX         key bytes as hex (may be empty: --key '')\n"
+    "  --key-file F      key = the raw bytes of file F ('-' = stdin)\n"
+    "  --input HEX       input bytes as hex\n"
+    "  --input-file F    input = the raw bytes of file F\n"
+    "  -                 input = the raw bytes of stdin\n"
+    "  Keys and inputs may be 0..1 MiB.  Environment: RXLOCK_ENGINE=interp|jit,\n"
+    "  RXLOCK_AES=soft|hard.\n";
+
+static int decode_hex_arg(const char *cmd, const char *what, const char *hex,
+                          size_t max, uint8_t **out, size_t *len) {
+    size_t n = strlen(hex);
+    if (n % 2 || n / 2 > max)
+        return cli_usage_error(cmd, "bad %s hex (odd length or over %zu bytes)", what, max);
+    uint8_t *buf = malloc(n / 2 + 1);
+    if (!buf) return cli_error("out of memory");
+    if (util_hex_decode(hex, buf, n / 2 + 1, len) != 0 || *len != n / 2) {
+        free(buf);
+        return cli_usage_error(cmd, "bad %s hex", what);
+    }
+    *out = buf;
+    return 0;
+}
 
 int cmd_hash(int argc, char **argv) {
-    (void)argc;
-    return cli_error("%s: not implemented yet", argv[0]);
+    static const struct option lo[] = {
+        {"v1", no_argument, 0, '1'}, {"v2", no_argument, 0, '2'},
+        {"full", no_argument, 0, 'F'}, {"threads", required_argument, 0, 't'},
+        {"key", required_argument, 0, 'k'}, {"key-file", required_argument, 0, 'K'},
+        {"input", required_argument, 0, 'i'}, {"input-file", required_argument, 0, 'I'},
+        {0, 0, 0, 0}
+    };
+    const char *cmd = argv[0];
+    const char *key_hex = NULL, *key_file = NULL, *in_hex = NULL, *in_file = NULL;
+    int version = 2, full = 0, c;
+    unsigned threads = 0;
+    opterr = 0;
+    optind = 1;
+    while ((c = getopt_long(argc, argv, ":", lo, NULL)) != -1) {
+        switch (c) {
+        case '1': version = 1; break;
+        case '2': version = 2; break;
+        case 'F': full = 1; break;
+        case 't': {
+            char *end;
+            errno = 0;
+            unsigned long v = strtoul(optarg, &end, 10);
+            if (errno || end == optarg || *end || optarg[0] == '-' || v > 1024)
+                return cli_usage_error(cmd, "bad --threads '%s' (0..1024)", optarg);
+            threads = (unsigned)v;
+            break;
+        }
+        case 'k': key_hex = optarg; break;
+        case 'K': key_file = optarg; break;
+        case 'i': in_hex = optarg; break;
+        case 'I': in_file = optarg; break;
+        default: return cli_bad_option(cmd, optopt, argv[optind - 1]);
+        }
+    }
+    int stdin_input = 0;
+    for (; optind < argc; optind++) {
+        if (!strcmp(argv[optind], "-") && !stdin_input) stdin_input = 1;
+        else return cli_usage_error(cmd, "unexpected argument '%s'", argv[optind]);
+    }
+    if (!!key_hex + !!key_file != 1) return cli_usage_error(cmd, "give exactly one of --key, --key-file");
+    if (!!in_hex + !!in_file + stdin_input != 1)
+        return cli_usage_error(cmd, "give exactly one of --input, --input-file, -");
+    if (stdin_input) in_file = "-";
+    if (key_file && in_file && !strcmp(key_file, "-") && !strcmp(in_file, "-"))
+        return cli_usage_error(cmd, "key and input cannot both come from stdin");
+
+    uint8_t *key = NULL, *in = NULL;
+    size_t key_len = 0, in_len = 0;
+    int rc;
+    if (key_hex) {
+        if ((rc = decode_hex_arg(cmd, "--key", key_hex, RX_MAX_KEY_SIZE, &key, &key_len))) return rc;
+    } else if (util_read_file(key_file, RX_MAX_KEY_SIZE, &key, &key_len) != 0) {
+        return cli_error("%s: %s", key_file, errno == EFBIG ? "key over 1 MiB" : strerror(errno));
+    }
+    if (in_hex) {
+        if ((rc = decode_hex_arg(cmd, "--input", in_hex, RX_MAX_INPUT_SIZE, &in, &in_len))) {
+            sodium_memzero(key, key_len); free(key);
+            return rc;
+        }
+    } else if (util_read_file(in_file, RX_MAX_INPUT_SIZE, &in, &in_len) != 0) {
+        int e = errno;
+        sodium_memzero(key, key_len); free(key);
+        return cli_error("%s: %s", in_file, e == EFBIG ? "input over 1 MiB" : strerror(e));
+    }
+
+    unsigned flags = rx_flags_from_env(rx_flags_default());
+    flags &= ~(unsigned)(RX_FLAG_V2 | RX_FLAG_FULL);
+    if (version == 2) flags |= RX_FLAG_V2;
+    if (full) flags |= RX_FLAG_FULL;
+
+    rx_cache *cache = NULL;
+    rx_dataset *ds = NULL;
+    rx_vm *vm = NULL;
+    uint8_t out[RX_HASH_SIZE];
+    const char *stage = "cache";
+    rc = rx_cache_new(&cache, flags);
+    if (rc == RX_OK) rc = rx_cache_init(cache, key, key_len);
+    if (rc == RX_OK && full) {
+        stage = "dataset";
+        rc = rx_dataset_new(&ds, flags);
+        if (rc == RX_OK) rc = rx_dataset_init_parallel(ds, cache, threads);
+    }
+    if (rc == RX_OK) { stage = "vm"; rc = rx_vm_new(&vm, flags, full ? NULL : cache, ds); }
+    if (rc == RX_OK) { stage = "hash"; rc = rx_vm_hash(vm, in, in_len, out); }
+    rx_vm_free(vm);
+    rx_dataset_free(ds);
+    rx_cache_free(cache);
+    sodium_memzero(key, key_len); free(key);
+    sodium_memzero(in, in_len); free(in);
+    if (rc != RX_OK) return cli_error("%s: %s", stage, rx_strerror(rc));
+    char hex[2 * RX_HASH_SIZE + 1];
+    util_hex_encode(hex, out, RX_HASH_SIZE);
+    if (printf("%s\n", hex) < 0 || fflush(stdout) != 0) return cli_error("stdout: write failed");
+    return CLI_OK;
 }
