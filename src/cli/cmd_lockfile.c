@@ -149,9 +149,9 @@ int cmd_lock_file(int argc, char **argv) {
     if (strcmp(in_path, "-") != 0) {
         struct stat st;
         if ((in_fd = open(in_path, O_RDONLY | O_CLOEXEC)) < 0) return cli_error("%s: %s", in_path, strerror(errno));
-        if (fstat(in_fd, &st) != 0 || !S_ISREG(st.st_mode)) {
+        if (fstat(in_fd, &st) != 0 || S_ISDIR(st.st_mode)) {
             close(in_fd);
-            return cli_error("%s: not a regular file", in_path);
+            return cli_error("%s: is a directory", in_path);
         }
     }
     /* Refuse an existing output before spending the generation work. */
