@@ -328,13 +328,15 @@ static int maps_wx(void) {   /* 1 when some mapping is writable and executable *
     FILE *fp = fopen("/proc/self/maps", "r");
     if (!fp) return -1;
     char line[512];
-    int bad = 0;
+    int bad = 0, execs = 0;
     while (fgets(line, sizeof line, fp)) {
         char perm[8] = {0};
-        if (sscanf(line, "%*s %7s", perm) == 1 && perm[1] == 'w' && perm[2] == 'x') bad = 1;
+        if (sscanf(line, "%*s %7s", perm) != 1) continue;
+        if (perm[2] == 'x') execs++;
+        if (perm[1] == 'w' && perm[2] == 'x') bad = 1;
     }
     fclose(fp);
-    return bad;
+    return execs ? bad : -1;   /* -1: the map shows no executable page at all */
 }
 
 static int g_fail_site;

@@ -4,7 +4,8 @@
 # with Debian's aarch64-linux-gnu-gcc (static, against libsodium-dev:arm64),
 # and run them under qemu-aarch64-static -cpu max (crypto extension: the
 # hard-AES JIT path and the armv8 AES backend; the soft-AES paths are forced
-# by the tests' own flags) in light mode with RXLOCK_TEST_QUICK=1.
+# by the tests' own flags) in light mode with RXLOCK_TEST_QUICK=1, then the
+# JIT test again under -cpu cortex-a53 (ARMv8.0-A baseline).
 #   usage: sh tools/test-aarch64-rx.sh [--slow]   (--slow: RXLOCK_TEST_QUICK=0)
 # Tests: test_rx_aes test_rx_cache test_rx_instr test_rx_execmem
 # test_rx_vectors test_rx_jit test_rx_jit_a64 (the last holds the JIT-vs-
@@ -72,13 +73,12 @@ echo "aarch64 build: $(( $(date +%s) - start ))s"
 
 export RXLOCK_VECTORS="$PWD/tests/vectors"
 tp=0; tf=0
-for t in $tests; do
-  [ -x "$out/$t" ] || continue
-  log=$out/$t.log
+run_test() {   # run_test CPU TEST
+  log=$out/$2.$1.log
   s=$(date +%s)
-  if RXLOCK_TEST_QUICK=$quick "$QEMU" -cpu "$CPU" "$out/$t" >"$log" 2>&1; then rc=0; else rc=$?; fi
+  if RXLOCK_TEST_QUICK=$quick "$QEMU" -cpu "$1" "$out/$2" >"$log" 2>&1; then rc=0; else rc=$?; fi
   sum=$(grep -E '^[0-9]+ passed, [0-9]+ failed' "$log" | tail -n 1 || true)
-  printf 'aarch64 -cpu %s %-18s %s (exit %d, %ds)\n' "$CPU" "$t" "${sum:-no summary}" "$rc" $(( $(date +%s) - s ))
+  printf 'aarch64 -cpu %-10s %-16s %s (exit %d, %ds)\n' "$1" "$2" "${sum:-no summary}" "$rc" $(( $(date +%s) - s ))
   grep -E '^(jit:|differential|vectors)' "$log" | sed 's/^/    /' || true
   if [ -z "$sum" ]; then p=0; f=1; else
     p=$(echo "$sum" | sed -E 's/^([0-9]+) passed.*/\1/')
@@ -87,6 +87,11 @@ for t in $tests; do
   [ "$rc" -ne 0 ] && [ "$f" -eq 0 ] && f=1
   tp=$((tp + p)); tf=$((tf + f))
   if [ "$f" -ne 0 ]; then sed 's/^/    | /' "$log" | tail -n 40; fi
+}
+for t in $tests; do
+  [ -x "$out/$t" ] && run_test "$CPU" "$t"
 done
+# the JIT once more on a baseline ARMv8.0-A core (Cortex-A53 model, with AES)
+[ -x "$out/test_rx_jit_a64" ] && [ "$CPU" != cortex-a53 ] && run_test cortex-a53 test_rx_jit_a64
 echo "aarch64 total: $tp passed, $tf failed ($(( $(date +%s) - start ))s)"
 [ "$tf" -eq 0 ] && echo "test-aarch64-rx: ok" || { echo "test-aarch64-rx: FAILED"; exit 1; }
