@@ -7,7 +7,15 @@
 #include "rx/execmem.h"
 #include "rx/jit.h"
 #include "rx/internal.h"
+#include "rx/aes.h"
+#include "rx/cpu.h"
+#include "rx/program.h"
+#include "rx/vm_interp.h"
+#include "rx/vm_state.h"
+#include <fenv.h>
 #include <stdint.h>
+#include <sys/mman.h>
+#include <unistd.h>
 
 #if defined(__x86_64__)
 #include "rx/x86_emit.h"
@@ -124,12 +132,338 @@ static void t_emit_mem(void) {
     CHECK(!xe_ok(&sb));
     rx_execmem_free(&em);
 }
+/* ---- deterministic PRNG (failures reproduce from the printed seed) ---- */
+static uint64_t rng_s;
+static uint64_t rng(void) {            /* splitmix64 */
+    uint64_t z = (rng_s += 0x9e3779b97f4a7c15ull);
+    z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
+    z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
+    return z ^ (z >> 31);
+}
+static void rng_fill(uint8_t *p, size_t n) {
+    for (size_t i = 0; i < n; i += 8) { uint64_t v = rng(); memcpy(p + i, &v, n - i < 8 ? n - i : 8); }
+}
+
+static rx_cache *g_cache;
+static rx_cache *cache_get(void) {
+    if (!g_cache) {
+        static const char key[] = "rxlock jit differential";
+        if (rx_cache_new(&g_cache, 0) != 0 || rx_cache_init(g_cache, key, sizeof key - 1) != 0) {
+            rx_cache_free(g_cache); g_cache = NULL;
+        }
+    }
+    return g_cache;
+}
+
+/* A fake "dataset" for full-mode runs without building 2 GiB: one 2 MiB
+ * block of random bytes mapped read-only over and over across a reserved
+ * 2080 MiB range (every item address is valid; contents repeat every 2 MiB). */
+#define FAKE_BLOCK (2u << 20)
+static uint8_t *g_fake_ds;
+static size_t g_fake_len;
+static const uint8_t *fake_dataset(void) {
+    if (g_fake_ds) return g_fake_ds;
+    size_t len = (size_t)(RX_DATASET_BASE_SIZE + RX_DATASET_EXTRA_SIZE);
+    len = (len + FAKE_BLOCK - 1) / FAKE_BLOCK * FAKE_BLOCK;
+    int fd = memfd_create("rx-fake-dataset", 0);
+    if (fd < 0) return NULL;
+    uint8_t *blk = malloc(FAKE_BLOCK);
+    int ok = blk && ftruncate(fd, FAKE_BLOCK) == 0;
+    if (ok) { rng_fill(blk, FAKE_BLOCK); ok = write(fd, blk, FAKE_BLOCK) == (ssize_t)FAKE_BLOCK; }
+    free(blk);
+    uint8_t *base = ok ? mmap(NULL, len, PROT_NONE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0) : MAP_FAILED;
+    if (base == MAP_FAILED) { close(fd); return NULL; }
+    for (size_t off = 0; off < len; off += FAKE_BLOCK)
+        if (mmap(base + off, FAKE_BLOCK, PROT_READ, MAP_SHARED | MAP_FIXED, fd, 0) == MAP_FAILED) {
+            munmap(base, len); close(fd); return NULL;
+        }
+    close(fd);
+    g_fake_ds = base; g_fake_len = len;
+    return base;
+}
+
+struct pair { struct rx_vm_state *a, *b; };
+static struct rx_vm_state *state_new(void) {
+    struct rx_vm_state *st = aligned_alloc(64, sizeof *st);
+    if (!st) return NULL;
+    memset(st, 0, sizeof *st);
+    st->scratchpad = aligned_alloc(64, RX_SCRATCHPAD_L3);
+    if (!st->scratchpad) { free(st); return NULL; }
+    return st;
+}
+static void state_free(struct rx_vm_state *st) { if (st) { free(st->scratchpad); free(st); } }
+
+static long g_programs;
+/* Run `n` random programs of one configuration through the interpreter and
+ * the JIT on equal states; compare register files, ma/mx/fprc and the
+ * whole scratchpad after each.  Returns the number of mismatches. */
+static int diff_run(unsigned version, int soft, int full, int n, uint64_t seed) {
+    const struct rx_aes_ops *aes = soft ? rx_aes_soft_ops() : rx_aes_hw_ops();
+    if (!aes) return 0;
+    rx_cache *cache = full ? NULL : cache_get();
+    const uint8_t *ds = full ? fake_dataset() : NULL;
+    if (!full && !cache) { CHECK(cache != NULL); return 1; }
+    if (full && !ds) { CHECK(ds != NULL); return 1; }
+    unsigned flags = (version == 2 ? RX_FLAG_V2 : 0) | (full ? RX_FLAG_FULL : 0) |
+                     (soft ? RX_FLAG_SOFT_AES : RX_FLAG_HARD_AES) | RX_FLAG_JIT | RX_FLAG_SECURE;
+    rx_jit *jit = NULL;
+    CHECK(rx_jit_new(&jit, flags) == 0);
+    struct rx_vm_state *A = state_new(), *B = state_new();
+    struct rx_program *prog = malloc(sizeof *prog);
+    struct rx_decoded *dec = malloc(sizeof *dec);
+    uint32_t count = version == 2 ? RX_PROGRAM_SIZE_V2 : RX_PROGRAM_SIZE_V1;
+    uint8_t bytes[RX_PROGRAM_BYTES(RX_PROGRAM_MAX_SIZE)];
+    int bad = 0;
+    if (!jit || !A || !B || !prog || !dec) { CHECK(0); bad = 1; goto out; }
+    rng_s = seed;
+    rng_fill(A->scratchpad, RX_SCRATCHPAD_L3);
+    memcpy(B->scratchpad, A->scratchpad, RX_SCRATCHPAD_L3);
+    for (int k = 0; k < n; k++) {
+        rng_fill(bytes, RX_PROGRAM_BYTES(count));
+        /* bias some immediates to the special cases (0, powers of 2, small) */
+        for (uint32_t i = 0; i < count; i++) {
+            uint8_t *w = bytes + 128 + 8 * i;
+            uint64_t r = rng();
+            if ((r & 15) == 0) { uint32_t v = (r >> 8) & 1 ? 0u : 1u << ((r >> 16) & 31); memcpy(w + 4, &v, 4); }
+            else if ((r & 15) == 1) { w[2] = w[1]; }      /* src == dst */
+        }
+        rx_program_parse(prog, bytes, count);
+        struct rx_vm_state *S[2] = { A, B };
+        uint32_t fprc = (uint32_t)(rng() & 3);
+        uint32_t iters = (k % 97 == 0) ? RX_PROGRAM_ITERATIONS : 2 + (uint32_t)(rng() % 30);
+        for (int j = 0; j < 2; j++) {
+            rx_vm_state_configure(S[j], prog);
+            S[j]->version = version;
+            S[j]->program_size = count;
+            S[j]->iterations = iters;
+            S[j]->fprc = fprc;
+            S[j]->cache = cache;
+            S[j]->dataset = ds;
+        }
+        fenv_t env;
+        fegetenv(&env);
+        rx_interp_decode(dec, prog, version);
+        rx_interp_run(A, dec, aes);
+        fesetenv(&env);
+        int rc = rx_jit_compile(jit, prog, B);
+        if (rc == 0) rc = rx_jit_run(jit, B);
+        g_programs++;
+        int same = rc == 0 && memcmp(A, B, 256) == 0 && A->ma == B->ma && A->mx == B->mx &&
+                   A->fprc == B->fprc && memcmp(A->scratchpad, B->scratchpad, RX_SCRATCHPAD_L3) == 0;
+        if (!same) {
+            if (bad < 3) {
+                fprintf(stderr, "JIT != interpreter: v%u %s %s program %d seed %#llx rc %d\n", version,
+                        soft ? "soft" : "hard", full ? "full" : "light", k, (unsigned long long)seed, rc);
+                test_dump_("  interp r", (const uint8_t *)A->r, 64);
+                test_dump_("  jit    r", (const uint8_t *)B->r, 64);
+                test_dump_("  interp f", (const uint8_t *)A->f, 64);
+                test_dump_("  jit    f", (const uint8_t *)B->f, 64);
+            }
+            bad++;
+            memcpy(B->scratchpad, A->scratchpad, RX_SCRATCHPAD_L3);
+        }
+    }
+out:
+    rx_jit_free(jit);
+    state_free(A); state_free(B);
+    free(prog); free(dec);
+    return bad;
+}
+
+/* 10,000 programs in check mode: v1/v2 x hard/soft AES, light mode with a
+ * real cache, plus full mode over the fake dataset. */
+static void t_diff_programs(void) {
+    int per = test_quick() ? 40 : 2000, full_per = test_quick() ? 20 : 500;
+    int bad = 0;
+    for (unsigned v = 1; v <= 2; v++)
+        for (int soft = 0; soft <= 1; soft++) {
+            if (!soft && !rx_cpu_has_hw_aes()) continue;
+            bad += diff_run(v, soft, 0, per, 0x5eed0000u + v * 16 + (unsigned)soft);
+            bad += diff_run(v, soft, 1, full_per, 0xf0110000u + v * 16 + (unsigned)soft);
+        }
+    fprintf(stderr, "differential: %ld programs, %d mismatches\n", g_programs, bad);
+    CHECK(bad == 0);
+}
+
+/* Whole hashes: JIT VM vs interpreter VM, random keys are not needed here
+ * (the cache is the expensive part); random inputs of random length. */
+static void t_diff_hashes(void) {
+    rx_cache *cache = cache_get();
+    CHECK(cache != NULL);
+    if (!cache) return;
+    int n = test_quick() ? 1 : 4, bad = 0;
+    rng_s = 0x4a54u;
+    for (unsigned v = 1; v <= 2; v++)
+        for (int soft = 0; soft <= 1; soft++) {
+            if (!soft && !rx_cpu_has_hw_aes()) continue;
+            unsigned base = (v == 2 ? RX_FLAG_V2 : 0) | (soft ? RX_FLAG_SOFT_AES : RX_FLAG_HARD_AES);
+            rx_vm *vi = NULL, *vj = NULL;
+            CHECK(rx_vm_new(&vi, base, cache, NULL) == 0);
+            CHECK(rx_vm_new(&vj, base | RX_FLAG_JIT | RX_FLAG_SECURE, cache, NULL) == 0);
+            if (!vi || !vj) { rx_vm_free(vi); rx_vm_free(vj); bad++; continue; }
+            CHECK((rx_vm_flags(vj) & RX_FLAG_JIT) != 0);
+            CHECK((rx_vm_flags(vi) & RX_FLAG_JIT) == 0);
+            for (int k = 0; k < n; k++) {
+                uint8_t in[300], h1[32], h2[32];
+                size_t len = (size_t)(rng() % sizeof in);
+                rng_fill(in, sizeof in);
+                CHECK(rx_vm_hash(vi, in, len, h1) == 0);
+                CHECK(rx_vm_hash(vj, in, len, h2) == 0);
+                if (memcmp(h1, h2, 32) != 0) bad++;
+            }
+            rx_vm_free(vi); rx_vm_free(vj);
+        }
+    CHECK(bad == 0);
+}
+
+/* ---- W^X and fault injection ------------------------------------------ */
+static int maps_ok(int *exec_regions) {
+    FILE *fp = fopen("/proc/self/maps", "r");
+    if (!fp) return 0;
+    char line[512]; int ok = 1; *exec_regions = 0;
+    while (fgets(line, sizeof line, fp)) {
+        unsigned long lo, hi; char p[5];
+        if (sscanf(line, "%lx-%lx %4s", &lo, &hi, p) != 3) continue;
+        if (p[1] == 'w' && p[2] == 'x') ok = 0;
+        if (p[2] == 'x' && strchr(line, '/') == NULL && strstr(line, "[vdso]") == NULL &&
+            strstr(line, "[vsyscall]") == NULL) (*exec_regions)++;
+    }
+    fclose(fp);
+    return ok;
+}
+
+static int fail_at, calls, fail_site_seen;
+static int fault_hook(int site) {
+    calls++;
+    if (calls == fail_at) { fail_site_seen = site; return 1; }
+    return 0;
+}
+static int wiped_ok, free_seen;
+static void free_hook(const uint8_t *base, size_t size) {
+    free_seen++;
+    size_t nz = 0;
+    for (size_t i = 0; i < size; i++) nz += base[i] != 0;
+    if (nz == 0) wiped_ok++;
+}
+
+static void t_wx_and_faults(void) {
+    rx_cache *cache = cache_get();
+    CHECK(cache != NULL);
+    if (!cache) return;
+    unsigned flags = RX_FLAG_V2 | RX_FLAG_JIT | RX_FLAG_SECURE;
+    static const uint8_t in[] = "fault injection input";
+    uint8_t want[32], got[32];
+    rx_vm *ref = NULL;
+    CHECK(rx_vm_new(&ref, RX_FLAG_V2, cache, NULL) == 0);
+    if (!ref) return;
+    CHECK(rx_vm_hash(ref, in, sizeof in, want) == 0);
+    rx_vm_free(ref);
+
+    /* count the permission changes of one hash */
+    rx_vm *vm = NULL;
+    CHECK(rx_vm_new(&vm, flags, cache, NULL) == 0);
+    if (!vm) return;
+    CHECK((rx_vm_flags(vm) & RX_FLAG_JIT) != 0);
+    calls = 0; fail_at = -1;
+    rx_execmem_fault_hook = fault_hook;
+    CHECK(rx_vm_hash(vm, in, sizeof in, got) == 0);
+    CHECK_MEM(got, want, 32);
+    int per_hash = calls;
+    CHECK(per_hash == 2 * (int)RX_PROGRAM_COUNT);   /* one open + one seal per program */
+    int execs;
+    CHECK(maps_ok(&execs));
+    /* fail each call site of a hash in turn: an error, never a digest */
+    int failures = 0, zeros = 0, recovered = 0;
+    for (int k = 1; k <= per_hash; k++) {
+        calls = 0; fail_at = k; fail_site_seen = 0;
+        memset(got, 0xAA, sizeof got);
+        int rc = rx_vm_hash(vm, in, sizeof in, got);
+        if (rc == RX_EPROT && fail_site_seen != 0) failures++;
+        static const uint8_t z[32];
+        if (memcmp(got, z, 32) == 0) zeros++;
+        CHECK(maps_ok(&execs));
+        calls = 0; fail_at = -1;
+        if (rx_vm_hash(vm, in, sizeof in, got) == 0 && memcmp(got, want, 32) == 0) recovered++;
+    }
+    CHECK(failures == per_hash);
+    CHECK(zeros == per_hash);
+    CHECK(recovered == per_hash);
+    /* free: writable, wiped, unmapped */
+    free_seen = wiped_ok = 0;
+    rx_execmem_free_hook = free_hook;
+    rx_vm_free(vm);
+    CHECK(free_seen == 1 && wiped_ok == 1);
+
+    /* rx_jit_new: mmap failure and seal failure are reported */
+    rx_jit *j = NULL;
+    calls = 0; fail_at = 1;
+    CHECK(rx_jit_new(&j, flags) == RX_ENOMEM && j == NULL);
+    calls = 0; fail_at = 2;
+    CHECK(rx_jit_new(&j, flags) == RX_EPROT && j == NULL);
+    /* a VM whose JIT cannot be set up runs the interpreter: still correct */
+    calls = 0; fail_at = 2;
+    vm = NULL;
+    CHECK(rx_vm_new(&vm, flags, cache, NULL) == 0);
+    if (vm) {
+        CHECK((rx_vm_flags(vm) & RX_FLAG_JIT) == 0);
+        calls = 0; fail_at = -1;
+        CHECK(rx_vm_hash(vm, in, sizeof in, got) == 0);
+        CHECK_MEM(got, want, 32);
+        rx_vm_free(vm);
+    }
+    /* direct API: a failed compile leaves nothing runnable */
+    calls = 0; fail_at = -1;
+    CHECK(rx_jit_new(&j, flags) == 0);
+    if (j) {
+        struct rx_vm_state *st = state_new();
+        struct rx_program *prog = malloc(sizeof *prog);
+        uint8_t bytes[RX_PROGRAM_BYTES(RX_PROGRAM_SIZE_V2)];
+        if (st && prog) {
+            rng_s = 7; rng_fill(bytes, sizeof bytes);
+            rx_program_parse(prog, bytes, RX_PROGRAM_SIZE_V2);
+            rx_vm_state_configure(st, prog);
+            st->version = 2; st->program_size = RX_PROGRAM_SIZE_V2;
+            st->iterations = 4; st->cache = cache;
+            CHECK(rx_jit_run(j, st) == RX_ESTATE);            /* nothing compiled yet */
+            calls = 0; fail_at = 1;
+            CHECK(rx_jit_compile(j, prog, st) == RX_EPROT);    /* open fails */
+            CHECK(rx_jit_run(j, st) == RX_ESTATE);
+            calls = 0; fail_at = 2;
+            CHECK(rx_jit_compile(j, prog, st) == RX_EPROT);    /* seal fails */
+            CHECK(maps_ok(&execs));
+            CHECK(rx_jit_run(j, st) == RX_ESTATE);
+            calls = 0; fail_at = -1;
+            CHECK(rx_jit_compile(j, prog, st) == 0);
+            CHECK(rx_jit_run(j, st) == 0);
+        }
+        state_free(st); free(prog);
+        rx_jit_free(j);
+    }
+    rx_execmem_fault_hook = NULL;
+    rx_execmem_free_hook = NULL;
+}
+
+static void t_engine_env(void) {
+    setenv("RXLOCK_ENGINE", "interp", 1);
+    CHECK((rx_flags_from_env(rx_flags_default()) & RX_FLAG_JIT) == 0);
+    setenv("RXLOCK_ENGINE", "jit", 1);
+    CHECK((rx_flags_from_env(0) & RX_FLAG_JIT) != 0);
+    unsetenv("RXLOCK_ENGINE");
+    CHECK(rx_jit_supported() == 1);
+    CHECK((rx_flags_default() & RX_FLAG_JIT) != 0);
+}
 #endif /* __x86_64__ */
 
 int main(void) {
 #if defined(__x86_64__)
     RUN(t_emit_alu);
     RUN(t_emit_mem);
+    RUN(t_engine_env);
+    RUN(t_wx_and_faults);
+    RUN(t_diff_programs);
+    RUN(t_diff_hashes);
+    rx_cache_free(g_cache);
+    if (g_fake_ds) munmap(g_fake_ds, g_fake_len);
 #endif
     return test_summary();
 }

@@ -9,6 +9,7 @@
 #include <unistd.h>
 
 int (*rx_execmem_fault_hook)(int site);
+void (*rx_execmem_free_hook)(const uint8_t *base, size_t size);
 
 #define PERM_RW (PROT_READ | PROT_WRITE)
 #define PERM_RX (PROT_READ | PROT_EXEC)
@@ -74,8 +75,10 @@ int rx_execmem_is_open(const rx_execmem *m) {
 
 void rx_execmem_free(rx_execmem *m) {
     if (!m || !m->base) return;
-    if (do_mprotect(RX_EXECMEM_SITE_FREE, m->base, m->size, PERM_RW) == 0)
+    if (do_mprotect(RX_EXECMEM_SITE_FREE, m->base, m->size, PERM_RW) == 0) {
         sodium_memzero(m->base, m->size);
+        if (rx_execmem_free_hook) rx_execmem_free_hook(m->base, m->size);
+    }
     /* if the pages could not be made writable they cannot be wiped either;
      * unmapping them is all that is left */
     (void)munmap(m->base, m->size);

@@ -34,6 +34,9 @@ typedef struct rx_execmem {
 
 /* Returns non-zero to make the call at `site` fail.  NULL: never. */
 extern int (*rx_execmem_fault_hook)(int site);
+/* Called by rx_execmem_free after wiping, before unmapping (tests prove
+ * the wipe with it).  NULL: not called. */
+extern void (*rx_execmem_free_hook)(const uint8_t *base, size_t size);
 
 /* Map `size` bytes (rounded up to pages) read+write.  0 or RX_ENOMEM. */
 int  rx_execmem_init(rx_execmem *m, size_t size);
