@@ -1,7 +1,7 @@
 /* src/rx/jit_none.c — no-JIT fallback, built only where no backend exists
- * (jit_x86_64.c covers x86-64): every entry point says RX_ENOTSUP, so the
+ * (jit_x86_64.c covers x86-64, jit_aarch64.c AArch64): every entry point says RX_ENOTSUP, so the
  * VM runs the portable interpreter. */
-#if !defined(__x86_64__)
+#if !defined(__x86_64__) && !defined(__aarch64__)
 #include "rx/jit.h"
 
 int rx_jit_supported(void) { return 0; }
