@@ -359,31 +359,68 @@ void rx_superscalar_execute(const rx_ss_program *prog, uint64_t r[8]) {
     }
 }
 
+/* One program over RX_SS_LANES register files: each instruction is applied
+ * to all lanes, so the compiler vectorises the ALU work and the decode cost
+ * is shared.  Instantiated for the baseline ISA and, on x86-64, for AVX2,
+ * picked at run time. */
+#define SS_LANES_BODY(prog, r) do {                                                       \
+    const rx_ss_instr *in = (prog)->ins, *end = (prog)->ins + (prog)->size;               \
+    for (; in < end; in++) {                                                              \
+        uint64_t *d = (r)[in->dst];                                                       \
+        const uint64_t *s = (r)[in->src];                                                 \
+        const uint64_t imm = in->imm64;                                                   \
+        unsigned k;                                                                       \
+        switch (in->op) {                                                                 \
+        case RX_SS_ISUB_R:   for (k = 0; k < RX_SS_LANES; k++) d[k] -= s[k]; break;       \
+        case RX_SS_IXOR_R:   for (k = 0; k < RX_SS_LANES; k++) d[k] ^= s[k]; break;       \
+        case RX_SS_IADD_RS:  for (k = 0; k < RX_SS_LANES; k++) d[k] += s[k] << imm; break; \
+        case RX_SS_IMUL_R:   for (k = 0; k < RX_SS_LANES; k++) d[k] *= s[k]; break;       \
+        case RX_SS_IROR_C:                                                                \
+            for (k = 0; k < RX_SS_LANES; k++) d[k] = (d[k] >> imm) | (d[k] << (64 - imm)); \
+            break;                                                                        \
+        case RX_SS_IADD_C7: case RX_SS_IADD_C8: case RX_SS_IADD_C9:                       \
+            for (k = 0; k < RX_SS_LANES; k++) d[k] += imm;                                \
+            break;                                                                        \
+        case RX_SS_IXOR_C7: case RX_SS_IXOR_C8: case RX_SS_IXOR_C9:                       \
+            for (k = 0; k < RX_SS_LANES; k++) d[k] ^= imm;                                \
+            break;                                                                        \
+        case RX_SS_IMULH_R:  for (k = 0; k < RX_SS_LANES; k++) d[k] = mulhu(d[k], s[k]); break; \
+        case RX_SS_ISMULH_R: for (k = 0; k < RX_SS_LANES; k++) d[k] = mulhs(d[k], s[k]); break; \
+        case RX_SS_IMUL_RCP: for (k = 0; k < RX_SS_LANES; k++) d[k] *= imm; break;        \
+        default: break;                                                                   \
+        }                                                                                 \
+    }                                                                                     \
+} while (0)
+
+typedef void (*lanes_fn)(const rx_ss_program *, uint64_t (*)[RX_SS_LANES]);
+
+static void lanes_generic(const rx_ss_program *prog, uint64_t r[8][RX_SS_LANES]) {
+    SS_LANES_BODY(prog, r);
+}
+#if defined(__x86_64__)
+__attribute__((target("avx2")))
+static void lanes_avx2(const rx_ss_program *prog, uint64_t r[8][RX_SS_LANES]) {
+    SS_LANES_BODY(prog, r);
+}
+#endif
+
+static lanes_fn lanes_resolve(void) {
+    static lanes_fn cached;
+    lanes_fn f = __atomic_load_n(&cached, __ATOMIC_RELAXED);
+    if (f) return f;
+    f = lanes_generic;
+#if defined(__x86_64__)
+    __builtin_cpu_init();
+    /* An AVX-512 (vpmullq) build measured no faster than AVX2 on Zen 4. */
+    if (__builtin_cpu_supports("avx2"))
+        f = lanes_avx2;
+#endif
+    __atomic_store_n(&cached, f, __ATOMIC_RELAXED);
+    return f;
+}
+
 void rx_superscalar_execute_lanes(const rx_ss_program *prog, uint64_t r[8][RX_SS_LANES]) {
-    const rx_ss_instr *in = prog->ins, *end = prog->ins + prog->size;
-    for (; in < end; in++) {
-        uint64_t *d = r[in->dst];
-        const uint64_t *s = r[in->src];
-        const uint64_t imm = in->imm64;
-        unsigned k;
-        switch (in->op) {
-        case RX_SS_ISUB_R:   for (k = 0; k < RX_SS_LANES; k++) d[k] -= s[k]; break;
-        case RX_SS_IXOR_R:   for (k = 0; k < RX_SS_LANES; k++) d[k] ^= s[k]; break;
-        case RX_SS_IADD_RS:  for (k = 0; k < RX_SS_LANES; k++) d[k] += s[k] << imm; break;
-        case RX_SS_IMUL_R:   for (k = 0; k < RX_SS_LANES; k++) d[k] *= s[k]; break;
-        case RX_SS_IROR_C:   for (k = 0; k < RX_SS_LANES; k++) d[k] = ror64(d[k], (unsigned)imm); break;
-        case RX_SS_IADD_C7: case RX_SS_IADD_C8: case RX_SS_IADD_C9:
-            for (k = 0; k < RX_SS_LANES; k++) d[k] += imm;
-            break;
-        case RX_SS_IXOR_C7: case RX_SS_IXOR_C8: case RX_SS_IXOR_C9:
-            for (k = 0; k < RX_SS_LANES; k++) d[k] ^= imm;
-            break;
-        case RX_SS_IMULH_R:  for (k = 0; k < RX_SS_LANES; k++) d[k] = mulhu(d[k], s[k]); break;
-        case RX_SS_ISMULH_R: for (k = 0; k < RX_SS_LANES; k++) d[k] = mulhs(d[k], s[k]); break;
-        case RX_SS_IMUL_RCP: for (k = 0; k < RX_SS_LANES; k++) d[k] *= imm; break;
-        default: break;
-        }
-    }
+    lanes_resolve()(prog, r);
 }
 
 size_t rx_superscalar_serialize(const rx_ss_program *prog, uint8_t *out, size_t cap) {

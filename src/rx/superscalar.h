@@ -14,7 +14,9 @@
 
 #define RX_SS_LATENCY   170                      /* RANDOMX_SUPERSCALAR_LATENCY */
 #define RX_SS_MAX_SIZE  (3 * RX_SS_LATENCY + 2)  /* 512 instructions            */
-#define RX_SS_LANES     8
+#ifndef RX_SS_LANES
+#define RX_SS_LANES     16
+#endif
 
 /* Instruction types; the numbering is the reference's SuperscalarInstructionType
  * (it is part of the serialized form the test vectors hash). */

@@ -1,0 +1,162 @@
+/* bench/bench_dataset.c — cache init and dataset build: rxlock's engine vs
+ * Debian's librandomx (1.1.10) in one run, same key, same thread count.
+ *
+ *   build/bench/bench_dataset [-t THREADS] [-n ITEMS] [-r REPEATS] [-s]
+ *
+ * -n builds only the first ITEMS items (default: the whole dataset);
+ * -s skips the reference's interpreted (RANDOMX_FLAG_DEFAULT) dataset build.
+ * Cache init: median of REPEATS (default 3) for each Argon2 variant, a
+ * different key each time (librandomx skips a re-init with the same key).
+ * Dataset: ours (rx_dataset_init over THREADS pthreads, like
+ * rx_dataset_init_parallel) vs randomx_init_dataset over the same split,
+ * with RANDOMX_FLAG_DEFAULT (interpreted SuperscalarHash) and
+ * RANDOMX_FLAG_JIT; the results are compared byte for byte. */
+#include "rx.h"
+#include "rx/internal.h"
+#include "rx/argon2d.h"
+#include "rx/cache_internal.h"
+#include <randomx.h>
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+static const char KEY[] = "test key 000";
+
+static double now_s(void) {
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
+}
+static int cmp_d(const void *a, const void *b) {
+    double x = *(const double *)a, y = *(const double *)b;
+    return x < y ? -1 : x > y;
+}
+static double median(double *v, int n) { qsort(v, (size_t)n, sizeof *v, cmp_d); return v[n / 2]; }
+
+typedef struct job {
+    int ours;
+    rx_dataset *ds; const rx_cache *cache;
+    randomx_dataset *rds; randomx_cache *rcache;
+    uint64_t first, count;
+} job;
+
+static void *run_job(void *arg) {
+    job *j = arg;
+    if (j->ours) {
+        if (rx_dataset_init(j->ds, j->cache, j->first, j->count) != 0) fprintf(stderr, "rx_dataset_init failed\n");
+    } else {
+        randomx_init_dataset(j->rds, j->rcache, (unsigned long)j->first, (unsigned long)j->count);
+    }
+    return NULL;
+}
+
+/* Split [0, items) into `threads` ranges (multiples of 8 items) and run. */
+static double build(int ours, unsigned threads, uint64_t items, rx_dataset *ds, const rx_cache *c,
+                    randomx_dataset *rds, randomx_cache *rc) {
+    job jobs[256];
+    pthread_t tid[256];
+    uint64_t per = items / threads / 8 * 8, pos = 0;
+    for (unsigned t = 0; t < threads; t++) {
+        jobs[t] = (job){ ours, ds, c, rds, rc, pos, t + 1 == threads ? items - pos : per };
+        pos += per;
+    }
+    double t0 = now_s();
+    for (unsigned t = 1; t < threads; t++)
+        if (pthread_create(&tid[t], NULL, run_job, &jobs[t]) != 0) { perror("pthread_create"); exit(1); }
+    run_job(&jobs[0]);
+    for (unsigned t = 1; t < threads; t++) pthread_join(tid[t], NULL);
+    return now_s() - t0;
+}
+
+int main(int argc, char **argv) {
+    unsigned threads = 2;
+    uint64_t items = RX_DATASET_ITEMS;
+    int repeats = 3, skip_interp = 0, opt;
+    while ((opt = getopt(argc, argv, "t:n:r:s")) != -1) {
+        switch (opt) {
+        case 't': threads = (unsigned)strtoul(optarg, NULL, 10); break;
+        case 'n': items = strtoull(optarg, NULL, 10); break;
+        case 'r': repeats = atoi(optarg); break;
+        case 's': skip_interp = 1; break;
+        default:
+            fprintf(stderr, "usage: bench_dataset [-t THREADS] [-n ITEMS] [-r REPEATS] [-s]\n");
+            return 2;
+        }
+    }
+    if (threads < 1 || threads > 256 || items < 1 || items > RX_DATASET_ITEMS || repeats < 1 || repeats > 50) {
+        fprintf(stderr, "bench_dataset: bad arguments\n");
+        return 2;
+    }
+    printf("bench_dataset: key \"%s\", %u thread(s), %llu items (%.1f MiB)\n", KEY, threads,
+           (unsigned long long)items, (double)items * 64 / 1048576.0);
+
+    /* ---- cache init ---- */
+    rx_cache *c = NULL;
+    if (rx_cache_new(&c, 0) != 0) { fprintf(stderr, "rx_cache_new failed\n"); return 1; }
+    double t[50];
+    for (int impl = RX_ARGON2_PORTABLE; impl <= RX_ARGON2_AVX2; impl++) {
+        if (!rx_argon2d_impl_supported(impl)) continue;
+        rx_cache_argon2_impl = impl;
+        for (int i = 0; i < repeats; i++) {
+            char key[32];
+            snprintf(key, sizeof key, "bench key %03d", i);
+            double t0 = now_s();
+            if (rx_cache_init(c, key, strlen(key)) != 0) { fprintf(stderr, "rx_cache_init failed\n"); return 1; }
+            t[i] = now_s() - t0;
+        }
+        printf("cache init   rxlock   argon2=%-8s  %.3f s (median of %d)\n", rx_argon2d_impl_name(impl), median(t, repeats), repeats);
+    }
+    rx_cache_argon2_impl = RX_ARGON2_AUTO;
+    if (rx_cache_init(c, KEY, strlen(KEY)) != 0) return 1;
+
+    static const struct { randomx_flags f; const char *name; } rflags[] = {
+        { RANDOMX_FLAG_DEFAULT, "DEFAULT" }, { RANDOMX_FLAG_ARGON2_SSSE3, "ARGON2_SSSE3" },
+        { RANDOMX_FLAG_ARGON2_AVX2, "ARGON2_AVX2" }, { RANDOMX_FLAG_JIT, "JIT" },
+    };
+    for (size_t k = 0; k < sizeof rflags / sizeof rflags[0]; k++) {
+        randomx_cache *rc = randomx_alloc_cache(rflags[k].f);
+        if (!rc) { printf("cache init   librandomx %-12s unsupported\n", rflags[k].name); continue; }
+        for (int i = 0; i < repeats; i++) {
+            /* a new key every time: librandomx skips re-initialising with the same key */
+            char key[32];
+            snprintf(key, sizeof key, "bench key %03d", i);
+            double t0 = now_s();
+            randomx_init_cache(rc, key, strlen(key));
+            t[i] = now_s() - t0;
+        }
+        printf("cache init   librandomx %-12s %.3f s (median of %d)\n", rflags[k].name, median(t, repeats), repeats);
+        randomx_release_cache(rc);
+    }
+
+    /* ---- dataset build ---- */
+    rx_dataset *ds = NULL;
+    if (rx_dataset_new(&ds, 0) != 0) { fprintf(stderr, "rx_dataset_new failed\n"); return 1; }
+    /* fault the pages in first so both sides are timed without page faults */
+    memset((void *)rx_dataset_bytes(ds), 0, (size_t)items * 64);
+    double ours = build(1, threads, items, ds, c, NULL, NULL);
+    printf("dataset      rxlock   (C, %d lanes)       %.2f s  %.0f items/s\n", RX_SS_LANES, ours, (double)items / ours);
+
+    randomx_dataset *rds = randomx_alloc_dataset(RANDOMX_FLAG_DEFAULT);
+    if (!rds) { fprintf(stderr, "randomx_alloc_dataset failed\n"); return 1; }
+    uint8_t *rmem = randomx_get_dataset_memory(rds);
+    memset(rmem, 0, (size_t)items * 64);
+    int mismatch = 0;
+    for (int jit = skip_interp ? 1 : 0; jit <= 1; jit++) {
+        randomx_cache *rc = randomx_alloc_cache(jit ? RANDOMX_FLAG_JIT : RANDOMX_FLAG_DEFAULT);
+        if (!rc) { printf("dataset      librandomx %s unsupported\n", jit ? "JIT" : "DEFAULT"); continue; }
+        randomx_init_cache(rc, KEY, strlen(KEY));
+        double tr = build(0, threads, items, NULL, NULL, rds, rc);
+        printf("dataset      librandomx %-8s         %.2f s  %.0f items/s  (rxlock/ref time = %.3f)\n",
+               jit ? "JIT" : "DEFAULT", tr, (double)items / tr, ours / tr);
+        if (memcmp(rmem, rx_dataset_bytes(ds), (size_t)items * 64) != 0) mismatch = 1;
+        randomx_release_cache(rc);
+    }
+    printf("datasets %s\n", mismatch ? "DIFFER" : "identical");
+    randomx_release_dataset(rds);
+    rx_dataset_free(ds);
+    rx_cache_free(c);
+    return mismatch;
+}
