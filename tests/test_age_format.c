@@ -114,7 +114,7 @@ static void t_base64(void) {
     CHECK(tl_age_b64_decode(s, 43, out, 32) != 0);
     s[42] = alpha[idx];
     CHECK(tl_age_b64_decode(s, 42, out, 32) != 0);                /* wrong length */
-    char padded[64];
+    char padded[80];
     snprintf(padded, sizeof padded, "%s=", s);
     CHECK(tl_age_b64_decode(padded, 44, out, 32) != 0);           /* padding */
     s[5] = '-';

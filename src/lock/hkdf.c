@@ -11,7 +11,12 @@ int tl_hkdf_sha256(uint8_t *out, size_t outlen,
     uint8_t prk[32], t[32];
     size_t done = 0;
     uint8_t ctr = 0;
+    static const uint8_t empty[1] = {0};
     if (outlen > 255 * 32 || sodium_init() < 0) return -1;
+    /* libsodium's prototypes declare these pointers non-null. */
+    if (!salt) { salt = empty; saltlen = 0; }
+    if (!ikm) { ikm = empty; ikmlen = 0; }
+    if (!info) { info = empty; infolen = 0; }
     /* Extract: an empty salt is HashLen zero bytes, which HMAC treats the
      * same as an empty key. */
     if (crypto_auth_hmacsha256_init(&st, salt, saltlen) != 0 ||
