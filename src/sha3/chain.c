@@ -5,7 +5,7 @@
 #include <stdatomic.h>
 
 static const sha3_impl *const impls[] = {
-#if defined(__aarch64__)
+#if defined(SHA3_HAVE_ARMV8_SHA3)
     &sha3_impl_armv8_sha3,
 #endif
 #if defined(__x86_64__)

@@ -22,7 +22,11 @@ extern const sha3_impl sha3_impl_portable;
 extern const sha3_impl sha3_impl_avx512;
 extern const sha3_impl sha3_impl_bmi2;
 #endif
-#if defined(__aarch64__)
+/* GCC enables the SHA3 intrinsics per function; clang (14) only when the
+ * whole unit targets them (-march=armv8.2-a+sha3), so without that a clang
+ * build keeps the portable backend on AArch64. */
+#if defined(__aarch64__) && (!defined(__clang__) || defined(__ARM_FEATURE_SHA3))
+#define SHA3_HAVE_ARMV8_SHA3 1
 extern const sha3_impl sha3_impl_armv8_sha3;
 #endif
 

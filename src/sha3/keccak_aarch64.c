@@ -3,8 +3,8 @@
  * (theta's D), XAR (theta + rho in one), BCAX (chi), one lane per vector
  * register (25 of the 32), built with a per-function target and chosen at
  * run time only when the kernel reports HWCAP_SHA3. */
-#if defined(__aarch64__)
 #include "sha3/internal.h"
+#if defined(SHA3_HAVE_ARMV8_SHA3)
 #include <arm_neon.h>
 #include <sys/auxv.h>
 
@@ -12,8 +12,11 @@
 #define HWCAP_SHA3 (1UL << 17)
 #endif
 
-#pragma GCC push_options
-#pragma GCC target("arch=armv8.2-a+sha3")
+#if defined(__clang__)
+#define SHA3CE __attribute__((target("sha3")))
+#else
+#define SHA3CE __attribute__((target("arch=armv8.2-a+sha3")))
+#endif
 #include "sha3/keccak_round.h"
 
 static const uint64_t sha3_rc[24] = KECCAK_RC_INIT;
@@ -29,7 +32,7 @@ static const uint64_t sha3_rc[24] = KECCAK_RC_INIT;
     P##21 = vdupq_n_u64((S)[21]); P##22 = vdupq_n_u64((S)[22]); P##23 = vdupq_n_u64((S)[23]); \
     P##24 = vdupq_n_u64((S)[24]); } while (0)
 
-static void sha3ce_permute(uint64_t s[25])
+SHA3CE static void sha3ce_permute(uint64_t s[25])
 {
     KECCAK_DECL(uint64x2_t, a);
     KECCAK_DECL(uint64x2_t, e);
@@ -53,7 +56,7 @@ static void sha3ce_permute(uint64_t s[25])
 /* The fused chain: the 32-byte state stays in four vector registers; each
  * step resets the other 21 lanes to the fixed padding (0x06 in lane 4, the
  * top bit of lane 16) and runs the 24 rounds. */
-static void sha3ce_chain(uint64_t x[4], uint64_t steps)
+SHA3CE static void sha3ce_chain(uint64_t x[4], uint64_t steps)
 {
     KECCAK_DECL(uint64x2_t, a);
     KECCAK_DECL(uint64x2_t, e);
@@ -76,7 +79,7 @@ static void sha3ce_chain(uint64_t x[4], uint64_t steps)
     x[0] = vgetq_lane_u64(x0, 0); x[1] = vgetq_lane_u64(x1, 0);
     x[2] = vgetq_lane_u64(x2, 0); x[3] = vgetq_lane_u64(x3, 0);
 }
-#pragma GCC pop_options
+#undef SHA3CE
 
 static int sha3ce_available(void)
 {

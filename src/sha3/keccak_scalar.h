@@ -1,14 +1,17 @@
 /* src/sha3/keccak_scalar.h — the scalar Keccak-f[1600] permutation and the
  * fused SHA3-256 chain, as a template: the includer defines KS_NAME(x) (the
- * function names) and may wrap the include in a target pragma, so the same
+ * function names) and may define KS_ATTR (e.g. a target attribute), so the same
  * source builds the portable backend and the x86-64 BMI1/BMI2 one (ANDN,
  * RORX).  Lanes are host integers; byte order is handled by the callers. */
 #include "sha3/keccak_round.h"
 
+#ifndef KS_ATTR
+#define KS_ATTR
+#endif
 #define ROTL(x, n) (((x) << (n)) | ((x) >> (64 - (n))))
 #define ANDN(a, b) (~(a) & (b))
 
-static void KS_NAME(permute)(uint64_t s[25])
+KS_ATTR static void KS_NAME(permute)(uint64_t s[25])
 {
     static const uint64_t rc[24] = KECCAK_RC_INIT;
     KECCAK_DECL(uint64_t, a);
@@ -25,7 +28,7 @@ static void KS_NAME(permute)(uint64_t s[25])
  * fixed padding of a 32-byte message (0x06 at byte 32, 0x80 at byte 135),
  * then zeros; one permutation; the digest is lanes 0..3.  Round 0 is spelt
  * out so the compiler folds the constant lanes into it. */
-static void KS_NAME(chain)(uint64_t x[4], uint64_t steps)
+KS_ATTR static void KS_NAME(chain)(uint64_t x[4], uint64_t steps)
 {
     static const uint64_t rc[24] = KECCAK_RC_INIT;
     KECCAK_DECL(uint64_t, a);

@@ -9,12 +9,11 @@
 #if defined(__x86_64__)
 #include "sha3/internal.h"
 
-#pragma GCC push_options
-#pragma GCC target("bmi,bmi2")
+#define KS_ATTR __attribute__((target("bmi,bmi2")))
 #define KS_NAME(x) bmi2_##x
 #include "sha3/keccak_scalar.h"
 #undef KS_NAME
-#pragma GCC pop_options
+#undef KS_ATTR
 
 static int bmi2_available(void)
 {
@@ -27,14 +26,13 @@ const sha3_impl sha3_impl_bmi2 = {
 };
 
 #include <immintrin.h>
-#pragma GCC push_options
-#pragma GCC target("avx512f,avx512vl")
+#define AVX512 __attribute__((target("avx512f,avx512vl")))
 static const uint64_t avx512_rc[24] = KECCAK_RC_INIT;
 
 #define V(v) _mm_cvtsi64_si128((long long)(v))
 #define U(v) ((uint64_t)_mm_cvtsi128_si64(v))
 
-static void avx512_permute(uint64_t s[25])
+AVX512 static void avx512_permute(uint64_t s[25])
 {
     KECCAK_DECL(__m128i, a);
     KECCAK_DECL(__m128i, e);
@@ -56,7 +54,7 @@ static void avx512_permute(uint64_t s[25])
 
 /* Fused chain: x stays in four xmm registers; each step the other lanes are
  * reset to the fixed padding (0x06 in lane 4, the top bit of lane 16). */
-static void avx512_chain(uint64_t x[4], uint64_t steps)
+AVX512 static void avx512_chain(uint64_t x[4], uint64_t steps)
 {
     KECCAK_DECL(__m128i, a);
     KECCAK_DECL(__m128i, e);
@@ -79,7 +77,7 @@ static void avx512_chain(uint64_t x[4], uint64_t steps)
 }
 #undef V
 #undef U
-#pragma GCC pop_options
+#undef AVX512
 
 static int avx512_available(void)
 {
