@@ -8,6 +8,7 @@
 #include "rx/jit.h"
 #include "rx/internal.h"
 #include "rx/aes.h"
+#include "rx/cache_internal.h"
 #include "rx/cpu.h"
 #include "rx/program.h"
 #include "rx/vm_interp.h"
@@ -443,6 +444,65 @@ static void t_wx_and_faults(void) {
     rx_execmem_free_hook = NULL;
 }
 
+/* ---- SuperscalarHash JIT ---------------------------------------------- */
+struct ss_ctx { rx_cache *cache; rx_jit_ss *code; int rows, bad; };
+static int ss_vec_cb(char **f, int nf, void *vctx) {
+    struct ss_ctx *c = vctx;
+    if (nf < 3) return 0;
+    uint8_t key[64], want[64], got[64];
+    long kl = test_unhex(f[0], key, sizeof key);
+    if (kl < 0 || test_unhex(f[2], want, sizeof want) != 64) { c->bad++; return 0; }
+    if (!c->cache) {
+        if (rx_cache_new(&c->cache, 0) != 0 || rx_cache_init(c->cache, key, (size_t)kl) != 0) { c->bad++; return 1; }
+        if (rx_jit_ss_new(&c->code, c->cache->prog) != 0) { c->bad++; return 1; }
+    }
+    uint64_t item = strtoull(f[1], NULL, 10);
+    c->rows++;
+    if (rx_jit_dataset_items(c->code, c->cache->memory, item, 1, got) != 0 || memcmp(got, want, 64) != 0) c->bad++;
+    return 0;
+}
+
+static void t_superscalar_jit(void) {
+    /* official-derived dataset items (key "test key 000") */
+    struct ss_ctx c = { 0 };
+    CHECK(test_tsv_each("randomx-dataset-items.tsv", ss_vec_cb, &c) == 64);
+    CHECK(c.rows == 64 && c.bad == 0);
+    rx_jit_ss_free(c.code);
+    rx_cache_free(c.cache);
+    /* against the C rx_cache_item: a consecutive run and random items */
+    rx_cache *cache = cache_get();
+    CHECK(cache != NULL);
+    if (!cache) return;
+    rx_jit_ss *code = NULL;
+    CHECK(rx_jit_ss_new(&code, cache->prog) == 0);
+    if (!code) return;
+    int n = test_quick() ? 200 : 3000, bad = 0;
+    uint8_t *out = malloc((size_t)n * 64);
+    uint64_t first = 1000000;
+    CHECK(out && rx_jit_dataset_items(code, cache->memory, first, (uint64_t)n, out) == 0);
+    for (int i = 0; out && i < n; i++) {
+        uint64_t w[8];
+        rx_cache_item(cache, first + (uint64_t)i, w);
+        if (memcmp(w, out + 64 * i, 64) != 0) bad++;
+    }
+    rng_s = 99;
+    for (int i = 0; i < n; i++) {
+        uint64_t item = rng() % RX_DATASET_ITEMS, w[8];
+        uint8_t one[64];
+        rx_cache_item(cache, item, w);
+        if (rx_jit_dataset_items(code, cache->memory, item, 1, one) != 0 || memcmp(w, one, 64) != 0) bad++;
+    }
+    CHECK(bad == 0);
+    uint8_t one[64];
+    CHECK(rx_jit_dataset_items(code, cache->memory, RX_DATASET_ITEMS - 1, 1, one) == 0);
+    CHECK(rx_jit_dataset_items(code, cache->memory, RX_DATASET_ITEMS, 1, one) == RX_EINVAL);
+    CHECK(rx_jit_dataset_items(code, cache->memory, 5, 0, one) == 0);
+    int execs;
+    CHECK(maps_ok(&execs));
+    free(out);
+    rx_jit_ss_free(code);
+}
+
 static void t_engine_env(void) {
     setenv("RXLOCK_ENGINE", "interp", 1);
     CHECK((rx_flags_from_env(rx_flags_default()) & RX_FLAG_JIT) == 0);
@@ -462,6 +522,7 @@ int main(void) {
     RUN(t_wx_and_faults);
     RUN(t_diff_programs);
     RUN(t_diff_hashes);
+    RUN(t_superscalar_jit);
     rx_cache_free(g_cache);
     if (g_fake_ds) munmap(g_fake_ds, g_fake_len);
 #endif

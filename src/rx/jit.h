@@ -31,6 +31,20 @@ int  rx_jit_run(rx_jit *jit, struct rx_vm_state *state);
 /* Make writable, wipe, unmap.  NULL ignored. */
 void rx_jit_free(rx_jit *jit);
 
+/* ---- SuperscalarHash JIT (jit_superscalar_x86_64.c; RX_ENOTSUP elsewhere) ----
+ * The 8 superscalar programs of a cache compiled into one read+execute
+ * code block that computes dataset items (spec 7.3) straight from the
+ * cache's bytes.  Build it once per rx_cache_init; it is immutable and may
+ * be shared by threads.  Free with rx_jit_ss_free (wipe + unmap). */
+struct rx_ss_program;
+typedef struct rx_jit_ss rx_jit_ss;
+int  rx_jit_ss_new(rx_jit_ss **out, const struct rx_ss_program *progs /* [8] */);
+/* items [first, first+count) into out (64 bytes each, little-endian words);
+ * cache_bytes: the RX_CACHE_SIZE bytes of the cache the programs belong to. */
+int  rx_jit_dataset_items(const rx_jit_ss *code, const uint8_t *cache_bytes,
+                          uint64_t first, uint64_t count, uint8_t *out);
+void rx_jit_ss_free(rx_jit_ss *code);
+
 /* ---- phase profile (built with -DRX_JIT_PROFILE, else all zero) ---- */
 struct rx_jit_profile {
     uint64_t compile_ns;   /* code generation + copy into the code pages */
