@@ -18,7 +18,7 @@ const char *tl_age_strerror(int rc) {
     case TL_AGE_EVERSION:  return "not an age v1 file (bad or missing \"age-encryption.org/v1\" line)";
     case TL_AGE_ENOMATCH:  return "no identity matched any of the file's recipients (wrong identity?)";
     case TL_AGE_EMAC:      return "header MAC mismatch: the header was modified";
-    case TL_AGE_EPAYLOAD:  return "payload authentication failed: the file is corrupted or truncated";
+    case TL_AGE_EPAYLOAD:  return "payload authentication failed: the file is corrupted, truncated or has trailing data";
     case TL_AGE_ETRUNC:    return "the file is truncated";
     case TL_AGE_ETRAILING: return "trailing data after the end of the age file";
     case TL_AGE_EARMOR:    return "malformed ASCII armor";

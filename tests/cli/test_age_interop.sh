@@ -7,8 +7,17 @@ if ! command -v age >/dev/null 2>&1 || ! command -v age-keygen >/dev/null 2>&1; 
   echo "age not installed: skipped" >&2; summary; exit $?
 fi
 cd "$TMP" || exit 1
-age-keygen -o key.txt 2>/dev/null
+# The main key is a solved rxlock epoch: lock a tiny file (sha3-256, a few
+# steps), unlock it and keep the epoch identity.  The recipient lock printed
+# must be what age-keygen derives from the solved identity.
+printf 'x' > tiny
+"$RXLOCK" lock tiny --work sha3-256 --groups 1 --steps 10 2> lock.err
+rm -f tiny
+"$RXLOCK" unlock tiny.rxlock -q --save-identity key.txt
+check "solved identity written" grep -q '^AGE-SECRET-KEY-1' key.txt
 R=$(age-keygen -y key.txt)
+check "epoch recipient printed by lock = age-keygen -y solved identity" grep -q "epoch recipient $R)" lock.err
+check "identity file public key comment" grep -qx "# public key: $R" key.txt
 
 mk() { # mk SIZE FILE: deterministic-ish pseudo-random content
   head -c "$1" /dev/urandom > "$2"
