@@ -11,21 +11,6 @@
 #include <time.h>
 #include <unistd.h>
 
-/* The engines are linked from the same library; weak references keep this
- * file linkable while an engine is still being built (the call then fails
- * with TL_ENOTSUP instead of the whole binary failing to link). */
-#pragma weak rx_flags_default
-#pragma weak rx_flags_from_env
-#pragma weak rx_cache_new
-#pragma weak rx_cache_init
-#pragma weak rx_cache_free
-#pragma weak rx_dataset_new
-#pragma weak rx_dataset_init_parallel
-#pragma weak rx_dataset_free
-#pragma weak rx_vm_new
-#pragma weak rx_vm_hash
-#pragma weak rx_vm_free
-
 static const uint8_t chain_tag[20] = "rxlock/chain/v1";   /* + 5 NUL bytes */
 
 struct tl_work {
@@ -62,9 +47,8 @@ int tl_work_new(tl_work **out, tl_work_type type, const uint8_t key[32], tl_mode
         *out = w;
         return TL_OK;
     }
-    if (!rx_flags_default || !rx_cache_new || !rx_vm_new || !rx_vm_hash) { free(w); return TL_ENOTSUP; }
     unsigned flags = rx_flags_default();
-    if (rx_flags_from_env) flags = rx_flags_from_env(flags);
+    flags = rx_flags_from_env(flags);
     flags &= ~(unsigned)(RX_FLAG_V2 | RX_FLAG_FULL);
     if (type == TL_WORK_RANDOMX_V2) flags |= RX_FLAG_V2;
     int rc = rx_cache_new(&w->cache, flags);
