@@ -57,4 +57,9 @@ struct rx_jit_profile {
  * the build has no profile. */
 int  rx_jit_profile_get(const rx_jit *jit, struct rx_jit_profile *out);
 void rx_jit_profile_reset(rx_jit *jit);
+/* Process-wide totals over every JIT (jit_none.c holds them on all arches;
+ * a backend built with RX_JIT_PROFILE adds its deltas with _account). */
+void rx_jit_profile_account(const struct rx_jit_profile *delta);
+void rx_jit_profile_global(struct rx_jit_profile *out);
+void rx_jit_profile_global_reset(void);
 #endif
