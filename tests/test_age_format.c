@@ -188,6 +188,14 @@ static void t_damage(void) {
         "AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA\n"
         "--- AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA\n";
     CHECK(dec_bytes((const uint8_t *)longb, strlen(longb)) == TL_AGE_EHEADER);   /* 65-column body */
+    /* Unknown stanza bodies must be canonical base64 too ("QUF" has a spare
+     * bit set, "QUE" does not). */
+    const char *nc = "age-encryption.org/v1\n-> stanza\nQUF\n--- AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA\n";
+    CHECK(dec_bytes((const uint8_t *)nc, strlen(nc)) == TL_AGE_EHEADER);
+    const char *cn = "age-encryption.org/v1\n-> stanza\nQUE\n--- AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA\n";
+    CHECK(dec_bytes((const uint8_t *)cn, strlen(cn)) == TL_AGE_ENOMATCH);
+    const char *one = "age-encryption.org/v1\n-> stanza\nQUFBQ\n--- AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA\n";
+    CHECK(dec_bytes((const uint8_t *)one, strlen(one)) == TL_AGE_EHEADER);     /* 5 chars: impossible length */
     free(ct);
     free(msg);
 }

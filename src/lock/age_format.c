@@ -161,7 +161,15 @@ int tl_age_header_read(tl_age_in *in, const uint8_t (*sks)[32], size_t nsk,
                 if (!is_b64char(body[i])) { rc = TL_AGE_EHEADER; goto out; }
             TAKE(body, bl); TAKE("\n", 1);
             blen += bl;
-            if (bl < 64) break;
+            if (bl < 64) {
+                /* The body of every stanza, known or not, must be canonical
+                 * unpadded base64; only the short last line can break that. */
+                uint8_t tmp[48];
+                if (bl % 4 == 1 || (bl && tl_age_b64_decode(body, bl, tmp, (bl * 3) / 4) != 0)) {
+                    rc = TL_AGE_EHEADER; goto out;
+                }
+                break;
+            }
         }
         stanzas++;
         if (strcmp(argv[0], "scrypt") == 0) scrypt = 1;
