@@ -88,7 +88,7 @@ static void t_lengths(void)
     for (size_t len = 0; len <= sizeof msg; len++) {
         if (!oracle(ref, msg, len)) sha3_256_2_with(&sha3_impl_portable, ref, msg, len, NULL, 0);
         for (size_t i = 0; i < navail; i++) {
-            size_t cuts[] = { 0, 1, len / 2, len >= 136 ? 136 : len, len };
+            size_t cuts[] = { 0, 1, 7, 8, 9, len / 2, 135, 136, 137, 272, len };
             for (size_t c = 0; c < sizeof cuts / sizeof cuts[0]; c++) {
                 size_t k = cuts[c] > len ? len : cuts[c];
                 sha3_256_2_with(avail[i], got, msg, k, msg + k, len - k);

@@ -24,9 +24,19 @@ static void absorb(sponge *c, const uint8_t *p, size_t len)
             }
             if (!len) break;
         }
-        c->s[c->pos / 8] ^= (uint64_t)*p++ << (8 * (c->pos % 8));
-        len--;
-        if (++c->pos == SHA3_256_RATE) {
+        if (c->pos % 8 == 0 && len >= 8) {   /* lane-aligned: 8 bytes at once */
+            size_t room = SHA3_256_RATE - c->pos, k = (len < room ? len : room) / 8;
+            for (size_t i = 0; i < k; i++)
+                c->s[c->pos / 8 + i] ^= sha3_load64_le(p + 8 * i);
+            p += 8 * k;
+            len -= 8 * k;
+            c->pos += 8 * k;
+        } else {
+            c->s[c->pos / 8] ^= (uint64_t)*p++ << (8 * (c->pos % 8));
+            len--;
+            c->pos++;
+        }
+        if (c->pos == SHA3_256_RATE) {
             c->impl->permute(c->s);
             c->pos = 0;
         }
