@@ -64,6 +64,29 @@ expect_rc 2 "encrypt bad recipient" "$RXLOCK" encrypt -r age1notarecipient p1
 expect_rc 2 "decrypt without -i" "$RXLOCK" decrypt c1.age
 expect_rc 2 "decrypt unknown flag" "$RXLOCK" decrypt --frob -i key.txt c1.age
 
+# The epoch path: `rxlock lock -o PUZZLE` prints the recipient, age encrypts
+# to it before the solve, `rxlock solve` writes the identity, both tools open
+# each other's files with it.
+if R3=$("$RXLOCK" lock --work sha3-256 --groups 2 --steps 1000 -o epoch.json 2>/dev/null); then
+  check "lock prints an age recipient" sh -c "printf %s '$R3' | grep -Eq '^age1[a-z0-9]{58}\$'"
+  age -r "$R3" -o epoch.age p65537
+  "$RXLOCK" encrypt -a -r "$R3" -o epoch.rx p65537
+  expect_rc 0 "rxlock solve writes the epoch identity" "$RXLOCK" solve epoch.json -o epoch-id.txt
+  check "solved identity matches the recipient" test "$(age-keygen -y epoch-id.txt)" = "$R3"
+  check "rxlock decrypt -i solved identity (age file)" sh -c "'$RXLOCK' decrypt -i epoch-id.txt epoch.age | cmp -s - p65537"
+  check "age -d -i solved identity (rxlock file)" sh -c "age -d -i epoch-id.txt epoch.rx | cmp -s - p65537"
+  # The puzzle inside a .rxlock container solves the same way.
+  "$RXLOCK" lock p1 --work sha3-256 --groups 1 --steps 500 -o c.rxlock -q
+  n=$(grep -a '^puzzle [0-9]*$' c.rxlock | head -n 1 | cut -d' ' -f2)
+  start=$(( $(grep -abo '^puzzle [0-9]*$' c.rxlock | head -n 1 | cut -d: -f1) + 8 + ${#n} ))
+  tail -c +$((start + 1)) c.rxlock | head -c "$n" > c.json
+  expect_rc 0 "rxlock solve on the container's puzzle" "$RXLOCK" solve c.json -o c-id.txt
+  off=$(grep -abo '^age-encryption.org/v1' c.rxlock | head -n 1 | cut -d: -f1)
+  check "age -d opens the container payload" sh -c "tail -c +$((off + 1)) c.rxlock | age -d -i c-id.txt | cmp -s - p1"
+else
+  fail "rxlock lock -o PUZZLE failed"
+fi
+
 # 50 MiB both ways under a 16 MiB RSS ceiling.
 if [ -x /usr/bin/time ]; then
   head -c $((50 * 1024 * 1024)) /dev/urandom > big
