@@ -22,6 +22,7 @@
 #include <string.h>
 #include <time.h>
 #include <unistd.h>
+#include <sys/resource.h>
 
 static const char KEY[] = "test key 000";
 
@@ -30,6 +31,20 @@ static double now_s(void) {
     clock_gettime(CLOCK_MONOTONIC, &ts);
     return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
 }
+/* user + system CPU seconds of the whole process (all threads) */
+static double cpu_s(void) {
+    struct rusage ru;
+    if (getrusage(RUSAGE_SELF, &ru) != 0) return 0;
+    return (double)ru.ru_utime.tv_sec + (double)ru.ru_utime.tv_usec * 1e-6 +
+           (double)ru.ru_stime.tv_sec + (double)ru.ru_stime.tv_usec * 1e-6;
+}
+static double g_cpu;
+static double thread_cpu_s(void) {
+    struct timespec ts;
+    clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
+    return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
+}   /* CPU seconds of the last build() */
+
 static int cmp_d(const void *a, const void *b) {
     double x = *(const double *)a, y = *(const double *)b;
     return x < y ? -1 : x > y;
@@ -63,11 +78,12 @@ static double build(int ours, unsigned threads, uint64_t items, rx_dataset *ds, 
         jobs[t] = (job){ ours, ds, c, rds, rc, pos, t + 1 == threads ? items - pos : per };
         pos += per;
     }
-    double t0 = now_s();
+    double t0 = now_s(), c0 = cpu_s();
     for (unsigned t = 1; t < threads; t++)
         if (pthread_create(&tid[t], NULL, run_job, &jobs[t]) != 0) { perror("pthread_create"); exit(1); }
     run_job(&jobs[0]);
     for (unsigned t = 1; t < threads; t++) pthread_join(tid[t], NULL);
+    g_cpu = cpu_s() - c0;
     return now_s() - t0;
 }
 
@@ -96,18 +112,20 @@ int main(int argc, char **argv) {
     /* ---- cache init ---- */
     rx_cache *c = NULL;
     if (rx_cache_new(&c, 0) != 0) { fprintf(stderr, "rx_cache_new failed\n"); return 1; }
-    double t[50];
+    double t[50], tc[50];
     for (int impl = RX_ARGON2_PORTABLE; impl <= RX_ARGON2_AVX2; impl++) {
         if (!rx_argon2d_impl_supported(impl)) continue;
         rx_cache_argon2_impl = impl;
         for (int i = 0; i < repeats; i++) {
             char key[32];
             snprintf(key, sizeof key, "bench key %03d", i);
-            double t0 = now_s();
+            double t0 = now_s(), c0 = thread_cpu_s();
             if (rx_cache_init(c, key, strlen(key)) != 0) { fprintf(stderr, "rx_cache_init failed\n"); return 1; }
             t[i] = now_s() - t0;
+            tc[i] = thread_cpu_s() - c0;
         }
-        printf("cache init   rxlock   argon2=%-8s  %.3f s (median of %d)\n", rx_argon2d_impl_name(impl), median(t, repeats), repeats);
+        printf("cache init   rxlock     argon2=%-8s  %.3f s wall  %.3f s cpu (medians of %d)\n",
+               rx_argon2d_impl_name(impl), median(t, repeats), median(tc, repeats), repeats);
     }
     rx_cache_argon2_impl = RX_ARGON2_AUTO;
     if (rx_cache_init(c, KEY, strlen(KEY)) != 0) return 1;
@@ -123,11 +141,13 @@ int main(int argc, char **argv) {
             /* a new key every time: librandomx skips re-initialising with the same key */
             char key[32];
             snprintf(key, sizeof key, "bench key %03d", i);
-            double t0 = now_s();
+            double t0 = now_s(), c0 = thread_cpu_s();
             randomx_init_cache(rc, key, strlen(key));
             t[i] = now_s() - t0;
+            tc[i] = thread_cpu_s() - c0;
         }
-        printf("cache init   librandomx %-12s %.3f s (median of %d)\n", rflags[k].name, median(t, repeats), repeats);
+        printf("cache init   librandomx %-15s %.3f s wall  %.3f s cpu (medians of %d)\n",
+               rflags[k].name, median(t, repeats), median(tc, repeats), repeats);
         randomx_release_cache(rc);
     }
 
@@ -137,7 +157,8 @@ int main(int argc, char **argv) {
     /* fault the pages in first so both sides are timed without page faults */
     memset((void *)rx_dataset_bytes(ds), 0, (size_t)items * 64);
     double ours = build(1, threads, items, ds, c, NULL, NULL);
-    printf("dataset      rxlock   (C, %d lanes)       %.2f s  %.0f items/s\n", RX_SS_LANES, ours, (double)items / ours);
+    double ours_cpu = g_cpu;
+    printf("dataset      rxlock   (C, %d lanes)      %.2f s wall  %.2f s cpu  %.0f items/s\n", RX_SS_LANES, ours, ours_cpu, (double)items / ours);
 
     randomx_dataset *rds = randomx_alloc_dataset(RANDOMX_FLAG_DEFAULT);
     if (!rds) { fprintf(stderr, "randomx_alloc_dataset failed\n"); return 1; }
@@ -149,8 +170,8 @@ int main(int argc, char **argv) {
         if (!rc) { printf("dataset      librandomx %s unsupported\n", jit ? "JIT" : "DEFAULT"); continue; }
         randomx_init_cache(rc, KEY, strlen(KEY));
         double tr = build(0, threads, items, NULL, NULL, rds, rc);
-        printf("dataset      librandomx %-8s         %.2f s  %.0f items/s  (rxlock/ref time = %.3f)\n",
-               jit ? "JIT" : "DEFAULT", tr, (double)items / tr, ours / tr);
+        printf("dataset      librandomx %-8s         %.2f s wall  %.2f s cpu  %.0f items/s  (rxlock/ref: wall %.3f, cpu %.3f)\n",
+               jit ? "JIT" : "DEFAULT", tr, g_cpu, (double)items / tr, ours / tr, ours_cpu / g_cpu);
         if (memcmp(rmem, rx_dataset_bytes(ds), (size_t)items * 64) != 0) mismatch = 1;
         randomx_release_cache(rc);
     }

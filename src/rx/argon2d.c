@@ -24,30 +24,27 @@ static inline uint64_t blamka(uint64_t x, uint64_t y) {
         c = blamka(c, d); b = rotr64(b ^ c, 63);     \
     } while (0)
 
-/* Permutation P on 16 words given by their indices into v. */
-static inline void perm(uint64_t *v, const unsigned i[16]) {
-    GB(v[i[0]], v[i[4]], v[i[8]],  v[i[12]]);
-    GB(v[i[1]], v[i[5]], v[i[9]],  v[i[13]]);
-    GB(v[i[2]], v[i[6]], v[i[10]], v[i[14]]);
-    GB(v[i[3]], v[i[7]], v[i[11]], v[i[15]]);
-    GB(v[i[0]], v[i[5]], v[i[10]], v[i[15]]);
-    GB(v[i[1]], v[i[6]], v[i[11]], v[i[12]]);
-    GB(v[i[2]], v[i[7]], v[i[8]],  v[i[13]]);
-    GB(v[i[3]], v[i[4]], v[i[9]],  v[i[14]]);
-}
+/* Permutation P on 16 words (RFC 9106 3.6): columns, then diagonals. */
+#define PERM(v0, v1, v2, v3, v4, v5, v6, v7, v8, v9, v10, v11, v12, v13, v14, v15) do { \
+        GB(v0, v4, v8, v12); GB(v1, v5, v9, v13);                                       \
+        GB(v2, v6, v10, v14); GB(v3, v7, v11, v15);                                     \
+        GB(v0, v5, v10, v15); GB(v1, v6, v11, v12);                                     \
+        GB(v2, v7, v8, v13); GB(v3, v4, v9, v14);                                       \
+    } while (0)
 
 static void fill_portable(uint64_t *next, const uint64_t *prev, const uint64_t *ref, int xor_next) {
     uint64_t r[WORDS], t[WORDS];
     for (unsigned k = 0; k < WORDS; k++) { r[k] = prev[k] ^ ref[k]; t[k] = r[k]; }
     if (xor_next) for (unsigned k = 0; k < WORDS; k++) t[k] ^= next[k];
-    unsigned idx[16];
-    for (unsigned row = 0; row < 8; row++) {          /* rows: 16 consecutive words */
-        for (unsigned k = 0; k < 16; k++) idx[k] = 16 * row + k;
-        perm(r, idx);
+    for (unsigned i = 0; i < 8; i++) {                /* rows: 16 consecutive words */
+        uint64_t *v = r + 16 * i;
+        PERM(v[0], v[1], v[2], v[3], v[4], v[5], v[6], v[7],
+             v[8], v[9], v[10], v[11], v[12], v[13], v[14], v[15]);
     }
-    for (unsigned col = 0; col < 8; col++) {          /* columns: word pairs 2col, 2col+16, ... */
-        for (unsigned k = 0; k < 8; k++) { idx[2 * k] = 2 * col + 16 * k; idx[2 * k + 1] = 2 * col + 16 * k + 1; }
-        perm(r, idx);
+    for (unsigned i = 0; i < 8; i++) {                /* columns: word pairs 2i + 16k */
+        uint64_t *v = r + 2 * i;
+        PERM(v[0], v[1], v[16], v[17], v[32], v[33], v[48], v[49],
+             v[64], v[65], v[80], v[81], v[96], v[97], v[112], v[113]);
     }
     for (unsigned k = 0; k < WORDS; k++) next[k] = t[k] ^ r[k];
 }
