@@ -185,96 +185,127 @@ static inline void cvt_e(double out[2], const uint8_t *p, const uint64_t emask[2
     out[1] = bitsd((dbits((double)ld32s(p + 4)) & keep) | emask[1]);
 }
 
-/* One pass of the program buffer.  r has 9 entries (r[8] == 0). */
-static inline void exec_ops(struct rx_vm_state *st, uint64_t *r, const struct rx_op *ops, uint32_t n) {
+/* One pass of the program buffer.  r has 9 entries (r[8] == 0).
+ * With GCC/Clang the ops are dispatched by computed goto (one indirect
+ * jump per op, no bounds check); elsewhere by a switch. */
+#if defined(__GNUC__) && !defined(RX_INTERP_SWITCH)
+#define RX_THREADED 1
+#else
+#define RX_THREADED 0
+#endif
+
+#define MEMADDR(o) (sp + ((r[(o)->src] + (o)->imm) & (o)->mask))
+
+__attribute__((noinline))
+static void exec_ops(struct rx_vm_state *st, uint64_t *r, const struct rx_op *ops, uint32_t n) {
     uint8_t *sp = st->scratchpad;
-    for (uint32_t pc = 0; pc < n; pc++) {
-        const struct rx_op *o = &ops[pc];
-        const unsigned d = o->dst, s = o->src;
+    uint32_t pc = 0;
+    const struct rx_op *o;
+#if RX_THREADED
+#define L_(x) [x] = &&L_##x
+    static const void *const tbl[OP_NOP + 1] = {
+        L_(OP_IADD_RS), L_(OP_IADD_M), L_(OP_ISUB_R), L_(OP_ISUB_M), L_(OP_IMUL_R), L_(OP_IMUL_I),
+        L_(OP_IMUL_M), L_(OP_IMULH_R), L_(OP_IMULH_M), L_(OP_ISMULH_R), L_(OP_ISMULH_M), L_(OP_INEG_R),
+        L_(OP_IXOR_R), L_(OP_IXOR_I), L_(OP_IXOR_M), L_(OP_IROR_R), L_(OP_IROR_I), L_(OP_IROL_R),
+        L_(OP_ISWAP_R), L_(OP_FSWAP_F), L_(OP_FSWAP_E), L_(OP_FADD_R), L_(OP_FADD_M), L_(OP_FSUB_R),
+        L_(OP_FSUB_M), L_(OP_FSCAL_R), L_(OP_FMUL_R), L_(OP_FDIV_M), L_(OP_FSQRT_R), L_(OP_CBRANCH),
+        L_(OP_CFROUND1), L_(OP_CFROUND2), L_(OP_ISTORE), L_(OP_NOP)
+    };
+#undef L_
+    if (n == 0) return;
+    o = &ops[0];
+    goto *tbl[o->type];
+#define CASE(x) L_##x:
+#define NEXT do { if (++pc >= n) return; o = &ops[pc]; goto *tbl[o->type]; } while (0)
+#else
+    for (; pc < n; pc++) {
+        o = &ops[pc];
         switch (o->type) {
-        case OP_IADD_RS: r[d] += (r[s] << o->shift) + o->imm; break;
-        case OP_IADD_M:  r[d] += ld64(sp + ((r[s] + o->imm) & o->mask)); break;
-        case OP_ISUB_R:  r[d] -= r[s]; break;
-        case OP_ISUB_M:  r[d] -= ld64(sp + ((r[s] + o->imm) & o->mask)); break;
-        case OP_IMUL_R:  r[d] *= r[s]; break;
-        case OP_IMUL_I:  r[d] *= o->imm; break;
-        case OP_IMUL_M:  r[d] *= ld64(sp + ((r[s] + o->imm) & o->mask)); break;
-        case OP_IMULH_R: r[d] = mulh(r[d], r[s]); break;
-        case OP_IMULH_M: r[d] = mulh(r[d], ld64(sp + ((r[s] + o->imm) & o->mask))); break;
-        case OP_ISMULH_R: r[d] = smulh(r[d], r[s]); break;
-        case OP_ISMULH_M: r[d] = smulh(r[d], ld64(sp + ((r[s] + o->imm) & o->mask))); break;
-        case OP_INEG_R:  r[d] = 0 - r[d]; break;
-        case OP_IXOR_R:  r[d] ^= r[s]; break;
-        case OP_IXOR_I:  r[d] ^= o->imm; break;
-        case OP_IXOR_M:  r[d] ^= ld64(sp + ((r[s] + o->imm) & o->mask)); break;
-        case OP_IROR_R:  r[d] = rotr64(r[d], (unsigned)r[s]); break;
-        case OP_IROR_I:  r[d] = rotr64(r[d], (unsigned)o->imm); break;
-        case OP_IROL_R:  r[d] = rotl64(r[d], (unsigned)r[s]); break;
-        case OP_ISWAP_R: { uint64_t t = r[d]; r[d] = r[s]; r[s] = t; break; }
-        case OP_FSWAP_F: { double t = st->f[d][0]; st->f[d][0] = st->f[d][1]; st->f[d][1] = t; break; }
-        case OP_FSWAP_E: { double t = st->e[d][0]; st->e[d][0] = st->e[d][1]; st->e[d][1] = t; break; }
-        case OP_FADD_R:
-            st->f[d][0] += st->a[s][0];
-            st->f[d][1] += st->a[s][1];
-            break;
-        case OP_FSUB_R:
-            st->f[d][0] -= st->a[s][0];
-            st->f[d][1] -= st->a[s][1];
-            break;
-        case OP_FADD_M: {
-            double m[2];
-            cvt_f(m, sp + ((r[s] + o->imm) & o->mask));
-            st->f[d][0] += m[0];
-            st->f[d][1] += m[1];
-            break;
-        }
-        case OP_FSUB_M: {
-            double m[2];
-            cvt_f(m, sp + ((r[s] + o->imm) & o->mask));
-            st->f[d][0] -= m[0];
-            st->f[d][1] -= m[1];
-            break;
-        }
-        case OP_FSCAL_R:
-            st->f[d][0] = bitsd(dbits(st->f[d][0]) ^ 0x80F0000000000000ull);
-            st->f[d][1] = bitsd(dbits(st->f[d][1]) ^ 0x80F0000000000000ull);
-            break;
-        case OP_FMUL_R:
-            st->e[d][0] *= st->a[s][0];
-            st->e[d][1] *= st->a[s][1];
-            break;
-        case OP_FDIV_M: {
-            double m[2];
-            cvt_e(m, sp + ((r[s] + o->imm) & o->mask), st->e_mask);
-            st->e[d][0] /= m[0];
-            st->e[d][1] /= m[1];
-            break;
-        }
-        case OP_FSQRT_R:
-            st->e[d][0] = __builtin_sqrt(st->e[d][0]);
-            st->e[d][1] = __builtin_sqrt(st->e[d][1]);
-            break;
-        case OP_CBRANCH:
-            r[d] += o->imm;
-            if ((r[d] & ((uint64_t)RX_CONDITION_MASK << o->shift)) == 0)
-                pc = o->mask - 1;  /* the loop's pc++ resumes at o->mask */
-            break;
-        case OP_CFROUND1:
-            st->fprc = (uint32_t)(rotr64(r[s], (unsigned)o->imm) & 3);
+#define CASE(x) case x:
+#define NEXT break
+#endif
+    CASE(OP_IADD_RS) r[o->dst] += (r[o->src] << o->shift) + o->imm; NEXT;
+    CASE(OP_IADD_M)  r[o->dst] += ld64(MEMADDR(o)); NEXT;
+    CASE(OP_ISUB_R)  r[o->dst] -= r[o->src]; NEXT;
+    CASE(OP_ISUB_M)  r[o->dst] -= ld64(MEMADDR(o)); NEXT;
+    CASE(OP_IMUL_R)  r[o->dst] *= r[o->src]; NEXT;
+    CASE(OP_IMUL_I)  r[o->dst] *= o->imm; NEXT;
+    CASE(OP_IMUL_M)  r[o->dst] *= ld64(MEMADDR(o)); NEXT;
+    CASE(OP_IMULH_R) r[o->dst] = mulh(r[o->dst], r[o->src]); NEXT;
+    CASE(OP_IMULH_M) r[o->dst] = mulh(r[o->dst], ld64(MEMADDR(o))); NEXT;
+    CASE(OP_ISMULH_R) r[o->dst] = smulh(r[o->dst], r[o->src]); NEXT;
+    CASE(OP_ISMULH_M) r[o->dst] = smulh(r[o->dst], ld64(MEMADDR(o))); NEXT;
+    CASE(OP_INEG_R)  r[o->dst] = 0 - r[o->dst]; NEXT;
+    CASE(OP_IXOR_R)  r[o->dst] ^= r[o->src]; NEXT;
+    CASE(OP_IXOR_I)  r[o->dst] ^= o->imm; NEXT;
+    CASE(OP_IXOR_M)  r[o->dst] ^= ld64(MEMADDR(o)); NEXT;
+    CASE(OP_IROR_R)  r[o->dst] = rotr64(r[o->dst], (unsigned)r[o->src]); NEXT;
+    CASE(OP_IROR_I)  r[o->dst] = rotr64(r[o->dst], (unsigned)o->imm); NEXT;
+    CASE(OP_IROL_R)  r[o->dst] = rotl64(r[o->dst], (unsigned)r[o->src]); NEXT;
+    CASE(OP_ISWAP_R) { uint64_t t = r[o->dst]; r[o->dst] = r[o->src]; r[o->src] = t; } NEXT;
+    CASE(OP_FSWAP_F) { double *x = st->f[o->dst]; double t = x[0]; x[0] = x[1]; x[1] = t; } NEXT;
+    CASE(OP_FSWAP_E) { double *x = st->e[o->dst]; double t = x[0]; x[0] = x[1]; x[1] = t; } NEXT;
+    CASE(OP_FADD_R) {
+        double *x = st->f[o->dst]; const double *y = st->a[o->src];
+        x[0] += y[0]; x[1] += y[1];
+    } NEXT;
+    CASE(OP_FSUB_R) {
+        double *x = st->f[o->dst]; const double *y = st->a[o->src];
+        x[0] -= y[0]; x[1] -= y[1];
+    } NEXT;
+    CASE(OP_FADD_M) {
+        double m[2], *x = st->f[o->dst];
+        cvt_f(m, MEMADDR(o));
+        x[0] += m[0]; x[1] += m[1];
+    } NEXT;
+    CASE(OP_FSUB_M) {
+        double m[2], *x = st->f[o->dst];
+        cvt_f(m, MEMADDR(o));
+        x[0] -= m[0]; x[1] -= m[1];
+    } NEXT;
+    CASE(OP_FSCAL_R) {
+        double *x = st->f[o->dst];
+        x[0] = bitsd(dbits(x[0]) ^ 0x80F0000000000000ull);
+        x[1] = bitsd(dbits(x[1]) ^ 0x80F0000000000000ull);
+    } NEXT;
+    CASE(OP_FMUL_R) {
+        double *x = st->e[o->dst]; const double *y = st->a[o->src];
+        x[0] *= y[0]; x[1] *= y[1];
+    } NEXT;
+    CASE(OP_FDIV_M) {
+        double m[2], *x = st->e[o->dst];
+        cvt_e(m, MEMADDR(o), st->e_mask);
+        x[0] /= m[0]; x[1] /= m[1];
+    } NEXT;
+    CASE(OP_FSQRT_R) {
+        double *x = st->e[o->dst];
+        x[0] = __builtin_sqrt(x[0]); x[1] = __builtin_sqrt(x[1]);
+    } NEXT;
+    CASE(OP_CBRANCH)
+        r[o->dst] += o->imm;
+        if ((r[o->dst] & ((uint64_t)RX_CONDITION_MASK << o->shift)) == 0)
+            pc = o->mask - 1;  /* NEXT's pc++ resumes at o->mask */
+        NEXT;
+    CASE(OP_CFROUND1)
+        st->fprc = (uint32_t)(rotr64(r[o->src], (unsigned)o->imm) & 3);
+        rx_set_rounding(st->fprc);
+        NEXT;
+    CASE(OP_CFROUND2) {
+        uint64_t v = rotr64(r[o->src], (unsigned)o->imm);
+        if ((v & 60) == 0) {
+            st->fprc = (uint32_t)(v & 3);
             rx_set_rounding(st->fprc);
-            break;
-        case OP_CFROUND2: {
-            uint64_t v = rotr64(r[s], (unsigned)o->imm);
-            if ((v & 60) == 0) {
-                st->fprc = (uint32_t)(v & 3);
-                rx_set_rounding(st->fprc);
-            }
-            break;
         }
-        case OP_ISTORE: st64(sp + ((r[d] + o->imm) & o->mask), r[s]); break;
+    } NEXT;
+    CASE(OP_ISTORE) st64(sp + ((r[o->dst] + o->imm) & o->mask), r[o->src]); NEXT;
+    CASE(OP_NOP) NEXT;
+#if !RX_THREADED
         default: break;
         }
     }
+#endif
+#undef CASE
+#undef NEXT
 }
 
 void rx_interp_exec_once(struct rx_vm_state *st, const struct rx_decoded *d) {
