@@ -66,6 +66,7 @@ struct bench_shared {
     rx_dataset *ds;
     randomx_cache *lcache;
     randomx_dataset *lds;
+    int ds_borrowed;              /* dataset belongs to another entry      */
 };
 
 /* One VM / hashing context; single-threaded. */
@@ -218,6 +219,16 @@ static int bench_setup(struct bench_variant *v, const uint8_t key[32], unsigned 
     v->sh = s;
 dataset:
     if (!v->full || s->full) return 0;
+    /* The dataset does not depend on the JIT flag: borrow an equal one. */
+    unsigned dkf = kf & ~(unsigned)(v->impl == IMPL_RX ? RX_FLAG_JIT : RANDOMX_FLAG_JIT);
+    for (size_t i = 0; i < bench_pool_n; i++) {
+        struct bench_shared *o = &bench_pool[i];
+        unsigned okf = o->key_flags & ~(unsigned)(v->impl == IMPL_RX ? RX_FLAG_JIT : RANDOMX_FLAG_JIT);
+        if (o != s && o->impl == v->impl && okf == dkf && o->full) {
+            s->ds = o->ds; s->lds = o->lds; s->ds_borrowed = 1; s->full = 1;
+            return 0;
+        }
+    }
     t0 = bench_now();
     if (v->impl == IMPL_RX) {
         int rc = rx_dataset_new(&s->ds, v->flags);
@@ -250,9 +261,11 @@ dataset:
 static void bench_pool_free(void) {
     for (size_t i = 0; i < bench_pool_n; i++) {
         struct bench_shared *s = &bench_pool[i];
-        rx_dataset_free(s->ds);
+        if (!s->ds_borrowed) {
+            rx_dataset_free(s->ds);
+            if (s->lds) randomx_release_dataset(s->lds);
+        }
         rx_cache_free(s->cache);
-        if (s->lds) randomx_release_dataset(s->lds);
         if (s->lcache) randomx_release_cache(s->lcache);
     }
     bench_pool_n = 0;
