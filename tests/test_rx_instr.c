@@ -384,6 +384,25 @@ static void t_misc_forms(void) {
     CHECK(st.r[6] == 0x0000000000000011ull);
 }
 
+static void t_disasm(void) {
+    uint8_t bytes[RX_PROGRAM_BYTES(RX_PROGRAM_SIZE_V2)];
+    for (size_t i = 0; i < sizeof bytes; i++) bytes[i] = (uint8_t)(i * 97 + 13);
+    struct rx_program prog;
+    rx_program_parse(&prog, bytes, RX_PROGRAM_SIZE_V2);
+    char *buf = NULL; size_t len = 0;
+    FILE *fp = open_memstream(&buf, &len);
+    CHECK(fp != NULL);
+    if (!fp) return;
+    CHECK(rx_program_print(&prog, fp) == 0);
+    fclose(fp);
+    int lines = 0;
+    for (size_t i = 0; i < len; i++) lines += buf[i] == '\n';
+    CHECK(lines == 16 + 384);
+    CHECK(strstr(buf, "  0: ") != NULL);
+    free(buf);
+    CHECK(rx_program_print(NULL, stdout) == -1);
+}
+
 int main(void) {
     g_sp = calloc(1, RX_SCRATCHPAD_L3);
     if (!g_sp) return 1;
@@ -392,6 +411,7 @@ int main(void) {
     RUN(t_config);
     RUN(t_cfround_versions);
     RUN(t_misc_forms);
+    RUN(t_disasm);
     free(g_sp);
     return test_summary();
 }
