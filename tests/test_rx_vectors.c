@@ -8,6 +8,8 @@
 #include "rx.h"
 #include "rx/internal.h"
 #include "rx/cpu.h"
+#include "rx/jit.h"
+#include "rx/execmem.h"
 #include <fenv.h>
 #include <sodium.h>
 
@@ -328,6 +330,42 @@ static void t_vm_free_wipes(void) {
     CHECK(g_freed_dirty == 0);
 }
 
+/* ---- JIT hook: when a JIT backend exists, vm.c uses it; its answers must
+ * match, and a failed page-permission change must fail the hash ---- */
+static int g_fail_site;
+static int fault_hook(int site) { return site == g_fail_site; }
+static void t_jit_path(void) {
+    if (!rx_jit_supported()) { fprintf(stderr, "note: no JIT backend in this build\n"); return; }
+    rx_cache *c = cache_for((const uint8_t *)"test key 000", 12);
+    CHECK(c != NULL);
+    static const uint8_t want_v2[32] = {
+        0x22,0xec,0x6b,0x86,0x1b,0x3e,0xb2,0x36,0x86,0xb2,0xef,0xba,0xd6,0x95,0x13,0xc9,
+        0x67,0xec,0xfc,0xe8,0x09,0x83,0xdf,0x66,0xc9,0xc5,0xb4,0xfb,0xfb,0x4c,0xdb,0x6f };
+    rx_vm *vm = NULL;
+    CHECK(rx_vm_new(&vm, RX_FLAG_V2 | RX_FLAG_JIT | RX_FLAG_SECURE, c, NULL) == RX_OK);
+    if (!vm) return;
+    uint8_t out[32];
+    if (rx_vm_flags(vm) & RX_FLAG_JIT) {
+        CHECK(rx_vm_hash(vm, "This is a test", 14, out) == RX_OK);
+        CHECK_MEM(out, want_v2, 32);
+        int sites[2] = {RX_EXECMEM_SITE_OPEN, RX_EXECMEM_SITE_SEAL};
+        for (int i = 0; i < 2; i++) {
+            memset(out, 0xaa, sizeof out);
+            g_fail_site = sites[i];
+            rx_execmem_fault_hook = fault_hook;
+            int rc = rx_vm_hash(vm, "This is a test", 14, out);
+            rx_execmem_fault_hook = NULL;
+            CHECK(rc != RX_OK);
+            if (rc == RX_OK) fprintf(stderr, "  injected fault at site %d did not fail the hash\n", sites[i]);
+            uint8_t zero[32] = {0};
+            CHECK_MEM(out, zero, 32);   /* never a digest */
+        }
+    } else {
+        fprintf(stderr, "note: JIT requested but the VM fell back to the interpreter\n");
+    }
+    rx_vm_free(vm);
+}
+
 int main(void) {
     if (sodium_init() < 0) return 1;
     unsetenv("RXLOCK_ENGINE"); unsetenv("RXLOCK_AES");
@@ -339,6 +377,7 @@ int main(void) {
     RUN(t_commitments);
     RUN(t_api_errors);
     RUN(t_vm_free_wipes);
+    RUN(t_jit_path);
     RUN(t_chains_short);
     RUN(t_derived_soft_sample);
     RUN(t_derived);
