@@ -9,6 +9,9 @@
 #include <time.h>
 
 static double now(void) { struct timespec t; clock_gettime(CLOCK_MONOTONIC, &t); return (double)t.tv_sec + (double)t.tv_nsec / 1e9; }
+static rx_cache *g_cache;
+static rx_dataset *g_ds;
+
 /* This thread's CPU time: rates that do not depend on how loaded the box is. */
 static double cpu_now(void) { struct timespec t; clock_gettime(CLOCK_THREAD_CPUTIME_ID, &t); return (double)t.tv_sec + (double)t.tv_nsec / 1e9; }
 
@@ -34,8 +37,6 @@ static void rates(void) {
     }
 }
 
-static rx_cache *g_cache;
-static rx_dataset *g_ds;
 
 static int build(const uint8_t *key, size_t klen) {
     rx_dataset_free(g_ds); g_ds = NULL;
