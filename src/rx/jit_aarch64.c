@@ -527,10 +527,14 @@ static int compile_raw(rx_jit *jit, const struct rx_instr *code, unsigned n, con
     rc = rx_execmem_seal(&jit->mem);
     if (rc) return rc;
     RX_PROF_T(t4);
-    RX_PROF_ADD(jit, compile_ns, t1 - t0 + t3 - t2);
-    RX_PROF_ADD(jit, open_ns, t2 - t1);
-    RX_PROF_ADD(jit, seal_ns, t4 - t3);
+#ifdef RX_JIT_PROFILE
+    struct rx_jit_profile d = { t1 - t0 + t3 - t2, t2 - t1, t4 - t3, 0, 1 };
+    RX_PROF_ADD(jit, compile_ns, d.compile_ns);
+    RX_PROF_ADD(jit, open_ns, d.open_ns);
+    RX_PROF_ADD(jit, seal_ns, d.seal_ns);
     RX_PROF_ADD(jit, programs, 1);
+    rx_jit_profile_account(&d);
+#endif
     jit->ready = 1;
     return 0;
 }
@@ -582,7 +586,11 @@ int rx_jit_run(rx_jit *jit, struct rx_vm_state *st) {
     RX_PROF_T0(t0);
     entry(c);
     RX_PROF_T(t1);
-    RX_PROF_ADD(jit, exec_ns, t1 - t0);
+#ifdef RX_JIT_PROFILE
+    struct rx_jit_profile d = { 0, 0, 0, t1 - t0, 0 };
+    RX_PROF_ADD(jit, exec_ns, d.exec_ns);
+    rx_jit_profile_account(&d);
+#endif
     memcpy(st->r, c->r, sizeof c->r);
     memcpy(st->f, c->f, sizeof c->f);
     memcpy(st->e, c->e, sizeof c->e);
