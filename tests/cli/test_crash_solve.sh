@@ -8,13 +8,19 @@
 cd "$TMP" || exit 1
 R=$RXLOCK
 export RXLOCK_TEST_INSECURE=1 RXLOCK_TEST_SEED=0f1e2d3c4b5a69788796a5b4c3d2e1f0
-G=4; S=1500000; CK=50000; KILLS=20
-[ -n "$RXLOCK_TEST_QUICK" ] && [ "$RXLOCK_TEST_QUICK" != 0 ] && { S=300000; CK=10000; }
+# Size the puzzle from this machine's rate so the solve takes ~8 s and the
+# kills (4.5 s of sleeps in all) land mid-solve on slow and fast machines.
+"$R" lock --work sha3-256 --groups 1 --steps 1 -o probe.json >/dev/null 2>&1
+rate=$("$R" inspect --json probe.json 2>/dev/null | sed -n 's/.*"estimate_rate": \([0-9]*\).*/\1/p')
+[ -n "$rate" ] || rate=1000000
+G=4; S=$((rate * 2)); [ $S -lt 300000 ] && S=300000
+CK=$((S / 30)); KILLS=20
 expect_rc 0 "lock" "$R" lock --work sha3-256 --groups $G --steps $S --workers 2 --keep-epoch-key want.txt -o p.json
 idline() { grep '^AGE-SECRET-KEY-1' "$1"; }
 export RXLOCK_TEST_COUNTER=$TMP/counter
 rm -f counter
 solve() { "$R" solve p.json --mode light --checkpoint-steps $CK -o id.txt "$@"; }
+echo "crash test: G=$G S=$S checkpoint every $CK steps (rate $rate H/s)" >&2
 # Kill moments: deterministic pseudo-random sleeps (awk srand with a fixed seed).
 sleeps=$(awk -v n=$KILLS 'BEGIN{srand(7); for(i=0;i<n;i++) printf "%.2f ", 0.05 + rand()*0.35}')
 k=0; killed=0
@@ -39,7 +45,8 @@ check "all work done" test "$total" -ge "$work"
 check "recomputation <= one checkpoint interval per kill" test "$extra" -le $((killed * CK))
 check "at least 15 kills landed mid-solve" test "$killed" -ge 15
 # another puzzle's journal is refused before any work
-unset RXLOCK_TEST_INSECURE RXLOCK_TEST_SEED RXLOCK_TEST_COUNTER
+unset RXLOCK_TEST_COUNTER
+unset RXLOCK_TEST_INSECURE RXLOCK_TEST_SEED
 expect_rc 0 "lock other" "$R" lock --work sha3-256 --groups 1 --steps 10 -o q.json
 "$R" solve p.json --journal keep.journal --checkpoint-steps $CK -o id2.txt >/dev/null 2>&1 & sp=$!
 sleep 0.3; kill -9 $sp 2>/dev/null; wait $sp 2>/dev/null
@@ -47,6 +54,15 @@ expect_rc 1 "foreign journal refused" "$R" solve q.json --journal keep.journal -
 check "foreign journal: one line" test "$(wc -l < "$TMP/.err")" -eq 1
 check "foreign journal: says so" grep -q 'another puzzle' "$TMP/.err"
 check "foreign journal: untouched, no identity" test ! -e q.txt
+# SIGINT: checkpoint, exit 1, resume
+"$R" solve p.json --mode light -o id3.txt >/dev/null 2>"$TMP/int.err" & sp=$!
+sleep 0.5; kill -INT $sp; wait $sp; rc=$?
+check "solve SIGINT: exit 1" test $rc -eq 1
+check "solve SIGINT: says resume" grep -q 're-run the same command' "$TMP/int.err"
+check "solve SIGINT: journal kept, no identity" test -s id3.txt.journal -a ! -e id3.txt
+expect_rc 0 "solve after SIGINT" "$R" solve p.json --mode light --json -o id3.txt
+check "solve after SIGINT: resumed" grep -q '"resumed_group":[1-9]' "$TMP/.out"
+check "solve after SIGINT: identity" test "$(idline id3.txt)" = "$(idline want.txt)"
 # garbage file as journal
 printf 'this is not a journal at all, just text of some length........................................' > junk.journal
 expect_rc 1 "junk journal refused" "$R" solve q.json --journal junk.journal -o q.txt
