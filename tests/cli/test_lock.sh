@@ -65,6 +65,11 @@ expect_rc 2 "--time without rate" "$R" lock --work sha3-256 --time 7d -o x.json
 printf '{"rxlock_calibration": 1, "work": "randomx-v2", "mode": "light", "rate": 20.0, "rate_min": 19.0, "rate_max": 21.0, "seconds": 5.0, "cpu": "test", "created": "2026-01-01T00:00:00Z"}\n' > cal.json
 expect_rc 1 "calibration work mismatch" "$R" lock --work sha3-256 --time 7d --calibration cal.json -o x.json
 check "mismatch: one line" one_line
+sed 's/"randomx-v2"/"sha3-256"/; s/"rate": 20.0/"rate": 1000.0/; s/"rate_min": 19.0/"rate_min": 900.0/; s/"rate_max": 21.0/"rate_max": 1100.0/' cal.json > cal3.json
+expect_rc 0 "lock --time --calibration" "$R" lock --work sha3-256 --time 3s --calibration cal3.json --groups 3 -o pc.json
+expect_rc 0 "inspect calibration puzzle" "$R" inspect --json --no-estimate pc.json
+check "--calibration: G*S = 3000" grep -q '"total_hashes": 3000' "$TMP/.out"
+check "--calibration: source recorded" grep -q '"rate_source": "calibration (light)"' "$TMP/.out"
 expect_rc 2 "missing -o" "$R" lock --work sha3-256 --groups 1 --steps 1
 expect_rc 2 "bad groups" "$R" lock --work sha3-256 --groups 0 --steps 1 -o x.json
 expect_rc 2 "too many groups" "$R" lock --work sha3-256 --groups 4097 --steps 1 -o x.json
