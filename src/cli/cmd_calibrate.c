@@ -140,13 +140,14 @@ int cmd_calibrate(int argc, char **argv) {
     const char *wn = tl_work_name(work);
     const char *mn = work == TL_WORK_SHA3_256 ? "-" : mode == TL_MODE_FULL ? "full" : "light";
     if (json) {
-        json_t *o = json_pack("{s:i, s:s, s:s, s:f, s:f, s:f, s:f, s:s, s:s, s:I, s:i, s:f, s:s}",
+        json_t *o = json_pack("{s:i, s:s, s:s, s:f, s:f, s:f, s:f, s:s, s:s, s:I, s:i, s:f, s:s, s:s}",
                               "rxlock_calibration", TL_CALIBRATION_VERSION, "work", wn,
                               "mode", mode == TL_MODE_FULL ? "full" : "light",
                               "rate", cal.rate, "rate_min", cal.rate_min, "rate_max", cal.rate_max,
                               "seconds", cal.seconds, "cpu", cal.cpu, "created", cal.created,
                               "hashes", (json_int_t)cal.hashes, "windows", (int)cal.windows,
-                              "setup_seconds", cal.setup_seconds, "file", outpath);
+                              "setup_seconds", cal.setup_seconds, "file", outpath,
+                              "note", "this machine's sequential rate; a faster machine solves sooner");
         char *s = o ? json_dumps(o, JSON_COMPACT | JSON_PRESERVE_ORDER | JSON_REAL_PRECISION(10)) : NULL;
         json_decref(o);
         if (!s) return cli_error("out of memory");
