@@ -15,6 +15,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -102,6 +103,14 @@ static int parse_u64(const char *s, uint64_t lo, uint64_t hi, uint64_t *out) {
     if (errno || *end || v < lo || v > hi) return -1;
     *out = v;
     return 0;
+}
+
+/* CPU seconds used by finished children (the worker processes). */
+static double child_cpu(void) {
+    struct rusage ru;
+    if (getrusage(RUSAGE_CHILDREN, &ru) != 0) return 0;
+    return (double)ru.ru_utime.tv_sec + (double)ru.ru_utime.tv_usec * 1e-6 +
+           (double)ru.ru_stime.tv_sec + (double)ru.ru_stime.tv_usec * 1e-6;
 }
 
 static int out_exists(const char *path) {
@@ -226,9 +235,9 @@ int cmd_lock(int argc, char **argv) {
     go.stop = &lock_stop;
     char *text = NULL;
     size_t len = 0;
-    double t0 = util_now();
+    double t0 = util_now(), c0 = child_cpu();
     int rc = tl_generate(&p, &go, &text, &len, pk, keep ? x : NULL);
-    double secs = util_now() - t0;
+    double secs = util_now() - t0, cpu = child_cpu() - c0;
     sodium_memzero(sk, sizeof sk);
     if (rc == TL_ENOMEM && go.mode == TL_MODE_FULL)
         fprintf(stderr, "rxlock: not enough memory for full mode; try --mode light\n");
@@ -259,8 +268,9 @@ int cmd_lock(int argc, char **argv) {
     double total = (double)p.groups * (double)p.steps;
     if (json)
         printf("{\"event\":\"done\",\"puzzle\":\"%s\",\"recipient\":\"%s\",\"groups\":%u,\"steps\":%llu,"
-               "\"seconds\":%.3f,\"rate\":%.1f}\n", out, rcp, p.groups, (unsigned long long)p.steps,
-               secs, secs > 0 ? total / secs : 0);
+               "\"seconds\":%.3f,\"rate\":%.1f,\"worker_cpu_seconds\":%.3f,\"rate_per_worker_cpu_second\":%.1f}\n",
+               out, rcp, p.groups, (unsigned long long)p.steps, secs, secs > 0 ? total / secs : 0, cpu,
+               cpu > 0 ? total / cpu : 0);
     else {
         printf("%s\n", rcp);
         if (isatty(2))
