@@ -4,7 +4,7 @@
 # pkg-config.  Test-only oracles/tools: librandomx (RandomX v1 oracle),
 # OpenSSL (SHA3 oracle), age (interop), valgrind, clang + libFuzzer runtime.
 set -e
-PKGS="build-essential pkg-config libsodium-dev libjansson-dev librandomx-dev libssl-dev openssl age valgrind clang libclang-rt-14-dev"
+PKGS="build-essential pkg-config libsodium-dev libjansson-dev librandomx-dev libssl-dev openssl age time valgrind clang libclang-rt-14-dev"
 missing=""
 for p in $PKGS; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing="$missing $p"
