@@ -1,7 +1,7 @@
 /* tests/test_rx_oracle.c — differential test against Debian's librandomx
  * 1.1.10 (RandomX v1; test-only oracle): 500 random (key, input) pairs of
  * random lengths give the same hash in light mode.  Keys are reused across
- * inputs to limit cache inits.  Seed: $RXLOCK_TEST_SEED or the time (printed). */
+ * inputs to limit cache inits.  Seed: $RXLOCK_ORACLE_SEED or the time (printed). */
 #include "test.h"
 #include "rx.h"
 #include "rx/cpu.h"
@@ -65,9 +65,9 @@ static void t_oracle(void) {
 }
 
 int main(void) {
-    const char *e = getenv("RXLOCK_TEST_SEED");
+    const char *e = getenv("RXLOCK_ORACLE_SEED");
     g_s = e && *e ? strtoull(e, NULL, 0) : (uint64_t)time(NULL);
-    fprintf(stderr, "seed %llu (set RXLOCK_TEST_SEED to repeat)\n", (unsigned long long)g_s);
+    fprintf(stderr, "seed %llu (set RXLOCK_ORACLE_SEED to repeat)\n", (unsigned long long)g_s);
     RUN(t_oracle);
     return test_summary();
 }
