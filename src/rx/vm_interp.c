@@ -12,6 +12,7 @@
 #include "rx/internal.h"
 #include <fenv.h>
 #include <math.h>
+#include <sodium.h>
 #include <string.h>
 
 #if defined(__BYTE_ORDER__) && __BYTE_ORDER__ != __ORDER_LITTLE_ENDIAN__
@@ -317,6 +318,7 @@ void rx_interp_exec_once(struct rx_vm_state *st, const struct rx_decoded *d) {
     rx_set_rounding(st->fprc);
     exec_ops(st, r, d->ops, d->count);
     memcpy(st->r, r, sizeof st->r);
+    sodium_memzero(r, sizeof r);
     __asm__ volatile("" : : : "memory");
     (void)fesetenv(&env);
 }
@@ -352,6 +354,7 @@ void rx_interp_run(struct rx_vm_state *st, const struct rx_decoded *d,
             uint64_t w[8];
             rx_cache_item(st->cache, read_addr / RX_DATASET_ITEM_SIZE, w);
             for (int i = 0; i < 8; i++) r[i] ^= w[i];
+            sodium_memzero(w, sizeof w);
         }
         uint32_t t = st->mx; st->mx = st->ma; st->ma = t;
         for (int i = 0; i < 8; i++) st64(sp + sp1 + 8 * i, r[i]);
@@ -368,4 +371,5 @@ void rx_interp_run(struct rx_vm_state *st, const struct rx_decoded *d,
         sp1 = 0;
     }
     memcpy(st->r, r, sizeof st->r);
+    sodium_memzero(r, sizeof r);   /* no register copies left on the stack */
 }
