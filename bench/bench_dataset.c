@@ -88,6 +88,7 @@ static double build(int ours, unsigned threads, uint64_t items, rx_dataset *ds, 
 }
 
 int main(int argc, char **argv) {
+    setvbuf(stdout, NULL, _IOLBF, 0);
     unsigned threads = 2;
     uint64_t items = RX_DATASET_ITEMS;
     int repeats = 3, skip_interp = 0, opt;
