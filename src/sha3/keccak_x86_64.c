@@ -2,7 +2,8 @@
  * behind run-time CPU detection:
  *  "avx512": one lane per xmm register (AVX-512VL has 32), VPTERNLOGQ for
  *            theta's three-way XORs and for all of chi's a ^ (~b & c), VPROLQ
- *            for the rotations: no shuffles and no spills.
+ *            for the rotations; no shuffles, and theta's D is applied in
+ *            place so about 30 values are live (GCC still spills a few).
  *  "bmi2":   the scalar template built for BMI1/BMI2 (ANDN folds chi's NOT,
  *            so no lane complementing is needed; RORX rotates without
  *            clobbering its source). */
