@@ -171,6 +171,8 @@ void rx_interp_decode(struct rx_decoded *d, const struct rx_program *prog, unsig
             break;
         }
     }
+    memset(&d->ops[n], 0, sizeof d->ops[n]);
+    d->ops[n].type = OP_END;
     d->count = n;
 }
 
@@ -197,27 +199,33 @@ static inline void cvt_e(double out[2], const uint8_t *p, const uint64_t emask[2
 
 #define MEMADDR(o) (sp + ((r[(o)->src] + (o)->imm) & (o)->mask))
 
-__attribute__((noinline))
+#if defined(__GNUC__) && !defined(__clang__)
+/* keep one dispatch jump per op (GCC would merge them into one) */
+#define RX_EXEC_ATTR __attribute__((noinline, optimize("no-crossjumping")))
+#else
+#define RX_EXEC_ATTR __attribute__((noinline))
+#endif
+RX_EXEC_ATTR
 static void exec_ops(struct rx_vm_state *st, uint64_t *r, const struct rx_op *ops, uint32_t n) {
     uint8_t *sp = st->scratchpad;
     uint32_t pc = 0;
     const struct rx_op *o;
 #if RX_THREADED
 #define L_(x) [x] = &&L_##x
-    static const void *const tbl[OP_NOP + 1] = {
+    static const void *const tbl[OP_END + 1] = {
         L_(OP_IADD_RS), L_(OP_IADD_M), L_(OP_ISUB_R), L_(OP_ISUB_M), L_(OP_IMUL_R), L_(OP_IMUL_I),
         L_(OP_IMUL_M), L_(OP_IMULH_R), L_(OP_IMULH_M), L_(OP_ISMULH_R), L_(OP_ISMULH_M), L_(OP_INEG_R),
         L_(OP_IXOR_R), L_(OP_IXOR_I), L_(OP_IXOR_M), L_(OP_IROR_R), L_(OP_IROR_I), L_(OP_IROL_R),
         L_(OP_ISWAP_R), L_(OP_FSWAP_F), L_(OP_FSWAP_E), L_(OP_FADD_R), L_(OP_FADD_M), L_(OP_FSUB_R),
         L_(OP_FSUB_M), L_(OP_FSCAL_R), L_(OP_FMUL_R), L_(OP_FDIV_M), L_(OP_FSQRT_R), L_(OP_CBRANCH),
-        L_(OP_CFROUND1), L_(OP_CFROUND2), L_(OP_ISTORE), L_(OP_NOP)
+        L_(OP_CFROUND1), L_(OP_CFROUND2), L_(OP_ISTORE), L_(OP_NOP), L_(OP_END)
     };
 #undef L_
-    if (n == 0) return;
+    (void)pc; (void)n;   /* ops[n] is the OP_END sentinel */
     o = &ops[0];
     goto *tbl[o->type];
 #define CASE(x) L_##x:
-#define NEXT do { if (++pc >= n) return; o = &ops[pc]; goto *tbl[o->type]; } while (0)
+#define NEXT do { o++; goto *tbl[o->type]; } while (0)
 #else
     for (; pc < n; pc++) {
         o = &ops[pc];
@@ -284,8 +292,14 @@ static void exec_ops(struct rx_vm_state *st, uint64_t *r, const struct rx_op *op
     } NEXT;
     CASE(OP_CBRANCH)
         r[o->dst] += o->imm;
-        if ((r[o->dst] & ((uint64_t)RX_CONDITION_MASK << o->shift)) == 0)
-            pc = o->mask - 1;  /* NEXT's pc++ resumes at o->mask */
+        if ((r[o->dst] & ((uint64_t)RX_CONDITION_MASK << o->shift)) == 0) {
+#if RX_THREADED
+            o = &ops[o->mask];
+            goto *tbl[o->type];
+#else
+            pc = o->mask - 1;  /* the loop's pc++ resumes at o->mask */
+#endif
+        }
         NEXT;
     CASE(OP_CFROUND1)
         st->fprc = (uint32_t)(rotr64(r[o->src], (unsigned)o->imm) & 3);
@@ -300,7 +314,9 @@ static void exec_ops(struct rx_vm_state *st, uint64_t *r, const struct rx_op *op
     } NEXT;
     CASE(OP_ISTORE) st64(sp + ((r[o->dst] + o->imm) & o->mask), r[o->src]); NEXT;
     CASE(OP_NOP) NEXT;
-#if !RX_THREADED
+#if RX_THREADED
+    L_OP_END: return;
+#else
         default: break;
         }
     }

@@ -17,7 +17,8 @@ enum rx_op_type {
     OP_IXOR_R, OP_IXOR_I, OP_IXOR_M, OP_IROR_R, OP_IROR_I, OP_IROL_R, OP_ISWAP_R,
     OP_FSWAP_F, OP_FSWAP_E, OP_FADD_R, OP_FADD_M, OP_FSUB_R, OP_FSUB_M, OP_FSCAL_R,
     OP_FMUL_R, OP_FDIV_M, OP_FSQRT_R, OP_CBRANCH, OP_CFROUND1, OP_CFROUND2, OP_ISTORE,
-    OP_NOP
+    OP_NOP,
+    OP_END      /* sentinel after the last op */
 };
 
 /* One pre-decoded instruction (16 bytes). */
@@ -31,7 +32,7 @@ struct rx_op {
 };
 
 struct rx_decoded {
-    struct rx_op ops[RX_PROGRAM_MAX_SIZE];
+    struct rx_op ops[RX_PROGRAM_MAX_SIZE + 1];  /* + the OP_END sentinel */
     uint32_t count;
 };
 
