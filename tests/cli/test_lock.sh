@@ -107,7 +107,11 @@ RXLOCK_TEST_WORKER_FAULT=garbage:4 expect_rc 1 "garbage, no retries: fails" "$R"
 check "garbage failed: no puzzle" test ! -e f.json
 
 # real kill -9 of a worker process: re-run (default) gives the same puzzle
-big="--work sha3-256 --groups 2 --steps 2500000 --workers 2"
+# sized from this machine's rate: ~3 s per group, so kills land mid-run
+rate=$("$R" inspect --json p1.json 2>/dev/null | sed -n 's/.*"estimate_rate": \([0-9]*\).*/\1/p')
+[ -n "$rate" ] || rate=1000000
+bigS=$((rate * 3)); [ $bigS -lt 1000000 ] && bigS=1000000
+big="--work sha3-256 --groups 2 --steps $bigS --workers 2"
 expect_rc 0 "reference big" "$R" lock $big -o ref.json
 kill_worker() {   # $1 = output, rest = extra flags; prints the lock's exit code
   out=$1; shift
