@@ -54,12 +54,13 @@ static int fault_for(uint32_t g, unsigned attempt, char kind[16]) {
     return fg == g && (attempt == 0 || !strcmp(all, "all"));
 }
 
-static void child_main(tl_work *w, uint32_t g, uint64_t S, const uint8_t seed[32], int fd,
+static void child_main(tl_work *w, uint32_t g, uint64_t S, uint8_t seed[32], int fd,
                        const uint8_t mk[32], unsigned attempt, void *secrets, size_t secrets_len) {
     uint8_t d[32], m[MSG_SIZE], key[32];
     char kind[16] = "";
     int rc = 0, fault = fault_for(g, attempt, kind);
     memcpy(d, seed, 32);
+    sodium_memzero(seed, 32);               /* the caller's copy: child_main never returns */
     memcpy(key, mk, 32);
     sodium_memzero(secrets, secrets_len);   /* this child needs only its own seed */
     uint64_t i = 0, batch = 1;
