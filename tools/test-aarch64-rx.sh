@@ -5,7 +5,8 @@
 # and run them under qemu-aarch64-static -cpu max (crypto extension: the
 # hard-AES JIT path and the armv8 AES backend; the soft-AES paths are forced
 # by the tests' own flags) in light mode with RXLOCK_TEST_QUICK=1, then the
-# JIT test again under -cpu cortex-a53 (ARMv8.0-A baseline).
+# JIT test again under -cpu cortex-a53 (ARMv8.0-A baseline); finally the
+# Makefile build of the whole tree for AArch64 and two CLI hashes with it.
 #   usage: sh tools/test-aarch64-rx.sh [--slow]   (--slow: RXLOCK_TEST_QUICK=0)
 # Tests: test_rx_aes test_rx_cache test_rx_instr test_rx_execmem
 # test_rx_vectors test_rx_jit test_rx_jit_a64 (the last holds the JIT-vs-
@@ -22,12 +23,13 @@ quick=1
 [ "${1:-}" = "--slow" ] && quick=0
 SODIUM_A=/usr/lib/aarch64-linux-gnu/libsodium.a
 
-if ! command -v "$CC" >/dev/null 2>&1 || ! command -v "$QEMU" >/dev/null 2>&1 || [ ! -f "$SODIUM_A" ]; then
+if ! command -v "$CC" >/dev/null 2>&1 || ! command -v "$QEMU" >/dev/null 2>&1 || [ ! -f "$SODIUM_A" ] ||
+   [ ! -f /usr/lib/aarch64-linux-gnu/libjansson.so ]; then
   SUDO=""; [ "$(id -u)" -ne 0 ] && SUDO=sudo
   $SUDO dpkg --add-architecture arm64
   $SUDO apt-get update -q
   DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -q gcc-aarch64-linux-gnu libc6-dev-arm64-cross \
-    qemu-user-static libsodium-dev:arm64
+    qemu-user-static libsodium-dev:arm64 libjansson-dev:arm64
 fi
 
 out=${BUILD:-build}/aarch64-rx
@@ -94,5 +96,22 @@ done
 # the JIT's differential and W^X parts once more on a baseline ARMv8.0-A
 # core (Cortex-A53 model, with AES): nothing emitted needs more than v8.0
 [ -x "$out/test_rx_jit_a64" ] && [ "$CPU" != cortex-a53 ] && run_test cortex-a53 test_rx_jit_a64 1
+# the Makefile build of the whole tree for AArch64 (what a native ARM64
+# `make` compiles, -Werror), and its CLI under qemu: light-mode hashes of the
+# first official v1/v2 vectors with the JIT and with the interpreter
+mk=${BUILD:-build}/aarch64-make
+if make -s -j2 CC="$CC" BUILD="$mk" WERROR=1 all >"$out/make.log" 2>&1; then
+  for v in v1:639183aae1bf4c9a35884cb46b09cad9175f04efd7684e7262a0ac1c2f0b4e3f \
+           v2:22ec6b861b3eb23686b2efbad69513c967ecfce80983df66c9c5b4fbfb4cdb6f; do
+    for eng in jit interp; do
+      got=$(RXLOCK_ENGINE=$eng "$QEMU" -cpu "$CPU" -L /usr/aarch64-linux-gnu "$mk/rxlock" hash "--${v%%:*}" \
+            --key 74657374206b657920303030 --input 5468697320697320612074657374 2>&1 || true)
+      if [ "$got" = "${v#*:}" ]; then tp=$((tp + 1)); r=ok; else tf=$((tf + 1)); r="FAILED (got $got)"; fi
+      echo "aarch64 make build: rxlock hash --${v%%:*} (RXLOCK_ENGINE=$eng): $r"
+    done
+  done
+else
+  tf=$((tf + 1)); echo "aarch64 make build FAILED"; tail -n 20 "$out/make.log" | sed 's/^/    | /'
+fi
 echo "aarch64 total: $tp passed, $tf failed ($(( $(date +%s) - start ))s)"
 [ "$tf" -eq 0 ] && echo "test-aarch64-rx: ok" || { echo "test-aarch64-rx: FAILED"; exit 1; }

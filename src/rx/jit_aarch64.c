@@ -575,7 +575,7 @@ int rx_jit_run(rx_jit *jit, struct rx_vm_state *st) {
     c->sp0 = st->mx;          /* spec 4.6.1: spAddr0 = mx, spAddr1 = ma */
     c->sp1 = st->ma;
     c->iterations = st->iterations;
-    if (c->iterations == 0) return 0;
+    if (c->iterations == 0) { memset(st->r, 0, sizeof st->r); return 0; }   /* as the interpreter */
     static const uint64_t rmode[4] = { 0, 2, 1, 3 };
     c->fpcr_saved = read_fpcr();
     c->fpcr_base = c->fpcr_saved & ~(3ull << 22);
