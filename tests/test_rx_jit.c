@@ -367,6 +367,11 @@ static void t_wx_and_faults(void) {
     CHECK((rx_vm_flags(vm) & RX_FLAG_JIT) != 0);
     calls = 0; fail_at = -1;
     rx_execmem_fault_hook = fault_hook;
+    /* the first light-mode hash also builds the superscalar JIT (mmap + seal) */
+    CHECK(rx_vm_hash(vm, in, sizeof in, got) == 0);
+    CHECK_MEM(got, want, 32);
+    CHECK(calls == 2 * (int)RX_PROGRAM_COUNT + 2);
+    calls = 0;
     CHECK(rx_vm_hash(vm, in, sizeof in, got) == 0);
     CHECK_MEM(got, want, 32);
     int per_hash = calls;
@@ -389,11 +394,30 @@ static void t_wx_and_faults(void) {
     CHECK(failures == per_hash);
     CHECK(zeros == per_hash);
     CHECK(recovered == per_hash);
-    /* free: writable, wiped, unmapped */
+    /* free: writable, wiped, unmapped (program code + superscalar code) */
     free_seen = wiped_ok = 0;
     rx_execmem_free_hook = free_hook;
     rx_vm_free(vm);
-    CHECK(free_seen == 1 && wiped_ok == 1);
+    CHECK(free_seen == 2 && wiped_ok == 2);
+    /* a fresh VM: the superscalar JIT's mmap, then its seal, fails -> error, no digest */
+    for (int k = 1; k <= 2; k++) {
+        vm = NULL;
+        calls = 0; fail_at = -1;
+        CHECK(rx_vm_new(&vm, flags, cache, NULL) == 0);
+        if (!vm) break;
+        /* calls of the first hash: open, seal (program 1), ss mmap, ss seal */
+        calls = 0; fail_at = 2 + k;
+        memset(got, 0xAA, sizeof got);
+        int rc = rx_vm_hash(vm, in, sizeof in, got);
+        CHECK(rc == (k == 1 ? RX_ENOMEM : RX_EPROT));
+        CHECK(fail_site_seen == (k == 1 ? RX_EXECMEM_SITE_MMAP : RX_EXECMEM_SITE_SEAL));
+        static const uint8_t z[32];
+        CHECK_MEM(got, z, 32);
+        calls = 0; fail_at = -1;
+        CHECK(rx_vm_hash(vm, in, sizeof in, got) == 0);
+        CHECK_MEM(got, want, 32);
+        rx_vm_free(vm);
+    }
 
     /* rx_jit_new: mmap failure and seal failure are reported */
     rx_jit *j = NULL;

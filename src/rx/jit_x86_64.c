@@ -22,6 +22,7 @@
 #include "rx/x86_emit.h"
 #include "rx/aes.h"
 #include "rx/cpu.h"
+#include "rx/cache_internal.h"   /* light mode: the cache's superscalar programs */
 #include <sodium.h>
 #include <stddef.h>
 #include <stdlib.h>
@@ -60,6 +61,8 @@ struct rx_jit_ctx {
     uint64_t dataset_offset;
     uint64_t light_addr;                /* light mode: ma & mask of this read */
     void (*light_read)(struct rx_jit_ctx *);
+    const rx_jit_ss *ss;                /* light mode: superscalar JIT, or NULL */
+    const uint8_t *cache_mem;
     void (*soft_mix)(struct rx_jit_ctx *);
     uint32_t ma, mx, sp0, sp1;
     uint32_t mxcsr_saved, mxcsr_tmp, fprc, iterations;
@@ -82,6 +85,12 @@ static uint64_t now_ns(void) {
 
 struct rx_jit {
     rx_execmem mem;
+    /* light mode: SuperscalarHash compiled from a copy of the cache's
+     * programs; rebuilt when the cache (pointer, memory or programs) changes */
+    rx_jit_ss *ss;
+    const rx_cache *ss_cache;
+    const uint8_t *ss_cache_mem;
+    rx_ss_program *ss_progs;           /* RX_CACHE_ACCESSES copies */
     unsigned flags;
     int v2, soft_aes, full;
     int ready;                 /* a program is compiled and sealed */
@@ -396,9 +405,32 @@ int rx_jit_supported(void) { return 1; }
 
 static void light_read_default(struct rx_jit_ctx *c) {
     uint64_t item[8];
-    rx_cache_item(c->cache, (c->dataset_offset + c->light_addr) / 64u, item);
+    uint64_t n = (c->dataset_offset + c->light_addr) / 64u;
+    if (c->ss) (void)rx_jit_dataset_items(c->ss, c->cache_mem, n, 1, (uint8_t *)item);  /* in range */
+    else rx_cache_item(c->cache, n, item);
     for (int i = 0; i < 8; i++) c->r[i] ^= item[i];
     sodium_memzero(item, sizeof item);
+}
+
+/* Make jit->ss match the cache; any failure fails the run (never a silent
+ * fallback: an mmap/mprotect failure is an error of the hash). */
+static int light_prepare(rx_jit *j, const rx_cache *c) {
+    if (!c->initialized || !c->memory) return RX_ESTATE;
+    if (j->ss && j->ss_cache == c && j->ss_cache_mem == c->memory &&
+        memcmp(j->ss_progs, c->prog, sizeof c->prog) == 0) return 0;
+    rx_jit_ss_free(j->ss);
+    j->ss = NULL;
+    j->ss_cache = NULL;
+    if (!j->ss_progs) {
+        j->ss_progs = malloc(sizeof c->prog);
+        if (!j->ss_progs) return RX_ENOMEM;
+    }
+    int rc = rx_jit_ss_new(&j->ss, c->prog);
+    if (rc) return rc;
+    memcpy(j->ss_progs, c->prog, sizeof c->prog);
+    j->ss_cache = c;
+    j->ss_cache_mem = c->memory;
+    return 0;
 }
 
 int rx_jit_new(rx_jit **out, unsigned flags) {
@@ -483,6 +515,8 @@ static int run_raw(rx_jit *jit) {
 void rx_jit_free(rx_jit *jit) {
     if (!jit) return;
     rx_execmem_free(&jit->mem);
+    rx_jit_ss_free(jit->ss);
+    free(jit->ss_progs);
     sodium_memzero(jit, sizeof *jit);
     free(jit);
 }
@@ -508,6 +542,14 @@ int rx_jit_run(rx_jit *jit, struct rx_vm_state *st) {
     c->scratchpad = st->scratchpad;
     c->dataset = jit->full ? st->dataset + st->dataset_offset : NULL;
     c->cache = st->cache;
+    c->ss = NULL;
+    c->cache_mem = NULL;
+    if (!jit->full) {
+        int prc = light_prepare(jit, st->cache);
+        if (prc) return prc;
+        c->ss = jit->ss;
+        c->cache_mem = jit->ss_cache_mem;
+    }
     c->dataset_offset = st->dataset_offset;
     c->ma = st->ma;
     c->mx = st->mx;
