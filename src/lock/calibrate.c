@@ -1,7 +1,6 @@
 /* src/lock/calibrate.c — the calibration measuring loop (real chain code,
  * windows for the spread) and the calibration file's JSON form. */
 #include "lock/calibrate.h"
-#include "rx.h"
 #include "util/util.h"
 #include <errno.h>
 #include <jansson.h>
@@ -37,18 +36,6 @@ void tl_cpu_model(char *out, size_t cap) {
     }
     fclose(fp);
 }
-
-/* Strong references to the RandomX engine.  src/lock/work.c names the
- * engine only through weak references, and a static link does not pull an
- * archive member in for a weak reference, so without these a binary linked
- * against librxlock.a silently gets "not supported" for RandomX work.
- * Linking calibrate.o (rxlock calibrate / lock / inspect do) pulls the
- * engine in.  Remove once work.c references the engine directly. */
-__attribute__((used)) static void (*const tl_calibrate_engine_refs[])(void) = {
-    (void (*)(void))rx_flags_default, (void (*)(void))rx_cache_new,
-    (void (*)(void))rx_dataset_new, (void (*)(void))rx_vm_new,
-    (void (*)(void))rx_vm_hash, (void (*)(void))rx_vm_free,
-};
 
 static void iso_now(char *out, size_t cap) {
     time_t t = time(NULL);
