@@ -176,8 +176,14 @@ static int setup_all(const struct opts *o, struct bench_variant *vs, size_t nv) 
     char err[256];
     for (size_t i = 0; i < nv; i++) {
         if (vs[i].impl == IMPL_RX || vs[i].impl == IMPL_LIBRX)
-            fprintf(stderr, "bench: %s: building %s...\n", vs[i].name, vs[i].full ? "cache + 2080 MiB dataset" : "cache");
+            fprintf(stderr, "bench: %s: preparing %s (untimed)...\n", vs[i].name, vs[i].full ? "cache + 2080 MiB dataset" : "cache");
         if (bench_setup(&vs[i], o->key, o->threads, err, sizeof err)) { fprintf(stderr, "bench: %s\n", err); return -1; }
+        if (vs[i].impl == IMPL_RX || vs[i].impl == IMPL_LIBRX) {
+            if (vs[i].cache_seconds == 0 && vs[i].dataset_seconds == 0)
+                fprintf(stderr, "bench: %s: shares an earlier variant's cache/dataset\n", vs[i].name);
+            else
+                fprintf(stderr, "bench: %s: cache %.2f s, dataset %.1f s\n", vs[i].name, vs[i].cache_seconds, vs[i].dataset_seconds);
+        }
         json_t *j = base_json(o, &vs[i]);
         json_object_set_new(j, "event", json_string("setup"));
         json_object_set_new(j, "cache_seconds", json_real(vs[i].cache_seconds));
