@@ -140,6 +140,30 @@ static void t_faults(void) {
     fail_site = 0;
 }
 
+static void t_forbid(void) {
+    rx_execmem m;
+    char p[5];
+    CHECK(rx_execmem_init(&m, 4 * 4096) == 0);
+    CHECK(rx_execmem_forbid(&m, 4096, 4096) == RX_EINVAL);   /* still open */
+    CHECK(rx_execmem_seal(&m) == 0);
+    CHECK(rx_execmem_forbid(&m, 4096, 2 * 4096) == 0);
+    perms_of(m.base, p);            CHECK(strcmp(p, "r-xp") == 0);
+    perms_of(m.base + 4096, p);     CHECK(strcmp(p, "---p") == 0);
+    perms_of(m.base + 3 * 4096, p); CHECK(strcmp(p, "r-xp") == 0);
+    CHECK(rx_execmem_open(&m, 4096, 100) == 0);               /* none -> RW */
+    perms_of(m.base + 4096, p);     CHECK(strcmp(p, "rw-p") == 0);
+    perms_of(m.base + 2 * 4096, p); CHECK(strcmp(p, "---p") == 0);
+    CHECK(rx_execmem_seal(&m) == 0);
+    perms_of(m.base + 4096, p);     CHECK(strcmp(p, "r-xp") == 0);
+    CHECK(no_wx_mapping());
+    rx_execmem_fault_hook = hook;
+    fail_site = RX_EXECMEM_SITE_NONE;
+    CHECK(rx_execmem_forbid(&m, 0, 4096) == RX_EPROT);
+    rx_execmem_fault_hook = NULL;
+    fail_site = 0;
+    rx_execmem_free(&m);              /* wipes forbidden pages too */
+}
+
 static void t_many_cycles(void) {
     rx_execmem m;
     CHECK(rx_execmem_init(&m, 64 * 1024) == 0);
@@ -164,6 +188,7 @@ static void t_many_cycles(void) {
 int main(void) {
     RUN(t_lifecycle);
     RUN(t_faults);
+    RUN(t_forbid);
     RUN(t_many_cycles);
     return test_summary();
 }

@@ -1,5 +1,5 @@
 /* src/rx/execmem.c — W^X executable memory for the JITs (see execmem.h).
- * The only permission sets used are read+write and read+execute. */
+ * The only permission sets used are read+write, read+execute and none. */
 #include "rx/execmem.h"
 #include "rx.h"
 #include <errno.h>
@@ -66,6 +66,15 @@ int rx_execmem_seal(rx_execmem *m) {
     if (do_mprotect(RX_EXECMEM_SITE_SEAL, m->base + m->rw_off, m->rw_end - m->rw_off, PERM_RX) != 0)
         return RX_EPROT;   /* pages stay RW (not executable): never run them */
     m->rw_off = m->rw_end = 0;
+    return 0;
+}
+
+int rx_execmem_forbid(rx_execmem *m, size_t off, size_t len) {
+    if (!m || !m->base || len == 0 || off > m->size || len > m->size - off) return RX_EINVAL;
+    size_t lo = off / m->page * m->page;
+    size_t hi = (off + len + m->page - 1) / m->page * m->page;
+    if (m->rw_off != m->rw_end && lo < m->rw_end && hi > m->rw_off) return RX_EINVAL;
+    if (do_mprotect(RX_EXECMEM_SITE_NONE, m->base + lo, hi - lo, PROT_NONE) != 0) return RX_EPROT;
     return 0;
 }
 

@@ -21,7 +21,8 @@ enum rx_execmem_site {
     RX_EXECMEM_SITE_MMAP = 1,  /* rx_execmem_new: mmap RW               */
     RX_EXECMEM_SITE_OPEN,      /* rx_execmem_open: pages -> RW          */
     RX_EXECMEM_SITE_SEAL,      /* rx_execmem_seal: pages -> RX          */
-    RX_EXECMEM_SITE_FREE       /* rx_execmem_free: all -> RW before wipe */
+    RX_EXECMEM_SITE_FREE,      /* rx_execmem_free: all -> RW before wipe */
+    RX_EXECMEM_SITE_NONE       /* rx_execmem_forbid: pages -> no access */
 };
 
 typedef struct rx_execmem {
@@ -46,6 +47,10 @@ int  rx_execmem_open(rx_execmem *m, size_t off, size_t len);
 /* Make every page opened since the last seal read+execute.  0 or RX_EPROT;
  * after a failure the region is unusable (the caller must not run it). */
 int  rx_execmem_seal(rx_execmem *m);
+/* Make the pages covering [off, off+len) inaccessible (guard pages, unused
+ * code pages).  Nothing of the range may be open.  0, RX_EINVAL or RX_EPROT.
+ * A later rx_execmem_open of such pages makes them RW again. */
+int  rx_execmem_forbid(rx_execmem *m, size_t off, size_t len);
 /* 1 when some page of the region is currently writable. */
 int  rx_execmem_is_open(const rx_execmem *m);
 /* Make writable, wipe, unmap; then zero *m.  A zeroed *m is ignored. */

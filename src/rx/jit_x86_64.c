@@ -44,9 +44,16 @@
 #define DS_MASK  0x7FFFFFC0u      /* (DATASET_BASE_SIZE - 1) & ~63 */
 #define MXCSR_BASE 0x9FC0u        /* all exceptions masked, FTZ, DAZ */
 
+/* Layout (4 KiB pages): 0 entry/exit (RX) | 1 guard (none) | 2-6 program
+ * region | 7 guard (none).  The guards keep the program pages a VMA of
+ * their own, so flipping them is a whole-VMA mprotect (no split/merge:
+ * measured 2-3x cheaper on this VM).  The program's pages are rewritten
+ * whole every compile (code, then int3 padding to the page end); their
+ * count only grows, so the same VMA is flipped each time. */
+#define PAGE        4096u
 #define STAGE_CAP   (20u * 1024u)
-#define PROG_OFF    4096u          /* program region starts at page 1 */
-#define CODE_SIZE   (PROG_OFF + STAGE_CAP)
+#define PROG_OFF    (2u * PAGE)
+#define CODE_SIZE   (PROG_OFF + STAGE_CAP + PAGE)
 #define RX_JIT_MAX_PROGRAM RX_PROGRAM_MAX_SIZE
 
 /* What the generated code reads and writes through rbp.  The register
@@ -94,6 +101,7 @@ struct rx_jit {
     unsigned flags;
     int v2, soft_aes, full;
     int ready;                 /* a program is compiled and sealed */
+    size_t prog_pages;         /* program-region pages in use (RX)   */
     size_t epilogue_off;
     uint8_t stage[STAGE_CAP];
     struct rx_jit_ctx ctx;
@@ -448,11 +456,13 @@ int rx_jit_new(rx_jit **out, unsigned flags) {
     j->full = (flags & RX_FLAG_FULL) != 0;
     int rc = rx_execmem_init(&j->mem, CODE_SIZE);
     if (rc) { free(j); return rc; }
+    if (j->mem.page != PAGE || j->mem.size != CODE_SIZE) { rx_jit_free(j); return RX_ENOTSUP; }
     xe_buf b;
-    xe_init(&b, j->mem.base, PROG_OFF);
+    xe_init(&b, j->mem.base, PAGE);
     j->epilogue_off = emit_entry(&b, j->mem.base);
     if (!xe_ok(&b)) { rx_jit_free(j); return RX_EINTERNAL; }
     rc = rx_execmem_seal(&j->mem);
+    if (rc == 0) rc = rx_execmem_forbid(&j->mem, PAGE, CODE_SIZE - PAGE);
     if (rc) { rx_jit_free(j); return rc; }
     struct rx_jit_ctx *c = &j->ctx;
     c->emask_and[0] = c->emask_and[1] = 0x00FFFFFFFFFFFFFFull;
@@ -475,10 +485,14 @@ static int compile_raw(rx_jit *jit, const struct rx_instr *code, unsigned n, con
                  jit->mem.base + PROG_OFF, jit->mem.base + jit->epilogue_off);
     if (!xe_ok(&b)) return RX_EINTERNAL;
     RX_PROF_T(t1);
-    int rc = rx_execmem_open(&jit->mem, PROG_OFF, b.len);
+    size_t pages = (b.len + PAGE - 1) / PAGE;
+    if (pages < jit->prog_pages) pages = jit->prog_pages;
+    int rc = rx_execmem_open(&jit->mem, PROG_OFF, pages * PAGE);
     if (rc) return rc;
     RX_PROF_T(t2);
     memcpy(jit->mem.base + PROG_OFF, jit->stage, b.len);
+    memset(jit->mem.base + PROG_OFF + b.len, 0xCC, pages * PAGE - b.len);   /* int3 */
+    jit->prog_pages = pages;
     RX_PROF_T(t3);
     rc = rx_execmem_seal(&jit->mem);
     if (rc) return rc;
