@@ -16,8 +16,10 @@
 #     the interpreter.
 #   usage: sh tools/test-aarch64-rx.sh [--with-lock]
 # test_lock_roundtrip is left out by default: under qemu-user its forked
-# worker processes go silent until the 120 s watchdog kills them (seen on the
-# 2-core CI VM; not an AArch64 code path).  --with-lock runs it anyway.
+# worker processes compute (running, ~50% CPU each) but send no progress
+# message within the generator's 120 s watchdog, which kills them (seen on
+# the 2-core CI VM; emulation speed, not an AArch64 code path).
+# --with-lock runs it anyway.
 # Installs what is missing with apt-get (dpkg --add-architecture arm64).
 set -eu
 cd "$(dirname "$0")/.."
@@ -79,7 +81,7 @@ for src in tests/test_*.c; do
   name=$(basename "$src" .c)
   case "$name" in *_full) continue;; esac
   if [ "$name" = test_lock_roundtrip ] && [ "$with_lock" -eq 0 ]; then
-    echo "aarch64 -cpu $CPU $name: SKIPPED (qemu-user: forked workers stall; --with-lock runs it)"; continue
+    echo "aarch64 -cpu $CPU $name: SKIPPED (too slow under qemu-user for its 120 s worker watchdog; --with-lock runs it)"; continue
   fi
   if [ ! -x "$out/tests/$name" ]; then
     tf=$((tf + 1)); echo "aarch64 $name: did not build"
