@@ -59,11 +59,11 @@ $(BUILD)/rxlock: $(CLI_OBJ) $(BUILD)/librxlock.a
 
 $(BUILD)/tests/%: tests/%.c tests/test.h $(BUILD)/librxlock.a
 	@mkdir -p $(dir $@)
-	$(CC) $(CFLAGS) -Itests -o $@ $< $(BUILD)/librxlock.a $(LDFLAGS) $(TEST_LIBS)
+	$(CC) $(CFLAGS) -MMD -MP -Itests -o $@ $< $(BUILD)/librxlock.a $(LDFLAGS) $(TEST_LIBS)
 
 $(BUILD)/bench/%: bench/%.c $(BUILD)/librxlock.a
 	@mkdir -p $(dir $@)
-	$(CC) $(CFLAGS) -Ibench -o $@ $< $(BUILD)/librxlock.a $(LDFLAGS) $(TEST_LIBS)
+	$(CC) $(CFLAGS) -MMD -MP -Ibench -o $@ $< $(BUILD)/librxlock.a $(LDFLAGS) $(TEST_LIBS)
 
 tests: all $(TEST_BIN)
 
@@ -106,4 +106,4 @@ install: all
 clean:
 	rm -rf build build-san
 
--include $(LIB_OBJ:.o=.d) $(CLI_OBJ:.o=.d)
+-include $(LIB_OBJ:.o=.d) $(CLI_OBJ:.o=.d) $(TEST_BIN:=.d) $(BENCH_BIN:=.d)

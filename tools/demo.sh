@@ -30,4 +30,17 @@ if command -v age >/dev/null 2>&1; then
   tail -c +$((off + 1)) secret.txt.rxlock | age -d -i epoch-identity.txt | cmp - original.txt
   echo "demo: Debian's age opens the payload with the solved epoch identity too"
 fi
+
+# Part 2: the epoch-key job on the default work function, RandomX v2 (light
+# mode, a tiny 2 x 10 chain): records are encrypted to the epoch recipient
+# before the puzzle is solved, and open with the solved identity afterwards.
+echo "demo: epoch puzzle on RandomX v2 (2 groups x 10 steps, light mode)"
+recipient=$("$RX" lock --work randomx-v2 --groups 2 --steps 10 --mode light -o epoch.json)
+echo "demo: epoch recipient $recipient"
+printf 'audit record 1\n' | "$RX" encrypt -r "$recipient" -o record1.age
+"$RX" verify epoch.json
+"$RX" solve epoch.json --mode light -o epoch-id.txt
+"$RX" decrypt -i epoch-id.txt record1.age > record1.txt
+grep -q '^audit record 1$' record1.txt
+echo "demo: record encrypted before the solve opens with the solved identity"
 echo "demo: OK"
