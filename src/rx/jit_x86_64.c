@@ -583,7 +583,10 @@ int rx_jit_run(rx_jit *jit, struct rx_vm_state *st) {
     c->sp1 = st->ma;
     c->fprc = st->fprc & 3u;
     c->iterations = st->iterations;
-    if (c->iterations == 0) return 0;
+    if (c->iterations == 0) {           /* as the interpreter: r = 0, rest unchanged */
+        memset(st->r, 0, sizeof st->r);
+        return 0;
+    }
     int rc = run_raw(jit);
     if (rc) return rc;
     memcpy(st->r, c->r, sizeof c->r);
