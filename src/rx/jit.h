@@ -62,4 +62,22 @@ void rx_jit_profile_reset(rx_jit *jit);
 void rx_jit_profile_account(const struct rx_jit_profile *delta);
 void rx_jit_profile_global(struct rx_jit_profile *out);
 void rx_jit_profile_global_reset(void);
+/* Timing helpers for the backends' phase accounting: RX_PROF_T0/RX_PROF_T
+ * take a timestamp, RX_PROF_ADD adds a delta to jit->prof.FIELD; all three
+ * vanish without RX_JIT_PROFILE. */
+#ifdef RX_JIT_PROFILE
+#include <time.h>
+static inline uint64_t rx_jit_now_ns(void) {
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+}
+#define RX_PROF_T0(v) uint64_t v = rx_jit_now_ns()
+#define RX_PROF_T(v) uint64_t v = rx_jit_now_ns()
+#define RX_PROF_ADD(j, field, d) ((j)->prof.field += (d))
+#else
+#define RX_PROF_T0(v) (void)0
+#define RX_PROF_T(v) (void)0
+#define RX_PROF_ADD(j, field, d) (void)0
+#endif
 #endif

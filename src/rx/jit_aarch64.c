@@ -104,20 +104,6 @@ _Static_assert(offsetof(struct rx_jit_ctx, emask_or) == offsetof(struct rx_jit_c
 _Static_assert(offsetof(struct rx_jit_ctx, e) == offsetof(struct rx_jit_ctx, f) + 64, "layout");
 _Static_assert(offsetof(struct rx_jit_ctx, a) == offsetof(struct rx_jit_ctx, e) + 64, "layout");
 
-#ifdef RX_JIT_PROFILE
-static uint64_t now_ns(void) {
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
-}
-#define RX_PROF_T0(v) uint64_t v = now_ns()
-#define RX_PROF_T(v) uint64_t v = now_ns()
-#define RX_PROF_ADD(j, field, d) ((j)->prof.field += (d))
-#else
-#define RX_PROF_T0(v) (void)0
-#define RX_PROF_T(v) (void)0
-#define RX_PROF_ADD(j, field, d) (void)0
-#endif
 
 struct rx_jit {
     rx_execmem mem;

@@ -75,20 +75,6 @@ struct rx_jit_ctx {
     uint32_t mxcsr_saved, mxcsr_tmp, fprc, iterations;
 };
 
-#ifdef RX_JIT_PROFILE
-static uint64_t now_ns(void) {
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
-}
-#define RX_PROF_T0(v) uint64_t v = now_ns()
-#define RX_PROF_T(v) uint64_t v = now_ns()
-#define RX_PROF_ADD(j, field, d) ((j)->prof.field += (d))
-#else
-#define RX_PROF_T0(v) (void)0
-#define RX_PROF_T(v) (void)0
-#define RX_PROF_ADD(j, field, d) (void)0
-#endif
 
 struct rx_jit {
     rx_execmem mem;
