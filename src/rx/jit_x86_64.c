@@ -104,15 +104,9 @@ static void soft_mix(struct rx_jit_ctx *c) {
     rx_aes_soft_ops()->mix_fe(c->f, c->e);
 }
 
-/* spill everything a C call may clobber, call [rbp+off], reload */
-static void emit_c_call(xe_buf *b, int32_t fn_off) {
-    for (int i = 0; i < 8; i++) xe_store(b, 1, CTXO(r, 8 * i), RREG(i));
-    for (int i = 0; i < 4; i++) {
-        xe_movdqu_store(b, CTXO(f, 16 * i), i);
-        xe_movdqu_store(b, CTXO(e, 16 * i), 4 + i);
-    }
-    xe_mov_rr(b, 1, XR_RDI, XR_RBP);
-    xe_call_m(b, xm(XR_RBP, fn_off));
+/* load r0-r7, f/e/a and the E/scale masks from the context into their
+ * registers (at entry, and after a C call clobbered them) */
+static void emit_load_vm_regs(xe_buf *b) {
     for (int i = 0; i < 8; i++) xe_load(b, 1, RREG(i), CTXO(r, 8 * i));
     for (int i = 0; i < 4; i++) {
         xe_sse_rm(b, XO_MOVAPD_LOAD, i, CTXO(f, 16 * i));
@@ -122,6 +116,18 @@ static void emit_c_call(xe_buf *b, int32_t fn_off) {
     xe_sse_rm(b, XO_MOVAPD_LOAD, X_EAND, CTX(emask_and));
     xe_sse_rm(b, XO_MOVAPD_LOAD, X_SCALE, CTX(scale_mask));
     xe_sse_rm(b, XO_MOVAPD_LOAD, X_EOR, CTX(emask_or));
+}
+
+/* spill everything a C call may clobber, call [rbp+off], reload */
+static void emit_c_call(xe_buf *b, int32_t fn_off) {
+    for (int i = 0; i < 8; i++) xe_store(b, 1, CTXO(r, 8 * i), RREG(i));
+    for (int i = 0; i < 4; i++) {
+        xe_movdqu_store(b, CTXO(f, 16 * i), i);
+        xe_movdqu_store(b, CTXO(e, 16 * i), 4 + i);
+    }
+    xe_mov_rr(b, 1, XR_RDI, XR_RBP);
+    xe_call_m(b, xm(XR_RBP, fn_off));
+    emit_load_vm_regs(b);
     xe_load(b, 1, XR_RSI, CTX(scratchpad));
     xe_load(b, 1, XR_RDI, CTX(dataset));
 }
@@ -133,15 +139,7 @@ static size_t emit_entry(xe_buf *b, const uint8_t *run_base) {
     xe_alu_ri(b, 1, XA_SUB, XR_RSP, 24);          /* rsp 16-aligned for C calls */
     xe_mov_rr(b, 1, XR_RBP, XR_RDI);
     xe_stmxcsr(b, CTX(mxcsr_saved));
-    for (int i = 0; i < 8; i++) xe_load(b, 1, RREG(i), CTXO(r, 8 * i));
-    for (int i = 0; i < 4; i++) {
-        xe_sse_rm(b, XO_MOVAPD_LOAD, i, CTXO(f, 16 * i));
-        xe_sse_rm(b, XO_MOVAPD_LOAD, 4 + i, CTXO(e, 16 * i));
-        xe_sse_rm(b, XO_MOVAPD_LOAD, 8 + i, CTXO(a, 16 * i));
-    }
-    xe_sse_rm(b, XO_MOVAPD_LOAD, X_EAND, CTX(emask_and));
-    xe_sse_rm(b, XO_MOVAPD_LOAD, X_SCALE, CTX(scale_mask));
-    xe_sse_rm(b, XO_MOVAPD_LOAD, X_EOR, CTX(emask_or));
+    emit_load_vm_regs(b);
     xe_load(b, 0, XR_RAX, CTX(fprc));
     xe_alu_ri(b, 0, XA_AND, XR_RAX, 3);
     xe_shift_ri(b, 0, XS_SHL, XR_RAX, 13);
