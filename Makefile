@@ -30,7 +30,7 @@ LDFLAGS   += $(HARDEN_LDFLAGS) $(EXTRA_LDFLAGS)
 LIBS      := $(PKG_LIBS) -lpthread -lm
 TEST_LIBS := $(LIBS) -lcrypto -lrandomx -lstdc++
 
-LIB_SRC   := $(sort $(wildcard src/rx/*.c src/sha3/*.c src/lock/*.c src/util/*.c))
+LIB_SRC   := $(sort $(wildcard src/rx/*.c src/sha3/*.c src/age/*.c src/lock/*.c src/util/*.c))
 CLI_SRC   := $(sort $(wildcard src/cli/*.c))
 TEST_SRC  := $(sort $(wildcard tests/test_*.c))
 BENCH_SRC := $(sort $(wildcard bench/*.c))
@@ -94,12 +94,12 @@ fuzz:
 	@sh fuzz/run.sh
 
 install: all
-	install -d $(DESTDIR)$(PREFIX)/lib $(DESTDIR)$(PREFIX)/include $(DESTDIR)$(PREFIX)/bin $(DESTDIR)$(PREFIX)/lib/pkgconfig
+	install -d $(DESTDIR)$(PREFIX)/lib $(DESTDIR)$(PREFIX)/include/rxlock $(DESTDIR)$(PREFIX)/bin $(DESTDIR)$(PREFIX)/lib/pkgconfig
 	install -m 644 $(BUILD)/librxlock.a $(DESTDIR)$(PREFIX)/lib/
 	install -m 755 $(BUILD)/librxlock.so $(DESTDIR)$(PREFIX)/lib/librxlock.so.$(VERSION)
 	ln -sf librxlock.so.$(VERSION) $(DESTDIR)$(PREFIX)/lib/librxlock.so.0
 	ln -sf librxlock.so.0 $(DESTDIR)$(PREFIX)/lib/librxlock.so
-	install -m 644 include/*.h $(DESTDIR)$(PREFIX)/include/
+	install -m 644 include/rxlock/*.h $(DESTDIR)$(PREFIX)/include/rxlock/
 	install -m 755 $(BUILD)/rxlock $(DESTDIR)$(PREFIX)/bin/
 	sed -e 's|@PREFIX@|$(PREFIX)|g' -e 's|@VERSION@|$(VERSION)|g' rxlock.pc.in > $(DESTDIR)$(PREFIX)/lib/pkgconfig/rxlock.pc
 

@@ -11,7 +11,7 @@
  * rx_dataset_init_parallel) vs randomx_init_dataset over the same split,
  * with RANDOMX_FLAG_DEFAULT (interpreted SuperscalarHash) and
  * RANDOMX_FLAG_JIT; the results are compared byte for byte. */
-#include "rx.h"
+#include "rxlock/rx.h"
 #include "rx/internal.h"
 #include "rx/argon2d.h"
 #include "rx/cache_internal.h"

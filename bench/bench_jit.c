@@ -10,7 +10,7 @@
  *
  * usage: bench_jit [-n STEPS] [-r REPS] [-t THREADS] [-c SSJIT_BUILD_ITEMS] [--light]
  */
-#include "rx.h"
+#include "rxlock/rx.h"
 #include "rx/internal.h"
 #include "rx/jit.h"
 #include "rx/aes.h"

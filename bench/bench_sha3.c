@@ -13,7 +13,7 @@
  *   usage: bench_sha3 [steps (10000)] [rounds (301)]   (short rounds, many:
  *   the best round is the one the shared VM did not interrupt)
  * OpenSSL is the yardstick only; the product never links it. */
-#include "sha3.h"
+#include "rxlock/sha3.h"
 #include "sha3/internal.h"
 #include <openssl/evp.h>
 #include <stdio.h>

@@ -3,10 +3,10 @@
  *
  * A variant name is dash-separated tokens:
  *   [rx-]v1|v2 [-interp|-jit] [-secure] [-hardaes|-softaes] [-nothp] [-light|-full]
- *                                      ours (include/rx.h)
+ *                                      ours (include/rxlock/rx.h)
  *   librandomx-v1 [-interp|-jit] [-secure] [-hardaes|-softaes] [-light|-full]
  *                                      Debian's librandomx 1.1.10 (oracle, bench only)
- *   sha3                               ours (include/sha3.h): SHA3-256(K ‖ m)
+ *   sha3                               ours (include/rxlock/sha3.h): SHA3-256(K ‖ m)
  *   openssl-sha3                       the same chain through OpenSSL EVP_Digest
  *   test-wrong-sha3                    TEST ONLY (needs --test-wrong): the sha3
  *                                      chain with one bit of every digest flipped,
@@ -18,8 +18,8 @@
  */
 #ifndef RXLOCK_BENCH_VARIANT_H
 #define RXLOCK_BENCH_VARIANT_H
-#include "rx.h"
-#include "sha3.h"
+#include "rxlock/rx.h"
+#include "rxlock/sha3.h"
 #include <openssl/evp.h>
 #include <pthread.h>
 #include <randomx.h>

@@ -1,7 +1,7 @@
 /* fuzz/fuzz_puzzle.c — libFuzzer target for the puzzle parser: parse any
  * bytes; when they parse, the canonical re-serialisation must parse back
  * to the same header digest, and verify must not crash. */
-#include "rxlock.h"
+#include "rxlock/rxlock.h"
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>

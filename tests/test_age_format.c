@@ -3,8 +3,8 @@
  * recipients/identities, canonical base64, low-order keys, damaged input
  * error codes, and `age -d` opening our output with our identity file. */
 #include "test.h"
-#include "lock/age.h"
-#include "lock/age_internal.h"
+#include "rxlock/age.h"
+#include "age/age_internal.h"
 #include <fcntl.h>
 #include <sodium.h>
 #include <sys/stat.h>

@@ -2,8 +2,8 @@
  * age recipient/identity encoding, identity files, and a cross-check
  * against Debian's age-keygen (skipped when it is not installed). */
 #include "test.h"
-#include "lock/age.h"
-#include "lock/bech32.h"
+#include "rxlock/age.h"
+#include "age/bech32.h"
 #include <sodium.h>
 #include <sys/stat.h>
 #include <unistd.h>

@@ -6,7 +6,7 @@
  * puzzle JSON is parsed and solved by the library to the documented x.
  * RXLOCK_FORMAT_PRINT=1 prints the values for the document instead. */
 #include "test.h"
-#include "rxlock.h"
+#include "rxlock/rxlock.h"
 #include <openssl/evp.h>
 #include <sodium.h>
 

@@ -4,7 +4,7 @@
  * to the same key, and equals a light-mode generation in the test-only
  * deterministic mode (light and full hashes are identical). */
 #include "test.h"
-#include "rxlock.h"
+#include "rxlock/rxlock.h"
 #include <sodium.h>
 
 static void t_full(void) {

@@ -4,8 +4,8 @@
  * detection at the affected group, worker-count independence in the
  * test-only deterministic mode, journal resume and foreign-journal refusal. */
 #include "test.h"
-#include "rxlock.h"
-#include "rx.h"
+#include "rxlock/rxlock.h"
+#include "rxlock/rx.h"
 #include <sodium.h>
 #include <unistd.h>
 

@@ -5,7 +5,7 @@
 #include "test.h"
 #include "rx/aes.h"
 #include "rx/cpu.h"
-#include "rx.h"
+#include "rxlock/rx.h"
 #include <sodium.h>
 
 static const struct rx_aes_ops *backends[2];

@@ -4,7 +4,7 @@
  * randomx-dataset-items.tsv); Argon2 implementation agreement; error
  * returns; and the wipe-on-free guarantee via rx_mem_free_hook. */
 #include "test.h"
-#include "rx.h"
+#include "rxlock/rx.h"
 #include "rx/internal.h"
 #include "rx/cache_internal.h"
 #include "rx/argon2d.h"

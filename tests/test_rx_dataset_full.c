@@ -3,7 +3,7 @@
  * threads: items against randomx-dataset-items.tsv and rx_cache_item,
  * fork() children reading the same pages, and the wipe on free. */
 #include "test.h"
-#include "rx.h"
+#include "rxlock/rx.h"
 #include "rx/internal.h"
 #include "rx/cache_internal.h"
 #include <sodium.h>

@@ -3,7 +3,7 @@
  * mmap/mprotect failures at each call site, free. */
 #include "test.h"
 #include "rx/execmem.h"
-#include "rx.h"
+#include "rxlock/rx.h"
 #include <stdint.h>
 #include <unistd.h>
 

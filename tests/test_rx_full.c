@@ -4,7 +4,7 @@
  * the benchmark-xor1000 v1/v2 reference results, full == light on a few
  * inputs, and the full-mode error paths.  One dataset (2080 MiB) at a time. */
 #include "test.h"
-#include "rx.h"
+#include "rxlock/rx.h"
 #include "rx/cpu.h"
 #include <time.h>
 

@@ -3,7 +3,7 @@
  * at every call site, and the JIT-vs-interpreter differential test over
  * random programs (v1/v2 x hard/soft AES, light mode) plus whole hashes. */
 #include "test.h"
-#include "rx.h"
+#include "rxlock/rx.h"
 #include "rx/execmem.h"
 #include "rx/jit.h"
 #include "rx/internal.h"

@@ -13,7 +13,7 @@
  * same differential test, with fewer programs); the emitter part everywhere.
  * RXLOCK_TEST_QUICK=1 (sanitizers, qemu) shrinks the light-mode part. */
 #include "test.h"
-#include "rx.h"
+#include "rxlock/rx.h"
 #include "rx/a64_emit.h"
 #include "rx/aes.h"
 #include "rx/cpu.h"

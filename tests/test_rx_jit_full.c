@@ -5,7 +5,7 @@
  * differential on random programs reading the real dataset.  The dataset
  * is built with the superscalar JIT and spot-checked against rx_cache_item. */
 #include "test.h"
-#include "rx.h"
+#include "rxlock/rx.h"
 #include "rx/internal.h"
 #include "rx/jit.h"
 #include "rx/aes.h"

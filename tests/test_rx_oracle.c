@@ -3,7 +3,7 @@
  * random lengths give the same hash in light mode.  Keys are reused across
  * inputs to limit cache inits.  Seed: $RXLOCK_ORACLE_SEED or the time (printed). */
 #include "test.h"
-#include "rx.h"
+#include "rxlock/rx.h"
 #include "rx/cpu.h"
 #include <randomx.h>
 #include <time.h>

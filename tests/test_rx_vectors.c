@@ -5,7 +5,7 @@
  * ones run in test_rx_full), and the rx_vm_* API's error handling and
  * wipe-on-free. */
 #include "test.h"
-#include "rx.h"
+#include "rxlock/rx.h"
 #include "rx/internal.h"
 #include "rx/cpu.h"
 #include "rx/jit.h"

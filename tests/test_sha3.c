@@ -5,7 +5,7 @@
  * oracle; build with -DSHA3_TEST_NO_OPENSSL (tools/test-aarch64.sh) to check
  * against the recorded digests only. */
 #include "test.h"
-#include "sha3.h"
+#include "rxlock/sha3.h"
 #include "sha3/internal.h"
 #ifndef SHA3_TEST_NO_OPENSSL
 #include <openssl/evp.h>

@@ -1,7 +1,7 @@
 /* src/cli/cmd_decrypt.c — `rxlock decrypt`: open an age v1 file (binary or
  * armored) with age X25519 identity files, e.g. a solved epoch identity. */
 #include "cli/cli.h"
-#include "lock/age.h"
+#include "rxlock/age.h"
 #include "util/util.h"
 #include <errno.h>
 #include <fcntl.h>

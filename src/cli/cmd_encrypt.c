@@ -1,7 +1,7 @@
 /* src/cli/cmd_encrypt.c — `rxlock encrypt`: encrypt a file or stdin to one
  * or more age X25519 recipients (age v1 format, optional ASCII armor). */
 #include "cli/cli.h"
-#include "lock/age.h"
+#include "rxlock/age.h"
 #include "util/util.h"
 #include <errno.h>
 #include <fcntl.h>

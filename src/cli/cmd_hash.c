@@ -3,7 +3,7 @@
  * Light mode by default; --full builds the 2080 MiB dataset first. */
 #include "cli/cli.h"
 #include "util/util.h"
-#include "rx.h"
+#include "rxlock/rx.h"
 #include <errno.h>
 #include <getopt.h>
 #include <sodium.h>

@@ -2,8 +2,8 @@
  * assumed rate, signer, and the estimated solve time on this machine from a
  * quick calibration; human-readable or --json. */
 #include "cli/cli.h"
-#include "rxlock.h"
-#include "lock/age.h"
+#include "rxlock/rxlock.h"
+#include "rxlock/age.h"
 #include "lock/calibrate.h"
 #include "util/progress.h"
 #include "util/util.h"

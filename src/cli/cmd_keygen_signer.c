@@ -1,7 +1,7 @@
 /* src/cli/cmd_keygen_signer.c — `rxlock keygen-signer`: a new Ed25519
  * puzzle-signing key file (mode 0600); prints the public key (the pin). */
 #include "cli/cli.h"
-#include "rxlock.h"
+#include "rxlock/rxlock.h"
 #include "util/util.h"
 #include <errno.h>
 #include <getopt.h>

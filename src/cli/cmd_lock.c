@@ -3,8 +3,8 @@
  * hand over to the single-file mode (cmd_lockfile.c). */
 #include "cli/cli.h"
 #include "cli/lock_opts.h"
-#include "rxlock.h"
-#include "lock/age.h"
+#include "rxlock/rxlock.h"
+#include "rxlock/age.h"
 #include "util/progress.h"
 #include "util/util.h"
 #include <errno.h>

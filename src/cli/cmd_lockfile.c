@@ -4,8 +4,8 @@
  * this when given a positional FILE argument. */
 #include "cli/cli.h"
 #include "cli/lock_opts.h"
-#include "rxlock.h"
-#include "lock/age.h"
+#include "rxlock/rxlock.h"
+#include "rxlock/age.h"
 #include "lock/container.h"
 #include "util/progress.h"
 #include "util/util.h"

@@ -2,8 +2,8 @@
  * sequentially with a crash-safe journal (re-running resumes), and write the
  * epoch identity as an age identity file. */
 #include "cli/cli.h"
-#include "rxlock.h"
-#include "lock/age.h"
+#include "rxlock/rxlock.h"
+#include "rxlock/age.h"
 #include "util/progress.h"
 #include "util/util.h"
 #include <errno.h>

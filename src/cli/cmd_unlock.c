@@ -2,8 +2,8 @@
  * solve its puzzle sequentially (resumable through FILE.rxlock.journal),
  * then decrypt the age payload with the recovered epoch identity. */
 #include "cli/cli.h"
-#include "rxlock.h"
-#include "lock/age.h"
+#include "rxlock/rxlock.h"
+#include "rxlock/age.h"
 #include "lock/container.h"
 #include "util/progress.h"
 #include "util/util.h"

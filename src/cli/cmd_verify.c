@@ -1,7 +1,7 @@
 /* src/cli/cmd_verify.c — `rxlock verify`: a puzzle's structure, header
  * digest and signature (and an optional signer pin), without solving. */
 #include "cli/cli.h"
-#include "rxlock.h"
+#include "rxlock/rxlock.h"
 #include "util/util.h"
 #include <getopt.h>
 #include <stdio.h>

@@ -4,7 +4,7 @@
  * step that turns them into tl_params. */
 #ifndef RXLOCK_CLI_LOCK_OPTS_H
 #define RXLOCK_CLI_LOCK_OPTS_H
-#include "rxlock.h"
+#include "rxlock/rxlock.h"
 #include <stdint.h>
 
 typedef struct {

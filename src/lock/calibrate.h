@@ -10,7 +10,7 @@
  */
 #ifndef RXLOCK_LOCK_CALIBRATE_H
 #define RXLOCK_LOCK_CALIBRATE_H
-#include "rxlock.h"
+#include "rxlock/rxlock.h"
 #include "util/progress.h"
 #include <stddef.h>
 #include <stdint.h>

@@ -1,7 +1,7 @@
 /* src/lock/container.c — the .rxlock single-file container: notice text,
  * puzzle JSON and age payload; bounded parsing of the prelude. */
 #include "lock/container.h"
-#include "lock/age.h"
+#include "rxlock/age.h"
 #include "util/util.h"
 #include <errno.h>
 #include <inttypes.h>

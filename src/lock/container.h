@@ -4,7 +4,7 @@
  * container (.rxlock)". */
 #ifndef RXLOCK_LOCK_CONTAINER_H
 #define RXLOCK_LOCK_CONTAINER_H
-#include "rxlock.h"
+#include "rxlock/rxlock.h"
 #include <stddef.h>
 #include <stdint.h>
 #include <sys/types.h>

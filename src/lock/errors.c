@@ -1,5 +1,5 @@
 /* src/lock/errors.c — tl_strerror and work-function names. */
-#include "rxlock.h"
+#include "rxlock/rxlock.h"
 #include <string.h>
 
 const char *tl_strerror(int err) {

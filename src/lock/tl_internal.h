@@ -3,7 +3,7 @@
  * mode), little-endian helpers, the journal, and the worker IPC message. */
 #ifndef RXLOCK_TL_INTERNAL_H
 #define RXLOCK_TL_INTERNAL_H
-#include "rxlock.h"
+#include "rxlock/rxlock.h"
 #include <stddef.h>
 #include <stdint.h>
 

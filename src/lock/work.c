@@ -1,10 +1,10 @@
 /* src/lock/work.c — the chain step W(K, m(g, i, d)) of DESIGN.md §1 for the
  * three work functions: SHA3-256(K || m), RandomX v2 / v1 hash of m under
  * cache key K (light: 256 MiB cache; full: + 2080 MiB dataset). */
-#include "rxlock.h"
+#include "rxlock/rxlock.h"
 #include "tl_internal.h"
-#include "rx.h"
-#include "sha3.h"
+#include "rxlock/rx.h"
+#include "rxlock/sha3.h"
 #include <sodium.h>
 #include <stdlib.h>
 #include <string.h>

@@ -4,7 +4,7 @@
  * backends that implement their loops (aes_ni.c / aes_armv8.c / aes_soft.c). */
 #include "rx/aes.h"
 #include "rx/cpu.h"
-#include "rx.h"
+#include "rxlock/rx.h"
 
 /* key0..key3 = Hash512("RandomX AesGenerator1R keys") */
 const uint8_t rx_aes_gen1r_keys[4][16] = {

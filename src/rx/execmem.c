@@ -1,7 +1,7 @@
 /* src/rx/execmem.c — W^X executable memory for the JITs (see execmem.h).
  * The only permission sets used are read+write, read+execute and none. */
 #include "rx/execmem.h"
-#include "rx.h"
+#include "rxlock/rx.h"
 #include <errno.h>
 #include <sodium.h>
 #include <string.h>

@@ -9,7 +9,7 @@
 #define RX_INTERNAL_H
 #include <stddef.h>
 #include <stdint.h>
-#include "rx.h"
+#include "rxlock/rx.h"
 
 /* ---- memory.c ------------------------------------------------------ */
 /* mmap an anonymous private region of `size` bytes (rounded up to pages),

@@ -10,7 +10,7 @@
 #define RX_VM_STATE_H
 #include <stddef.h>
 #include <stdint.h>
-#include "rx.h"
+#include "rxlock/rx.h"
 
 struct rx_vm_state {
     /* ---- register file (hashed by Blake2b) ---- */

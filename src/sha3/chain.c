@@ -1,6 +1,6 @@
 /* src/sha3/chain.c — backend dispatch (the one place a Keccak backend is
  * chosen) and the fused chain entry points sha3_chain / sha3_backend. */
-#include "sha3.h"
+#include "rxlock/sha3.h"
 #include "sha3/internal.h"
 #include <stdatomic.h>
 

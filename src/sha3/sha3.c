@@ -2,7 +2,7 @@
  * bytes, domain bits 01 and pad10*1 (the byte 0x06 after the message, 0x80
  * in the last rate byte), over the selected Keccak-f[1600] backend.
  * sha3_256_2 hashes a ‖ b without copying them together. */
-#include "sha3.h"
+#include "rxlock/sha3.h"
 #include "sha3/internal.h"
 
 typedef struct {

@@ -1,6 +1,6 @@
-/* src/lock/bech32.c — BIP-173 Bech32 encoding (the age key encoding).
+/* src/age/bech32.c — BIP-173 Bech32 encoding (the age key encoding).
  * Written from BIP-173; checksum constant 1 (not Bech32m). */
-#include "lock/bech32.h"
+#include "age/bech32.h"
 #include <sodium.h>
 #include <string.h>
 

@@ -1,7 +1,7 @@
-/* src/lock/age_keys.c — age X25519 recipients ("age1...") and identities
+/* src/age/age_keys.c — age X25519 recipients ("age1...") and identities
  * ("AGE-SECRET-KEY-1..."), and age identity files. */
-#include "lock/age.h"
-#include "lock/bech32.h"
+#include "rxlock/age.h"
+#include "age/bech32.h"
 #include "util/util.h"
 #include <errno.h>
 #include <sodium.h>

@@ -1,6 +1,6 @@
-/* src/lock/age_format.c — the age v1 header: version line, X25519 recipient
+/* src/age/age_format.c — the age v1 header: version line, X25519 recipient
  * stanzas (wrap/unwrap of the 16-byte file key) and the header MAC. */
-#include "lock/age_internal.h"
+#include "age/age_internal.h"
 #include <sodium.h>
 #include <string.h>
 

@@ -1,4 +1,4 @@
-/* include/rx.h — rxlock's own RandomX v1/v2 engine: public API (prefix rx_).
+/* include/rxlock/rx.h — rxlock's own RandomX v1/v2 engine: public API (prefix rx_).
  *
  * Lifecycle:  rx_cache_new -> rx_cache_init(key) -> [rx_dataset_new ->
  * rx_dataset_init(..)] -> rx_vm_new -> rx_vm_hash ... -> rx_vm_free ->

@@ -1,4 +1,4 @@
-/* include/sha3.h — SHA3-256 (FIPS 202) and the fused sequential chain
+/* include/rxlock/sha3.h — SHA3-256 (FIPS 202) and the fused sequential chain
  * x_{i+1} = SHA3-256(x_i) over 32-byte states (prefix sha3_). */
 #ifndef RXLOCK_SHA3_H
 #define RXLOCK_SHA3_H

@@ -1,8 +1,8 @@
-/* src/lock/age_stream.c — age v1 payload: 16-byte nonce, HKDF payload key,
+/* src/age/age_stream.c — age v1 payload: 16-byte nonce, HKDF payload key,
  * ChaCha20-Poly1305 STREAM in 64 KiB chunks (11-byte big-endian counter +
  * last-chunk flag).  Encrypt/decrypt file descriptors in constant memory;
  * error names. */
-#include "lock/age_internal.h"
+#include "age/age_internal.h"
 #include <errno.h>
 #include <sodium.h>
 #include <stdlib.h>

@@ -1,7 +1,7 @@
-/* src/lock/age_armor.c — the byte source and sink of age files: buffered
+/* src/age/age_armor.c — the byte source and sink of age files: buffered
  * raw I/O and the strict PEM armor ("AGE ENCRYPTED FILE", RFC 7468 strict,
  * 64-column canonical padded base64, only whitespace around the block). */
-#include "lock/age_internal.h"
+#include "age/age_internal.h"
 #include "util/util.h"
 #include <errno.h>
 #include <sodium.h>

@@ -1,4 +1,4 @@
-/* include/rxlock.h — rxlock time-lock layer: public API (prefix tl_).
+/* include/rxlock/rxlock.h — rxlock time-lock layer: public API (prefix tl_).
  *
  * A puzzle hides a 32-byte X25519 epoch secret x behind G serially wrapped
  * hash chains of S steps each (DESIGN.md §1, docs/FORMAT.md):

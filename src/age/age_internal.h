@@ -1,9 +1,9 @@
-/* src/lock/age_internal.h — pieces shared by the age v1 implementation
+/* src/age/age_internal.h — pieces shared by the age v1 implementation
  * files: buffered raw input, the (optionally armored) byte source and sink,
  * and header encode/parse.  Not part of any public API. */
 #ifndef RXLOCK_LOCK_AGE_INTERNAL_H
 #define RXLOCK_LOCK_AGE_INTERNAL_H
-#include "lock/age.h"
+#include "rxlock/age.h"
 #include <stddef.h>
 #include <stdint.h>
 #include <sys/types.h>

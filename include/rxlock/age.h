@@ -1,4 +1,4 @@
-/* src/lock/age.h — age v1 (C2SP age.md) in our own C on libsodium:
+/* include/rxlock/age.h — age v1 (C2SP age.md) in our own C on libsodium:
  * X25519 recipients/identities (Bech32), identity files, HKDF-SHA-256, and
  * streaming encrypt/decrypt with optional ASCII armor.  All functions return
  * 0 on success and -1 (or a negative TL_AGE_E* code) on failure, and wipe
