@@ -36,6 +36,10 @@ TEST_SRC  := $(sort $(wildcard tests/test_*.c))
 BENCH_SRC := $(sort $(wildcard bench/*.c))
 FUZZ_SRC  := $(sort $(wildcard fuzz/fuzz_*.c))
 LIB_OBJ   := $(LIB_SRC:%.c=$(BUILD)/obj/%.o)
+# The test build: the same library compiled with -DRXLOCK_TESTING, which adds
+# the fault-injection hooks and the deterministic test mode.  Only tests link
+# it (build/librxlock-test.a, build/rxlock-test); nothing of it is installed.
+TLIB_OBJ  := $(LIB_SRC:%.c=$(BUILD)/tobj/%.o)
 CLI_OBJ   := $(CLI_SRC:%.c=$(BUILD)/obj/%.o)
 TEST_BIN  := $(TEST_SRC:tests/%.c=$(BUILD)/tests/%)
 BENCH_BIN := $(BENCH_SRC:bench/%.c=$(BUILD)/bench/%)
@@ -47,6 +51,17 @@ $(BUILD)/obj/%.o: %.c
 	@mkdir -p $(dir $@)
 	$(CC) $(CFLAGS) -MMD -MP -c $< -o $@
 
+$(BUILD)/tobj/%.o: %.c
+	@mkdir -p $(dir $@)
+	$(CC) $(CFLAGS) -DRXLOCK_TESTING -MMD -MP -c $< -o $@
+
+$(BUILD)/librxlock-test.a: $(TLIB_OBJ)
+	@rm -f $@
+	ar rcs $@ $^
+
+$(BUILD)/rxlock-test: $(CLI_OBJ) $(BUILD)/librxlock-test.a
+	$(CC) $(LDFLAGS) -pie -o $@ $(CLI_OBJ) $(BUILD)/librxlock-test.a $(LIBS)
+
 $(BUILD)/librxlock.a: $(LIB_OBJ)
 	@rm -f $@
 	ar rcs $@ $^
@@ -57,15 +72,15 @@ $(BUILD)/librxlock.so: $(LIB_OBJ)
 $(BUILD)/rxlock: $(CLI_OBJ) $(BUILD)/librxlock.a
 	$(CC) $(LDFLAGS) -pie -o $@ $(CLI_OBJ) $(BUILD)/librxlock.a $(LIBS)
 
-$(BUILD)/tests/%: tests/%.c tests/test.h $(BUILD)/librxlock.a
+$(BUILD)/tests/%: tests/%.c tests/test.h $(BUILD)/librxlock-test.a
 	@mkdir -p $(dir $@)
-	$(CC) $(CFLAGS) -MMD -MP -Itests -o $@ $< $(BUILD)/librxlock.a $(LDFLAGS) $(TEST_LIBS)
+	$(CC) $(CFLAGS) -DRXLOCK_TESTING -MMD -MP -Itests -o $@ $< $(BUILD)/librxlock-test.a $(LDFLAGS) $(TEST_LIBS)
 
 $(BUILD)/bench/%: bench/%.c $(BUILD)/librxlock.a
 	@mkdir -p $(dir $@)
 	$(CC) $(CFLAGS) -MMD -MP -Ibench -o $@ $< $(BUILD)/librxlock.a $(LDFLAGS) $(TEST_LIBS)
 
-tests: all $(TEST_BIN)
+tests: all $(BUILD)/rxlock-test $(TEST_BIN)
 
 deps:
 	@sh tools/deps.sh
@@ -106,4 +121,4 @@ install: all
 clean:
 	rm -rf build build-san
 
--include $(LIB_OBJ:.o=.d) $(CLI_OBJ:.o=.d) $(TEST_BIN:=.d) $(BENCH_BIN:=.d)
+-include $(LIB_OBJ:.o=.d) $(TLIB_OBJ:.o=.d) $(CLI_OBJ:.o=.d) $(TEST_BIN:=.d) $(BENCH_BIN:=.d)

@@ -5,6 +5,7 @@
 # A binary that crashes or prints no summary counts as one failure.
 BUILD=${BUILD:-build}
 export RXLOCK=${RXLOCK:-$PWD/$BUILD/rxlock}
+export RXLOCK_TESTBIN=${RXLOCK_TESTBIN:-$PWD/$BUILD/rxlock-test}
 export RXLOCK_VECTORS=${RXLOCK_VECTORS:-$PWD/tests/vectors}
 mode=${1:-unit}
 tp=0; tf=0

@@ -11,6 +11,7 @@
 #include <sys/mman.h>
 #include <unistd.h>
 
+#ifdef RXLOCK_TESTING
 /* Test-only work counter that survives kill -9 (a MAP_SHARED file page):
  * RXLOCK_TEST_COUNTER=path with the insecure test mode.  Crash tests use it
  * to bound the recomputation. */
@@ -24,6 +25,9 @@ static volatile uint64_t *test_counter(void) {
     close(fd);
     return p == MAP_FAILED ? NULL : (volatile uint64_t *)p;
 }
+#else
+static volatile uint64_t *test_counter(void) { return NULL; }
+#endif
 
 int tl_solve(const tl_puzzle *pz, const tl_solve_opts *o, uint8_t x[32], tl_solve_stats *stats) {
     tl_solve_stats st = {0};

@@ -43,6 +43,7 @@ static void msg_make(uint8_t m[MSG_SIZE], const uint8_t mk[32], uint32_t type, u
     crypto_generichash(m + 56, 16, m, 56, mk, 32);
 }
 
+#ifdef RXLOCK_TESTING
 /* Test-only fault injection: RXLOCK_TEST_WORKER_FAULT=KIND:G[:all] with
  * KIND crash | hang | garbage, honoured only in the insecure test mode. */
 static int fault_for(uint32_t g, unsigned attempt, char kind[16]) {
@@ -53,6 +54,12 @@ static int fault_for(uint32_t g, unsigned attempt, char kind[16]) {
     if (sscanf(f, "%15[a-z]:%u:%7s", kind, &fg, all) < 2) return 0;
     return fg == g && (attempt == 0 || !strcmp(all, "all"));
 }
+#else
+static int fault_for(uint32_t g, unsigned attempt, char kind[16]) {
+    (void)g; (void)attempt; (void)kind;
+    return 0;
+}
+#endif
 
 static void child_main(tl_work *w, uint32_t g, uint64_t S, uint8_t seed[32], int fd,
                        const uint8_t mk[32], unsigned attempt, void *secrets, size_t secrets_len) {

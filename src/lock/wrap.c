@@ -51,6 +51,10 @@ int tl_wrap_open(uint8_t pt[32], const uint8_t ct[48], const uint8_t e[32],
     return rc;
 }
 
+/* Deterministic test mode (RXLOCK_TEST_INSECURE=1 + RXLOCK_TEST_SEED=hex):
+ * exists only in the test build (-DRXLOCK_TESTING); the shipping library
+ * always draws from the OS CSPRNG. */
+#ifdef RXLOCK_TESTING
 static int test_seed(uint8_t seed[64], size_t *len) {
     const char *ins = getenv("RXLOCK_TEST_INSECURE");
     const char *hex = getenv("RXLOCK_TEST_SEED");
@@ -72,6 +76,14 @@ int tl_test_mode(void) {
     }
     return on;
 }
+#else
+static int test_seed(uint8_t seed[64], size_t *len) {
+    (void)seed; (void)len;
+    return 0;
+}
+
+int tl_test_mode(void) { return 0; }
+#endif
 
 int tl_random(uint8_t *out, size_t len, const char *label, uint64_t index) {
     if (sodium_init() < 0) return TL_ERANDOM;

@@ -8,15 +8,22 @@
 #include <sys/mman.h>
 #include <unistd.h>
 
+#ifdef RXLOCK_TESTING
 int (*rx_execmem_fault_hook)(int site);
 void (*rx_execmem_free_hook)(const uint8_t *base, size_t size);
+#endif
 
 #define PERM_RW (PROT_READ | PROT_WRITE)
 #define PERM_RX (PROT_READ | PROT_EXEC)
 
 static int injected(int site) {
+#ifdef RXLOCK_TESTING
     int (*hook)(int) = rx_execmem_fault_hook;
     return hook && hook(site);
+#else
+    (void)site;
+    return 0;
+#endif
 }
 
 static int do_mprotect(int site, void *addr, size_t len, int prot) {
@@ -86,7 +93,9 @@ void rx_execmem_free(rx_execmem *m) {
     if (!m || !m->base) return;
     if (do_mprotect(RX_EXECMEM_SITE_FREE, m->base, m->size, PERM_RW) == 0) {
         sodium_memzero(m->base, m->size);
+#ifdef RXLOCK_TESTING
         if (rx_execmem_free_hook) rx_execmem_free_hook(m->base, m->size);
+#endif
     }
     /* if the pages could not be made writable they cannot be wiped either;
      * unmapping them is all that is left */

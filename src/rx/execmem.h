@@ -10,7 +10,8 @@
  * Test hook: when rx_execmem_fault_hook is set, every system call site asks
  * it first; a non-zero answer makes that call fail as if the kernel had
  * refused (errno = EACCES / ENOMEM), so tests can inject a failure at each
- * call site.  The hook is for tests only; it is read, never written, here.
+ * call site.  The hooks exist only in the test build (-DRXLOCK_TESTING,
+ * build/librxlock-test.a); the shipping library has neither.
  */
 #ifndef RX_EXECMEM_H
 #define RX_EXECMEM_H
@@ -33,11 +34,13 @@ typedef struct rx_execmem {
     size_t   rw_end;   /* rw_off == rw_end: nothing writable (sealed)   */
 } rx_execmem;
 
+#ifdef RXLOCK_TESTING  /* test build only (build/librxlock-test.a) */
 /* Returns non-zero to make the call at `site` fail.  NULL: never. */
 extern int (*rx_execmem_fault_hook)(int site);
 /* Called by rx_execmem_free after wiping, before unmapping (tests prove
  * the wipe with it).  NULL: not called. */
 extern void (*rx_execmem_free_hook)(const uint8_t *base, size_t size);
+#endif
 
 /* Map `size` bytes (rounded up to pages) read+write.  0 or RX_ENOMEM. */
 int  rx_execmem_init(rx_execmem *m, size_t size);

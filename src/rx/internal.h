@@ -19,9 +19,11 @@
 void *rx_mem_alloc(size_t size, unsigned flags);
 /* Wipe (sodium_memzero) and munmap.  NULL is ignored. */
 void  rx_mem_free(void *p, size_t size);
-/* Test hook: when set, rx_mem_free calls it after wiping, before unmapping,
- * so a test can prove that the memory was wiped. */
+#ifdef RXLOCK_TESTING
+/* Test hook (test build only): when set, rx_mem_free calls it after wiping,
+ * before unmapping, so a test can prove that the memory was wiped. */
 extern void (*rx_mem_free_hook)(const void *p, size_t size);
+#endif
 
 /* ---- cache / dataset side (dataset.c) -------------------------------- */
 /* Compute dataset item `item` (0 <= item < RX_DATASET_ITEMS) from an

@@ -6,7 +6,9 @@
 #include <sys/mman.h>
 #include <unistd.h>
 
+#ifdef RXLOCK_TESTING
 void (*rx_mem_free_hook)(const void *p, size_t size);
+#endif
 
 static size_t page_round(size_t size, size_t page) {
     return (size + page - 1) / page * page;
@@ -36,7 +38,9 @@ void *rx_mem_alloc(size_t size, unsigned flags) {
 void rx_mem_free(void *p, size_t size) {
     if (!p || size == 0) return;
     sodium_memzero(p, size);
+#ifdef RXLOCK_TESTING
     if (rx_mem_free_hook) rx_mem_free_hook(p, size);
+#endif
     /* munmap rounds to the mapping's page size itself; a hugetlb mapping was
      * rounded to 2 MiB at allocation, so round the same way here. */
     size_t psize = page_round(size, (size_t)sysconf(_SC_PAGESIZE));

@@ -2,6 +2,10 @@
 # Source it; use ok/fail/expect_rc; call summary at the end.
 # $RXLOCK is the binary; each test gets a private $TMP directory.
 RXLOCK=${RXLOCK:-$PWD/build/rxlock}
+# $RXLOCK_TESTBIN: the same CLI linked with the test build of the library
+# (-DRXLOCK_TESTING: fault injection, deterministic test mode).  Use it only
+# where a test sets an RXLOCK_TEST_* switch; the shipping binary ignores them.
+RXLOCK_TESTBIN=${RXLOCK_TESTBIN:-$PWD/build/rxlock-test}
 TMP=$(mktemp -d); trap 'rm -rf "$TMP"' EXIT
 _p=0; _f=0
 ok()   { _p=$((_p + 1)); }

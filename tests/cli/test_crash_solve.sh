@@ -6,7 +6,7 @@
 # ignored, a journal from another puzzle is refused.
 . tests/cli/lib.sh
 cd "$TMP" || exit 1
-R=$RXLOCK
+R=$RXLOCK_TESTBIN   # RXLOCK_TEST_COUNTER / test seed: test build only
 export RXLOCK_TEST_INSECURE=1 RXLOCK_TEST_SEED=0f1e2d3c4b5a69788796a5b4c3d2e1f0
 # Size the puzzle from this machine's rate so the solve takes ~8 s and the
 # kills (4.5 s of sleeps in all) land mid-solve on slow and fast machines.

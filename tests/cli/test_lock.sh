@@ -78,6 +78,12 @@ expect_rc 2 "unknown flag" "$R" lock --frob -o x.json
 expect_rc 2 "solve missing puzzle" "$R" solve -o x.txt
 
 # --- deterministic test mode: independent of the worker count --------------
+# The shipping binary has no test mode: the same seed gives different puzzles.
+RXLOCK_TEST_INSECURE=1 RXLOCK_TEST_SEED=00112233445566778899aabbccddeeff expect_rc 0 "product lock ignores test seed (1)" "$R" lock --work sha3-256 --groups 1 --steps 10 -o ts1.json
+RXLOCK_TEST_INSECURE=1 RXLOCK_TEST_SEED=00112233445566778899aabbccddeeff expect_rc 0 "product lock ignores test seed (2)" "$R" lock --work sha3-256 --groups 1 --steps 10 -o ts2.json
+check "product binary: test seed has no effect" sh -c '! cmp -s ts1.json ts2.json'
+check "product puzzle not marked test-only" sh -c '! grep -q test_only ts1.json || grep -q "\"test_only\": false" ts1.json'
+R=$RXLOCK_TESTBIN   # test build from here to the unset below
 export RXLOCK_TEST_INSECURE=1 RXLOCK_TEST_SEED=00112233445566778899aabbccddeeff
 for n in 1 2 5; do
   expect_rc 0 "det lock $n workers" "$R" lock --work sha3-256 --groups 5 --steps 20000 --workers $n --keep-epoch-key keep$n.txt -o det$n.json
@@ -136,6 +142,7 @@ check "SIGINT: no temp files" sh -c '! ls int.json.tmp* 2>/dev/null | grep -q .'
 sleep 0.2
 check "SIGINT: no workers left" sh -c "! pgrep -P $lp >/dev/null"
 unset RXLOCK_TEST_INSECURE RXLOCK_TEST_SEED
+R=$RXLOCK
 
 # --- bad input ---------------------------------------------------------------
 head -c 300 p1.json > trunc.json

@@ -1,0 +1,14 @@
+# tests/cli/test_shipping.sh — the shipping library and binary carry no test
+# hooks: no fault-injection globals, no RXLOCK_TEST_* switch, no test RNG.
+# (The test build, librxlock-test.a / rxlock-test, has them; see Makefile.)
+. tests/cli/lib.sh
+B=$(dirname "$RXLOCK")
+for f in "$B/librxlock.a" "$B/librxlock.so" "$RXLOCK"; do
+  check "$(basename "$f") exists" test -f "$f"
+  check "$(basename "$f"): no RXLOCK_TEST_ string" sh -c "! strings '$f' | grep -q RXLOCK_TEST_"
+  check "$(basename "$f"): no test RNG label" sh -c "! strings '$f' | grep -q rxlock/test-rng"
+done
+check "librxlock.a: no hook symbols" sh -c "! nm '$B/librxlock.a' 2>/dev/null | grep -Eq '_hook\$'"
+check "librxlock-test.a has the hooks" sh -c "nm '$B/librxlock-test.a' 2>/dev/null | grep -q rx_execmem_fault_hook"
+check "rxlock-test knows the test switches" sh -c "strings '$RXLOCK_TESTBIN' | grep -q RXLOCK_TEST_SEED"
+summary
