@@ -1,6 +1,6 @@
 /* tests/test_age_hkdf.c — HKDF-SHA-256 against the RFC 5869 test cases 1-3. */
 #include "test.h"
-#include "rxlock/age.h"
+#include "age/age_internal.h"
 
 static void fill(uint8_t *p, size_t n, uint8_t start) { for (size_t i = 0; i < n; i++) p[i] = (uint8_t)(start + i); }
 

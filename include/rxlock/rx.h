@@ -3,18 +3,20 @@
  * Lifecycle:  rx_cache_new -> rx_cache_init(key) -> [rx_dataset_new ->
  * rx_dataset_init(..)] -> rx_vm_new -> rx_vm_hash ... -> rx_vm_free ->
  * rx_dataset_free -> rx_cache_free.  Every call returns 0 or a negative
- * RX_E* code; nothing aborts.  Every *_free wipes what it frees.
+ * RX_E* code (-1 .. -99, include/rxlock/error.h); nothing aborts.  Every
+ * *_free wipes what it frees.
  * A cache / dataset is read-only after init and may be shared by many VMs
  * (threads, or processes after fork()).  A VM is single-threaded.
  */
-#ifndef RX_H
-#define RX_H
+#ifndef RXLOCK_RX_H
+#define RXLOCK_RX_H
 #include <stddef.h>
 #include <stdint.h>
 
 #ifdef __cplusplus
 extern "C" {
 #endif
+#pragma GCC visibility push(default)
 
 enum rx_error {
     RX_OK        = 0,
@@ -75,6 +77,7 @@ unsigned rx_vm_flags(const rx_vm *vm);
 int  rx_vm_hash(rx_vm *vm, const void *input, size_t input_len, uint8_t out[RX_HASH_SIZE]);
 void rx_vm_free(rx_vm *vm);
 
+#pragma GCC visibility pop
 #ifdef __cplusplus
 }
 #endif

@@ -8,40 +8,48 @@
  *   check:     tl_puzzle_parse() -> tl_puzzle_verify() (structure, signature, pin)
  *   solve:     tl_solve()  -> x   (sequential, resumable through a journal)
  *
- * Every function returns 0 (TL_OK) or a negative TL_E* code; nothing aborts;
- * tl_strerror() names a code.  Secrets handed to the caller are the caller's
+ * Every function returns 0 (TL_OK) or a negative code; nothing aborts.  The
+ * codes are TL_E* (-100 .. -199); a call that runs the work function may also
+ * return the RandomX engine's RX_E* code (-1 .. -99) unchanged, except
+ * RX_ENOMEM, which becomes TL_ENOMEM (include/rxlock/error.h).
+ * tl_strerror() = rxlock_strerror() names a code of any range.  The library
+ * never prints: trouble a long call survives is reported through the
+ * optional event callback (tl_gen_opts.event).  Secrets handed to the caller are the caller's
  * to wipe (sodium_memzero); everything the library allocates it wipes on free.
  * The library is not thread-safe per object; tl_generate() forks worker
  * processes and must be called from a single-threaded process.
  */
-#ifndef RXLOCK_TL_H
-#define RXLOCK_TL_H
+#ifndef RXLOCK_RXLOCK_H
+#define RXLOCK_RXLOCK_H
+#include "rxlock/error.h"
 #include <stddef.h>
 #include <stdint.h>
 
 #ifdef __cplusplus
 extern "C" {
 #endif
+#pragma GCC visibility push(default)
 
 enum tl_error {
     TL_OK        = 0,
-    TL_EINVAL    = -1,   /* bad argument / parameter out of bounds          */
-    TL_ENOMEM    = -2,
-    TL_EIO       = -3,   /* read/write/fsync failed (errno kept)             */
-    TL_EFORMAT   = -4,   /* malformed puzzle or journal                      */
-    TL_EVERSION  = -5,   /* unsupported puzzle / journal version             */
-    TL_ETOOBIG   = -6,   /* input larger than the format allows              */
-    TL_ESIG      = -7,   /* signature missing or invalid                     */
-    TL_EPIN      = -8,   /* signer does not match the pinned key             */
-    TL_EAUTH     = -9,   /* a wrap failed to open (tampered or wrong chain)  */
-    TL_ECOMMIT   = -10,  /* recovered x does not match X = X25519(x, 9)      */
-    TL_EJOURNAL  = -11,  /* journal belongs to another puzzle / unusable     */
-    TL_EWORKER   = -12,  /* a worker process crashed, hung or lied           */
-    TL_EINTR     = -13,  /* interrupted (signal or progress callback)        */
-    TL_ERANDOM   = -14,  /* the OS CSPRNG failed                             */
-    TL_EWORK     = -15,  /* the work function (RandomX engine) failed        */
-    TL_ENOTSUP   = -16   /* work type / mode not available                   */
+    TL_EINVAL    = -101, /* bad argument / parameter out of bounds          */
+    TL_ENOMEM    = -102,
+    TL_EIO       = -103, /* read/write/fsync failed (errno kept)             */
+    TL_EFORMAT   = -104, /* malformed puzzle or journal                      */
+    TL_EVERSION  = -105, /* unsupported puzzle / journal version             */
+    TL_ETOOBIG   = -106, /* input larger than the format allows              */
+    TL_ESIG      = -107, /* signature missing or invalid                     */
+    TL_EPIN      = -108, /* signer does not match the pinned key             */
+    TL_EAUTH     = -109, /* a wrap failed to open (tampered or wrong chain)  */
+    TL_ECOMMIT   = -110, /* recovered x does not match X = X25519(x, 9)      */
+    TL_EJOURNAL  = -111, /* journal belongs to another puzzle / unusable     */
+    TL_EWORKER   = -112, /* a worker process crashed, hung or lied           */
+    TL_EINTR     = -113, /* interrupted (signal or progress callback)        */
+    TL_ERANDOM   = -114, /* the OS CSPRNG failed                             */
+    TL_EWORK     = -115, /* the work function (RandomX engine) failed        */
+    TL_ENOTSUP   = -116  /* work type / mode not available                   */
 };
+/* Same as rxlock_strerror(): names a code of any range. */
 const char *tl_strerror(int err);
 
 /* Bounds (docs/FORMAT.md §Bounds). */
@@ -102,6 +110,25 @@ typedef struct {
 /* Return non-zero to cancel (the call then fails with TL_EINTR). */
 typedef int (*tl_progress_fn)(const tl_progress *p, void *ctx);
 
+/* Events a long call reports besides progress, for the caller to log or
+ * show (the library itself never prints). */
+typedef enum {
+    TL_EVENT_WORKER_HUNG   = 1,   /* a worker was silent too long; killed   */
+    TL_EVENT_WORKER_RETRY  = 2,   /* a worker failed; its group runs again  */
+    TL_EVENT_WORKER_FAILED = 3,   /* a worker failed, no retry left: the call
+                                     fails with TL_EWORKER                  */
+    TL_EVENT_TEST_MODE     = 4    /* test build only: the deterministic,
+                                     insecure test mode made this puzzle    */
+} tl_event_kind;
+typedef struct {
+    tl_event_kind kind;
+    uint32_t group;               /* the group concerned (1-based), 0 = none */
+    double   seconds;             /* WORKER_HUNG: seconds of silence        */
+    const char *message;          /* one English line, no newline, e.g.
+                                     "worker for group 3 failed; re-running the group" */
+} tl_event;
+typedef void (*tl_event_fn)(const tl_event *ev, void *ctx);
+
 typedef struct {
     unsigned workers;             /* concurrent worker processes (0 = online cores) */
     tl_mode  mode;                /* RandomX light / full                   */
@@ -111,6 +138,8 @@ typedef struct {
     unsigned worker_timeout;      /* seconds without a message = hung (0 = 120) */
     unsigned retries;             /* re-runs of a failed group (0 = none)   */
     const volatile int *stop;     /* optional: non-zero -> stop workers, TL_EINTR */
+    tl_event_fn event;            /* optional: worker trouble, test mode    */
+    void    *event_ctx;
 } tl_gen_opts;
 
 /* Generate a puzzle.  On success *json (malloc'd, NUL-terminated, *json_len
@@ -198,6 +227,7 @@ int tl_signer_load(const char *path, uint8_t sk[64], uint8_t pk[32]);
  * the given mode, measured for about `seconds`. */
 int tl_measure_rate(tl_work_type type, tl_mode mode, double seconds, double *rate);
 
+#pragma GCC visibility pop
 #ifdef __cplusplus
 }
 #endif

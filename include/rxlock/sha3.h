@@ -8,6 +8,7 @@
 #ifdef __cplusplus
 extern "C" {
 #endif
+#pragma GCC visibility push(default)
 
 /* out <- SHA3-256(in[0..len)).  in may be NULL when len is 0. */
 void sha3_256(uint8_t out[32], const void *in, size_t len);
@@ -20,6 +21,7 @@ void sha3_chain(uint8_t state[32], uint64_t steps);
 /* Name of the Keccak backend picked at run time ("portable", "bmi2", ...). */
 const char *sha3_backend(void);
 
+#pragma GCC visibility pop
 #ifdef __cplusplus
 }
 #endif

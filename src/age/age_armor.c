@@ -8,25 +8,49 @@
 #include <string.h>
 #include <unistd.h>
 
+#ifdef RXLOCK_TESTING
+ssize_t (*tl_age_read_hook)(int fd, void *buf, size_t n);
+#endif
+
+ssize_t tl_age_sys_read(int fd, void *buf, size_t n) {
+#ifdef RXLOCK_TESTING
+    if (tl_age_read_hook) return tl_age_read_hook(fd, buf, n);
+#endif
+    return read(fd, buf, n);
+}
+
 /* ---- raw buffered input ------------------------------------------------ */
+/* 0 (data appended, or EOF reached: r->eof) or TL_AGE_EIO, which sticks: a
+ * stream that failed once is never read again, so an error can not turn
+ * into an early end of file. */
 static int raw_fill(tl_age_raw *r) {
+    if (r->err) return r->err;
     if (r->eof) return 0;
     if (r->pos == r->len) r->pos = r->len = 0;
     for (;;) {
-        ssize_t k = read(r->fd, r->buf + r->len, sizeof r->buf - r->len);
-        if (k < 0) { if (errno == EINTR) continue; return TL_AGE_EIO; }
+        ssize_t k = tl_age_sys_read(r->fd, r->buf + r->len, sizeof r->buf - r->len);
+        if (k < 0) {
+            if (errno == EINTR) continue;
+            r->err = TL_AGE_EIO;
+            return r->err;
+        }
         if (k == 0) r->eof = 1;
         r->len += (size_t)k;
         return 0;
     }
 }
 
-/* Next byte, or -1 at EOF; TL_AGE_EIO (< -1) on error. */
+/* raw_getc at end of file.  Not an error code: every TL_AGE_E* is <= -200
+ * (include/rxlock/error.h), but callers test RAW_EOF by equality first and
+ * treat every other negative value as the error it is. */
+#define RAW_EOF (-1)
+
+/* Next byte (0..255), RAW_EOF, or a TL_AGE_E* error. */
 static int raw_getc(tl_age_raw *r) {
     if (r->pos == r->len) {
         int rc = raw_fill(r);
         if (rc) return rc;
-        if (r->pos == r->len) return -1;
+        if (r->pos == r->len) return RAW_EOF;
     }
     return r->buf[r->pos++];
 }
@@ -55,8 +79,8 @@ static int raw_line(tl_age_raw *r, char *line, size_t cap, size_t *len, int *nl)
     *nl = 0;
     for (;;) {
         int c = raw_getc(r);
-        if (c < -1) return c;
-        if (c == -1) break;
+        if (c == RAW_EOF) break;
+        if (c < 0) return c;
         if (c == '\n') { *nl = 1; break; }
         if (n + 1 >= cap) return TL_AGE_EARMOR;
         line[n++] = (char)c;
@@ -92,11 +116,11 @@ static int armor_next(tl_age_in *in) {
         /* First call: skip leading whitespace and take the BEGIN line. */
         int c;
         while ((c = raw_getc(&in->raw)) >= 0 && is_ws(c)) {}
-        if (c < -1) return c;
-        if (c == -1) return TL_AGE_EARMOR;
+        if (c == RAW_EOF) return TL_AGE_EARMOR;
+        if (c < 0) return c;
         in->raw.pos--;
         rc = raw_line(&in->raw, line, sizeof line, &len, &nl);
-        if (rc < 0) return TL_AGE_EARMOR;
+        if (rc < 0) return rc == TL_AGE_EIO ? rc : TL_AGE_EARMOR;
         if (rc == 0 || !nl || strcmp(line, TL_AGE_ARMOR_BEGIN) != 0) return TL_AGE_EARMOR;
         in->armored = 2;
     }
@@ -108,7 +132,7 @@ static int armor_next(tl_age_in *in) {
         int c;
         while ((c = raw_getc(&in->raw)) >= 0)
             if (!is_ws(c)) return TL_AGE_ETRAILING;
-        if (c < -1) return c;
+        if (c != RAW_EOF) return c;
         in->done = 1;
         return 0;
     }

@@ -1,12 +1,27 @@
 /* src/age/age_internal.h — pieces shared by the age v1 implementation
- * files: buffered raw input, the (optionally armored) byte source and sink,
- * and header encode/parse.  Not part of any public API. */
-#ifndef RXLOCK_LOCK_AGE_INTERNAL_H
-#define RXLOCK_LOCK_AGE_INTERNAL_H
+ * files: HKDF-SHA-256, buffered raw input, the (optionally armored) byte
+ * source and sink, and header encode/parse.  Not part of any public API. */
+#ifndef RXLOCK_AGE_INTERNAL_H
+#define RXLOCK_AGE_INTERNAL_H
 #include "rxlock/age.h"
 #include <stddef.h>
 #include <stdint.h>
 #include <sys/types.h>
+
+/* HKDF-SHA-256, RFC 5869 (hkdf.c).  0 or -1 (outlen > 255*32, libsodium). */
+int tl_hkdf_sha256(uint8_t *out, size_t outlen,
+                   const uint8_t *salt, size_t saltlen,
+                   const uint8_t *ikm, size_t ikmlen,
+                   const uint8_t *info, size_t infolen);
+
+#ifdef RXLOCK_TESTING
+/* Test hook (test build only): when set, every read the age input and the
+ * encrypt input do goes through it instead of read(2), so a test can
+ * inject an I/O error in the middle of a file. */
+extern ssize_t (*tl_age_read_hook)(int fd, void *buf, size_t n);
+#endif
+/* read(2), or the test hook in the test build. */
+ssize_t tl_age_sys_read(int fd, void *buf, size_t n);
 
 #define TL_AGE_CHUNK       65536u
 #define TL_AGE_TAG         16u
@@ -20,6 +35,7 @@
 typedef struct {
     int     fd;
     int     eof;
+    int     err;        /* sticky: a failed read fails every later one   */
     size_t  pos, len;
     uint8_t buf[16384];
 } tl_age_raw;

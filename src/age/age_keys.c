@@ -15,16 +15,19 @@
 #define IDENTITY_FILE_MAX (64 * 1024)
 
 int tl_age_public_key(const uint8_t sk[32], uint8_t pk[32]) {
-    if (sodium_init() < 0) return -1;
-    return crypto_scalarmult_base(pk, sk) == 0 ? 0 : -1;
+    if (!sk || !pk) return TL_AGE_EINVAL;
+    if (sodium_init() < 0) return TL_AGE_ECRYPTO;
+    return crypto_scalarmult_base(pk, sk) == 0 ? 0 : TL_AGE_ECRYPTO;
 }
 
 int tl_age_recipient_encode(const uint8_t pk[32], char out[TL_AGE_RECIPIENT_MAX]) {
-    return tl_bech32_encode(out, TL_AGE_RECIPIENT_MAX, HRP_RECIPIENT, pk, 32);
+    if (!pk || !out) return TL_AGE_EINVAL;
+    return tl_bech32_encode(out, TL_AGE_RECIPIENT_MAX, HRP_RECIPIENT, pk, 32) == 0 ? 0 : TL_AGE_EINVAL;
 }
 
 int tl_age_identity_encode(const uint8_t sk[32], char out[TL_AGE_IDENTITY_MAX]) {
-    if (tl_bech32_encode(out, TL_AGE_IDENTITY_MAX, HRP_IDENTITY, sk, 32) != 0) return -1;
+    if (!sk || !out) return TL_AGE_EINVAL;
+    if (tl_bech32_encode(out, TL_AGE_IDENTITY_MAX, HRP_IDENTITY, sk, 32) != 0) return TL_AGE_EINVAL;
     for (char *p = out; *p; p++)
         if (*p >= 'a' && *p <= 'z') *p = (char)(*p - 32);
     return 0;
@@ -34,8 +37,9 @@ int tl_age_recipient_decode(const char *s, uint8_t pk[32]) {
     char hrp[TL_BECH32_MAX + 1];
     uint8_t buf[64];
     size_t n = 0;
-    if (!s || tl_bech32_decode(s, hrp, sizeof hrp, buf, sizeof buf, &n) != 0) return -1;
-    if (strcmp(hrp, HRP_RECIPIENT) != 0 || n != 32) return -1;
+    if (!pk) return TL_AGE_EINVAL;
+    if (!s || tl_bech32_decode(s, hrp, sizeof hrp, buf, sizeof buf, &n) != 0) return TL_AGE_EKEY;
+    if (strcmp(hrp, HRP_RECIPIENT) != 0 || n != 32) return TL_AGE_EKEY;
     memcpy(pk, buf, 32);
     return 0;
 }
@@ -44,7 +48,8 @@ int tl_age_identity_decode(const char *s, uint8_t sk[32]) {
     char hrp[TL_BECH32_MAX + 1];
     uint8_t buf[64];
     size_t n = 0;
-    int rc = -1;
+    int rc = TL_AGE_EKEY;
+    if (!sk) return TL_AGE_EINVAL;
     if (!s || tl_bech32_decode(s, hrp, sizeof hrp, buf, sizeof buf, &n) != 0) goto out;
     if (strcmp(hrp, "AGE-SECRET-KEY-") != 0 || n != 32) goto out;
     memcpy(sk, buf, 32);
@@ -58,18 +63,21 @@ int tl_age_identity_file_write(const char *path, const uint8_t sk[32], const cha
     uint8_t pk[32];
     char rec[TL_AGE_RECIPIENT_MAX], id[TL_AGE_IDENTITY_MAX], when[32];
     char text[512];
-    int rc = -1, n;
+    int rc = TL_AGE_EINVAL, n;
     time_t now = time(NULL);
     struct tm tmv;
-    if (comment && (strlen(comment) > 256 || strpbrk(comment, "\r\n"))) { errno = EINVAL; return -1; }
+    if (!path || !sk || (comment && (strlen(comment) > 256 || strpbrk(comment, "\r\n")))) {
+        errno = EINVAL;
+        return TL_AGE_EINVAL;
+    }
     if (now == (time_t)-1 || !gmtime_r(&now, &tmv) ||
-        strftime(when, sizeof when, "%Y-%m-%dT%H:%M:%SZ", &tmv) == 0) return -1;
+        strftime(when, sizeof when, "%Y-%m-%dT%H:%M:%SZ", &tmv) == 0) return TL_AGE_EIO;
     if (tl_age_public_key(sk, pk) != 0 || tl_age_recipient_encode(pk, rec) != 0 ||
         tl_age_identity_encode(sk, id) != 0) goto out;
     n = snprintf(text, sizeof text, "# created: %s\n# public key: %s\n%s%s%s%s\n",
                  when, rec, comment ? "# " : "", comment ? comment : "", comment ? "\n" : "", id);
     if (n < 0 || (size_t)n >= sizeof text) { errno = EINVAL; goto out; }
-    rc = util_write_file_atomic(path, text, (size_t)n, force, 0600);
+    rc = util_write_file_atomic(path, text, (size_t)n, force, 0600) == 0 ? 0 : TL_AGE_EIO;
 out:;
     int e = errno;
     sodium_memzero(id, sizeof id);
@@ -81,8 +89,9 @@ out:;
 int tl_age_identity_file_read(const char *path, uint8_t sk[32]) {
     uint8_t *data = NULL;
     size_t len = 0;
-    int rc = -1;
-    if (util_read_file(path, IDENTITY_FILE_MAX, &data, &len) != 0) return -1;
+    int rc = TL_AGE_EKEY;
+    if (!path || !sk) { errno = EINVAL; return TL_AGE_EINVAL; }
+    if (util_read_file(path, IDENTITY_FILE_MAX, &data, &len) != 0) return TL_AGE_EIO;
     char *p = (char *)data, *end = (char *)data + len;
     while (p < end) {
         char *nl = memchr(p, '\n', (size_t)(end - p));

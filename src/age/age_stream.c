@@ -12,8 +12,8 @@
 
 const char *tl_age_strerror(int rc) {
     switch (rc) {
-    case TL_AGE_OK:        return "ok";
-    case TL_AGE_EIO:       return "I/O error";
+    case TL_AGE_OK:        return "success";
+    case TL_AGE_EIO:       return "age: read or write failed";
     case TL_AGE_EHEADER:   return "malformed age header";
     case TL_AGE_EVERSION:  return "not an age v1 file (bad or missing \"age-encryption.org/v1\" line)";
     case TL_AGE_ENOMATCH:  return "no identity matched any of the file's recipients (wrong identity?)";
@@ -22,10 +22,11 @@ const char *tl_age_strerror(int rc) {
     case TL_AGE_ETRUNC:    return "the file is truncated";
     case TL_AGE_ETRAILING: return "trailing data after the end of the age file";
     case TL_AGE_EARMOR:    return "malformed ASCII armor";
-    case TL_AGE_EINVAL:    return "invalid argument";
+    case TL_AGE_EINVAL:    return "age: invalid argument (no recipient or identity, or too many)";
     case TL_AGE_ESCRYPT:   return "passphrase-encrypted (scrypt) age files are not supported";
     case TL_AGE_ECRYPTO:   return "cryptographic failure (bad key or CSPRNG)";
-    case TL_AGE_ENOMEM:    return "out of memory";
+    case TL_AGE_ENOMEM:    return "age: out of memory";
+    case TL_AGE_EKEY:      return "malformed age recipient or identity";
     default:               return "unknown age error";
     }
 }
@@ -44,7 +45,7 @@ static int payload_key(uint8_t key[32], const uint8_t file_key[16], const uint8_
 static ssize_t read_full(int fd, uint8_t *p, size_t n) {
     size_t got = 0;
     while (got < n) {
-        ssize_t k = read(fd, p + got, n - got);
+        ssize_t k = tl_age_sys_read(fd, p + got, n - got);
         if (k < 0) { if (errno == EINTR) continue; return -1; }
         if (k == 0) break;
         got += (size_t)k;

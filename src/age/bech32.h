@@ -1,8 +1,8 @@
 /* src/age/bech32.h — BIP-173 Bech32 (checksum constant 1) encode/decode,
  * at the 5-bit level (for the BIP-173 vectors) and with 8-bit data (what the
  * age keys use).  Strings are at most 90 characters; mixed case is refused. */
-#ifndef RXLOCK_LOCK_BECH32_H
-#define RXLOCK_LOCK_BECH32_H
+#ifndef RXLOCK_AGE_BECH32_H
+#define RXLOCK_AGE_BECH32_H
 #include <stddef.h>
 #include <stdint.h>
 

@@ -1,6 +1,6 @@
 /* src/age/hkdf.c — HKDF-SHA-256 (RFC 5869) built from libsodium's
  * HMAC-SHA-256.  Used by the age format for wrap, MAC and payload keys. */
-#include "rxlock/age.h"
+#include "age/age_internal.h"
 #include <sodium.h>
 
 int tl_hkdf_sha256(uint8_t *out, size_t outlen,

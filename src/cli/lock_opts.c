@@ -42,11 +42,18 @@ int cli_parse_u64(const char *s, uint64_t lo, uint64_t hi, uint64_t *out) {
     return 0;
 }
 
+/* The library never prints: worker trouble and the test mode arrive here. */
+static void print_event(const tl_event *ev, void *ctx) {
+    (void)ctx;
+    fprintf(stderr, "rxlock: %s\n", ev->message);
+}
+
 void cli_lock_opts_init(cli_lock_opts *o) {
     memset(o, 0, sizeof *o);
     o->p.work = TL_WORK_RANDOMX_V2;
     strcpy(o->p.rate_source, "none");
     o->go.retries = 1;
+    o->go.event = print_event;
 }
 
 int cli_lock_opt(cli_lock_opts *o, int c, const char *arg, const char *cmd) {

@@ -1,12 +1,17 @@
-/* src/lock/errors.c — tl_strerror and work-function names. */
+/* src/lock/errors.c — the one strerror of the library (rxlock_strerror,
+ * alias tl_strerror) over the three error ranges of include/rxlock/error.h,
+ * and work-function names. */
 #include "rxlock/rxlock.h"
+#include "rxlock/age.h"
+#include "rxlock/error.h"
+#include "rxlock/rx.h"
 #include <string.h>
 
-const char *tl_strerror(int err) {
+/* Codes of the time-lock range (-100 .. -199). */
+static const char *tl_message(int err) {
     switch (err) {
-    case TL_OK:       return "success";
     case TL_EINVAL:   return "invalid argument or parameter out of bounds";
-    case TL_ENOMEM:   return "out of memory";
+    case TL_ENOMEM:   return "not enough memory";
     case TL_EIO:      return "I/O error";
     case TL_EFORMAT:  return "malformed puzzle or journal";
     case TL_EVERSION: return "unsupported format version";
@@ -20,10 +25,23 @@ const char *tl_strerror(int err) {
     case TL_EINTR:    return "interrupted";
     case TL_ERANDOM:  return "the system random generator failed";
     case TL_EWORK:    return "the work function failed";
-    case TL_ENOTSUP:  return "not supported";
+    case TL_ENOTSUP:  return "work type or mode not supported";
     default:          return "unknown error";
     }
 }
+
+const char *rxlock_strerror(int err) {
+    if (err == 0) return "success";
+    if (err <= RXLOCK_ERANGE_RX_FIRST && err >= RXLOCK_ERANGE_RX_LAST) return rx_strerror(err);
+    if (err <= RXLOCK_ERANGE_TL_FIRST && err >= RXLOCK_ERANGE_TL_LAST) return tl_message(err);
+    if (err <= RXLOCK_ERANGE_AGE_FIRST && err >= RXLOCK_ERANGE_AGE_LAST) {
+        const char *m = tl_age_strerror(err);
+        return strcmp(m, "unknown age error") == 0 ? "unknown error" : m;
+    }
+    return "unknown error";
+}
+
+const char *tl_strerror(int err) { return rxlock_strerror(err); }
 
 const char *tl_work_name(tl_work_type t) {
     switch (t) {

@@ -37,7 +37,8 @@ int tl_wrap_open(uint8_t pt[32], const uint8_t ct[48], const uint8_t e[32],
  * Test mode: RXLOCK_TEST_INSECURE=1 and RXLOCK_TEST_SEED=<hex>: out =
  * BLAKE2b(key = seed, "rxlock/test-rng/v1" || label || u64le(index)). */
 int tl_random(uint8_t *out, size_t len, const char *label, uint64_t index);
-/* 1 when the test-only deterministic mode is active (prints a warning once). */
+/* 1 when the test-only deterministic mode is active (always 0 outside the
+ * test build); tl_generate reports it as a TL_EVENT_TEST_MODE event. */
 int tl_test_mode(void);
 
 /* Canonical header (header.c).  TL_HEADER_MAX bounds its size. */
@@ -68,4 +69,9 @@ void tl_journal_entry(uint8_t out[TL_JOURNAL_ENTRY_SIZE], const uint8_t H[32],
 void tl_work_free_vm(tl_work *w);
 
 double tl_now(void);   /* CLOCK_MONOTONIC seconds */
+
+/* Report an event to o->event when the caller gave one (worker.c); the
+ * message is formatted printf-style into a bounded buffer. */
+void tl_event_emit(const tl_gen_opts *o, tl_event_kind kind, uint32_t group, double seconds,
+                   const char *fmt, ...) __attribute__((format(printf, 5, 6)));
 #endif

@@ -61,7 +61,7 @@ int tl_work_new(tl_work **out, tl_work_type type, const uint8_t key[32], tl_mode
     if (rc == 0) rc = rx_vm_new(&w->vm, flags, w->cache, w->ds);
     if (rc != 0) {
         tl_work_free(w);
-        return rc == RX_ENOMEM ? TL_ENOMEM : TL_EWORK;
+        return rc == RX_ENOMEM ? TL_ENOMEM : rc;   /* other RX_E* codes pass unchanged */
     }
     *out = w;
     return TL_OK;
@@ -77,7 +77,7 @@ int tl_work_step(tl_work *w, uint32_t g, uint64_t i, const uint8_t d_in[32], uin
         sha3_256(d_out, buf, sizeof buf);
     } else {
         tl_chain_message(buf, g, i, d_in);
-        if (rx_vm_hash(w->vm, buf, 68, d_out) != 0) rc = TL_EWORK;
+        rc = rx_vm_hash(w->vm, buf, 68, d_out);
     }
     sodium_memzero(buf, sizeof buf);
     return rc;
@@ -99,7 +99,7 @@ int tl_work_steps(tl_work *w, uint32_t g, uint64_t i0, uint64_t n, uint8_t d[32]
         tl_chain_message(buf, g, 0, d);
         for (uint64_t k = 0; k < n && rc == TL_OK; k++) {
             tl_put64(buf + 28, i0 + k);
-            if (rx_vm_hash(w->vm, buf, 68, buf + 36) != 0) rc = TL_EWORK;
+            rc = rx_vm_hash(w->vm, buf, 68, buf + 36);
         }
         if (rc == TL_OK) memcpy(d, buf + 36, 32);
     }

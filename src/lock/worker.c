@@ -9,6 +9,7 @@
 #include <poll.h>
 #include <signal.h>
 #include <sodium.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -104,6 +105,18 @@ static void child_main(tl_work *w, uint32_t g, uint64_t S, uint8_t seed[32], int
     tl_work_free_vm(w);
     close(fd);
     _exit(rc == 0 ? 0 : 1);
+}
+
+void tl_event_emit(const tl_gen_opts *o, tl_event_kind kind, uint32_t group, double seconds,
+                   const char *fmt, ...) {
+    if (!o || !o->event) return;
+    char msg[160];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(msg, sizeof msg, fmt, ap);
+    va_end(ap);
+    tl_event ev = { .kind = kind, .group = group, .seconds = seconds, .message = msg };
+    o->event(&ev, o->event_ctx);
 }
 
 static void kill_slot(slot *s) {
@@ -221,7 +234,8 @@ int tl_run_workers(tl_work *w, uint32_t G, uint64_t S, uint8_t (*seeds)[32], uin
                 failed = 1;
             }
             if (!failed && now - s->last > timeout) {
-                fprintf(stderr, "rxlock: worker for group %u silent for %.0f s: killing it\n", s->g, now - s->last);
+                tl_event_emit(o, TL_EVENT_WORKER_HUNG, s->g, now - s->last,
+                              "worker for group %u silent for %.0f s: killing it", s->g, now - s->last);
                 failed = 1;
             }
             if (failed) {
@@ -229,10 +243,10 @@ int tl_run_workers(tl_work *w, uint32_t G, uint64_t S, uint8_t (*seeds)[32], uin
                 kill_slot(s);
                 if (s->have_result) sodium_memzero(e[g - 1], 32);
                 if (attempts[g - 1] <= retries) {
-                    fprintf(stderr, "rxlock: worker for group %u failed; re-running the group\n", g);
+                    tl_event_emit(o, TL_EVENT_WORKER_RETRY, g, 0, "worker for group %u failed; re-running the group", g);
                     queue[qt++] = g;
                 } else {
-                    fprintf(stderr, "rxlock: worker for group %u failed\n", g);
+                    tl_event_emit(o, TL_EVENT_WORKER_FAILED, g, 0, "worker for group %u failed", g);
                     rc = TL_EWORKER;
                 }
                 *s = (slot){ .pid = -1, .fd = -1 };
