@@ -99,7 +99,7 @@ void tl_age_in_init(tl_age_in *in, int fd) {
     in->raw.fd = fd;
     /* Look at the start: leading whitespace, then the armor BEGIN line. */
     while (in->raw.len < sizeof TL_AGE_ARMOR_BEGIN + 64 && !in->raw.eof)
-        if (raw_fill(&in->raw) != 0) return;   /* the error shows on first read */
+        if (raw_fill(&in->raw) != 0) break;    /* sticky: shows on a later read */
     size_t i = 0;
     while (i < in->raw.len && is_ws(in->raw.buf[i]) && i < 64) i++;
     size_t bl = strlen(TL_AGE_ARMOR_BEGIN);

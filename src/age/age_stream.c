@@ -150,6 +150,8 @@ int tl_age_decrypt_fd(int in_fd, int out_fd, const uint8_t (*sks)[32], size_t ns
     }
     rc = 0;
 out:
+    /* A failed read explains whatever went wrong after it. */
+    if (rc && in && in->raw.err) rc = in->raw.err;
     sodium_memzero(file_key, sizeof file_key);
     sodium_memzero(key, sizeof key);
     if (pt) sodium_memzero(pt, TL_AGE_CHUNK);
