@@ -16,6 +16,9 @@ OPT       ?= -O2
 PKGS      := libsodium jansson
 
 HARDEN_CFLAGS  := -fstack-protector-strong -D_FORTIFY_SOURCE=2 -fPIC
+# Only what include/rxlock/*.h declares (inside #pragma GCC visibility
+# push(default)) is exported from librxlock.so; tests/cli/test_exports.sh.
+VIS_CFLAGS     := -fvisibility=hidden
 HARDEN_LDFLAGS := -Wl,-z,relro,-z,now -Wl,-z,noexecstack
 WARN      := -Wall -Wextra -Wconversion -Wshadow -Wstrict-prototypes
 ifeq ($(WERROR),1)
@@ -24,7 +27,7 @@ endif
 PKG_CFLAGS := $(shell pkg-config --cflags $(PKGS) 2>/dev/null)
 PKG_LIBS   := $(shell pkg-config --libs $(PKGS) 2>/dev/null || echo -lsodium -ljansson)
 CFLAGS    ?=
-CFLAGS    += -std=c11 -D_GNU_SOURCE $(OPT) -g $(WARN) $(HARDEN_CFLAGS) -Iinclude -Isrc \
+CFLAGS    += -std=c11 -D_GNU_SOURCE $(OPT) -g $(WARN) $(HARDEN_CFLAGS) $(VIS_CFLAGS) -Iinclude -Isrc \
              -DRXLOCK_VERSION='"$(VERSION)"' $(PKG_CFLAGS) $(EXTRA_CFLAGS)
 LDFLAGS   += $(HARDEN_LDFLAGS) $(EXTRA_LDFLAGS)
 LIBS      := $(PKG_LIBS) -lpthread -lm
