@@ -35,7 +35,9 @@ TEST_LIBS := $(LIBS) -lcrypto -lrandomx -lstdc++
 
 LIB_SRC   := $(sort $(wildcard src/rx/*.c src/sha3/*.c src/age/*.c src/lock/*.c src/util/*.c))
 CLI_SRC   := $(sort $(wildcard src/cli/*.c))
-TEST_SRC  := $(sort $(wildcard tests/test_*.c))
+# tests/test_api_age.c is built as a library user would build it (below).
+API_TEST  := tests/test_api_age.c
+TEST_SRC  := $(filter-out $(API_TEST),$(sort $(wildcard tests/test_*.c)))
 BENCH_SRC := $(sort $(wildcard bench/*.c))
 FUZZ_SRC  := $(sort $(wildcard fuzz/fuzz_*.c))
 LIB_OBJ   := $(LIB_SRC:%.c=$(BUILD)/obj/%.o)
@@ -44,7 +46,7 @@ LIB_OBJ   := $(LIB_SRC:%.c=$(BUILD)/obj/%.o)
 # it (build/librxlock-test.a, build/rxlock-test); nothing of it is installed.
 TLIB_OBJ  := $(LIB_SRC:%.c=$(BUILD)/tobj/%.o)
 CLI_OBJ   := $(CLI_SRC:%.c=$(BUILD)/obj/%.o)
-TEST_BIN  := $(TEST_SRC:tests/%.c=$(BUILD)/tests/%)
+TEST_BIN  := $(TEST_SRC:tests/%.c=$(BUILD)/tests/%) $(API_TEST:tests/%.c=$(BUILD)/tests/%)
 BENCH_BIN := $(BENCH_SRC:bench/%.c=$(BUILD)/bench/%)
 
 .PHONY: all deps check check-full check-sanitize demo bench fuzz install clean tests
@@ -71,6 +73,7 @@ $(BUILD)/librxlock.a: $(LIB_OBJ)
 
 $(BUILD)/librxlock.so: $(LIB_OBJ)
 	$(CC) -shared -Wl,-soname,librxlock.so.0 $(LDFLAGS) -o $@ $^ $(LIBS)
+	ln -sf librxlock.so $(BUILD)/librxlock.so.0
 
 $(BUILD)/rxlock: $(CLI_OBJ) $(BUILD)/librxlock.a
 	$(CC) $(LDFLAGS) -pie -o $@ $(CLI_OBJ) $(BUILD)/librxlock.a $(LIBS)
@@ -78,6 +81,13 @@ $(BUILD)/rxlock: $(CLI_OBJ) $(BUILD)/librxlock.a
 $(BUILD)/tests/%: tests/%.c tests/test.h $(BUILD)/librxlock-test.a
 	@mkdir -p $(dir $@)
 	$(CC) $(CFLAGS) -DRXLOCK_TESTING -MMD -MP -Itests -o $@ $< $(BUILD)/librxlock-test.a $(LDFLAGS) $(TEST_LIBS)
+
+# The public API alone: only -Iinclude (no src/), linked against the shared
+# library (found at run time through the rpath; librxlock.so.0 is its soname).
+$(BUILD)/tests/test_api_age: $(API_TEST) tests/test.h $(BUILD)/librxlock.so
+	@mkdir -p $(dir $@)
+	$(CC) -std=c11 $(OPT) -g $(WARN) -MMD -MP -Iinclude $(EXTRA_CFLAGS) -o $@ $< \
+	  -L$(BUILD) -lrxlock -Wl,-rpath,'$$ORIGIN/..' $(LDFLAGS)
 
 $(BUILD)/bench/%: bench/%.c $(BUILD)/librxlock.a
 	@mkdir -p $(dir $@)

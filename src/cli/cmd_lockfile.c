@@ -6,7 +6,7 @@
 #include "cli/lock_opts.h"
 #include "rxlock/rxlock.h"
 #include "rxlock/age.h"
-#include "lock/container.h"
+#include "rxlock/container.h"
 #include "util/progress.h"
 #include "util/util.h"
 #include <errno.h>

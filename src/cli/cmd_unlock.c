@@ -4,7 +4,7 @@
 #include "cli/cli.h"
 #include "rxlock/rxlock.h"
 #include "rxlock/age.h"
-#include "lock/container.h"
+#include "rxlock/container.h"
 #include "util/progress.h"
 #include "util/util.h"
 #include <errno.h>

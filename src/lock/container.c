@@ -1,6 +1,6 @@
 /* src/lock/container.c — the .rxlock single-file container: notice text,
  * puzzle JSON and age payload; bounded parsing of the prelude. */
-#include "lock/container.h"
+#include "rxlock/container.h"
 #include "rxlock/age.h"
 #include "util/util.h"
 #include <errno.h>
@@ -38,6 +38,7 @@ static void sanitize(char *dst, size_t cap, const char *src) {
 
 int tl_container_notice(char *buf, size_t cap, const tl_puzzle *pz, const char *name) {
     char nm[128], dur[64], rate[160];
+    if (!buf || !pz || !name) return TL_EINVAL;
     const char *slash = strrchr(name, '/');
     sanitize(nm, sizeof nm, slash ? slash + 1 : name);
     double total = (double)pz->groups * (double)pz->steps;
@@ -76,15 +77,15 @@ int tl_container_notice(char *buf, size_t cap, const tl_puzzle *pz, const char *
         "#\n",
         nm, pz->groups, pz->steps, tl_work_name(pz->work) ? tl_work_name(pz->work) : "?",
         total, rate, made, pz->has_signature ? "; the puzzle is signed" : "");
-    return (n < 0 || (size_t)n >= cap) ? -1 : 0;
+    return (n < 0 || (size_t)n >= cap) ? TL_ETOOBIG : 0;
 }
 
 int tl_container_write(int out_fd, int in_fd, const tl_puzzle *pz,
                        const char *json, size_t json_len, const char *name) {
+    if (!pz || !json || !name || json_len == 0 || json_len > TL_MAX_PUZZLE_BYTES) return TL_AGE_EINVAL;
     char *head = malloc(TL_CONTAINER_NOTICE_MAX + 128);
     int rc;
     if (!head) return TL_AGE_ENOMEM;
-    if (json_len == 0 || json_len > TL_MAX_PUZZLE_BYTES) { free(head); return TL_AGE_EINVAL; }
     size_t n = strlen(TL_CONTAINER_MAGIC);
     memcpy(head, TL_CONTAINER_MAGIC "\n", n + 1);
     n++;
@@ -120,28 +121,29 @@ static int read_line(int fd, char *line, size_t cap, size_t *len) {
 int tl_container_parse(int fd, char **json, size_t *json_len, off_t *payload_off,
                        char *err, size_t errlen) {
     char line[TL_CONTAINER_LINE_MAX + 2];
+    if (!json || !json_len || !payload_off) { seterr(err, errlen, "invalid argument"); return TL_EINVAL; }
     size_t len = 0, notice = 0;
     off_t off = 0;
     int rc = read_line(fd, line, sizeof line, &len);
-    if (rc == -1) { seterr(err, errlen, "read: %s", strerror(errno)); return -1; }
+    if (rc == -1) { seterr(err, errlen, "read: %s", strerror(errno)); return TL_EIO; }
     if (rc || strcmp(line, TL_CONTAINER_MAGIC) != 0) {
         seterr(err, errlen, "not an rxlock time-locked file (first line is not \"%s\")", TL_CONTAINER_MAGIC);
-        return -1;
+        return TL_EFORMAT;
     }
     off += (off_t)len + 1;
     for (;;) {
         rc = read_line(fd, line, sizeof line, &len);
-        if (rc == -1) { seterr(err, errlen, "read: %s", strerror(errno)); return -1; }
-        if (rc == -2) { seterr(err, errlen, "truncated container: no \"puzzle\" line"); return -1; }
-        if (rc == -3) { seterr(err, errlen, "container notice line longer than %u bytes", TL_CONTAINER_LINE_MAX); return -1; }
+        if (rc == -1) { seterr(err, errlen, "read: %s", strerror(errno)); return TL_EIO; }
+        if (rc == -2) { seterr(err, errlen, "truncated container: no \"puzzle\" line"); return TL_EFORMAT; }
+        if (rc == -3) { seterr(err, errlen, "container notice line longer than %u bytes", TL_CONTAINER_LINE_MAX); return TL_EFORMAT; }
         off += (off_t)len + 1;
         notice += len + 1;
-        if (notice > TL_CONTAINER_NOTICE_MAX) { seterr(err, errlen, "container notice longer than %u bytes", TL_CONTAINER_NOTICE_MAX); return -1; }
+        if (notice > TL_CONTAINER_NOTICE_MAX) { seterr(err, errlen, "container notice longer than %u bytes", TL_CONTAINER_NOTICE_MAX); return TL_ETOOBIG; }
         if (line[0] == '#') {
             for (size_t i = 0; i < len; i++)
                 if ((unsigned char)line[i] < 0x20 || (unsigned char)line[i] > 0x7e) {
                     seterr(err, errlen, "container notice holds a non-printable byte");
-                    return -1;
+                    return TL_EFORMAT;
                 }
             continue;
         }
@@ -150,30 +152,30 @@ int tl_container_parse(int fd, char **json, size_t *json_len, off_t *payload_off
     /* "puzzle N": N decimal, no sign or leading zero, 1..TL_MAX_PUZZLE_BYTES. */
     if (strncmp(line, "puzzle ", 7) != 0 || line[7] < '1' || line[7] > '9' || len > 7 + 8) {
         seterr(err, errlen, "malformed container: expected \"puzzle <bytes>\" after the notice");
-        return -1;
+        return TL_EFORMAT;
     }
     size_t n = 0;
     for (size_t i = 7; i < len; i++) {
-        if (line[i] < '0' || line[i] > '9') { seterr(err, errlen, "malformed container: bad puzzle length"); return -1; }
+        if (line[i] < '0' || line[i] > '9') { seterr(err, errlen, "malformed container: bad puzzle length"); return TL_EFORMAT; }
         n = n * 10 + (size_t)(line[i] - '0');
     }
-    if (n > TL_MAX_PUZZLE_BYTES) { seterr(err, errlen, "container puzzle larger than %u bytes", TL_MAX_PUZZLE_BYTES); return -1; }
+    if (n > TL_MAX_PUZZLE_BYTES) { seterr(err, errlen, "container puzzle larger than %u bytes", TL_MAX_PUZZLE_BYTES); return TL_ETOOBIG; }
     char *buf = malloc(n + 2);
-    if (!buf) { seterr(err, errlen, "out of memory"); return -1; }
+    if (!buf) { seterr(err, errlen, "out of memory"); return TL_ENOMEM; }
     size_t got = 0;
     while (got < n + 1) {
         ssize_t k = read(fd, buf + got, n + 1 - got);
-        if (k < 0) { if (errno == EINTR) continue; seterr(err, errlen, "read: %s", strerror(errno)); free(buf); return -1; }
+        if (k < 0) { if (errno == EINTR) continue; seterr(err, errlen, "read: %s", strerror(errno)); free(buf); return TL_EIO; }
         if (k == 0) break;
         got += (size_t)k;
     }
     if (got != n + 1 || buf[n] != '\n') {
         seterr(err, errlen, got != n + 1 ? "truncated container: puzzle cut short" : "malformed container: no LF after the puzzle");
         free(buf);
-        return -1;
+        return TL_EFORMAT;
     }
     buf[n] = 0;
-    if (memchr(buf, 0, n)) { seterr(err, errlen, "malformed container: NUL byte in the puzzle"); free(buf); return -1; }
+    if (memchr(buf, 0, n)) { seterr(err, errlen, "malformed container: NUL byte in the puzzle"); free(buf); return TL_EFORMAT; }
     off += (off_t)n + 1;
     *json = buf;
     *json_len = n;
@@ -182,6 +184,7 @@ int tl_container_parse(int fd, char **json, size_t *json_len, off_t *payload_off
 }
 
 int tl_container_open_payload(int fd, off_t payload_off, const uint8_t x[32], int out_fd) {
+    if (!x) return TL_AGE_EINVAL;
     if (lseek(fd, payload_off, SEEK_SET) != payload_off) return TL_AGE_EIO;
     return tl_age_decrypt_fd(fd, out_fd, (const uint8_t (*)[32])x, 1);
 }
