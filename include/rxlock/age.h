@@ -7,7 +7,6 @@
  * touches. */
 #ifndef RXLOCK_AGE_H
 #define RXLOCK_AGE_H
-#include "rxlock/error.h"
 #include <stddef.h>
 #include <stdint.h>
 

@@ -2,7 +2,8 @@
 # every dynamic symbol it defines is declared in include/rxlock/*.h, and
 # every function those headers declare is exported.  (The library is built
 # with -fvisibility=hidden; the public headers wrap their declarations in
-# #pragma GCC visibility push(default) / pop.)
+# #pragma GCC visibility push(default) / pop.)  Also: the public headers'
+# include guards are RXLOCK_<NAME>_H.
 . tests/cli/lib.sh
 B=$(dirname "$RXLOCK")
 SO="$B/librxlock.so"
@@ -22,4 +23,9 @@ missing=$(comm -13 "$TMP/exported" "$TMP/declared")
 check "every declared function is exported" test -z "$missing"
 # The test hooks and internals stay out (they live in librxlock-test.a).
 check "no hook, util_ or journal symbol" sh -c "! grep -Eq '_hook\$|^util_|^tl_journal_|^rx_jit_' '$TMP/exported'"
+# Consistent include guards: include/rxlock/NAME.h uses RXLOCK_NAME_H.
+for h in include/rxlock/*.h; do
+  g=RXLOCK_$(basename "$h" .h | tr 'a-z' 'A-Z')_H
+  check "$(basename "$h"): include guard $g" sh -c "grep -qx '#ifndef $g' '$h' && grep -qx '#define $g' '$h'"
+done
 summary

@@ -1,0 +1,86 @@
+# tests/cli/test_layers.sh — includes only point down the layers
+# (docs/DESIGN.md, "Layers"):
+#
+#   cli  ->  lock  ->  age  ->  rx, sha3  ->  util
+#
+# A file in src/L/ may include a header of its own layer or of any layer
+# below L; never one above, and never a peer on the same level (rx and sha3
+# do not include each other).  Public headers count as their layer's:
+# rxlock/rx.h = rx, rxlock/sha3.h = sha3, rxlock/age.h = age, rxlock/rxlock.h,
+# rxlock/container.h and rxlock/error.h = lock.  Only #include "..." lines are
+# checked (system headers use <...>).  Usage: sh tests/cli/test_layers.sh [ROOT]
+. tests/cli/lib.sh
+ROOT=${1:-.}
+
+rank() {
+  case $1 in
+    util) echo 0;; rx|sha3) echo 1;; age) echo 2;; lock) echo 3;; cli) echo 4;; *) echo -1;;
+  esac
+}
+# layer_of_include FROM_LAYER "path/in/quotes"
+layer_of_include() {
+  case $2 in
+    rxlock/rx.h) echo rx;; rxlock/sha3.h) echo sha3;; rxlock/age.h) echo age;;
+    rxlock/rxlock.h|rxlock/container.h|rxlock/error.h) echo lock;;
+    rxlock/*) echo unknown;;
+    */*) echo "${2%%/*}";;
+    *) echo "$1";;                     # a bare name: the including file's own folder
+  esac
+}
+# scan LAYER FILE...: prints one line per upward or sideways include
+scan() {
+  from=$1; shift
+  for f in "$@"; do
+    [ -f "$f" ] || continue
+    grep -n '^[[:space:]]*#[[:space:]]*include[[:space:]]*"' "$f" |
+    while IFS= read -r line; do
+      inc=$(printf '%s\n' "$line" | sed 's/.*#[[:space:]]*include[[:space:]]*"\([^"]*\)".*/\1/')
+      to=$(layer_of_include "$from" "$inc")
+      rf=$(rank "$from"); rt=$(rank "$to")
+      if [ "$rt" -lt 0 ]; then echo "$f: includes \"$inc\" (no such layer)"
+      elif [ "$to" != "$from" ] && [ "$rt" -ge "$rf" ]; then
+        echo "$f:${line%%:*}: $from includes $to (\"$inc\")"
+      fi
+    done
+  done
+}
+check_tree() {
+  out=""
+  for L in util rx sha3 age lock cli; do
+    out="$out$(scan "$L" "$1"/src/"$L"/*.c "$1"/src/"$L"/*.h)"
+  done
+  for h in "$1"/include/rxlock/*.h; do
+    out="$out$(scan "$(layer_of_include x "rxlock/$(basename "$h")")" "$h")"
+  done
+  printf '%s' "$out"
+}
+
+if [ -n "${LAYERS_ONLY:-}" ]; then           # checker mode, for the self-test below
+  bad=$(check_tree "$ROOT"); [ -n "$bad" ] && printf '%s\n' "$bad" >&2
+  [ -z "$bad" ]; exit
+fi
+
+bad=$(check_tree "$ROOT")
+[ -n "$bad" ] && printf '%s\n' "$bad" >&2
+check "no include points up or sideways" test -z "$bad"
+for L in util rx sha3 age lock cli; do
+  check "src/$L exists" test -d "$ROOT/src/$L"
+done
+
+# The checker itself: a clean tree passes, a planted violation of each kind fails.
+T="$TMP/t"
+mkdir -p "$T/src/util" "$T/src/rx" "$T/src/sha3" "$T/src/age" "$T/src/lock" "$T/src/cli" "$T/include/rxlock"
+printf '#include "util/util.h"\n#include "rxlock/rx.h"\n#include "internal.h"\n' >"$T/src/rx/ok.c"
+printf '#include "rxlock/age.h"\n#include "rx/internal.h"\n#include "rxlock/container.h"\n' >"$T/src/lock/ok.c"
+printf '#include "rxlock/error.h"\n' >"$T/include/rxlock/rxlock.h"
+layers() { LAYERS_ONLY=1 sh tests/cli/test_layers.sh "$T" >/dev/null 2>&1; }
+check "a clean tree passes" layers
+plant() { printf '#include "%s"\n' "$2" >"$T/src/$1/planted.c"; if layers; then r=1; else r=0; fi; rm -f "$T/src/$1/planted.c"; return $r; }
+check "detects util -> rx"    plant util "rx/internal.h"
+check "detects rx -> sha3"    plant rx "rxlock/sha3.h"
+check "detects age -> lock"   plant age "rxlock/rxlock.h"
+check "detects lock -> cli"   plant lock "cli/cli.h"
+check "detects rx -> rxlock/age.h" plant rx "rxlock/age.h"
+printf '#include "rxlock/rxlock.h"\n' >"$T/include/rxlock/age.h"
+check "detects a public header pointing up" sh -c "! LAYERS_ONLY=1 sh tests/cli/test_layers.sh '$T' >/dev/null 2>&1"
+summary
