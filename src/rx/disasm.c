@@ -1,7 +1,10 @@
 /* src/rx/disasm.c — print a RandomX program in a readable form (debugging,
- * JIT development): one line per instruction with its decoded operands. */
+ * JIT development): one line per instruction with its decoded operands.
+ * Test build only (-DRXLOCK_TESTING): the shipping library prints nothing. */
 #include "rx/program.h"
 #include <stdio.h>
+
+#ifdef RXLOCK_TESTING
 
 static const char *level(const struct rx_instr *in, int src_eq_dst) {
     if (src_eq_dst) return "L3";
@@ -80,3 +83,4 @@ int rx_program_print(const struct rx_program *prog, FILE *fp) {
     }
     return 0;
 }
+#endif /* RXLOCK_TESTING */

@@ -71,8 +71,11 @@ void rx_program_parse(struct rx_program *prog, const uint8_t *bytes, uint32_t co
 /* Helpers of the configuration (spec 4.5.2, 4.5.6), exposed for tests/JITs. */
 uint64_t rx_small_positive_float_bits(uint64_t entropy);  /* a registers */
 uint64_t rx_float_mask(uint64_t entropy);                  /* E masks     */
-/* Print prog, one instruction per line (disasm.c).  0 or -1 on write error. */
+#ifdef RXLOCK_TESTING
+/* Print prog, one instruction per line (disasm.c, test build only).  0 or
+ * -1 on write error. */
 int rx_program_print(const struct rx_program *prog, FILE *fp);
+#endif
 /* IMUL_RCP's immediate is a no-op when 0 or a power of two. */
 static inline int rx_is_zero_or_pow2(uint32_t x) { return (x & (x - 1)) == 0; }
 #endif
