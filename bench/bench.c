@@ -1,5 +1,5 @@
 /* bench/bench.c — rxlock's benchmark harness: the measuring instrument for
- * every performance claim (DESIGN.md §6).  See bench/README.md.
+ * every performance claim (docs/DESIGN.md §6).  See bench/README.md.
  *
  *   bench screen  [opts] VARIANT...   few repetitions, many variants
  *   bench confirm [opts] VARIANT...   many repetitions (default 2 variants)

@@ -1,5 +1,5 @@
 /* bench/bench_jit.c — RandomX JIT benchmark: dependent hash chains of the
- * DESIGN.md §1 68-byte message in full mode, ours vs the reference library
+ * docs/DESIGN.md §1 68-byte message in full mode, ours vs the reference library
  * (Debian librandomx 1.1.10 for v1; with -DBENCH_REF_V2, linked against a
  * tevador/RandomX v2.0 build outside the repository, also v2), variants run
  * A B B A with repetitions; final digests must agree across variants of a

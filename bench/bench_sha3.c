@@ -5,7 +5,7 @@
  * alternate the order of the variants; each variant's best round is kept.
  * Also the same chain through the generic sponge (sha3_256, to show what
  * fusing is worth) and the puzzle form W(K, m) = SHA3-256(K ‖ m), |K| = 32, |m| = 68
- * (DESIGN.md §1; here m = 36 fixed bytes ‖ d, chained through d), ours via
+ * (docs/DESIGN.md §1; here m = 36 fixed bytes ‖ d, chained through d), ours via
  * sha3_256_2 against EVP_Digest on the same 100 bytes.
  * Prints one JSON object per variant ("seconds"/"rate" from the best
  * round, "median_rate" from the median), then the ratios, computed both from

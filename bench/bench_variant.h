@@ -1,5 +1,5 @@
 /* bench/bench_variant.h — the variants the harness measures and their
- * dependent chain of N hashes (DESIGN.md §1 68-byte messages).
+ * dependent chain of N hashes (docs/DESIGN.md §1 68-byte messages).
  *
  * A variant name is dash-separated tokens:
  *   [rx-]v1|v2 [-interp|-jit] [-secure] [-hardaes|-softaes] [-nothp] [-light|-full]

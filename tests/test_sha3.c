@@ -102,7 +102,7 @@ static void t_lengths(void)
     }
 }
 
-/* W(K, m) = SHA3-256(K ‖ m), |K| = 32, |m| = 68 (DESIGN.md §1). */
+/* W(K, m) = SHA3-256(K ‖ m), |K| = 32, |m| = 68 (docs/DESIGN.md §1). */
 static void t_puzzle_form(void)
 {
     uint8_t km[100], ref[32], got[32];

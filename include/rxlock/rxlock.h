@@ -1,7 +1,7 @@
 /* include/rxlock/rxlock.h — rxlock time-lock layer: public API (prefix tl_).
  *
  * A puzzle hides a 32-byte X25519 epoch secret x behind G serially wrapped
- * hash chains of S steps each (DESIGN.md §1, docs/FORMAT.md):
+ * hash chains of S steps each (docs/DESIGN.md §1, docs/FORMAT.md):
  *
  *   generate:  tl_generate()  -> canonical puzzle JSON + epoch public key X
  *   publish:   the JSON text (≤ TL_MAX_PUZZLE_BYTES)
@@ -72,7 +72,7 @@ const char *tl_work_name(tl_work_type t);
 /* 0 and *t on success, TL_EINVAL for an unknown name. */
 int tl_work_parse(const char *name, tl_work_type *t);
 
-/* ---- work function: one chain step exactly as DESIGN.md §1 -------------- */
+/* ---- work function: one chain step exactly as docs/DESIGN.md §1 ------ */
 typedef struct tl_work tl_work;
 /* key = the puzzle's public 32-byte key K.  For RandomX this builds the cache
  * (light) or cache + dataset (full, 2080 MiB, all online cores); sha3 ignores

@@ -1,7 +1,7 @@
 /* src/lock/generate.c — tl_generate: draw the secrets, build the work
  * function once, run every group's chain in worker processes, wrap
  * s_2 .. s_G and x, sign, self-check every wrap, serialise canonically,
- * and wipe every secret on every path (DESIGN.md §1). */
+ * and wipe every secret on every path (docs/DESIGN.md §1). */
 #include "tl_internal.h"
 #include <sodium.h>
 #include <stdlib.h>

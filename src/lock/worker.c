@@ -1,4 +1,4 @@
-/* src/lock/worker.c — generation worker processes (DESIGN.md §3): the
+/* src/lock/worker.c — generation worker processes (docs/DESIGN.md §3): the
  * single-threaded supervisor forks one child per running group after the
  * work function (cache / dataset) is built; each child runs its group's
  * chain and reports fixed-size, MAC'd messages over a pipe.  The parent

@@ -1,5 +1,5 @@
 /* src/lock/wrap.c — wrap key derivation and the XChaCha20-Poly1305 wraps
- * (DESIGN.md §1 step 3), and the randomness source with its test-only
+ * (docs/DESIGN.md §1 step 3), and the randomness source with its test-only
  * deterministic mode. */
 #include "tl_internal.h"
 #include "util/util.h"

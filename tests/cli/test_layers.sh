@@ -1,5 +1,5 @@
 # tests/cli/test_layers.sh — includes only point down the layers
-# (docs/DESIGN.md, "Layers"):
+# (docs/DESIGN.md §4, "Architecture and layers"):
 #
 #   cli  ->  lock  ->  age  ->  rx, sha3  ->  util
 #
