@@ -14,7 +14,7 @@ if ! command -v "$CC" >/dev/null 2>&1; then echo "fuzz: $CC not found" >&2; exit
 [ -x build/rxlock ] || make -s all
 flags="-std=c11 -D_GNU_SOURCE -O1 -g -fno-omit-frame-pointer -Iinclude -Isrc -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=undefined $(pkg-config --cflags libsodium jansson 2>/dev/null || true)"
 libs="$(pkg-config --libs libsodium jansson 2>/dev/null || echo -lsodium -ljansson)"
-src="src/lock/puzzle.c src/lock/header.c src/lock/errors.c src/lock/journal.c src/lock/wrap.c src/util/hex.c src/util/fileio.c"
+src="src/lock/puzzle.c src/lock/header.c src/lock/errors.c src/rx/errors.c src/age/age_errors.c src/lock/journal.c src/lock/wrap.c src/util/hex.c src/util/fileio.c"
 for t in puzzle journal; do
   $CC $flags -o "$out/fuzz_$t" "fuzz/fuzz_$t.c" $src $libs
 done

@@ -1,7 +1,6 @@
 /* src/age/age_stream.c — age v1 payload: 16-byte nonce, HKDF payload key,
  * ChaCha20-Poly1305 STREAM in 64 KiB chunks (11-byte big-endian counter +
- * last-chunk flag).  Encrypt/decrypt file descriptors in constant memory;
- * error names. */
+ * last-chunk flag).  Encrypt/decrypt file descriptors in constant memory. */
 #include "age/age_internal.h"
 #include <errno.h>
 #include <sodium.h>
@@ -9,27 +8,6 @@
 #include <string.h>
 #include <unistd.h>
 #include "util/util.h"
-
-const char *tl_age_strerror(int rc) {
-    switch (rc) {
-    case TL_AGE_OK:        return "success";
-    case TL_AGE_EIO:       return "age: read or write failed";
-    case TL_AGE_EHEADER:   return "malformed age header";
-    case TL_AGE_EVERSION:  return "not an age v1 file (bad or missing \"age-encryption.org/v1\" line)";
-    case TL_AGE_ENOMATCH:  return "no identity matched any of the file's recipients (wrong identity?)";
-    case TL_AGE_EMAC:      return "header MAC mismatch: the header was modified";
-    case TL_AGE_EPAYLOAD:  return "payload authentication failed: the file is corrupted, truncated or has trailing data";
-    case TL_AGE_ETRUNC:    return "the file is truncated";
-    case TL_AGE_ETRAILING: return "trailing data after the end of the age file";
-    case TL_AGE_EARMOR:    return "malformed ASCII armor";
-    case TL_AGE_EINVAL:    return "age: invalid argument (no recipient or identity, or too many)";
-    case TL_AGE_ESCRYPT:   return "passphrase-encrypted (scrypt) age files are not supported";
-    case TL_AGE_ECRYPTO:   return "cryptographic failure (bad key or CSPRNG)";
-    case TL_AGE_ENOMEM:    return "age: out of memory";
-    case TL_AGE_EKEY:      return "malformed age recipient or identity";
-    default:               return "unknown age error";
-    }
-}
 
 static void chunk_nonce(uint8_t n[12], uint64_t counter, int last) {
     memset(n, 0, 12);

@@ -1,4 +1,4 @@
-/* src/rx/vm.c — the RandomX VM API (rx_vm_*, rx_flags_*, rx_strerror) and
+/* src/rx/vm.c — the RandomX VM API (rx_vm_*, rx_flags_*) and
  * the hash flow of spec chapter 2: Blake2b-512 of the input, AesGenerator1R
  * scratchpad fill, 8 programs from AesGenerator4R (each run by the JIT when
  * one is enabled and works, else by the interpreter), AesHash1R of the
@@ -45,19 +45,6 @@ unsigned rx_flags_from_env(unsigned flags) {
     if (a && strcmp(a, "soft") == 0) flags = (flags & ~(unsigned)RX_FLAG_HARD_AES) | RX_FLAG_SOFT_AES;
     else if (a && strcmp(a, "hard") == 0) flags = (flags & ~(unsigned)RX_FLAG_SOFT_AES) | RX_FLAG_HARD_AES;
     return flags;
-}
-
-const char *rx_strerror(int err) {
-    switch (err) {
-    case RX_OK:        return "success";
-    case RX_EINVAL:    return "invalid argument";
-    case RX_ENOMEM:    return "out of memory";
-    case RX_EPROT:     return "page-permission change failed";
-    case RX_ENOTSUP:   return "not supported on this CPU or build";
-    case RX_ESTATE:    return "object not initialised or wrong mode";
-    case RX_EINTERNAL: return "internal error";
-    default:           return "unknown error";
-    }
 }
 
 int rx_vm_new(rx_vm **out, unsigned flags, const rx_cache *cache, const rx_dataset *ds) {
