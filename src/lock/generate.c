@@ -50,9 +50,11 @@ int tl_generate(const tl_params *p, const tl_gen_opts *o,
     strcpy(pz->rate_source, p->rate_source);
     pz->target_seconds = p->target_seconds;
     pz->test_only = tl_test_mode();
+#ifdef RXLOCK_TESTING   /* the test mode exists only in the test build */
     if (pz->test_only)
         tl_event_emit(o, TL_EVENT_TEST_MODE, 0, 0, "WARNING: RXLOCK_TEST_SEED deterministic test mode: "
                       "secrets are NOT random; never publish this puzzle");
+#endif
     pz->created = pz->test_only ? 0 : (int64_t)time(NULL);
     pz->wraps = wraps;
     if ((rc = tl_random(pz->id, 16, "puzzle-id", 0)) || (rc = tl_random(pz->key, 32, "key", 0)) ||
