@@ -44,8 +44,9 @@ static unsigned stray_results(const char *dir, uint32_t G, const tl_assemble_opt
     while ((de = readdir(d))) {
         const char *nm = de->d_name;
         size_t l = strlen(nm);
-        if (nm[0] == '.') continue;                         /* ".", "..", temp files */
+        if (nm[0] == '.') continue;                         /* ".", ".." */
         if (l > 5 && !strcmp(nm + l - 5, ".ckpt")) continue;
+        if (strstr(nm, ".tmp-")) continue;                   /* a write cut short (kill -9) */
         unsigned g = 0;
         char want[32];
         int ok = sscanf(nm, "group-%u.result", &g) == 1 && g >= 1 && g <= G &&

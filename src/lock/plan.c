@@ -210,43 +210,45 @@ int tl_plan_create(const tl_params *p, const tl_plan_opts *o, const char *dir,
     char path[PATH_MAX], rdir[PATH_MAX], rpk[PATH_MAX], rwk[PATH_MAX], wkabs[PATH_MAX];
     struct stat st;
 
-    /* The directory: new, or (with force) an old plan's. */
-    if (mkdir_p1(dir) != 0 || !realpath(dir, rdir)) {
+    /* The directory: new, or (with force) an old plan's.  One we create is
+     * removed again if the checks below refuse the plan. */
+    int made = mkdir(dir, 0755) == 0;
+    if ((!made && mkdir_p1(dir) != 0) || !realpath(dir, rdir)) {
         set_err(err, errlen, "%s: cannot create the plan directory: %s", dir, strerror(errno));
         return TL_EIO;
     }
-    if (tl_plan_path(path, sizeof path, dir, "plan.json", 0) != 0) return TL_EINVAL;
+    if (tl_plan_path(path, sizeof path, dir, "plan.json", 0) != 0) { if (made) rmdir(dir); return TL_EINVAL; }
     if (!o->force && lstat(path, &st) == 0) {
         set_err(err, errlen, "%s: already holds a plan (use --force to replace it)", dir);
-        return TL_EIO;
+        { if (made) rmdir(dir); return TL_EIO; }
     }
     if (!script_safe(rdir)) {
         set_err(err, errlen, "%s: the plan directory's path may hold only letters, digits and /._-+,:=@ "
                              "(it is written into the job scripts)", rdir);
-        return TL_EINVAL;
+        { if (made) rmdir(dir); return TL_EINVAL; }
     }
     /* Both keys stay off the plan directory (the workers' shared storage). */
     int in1 = inside(o->planner_key, rdir, rpk), in2 = inside(o->worker_key, rdir, rwk);
     if (in1 < 0 || in2 < 0) {
         set_err(err, errlen, "%s: directory does not exist", in1 < 0 ? o->planner_key : o->worker_key);
-        return TL_EIO;
+        { if (made) rmdir(dir); return TL_EIO; }
     }
     if (in1 || in2) {
         set_err(err, errlen, "%s: the %s key must not be inside the plan directory %s (the storage the "
                              "workers share)", in1 ? o->planner_key : o->worker_key, in1 ? "planner" : "worker", dir);
-        return TL_EINVAL;
+        { if (made) rmdir(dir); return TL_EINVAL; }
     }
     const char *base = strrchr(o->worker_key, '/');
     base = base ? base + 1 : o->worker_key;
     if (snprintf(wkabs, sizeof wkabs, "%s/%s", strcmp(rwk, "/") ? rwk : "", base) >= (int)sizeof wkabs ||
         !*base || !script_safe(wkabs)) {
         set_err(err, errlen, "%s: the worker key's path may hold only letters, digits and /._-+,:=@", o->worker_key);
-        return TL_EINVAL;
+        { if (made) rmdir(dir); return TL_EINVAL; }
     }
     if (!o->force && (lstat(o->planner_key, &st) == 0 || lstat(o->worker_key, &st) == 0)) {
         set_err(err, errlen, "%s: already exists (use --force to overwrite)",
                 lstat(o->planner_key, &st) == 0 ? o->planner_key : o->worker_key);
-        return TL_EIO;
+        { if (made) rmdir(dir); return TL_EIO; }
     }
 
     /* Secrets: x, then (nonce_g, s_g, r_g); planner and worker keys. */
