@@ -31,7 +31,9 @@ static volatile int group_stop;
 static void on_signal(int sig) { (void)sig; group_stop = 1; }
 
 static int on_progress(const tl_progress *p, void *ctx) {
-    util_progress_update(ctx, p->hashes_done);
+    util_progress *bar = ctx;
+    if (bar->total != p->hashes_total) util_progress_set_total(bar, p->hashes_total);
+    util_progress_update(bar, p->hashes_done);
     return 0;
 }
 
