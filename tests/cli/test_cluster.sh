@@ -233,6 +233,27 @@ check "signed: solves to the planned recipient" test "$(publine s-id.txt)" = "$r
 check "kept identity = solved identity" test "$(grep '^AGE-SECRET' kept.txt)" = "$(grep '^AGE-SECRET' s-id.txt)"
 check "not test-only" grep -q '"test_only": false' s.json
 
+# --- a batch task interrupted (SIGTERM, as Slurm preemption): both groups checkpoint ---
+expect_rc 0 "plan batch big" "$R" plan --work sha3-256 --groups 2 --steps 15000000 --batch 2 --planner-key keys/pbb.key --worker-key keys/wbb.key -o BB
+"$R" group BB 0 --worker-key keys/wbb.key > term.log 2>&1 & kp=$!
+sleep 1; kill -TERM $kp; wait $kp; trc=$?
+check "batch SIGTERM: exit 1" test $trc -eq 1
+check "batch SIGTERM: both groups checkpointed" test -e BB/results/group-0001.ckpt -a -e BB/results/group-0002.ckpt
+check "batch SIGTERM: no result yet" test ! -e BB/results/group-0001.result -a ! -e BB/results/group-0002.result
+expect_rc 0 "batch re-run" "$R" group BB 0 --worker-key keys/wbb.key
+check "batch re-run: 2 computed" grep -q 'groups 1..2): 2 computed' "$TMP/.out"
+check "batch re-run: checkpoints removed" test ! -e BB/results/group-0001.ckpt -a ! -e BB/results/group-0002.ckpt
+expect_rc 0 "batch assemble" "$R" assemble BB --planner-key keys/pbb.key -o bb.json
+# --force replaces a plan (new keys, old results cleared)
+expect_rc 1 "plan over a plan without --force" "$R" plan --work sha3-256 --groups 3 --steps 100 --planner-key keys/pbb.key --worker-key keys/wbb.key -o BB
+expect_rc 0 "plan --force" "$R" plan --work sha3-256 --groups 3 --steps 100 --force --planner-key keys/pbb.key --worker-key keys/wbb.key -o BB
+check "--force: old results cleared" test "$(ls BB/results | wc -l)" -eq 0
+check "--force: 3 job files" test "$(ls BB/jobs | wc -l)" -eq 3
+expect_rc 0 "help plan" "$R" help plan
+expect_rc 0 "help group" "$R" group --help
+check "group usage mentions SLURM_ARRAY_TASK_ID" grep -q SLURM_ARRAY_TASK_ID "$TMP/.out"
+expect_rc 0 "help assemble" "$R" help assemble
+
 # --- RandomX v2, light, small ----------------------------------------------------
 if "$R" hash --v2 --key 74657374206b657920303030 --input 5468697320697320612074657374 2>/dev/null | grep -q '^22ec6b86'; then
   export RXLOCK_TEST_INSECURE=1 RXLOCK_TEST_SEED=a0a1a2a3a4a5a6a7a8a9aaabacadaeaf
