@@ -227,6 +227,61 @@ int tl_signer_load(const char *path, uint8_t sk[64], uint8_t pk[32]);
  * the given mode, measured for about `seconds`. */
 int tl_measure_rate(tl_work_type type, tl_mode mode, double seconds, double *rate);
 
+
+/* ---- generation on a cluster: plan / task / assemble -------------------
+ * (docs/FORMAT.md §Cluster plan, docs/SECURITY.md §Generation on a cluster)
+ * tl_plan_create() draws every secret exactly as tl_generate() does and
+ * writes a plan directory: plan.json (public), one job file per group
+ * (sealed to a per-plan worker X25519 key), plan.secrets (sealed under the
+ * planner key), slurm.sbatch and k8s-job.yaml.  Each cluster task runs
+ * tl_plan_task() (idempotent; atomic, authenticated result files; sealed
+ * checkpoints so a preempted task resumes).  tl_plan_assemble(), holding
+ * the planner key, checks every result and builds the puzzle, byte for
+ * byte what tl_generate() would have written for the same secrets. */
+typedef struct {
+    const char *planner_key;      /* path written (0600); refused inside the plan dir */
+    const char *worker_key;       /* path written (0600); refused inside the plan dir */
+    uint32_t batch;               /* groups per task (0 = 1)                 */
+    tl_mode  mode;                /* RandomX mode the tasks use              */
+    int      force;               /* replace an existing plan / key files    */
+} tl_plan_opts;
+/* pk receives X (the epoch public key, known from the start). */
+int tl_plan_create(const tl_params *p, const tl_plan_opts *o, const char *dir,
+                   uint8_t pk[32], char *err, size_t errlen);
+
+typedef struct {
+    const char *worker_key;       /* path of the worker key file (required)  */
+    int      mode;                /* -1 = the plan's mode, else a tl_mode    */
+    double   checkpoint_seconds;  /* sealed checkpoint at least this often (0 = 60) */
+    tl_progress_fn progress;      /* optional (hashes of this task)          */
+    void    *progress_ctx;
+    double   progress_interval;   /* seconds, 0 = 0.5                        */
+    const volatile int *stop;     /* optional: non-zero -> checkpoint, TL_EINTR */
+} tl_task_opts;
+typedef struct {
+    uint32_t first, last;         /* groups of this task (1-based, inclusive) */
+    uint32_t present;             /* valid results already there (skipped)    */
+    uint32_t computed;            /* results written by this call             */
+    uint32_t resumed;             /* of those, resumed from a checkpoint      */
+} tl_task_stats;
+/* Run task `task` (0-based: SLURM_ARRAY_TASK_ID / JOB_COMPLETION_INDEX):
+ * groups task*batch+1 .. min((task+1)*batch, G).  stats may be NULL. */
+int tl_plan_task(const char *dir, uint32_t task, const tl_task_opts *o, tl_task_stats *stats,
+                 char *err, size_t errlen);
+
+typedef void (*tl_report_fn)(const char *msg, void *ctx);
+typedef struct {
+    const char *planner_key;      /* path of the planner key file (required) */
+    const uint8_t *sign_sk;       /* Ed25519 secret key (64 bytes) or NULL   */
+    tl_report_fn report;          /* one call per bad or missing group       */
+    void    *report_ctx;
+} tl_assemble_opts;
+/* Check every result (present, authenticated, right plan, group and
+ * steps; no stray result files) and build the puzzle.  Outputs as
+ * tl_generate(); nothing is returned unless every group is good. */
+int tl_plan_assemble(const char *dir, const tl_assemble_opts *o, char **json, size_t *json_len,
+                     uint8_t pk[32], uint8_t *keep_sk, char *err, size_t errlen);
+
 #pragma GCC visibility pop
 #ifdef __cplusplus
 }

@@ -21,7 +21,10 @@ enum { CLI_OK = 0, CLI_FAIL = 1, CLI_USAGE = 2, CLI_VERIFY = 3 };
     X(keygen_signer, "create an Ed25519 signing key for puzzles") \
     X(encrypt,       "encrypt to an age recipient (age v1 format)") \
     X(decrypt,       "decrypt an age file with an identity") \
-    X(calibrate,     "measure this machine's sequential hash rate")
+    X(calibrate,     "measure this machine's sequential hash rate") \
+    X(plan,          "plan a puzzle's generation on a cluster (Slurm / Kubernetes)") \
+    X(group,         "compute one task of a plan (what each cluster task runs)") \
+    X(assemble,      "check a plan's group results and write its puzzle")
 
 #define CLI_DECLARE(name, summary) \
     int cmd_##name(int argc, char **argv); \

@@ -1,0 +1,101 @@
+/* src/cli/cmd_assemble.c — `rxlock assemble DIR`: with the planner key,
+ * check every group result of a plan and write the puzzle (the same file
+ * `rxlock lock` writes); prints the epoch recipient.  The work is in
+ * tl_plan_assemble (src/lock/assemble.c). */
+#include "cli/cli.h"
+#include "rxlock/rxlock.h"
+#include "rxlock/age.h"
+#include "util/util.h"
+#include <errno.h>
+#include <getopt.h>
+#include <sodium.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+const char cmd_assemble_usage[] =
+    "usage: rxlock assemble DIR --planner-key FILE [--sign-key FILE]\n"
+    "                       [--keep-epoch-key FILE] [--force] -o PUZZLE\n"
+    "\n"
+    "Check every group result of the plan in DIR (present, authenticated, this\n"
+    "plan, right group and steps, nothing stray) and write the puzzle, the same\n"
+    "file `rxlock lock` would have written.  Each bad or missing group is named;\n"
+    "then nothing is written.  Prints the epoch recipient (age1...).\n"
+    "\n"
+    "  --planner-key FILE     the key `rxlock plan` wrote (required)\n"
+    "  --sign-key FILE        sign the puzzle header (key from `rxlock keygen-signer`)\n"
+    "  --keep-epoch-key FILE  also write the epoch identity now\n"
+    "  --force                overwrite existing output files\n"
+    "  -o PUZZLE              output puzzle file\n"
+    "exit: 0 ok, 1 failure (nothing written), 2 usage error\n";
+
+static void on_report(const char *msg, void *ctx) {
+    (void)ctx;
+    fprintf(stderr, "rxlock: %s\n", msg);
+}
+
+int cmd_assemble(int argc, char **argv) {
+    static const struct option opts[] = {
+        {"planner-key", required_argument, 0, 'P'}, {"sign-key", required_argument, 0, 'k'},
+        {"keep-epoch-key", required_argument, 0, 'K'}, {"force", no_argument, 0, 'f'},
+        {"output", required_argument, 0, 'o'}, {0, 0, 0, 0}
+    };
+    tl_assemble_opts ao = { .report = on_report };
+    const char *out = NULL, *keep = NULL, *sign = NULL;
+    int force = 0, c;
+    struct stat st;
+    optind = 1; opterr = 0;
+    while ((c = getopt_long(argc, argv, ":o:", opts, NULL)) != -1) {
+        switch (c) {
+        case 'P': ao.planner_key = optarg; break;
+        case 'k': sign = optarg; break;
+        case 'K': keep = optarg; break;
+        case 'f': force = 1; break;
+        case 'o': out = optarg; break;
+        case ':': return cli_usage_error(argv[0], "option '%s' needs a value", argv[optind - 1]);
+        default: return cli_bad_option(argv[0], optopt, argv[optind - 1]);
+        }
+    }
+    if (optind >= argc) return cli_usage_error(argv[0], "missing DIR");
+    const char *dir = argv[optind++];
+    if (optind < argc) return cli_usage_error(argv[0], "unexpected argument '%s'", argv[optind]);
+    if (!out) return cli_usage_error(argv[0], "missing -o PUZZLE");
+    if (!ao.planner_key) return cli_usage_error(argv[0], "missing --planner-key FILE");
+    if (!force && lstat(out, &st) == 0) return cli_error("%s: already exists (use --force to overwrite)", out);
+    if (keep && !force && lstat(keep, &st) == 0) return cli_error("%s: already exists (use --force to overwrite)", keep);
+    uint8_t sk[64], spk[32], pk[32], x[32];
+    if (sign) {
+        int rc = tl_signer_load(sign, sk, spk);
+        if (rc) return cli_error("%s: cannot load signing key: %s", sign, rc == TL_EIO ? strerror(errno) : tl_strerror(rc));
+        ao.sign_sk = sk;
+    }
+    char *text = NULL, err[512];
+    size_t len = 0;
+    int rc = tl_plan_assemble(dir, &ao, &text, &len, pk, keep ? x : NULL, err, sizeof err);
+    sodium_memzero(sk, sizeof sk);
+    if (rc) {
+        sodium_memzero(x, sizeof x);
+        return cli_error("assemble failed: %s", err[0] ? err : tl_strerror(rc));
+    }
+    int ret = CLI_OK;
+    if (util_write_file_atomic(out, text, len, force, 0644) != 0) {
+        ret = cli_error("%s: %s", out, strerror(errno));
+    } else if (keep) {
+        char comment[96], idhex[33];
+        tl_puzzle *pz = NULL;
+        if (tl_puzzle_parse(text, len, &pz, NULL, 0) == 0) util_hex_encode(idhex, pz->id, 16);
+        else strcpy(idhex, "?");
+        tl_puzzle_free(pz);
+        snprintf(comment, sizeof comment, "rxlock epoch identity for puzzle %s (kept at assembly)", idhex);
+        if (tl_age_identity_file_write(keep, x, comment, force) != 0)
+            ret = cli_error("%s: cannot write the epoch identity: %s", keep, strerror(errno));
+    }
+    sodium_memzero(x, sizeof x);
+    free(text);
+    if (ret) return ret;
+    char rcp[TL_AGE_RECIPIENT_MAX];
+    if (tl_age_recipient_encode(pk, rcp) != 0) return cli_error("cannot encode the recipient");
+    printf("%s\n", rcp);
+    return CLI_OK;
+}

@@ -1,0 +1,194 @@
+/* src/lock/assemble.c — tl_plan_assemble: with the planner key, open
+ * plan.secrets (bound to plan.json's digest), check every group's result
+ * (present, authentic, right plan / group / steps, no stray files), then
+ * wrap s_2 .. s_G and x exactly as tl_generate does, sign, self-check
+ * every wrap and serialise canonically.  Every secret is wiped. */
+#include "plan_internal.h"
+#include "util/util.h"
+#include <dirent.h>
+#include <errno.h>
+#include <limits.h>
+#include <sodium.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+static void set_err(char *err, size_t errlen, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+static void set_err(char *err, size_t errlen, const char *fmt, ...) {
+    if (!err || !errlen) return;
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(err, errlen, fmt, ap);
+    va_end(ap);
+}
+
+static void report(const tl_assemble_opts *o, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+static void report(const tl_assemble_opts *o, const char *fmt, ...) {
+    char msg[512];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(msg, sizeof msg, fmt, ap);
+    va_end(ap);
+    if (o->report) o->report(msg, o->report_ctx);
+}
+
+/* Files in results/ that are not this plan's: stray or duplicated results. */
+static unsigned stray_results(const char *dir, uint32_t G, const tl_assemble_opts *o) {
+    char path[PATH_MAX];
+    unsigned bad = 0;
+    if (snprintf(path, sizeof path, "%s/results", dir) >= (int)sizeof path) return 1;
+    DIR *d = opendir(path);
+    if (!d) return 0;            /* a missing directory shows up as missing groups */
+    struct dirent *de;
+    while ((de = readdir(d))) {
+        const char *nm = de->d_name;
+        size_t l = strlen(nm);
+        if (nm[0] == '.') continue;                         /* ".", ".." */
+        if (l > 5 && !strcmp(nm + l - 5, ".ckpt")) continue;
+        if (strstr(nm, ".tmp-")) continue;                   /* a write cut short (kill -9) */
+        unsigned g = 0;
+        char want[32];
+        int ok = sscanf(nm, "group-%u.result", &g) == 1 && g >= 1 && g <= G &&
+                 snprintf(want, sizeof want, "group-%04u.result", g) > 0 && !strcmp(want, nm);
+        if (!ok) {
+            report(o, "results/%.200s: unexpected file (a result under another name, or another plan's group)", nm);
+            bad++;
+        }
+    }
+    closedir(d);
+    return bad;
+}
+
+int tl_plan_assemble(const char *dir, const tl_assemble_opts *o, char **json, size_t *json_len,
+                     uint8_t pk[32], uint8_t *keep_sk, char *err, size_t errlen) {
+    if (err && errlen) err[0] = 0;
+    if (!dir || !o || !o->planner_key || !json || !pk) return TL_EINVAL;
+    *json = NULL;
+    if (sodium_init() < 0) return TL_ERANDOM;
+    tl_plan_info *pi = calloc(1, sizeof *pi);
+    if (!pi) return TL_ENOMEM;
+    uint8_t psk[32], ppk[32];
+    uint8_t *blob = NULL, *sec = NULL, *e = NULL;
+    size_t blen = 0;
+    tl_wrap *wraps = NULL;
+    char path[PATH_MAX];
+    int rc = tl_plan_info_load(dir, pi, err, errlen);
+    if (rc) goto out;
+    const uint32_t G = pi->pub.groups;
+    const uint64_t S = pi->pub.steps;
+    if ((rc = tl_plan_key_load(o->planner_key, psk, ppk))) {
+        set_err(err, errlen, "%s: cannot read the planner key: %s", o->planner_key,
+                rc == TL_EIO ? strerror(errno) : tl_strerror(rc));
+        goto out;
+    }
+    if (sodium_memcmp(ppk, pi->planner_pk, 32) != 0) {
+        set_err(err, errlen, "%s: not this plan's planner key", o->planner_key);
+        rc = TL_EAUTH;
+        goto out;
+    }
+    size_t ptlen = 32 + (size_t)G * TL_SECRETS_ENTRY;
+    sec = sodium_malloc(ptlen);
+    e = sodium_malloc((size_t)G * 32);
+    wraps = calloc(G, sizeof *wraps);
+    if (!sec || !e || !wraps) { rc = TL_ENOMEM; goto out; }
+    if (tl_plan_path(path, sizeof path, dir, "plan.secrets", 0) != 0 ||
+        util_read_file(path, tl_secrets_size(TL_MAX_GROUPS), &blob, &blen) != 0) {
+        set_err(err, errlen, "%s: %s", path, strerror(errno));
+        rc = TL_EIO;
+        goto out;
+    }
+    if ((rc = tl_secrets_open(sec, blob, blen, pi->D, G, psk))) {
+        set_err(err, errlen, "%s: does not open with this planner key for this plan.json "
+                             "(plan.json or plan.secrets was modified)", path);
+        goto out;
+    }
+    uint8_t chk[32];
+    if (crypto_scalarmult_base(chk, sec) != 0 || sodium_memcmp(chk, pi->pub.epoch_pk, 32) != 0 ||
+        sodium_memcmp(sec + 32 + 24, pi->pub.seed, 32) != 0) {
+        set_err(err, errlen, "%s: secrets do not match plan.json", path);
+        rc = TL_EFORMAT;
+        goto out;
+    }
+
+    /* Every group's result: present, authentic, this plan, this group. */
+    unsigned bad = stray_results(dir, G, o);
+    for (uint32_t g = 1; g <= G; g++) {
+        const uint8_t *ent = sec + 32 + (size_t)(g - 1) * TL_SECRETS_ENTRY;
+        uint8_t *rbuf = NULL;
+        size_t rlen = 0;
+        const char *why = NULL;
+        if (tl_plan_path(path, sizeof path, dir, "result", g) != 0) { rc = TL_EINVAL; goto out; }
+        if (util_read_file(path, TL_RESULT_SIZE + 1, &rbuf, &rlen) != 0) {
+            if (errno == ENOENT) report(o, "group %u: result missing (results/group-%04u.result)", g, g);
+            else report(o, "group %u: results/group-%04u.result: %s", g, g,
+                        errno == EFBIG ? "not a result file (too large)" : strerror(errno));
+            bad++;
+            continue;
+        }
+        if (rlen != TL_RESULT_SIZE) why = "not a result file (wrong size)";
+        else if (tl_result_open(e + (size_t)(g - 1) * 32, rbuf, pi->D, g, S, ent + 56, psk, &why) == TL_OK) why = NULL;
+        else if (!why) why = "does not open";
+        sodium_memzero(rbuf, rlen);
+        free(rbuf);
+        if (why) {
+            report(o, "group %u: results/group-%04u.result %s", g, g, why);
+            bad++;
+        }
+    }
+    if (bad) {
+        set_err(err, errlen, "%u problem%s with the group results; no puzzle written", bad, bad == 1 ? "" : "s");
+        rc = TL_EAUTH;
+        goto out;
+    }
+
+    /* The puzzle, as tl_generate builds it. */
+    tl_puzzle *pz = &pi->pub;
+    pz->wraps = wraps;
+    if (o->sign_sk) {
+        pz->has_signer = 1;
+        memcpy(pz->signer, o->sign_sk + 32, 32);
+    }
+    if ((rc = tl_header_digest(pz, pz->header_digest))) goto out;
+    for (uint32_t g = 1; g <= G; g++) {
+        const uint8_t *ent = sec + 32 + (size_t)(g - 1) * TL_SECRETS_ENTRY;
+        const uint8_t *pt = g < G ? ent + TL_SECRETS_ENTRY + 24 : sec;
+        memcpy(wraps[g - 1].nonce, ent, 24);
+        if ((rc = tl_wrap_seal(wraps[g - 1].ct, pt, e + (size_t)(g - 1) * 32, pz->id, pz->header_digest, g,
+                               wraps[g - 1].nonce)))
+            goto out;
+    }
+    if (o->sign_sk) {
+        uint8_t hdr[TL_HEADER_MAX];
+        size_t hlen;
+        if ((rc = tl_puzzle_header(pz, hdr, sizeof hdr, &hlen))) goto out;
+        if (crypto_sign_detached(pz->signature, NULL, hdr, hlen, o->sign_sk) != 0) { rc = TL_ESIG; goto out; }
+        pz->has_signature = 1;
+        if ((rc = tl_puzzle_verify(pz, NULL))) goto out;
+    }
+    for (uint32_t g = 1; g <= G; g++) {
+        uint8_t pt[32];
+        const uint8_t *want = g < G ? sec + 32 + (size_t)g * TL_SECRETS_ENTRY + 24 : sec;
+        rc = tl_wrap_open(pt, wraps[g - 1].ct, e + (size_t)(g - 1) * 32, pz->id, pz->header_digest, g,
+                          wraps[g - 1].nonce);
+        if (rc == TL_OK && sodium_memcmp(pt, want, 32) != 0) rc = TL_EAUTH;
+        sodium_memzero(pt, sizeof pt);
+        if (rc) goto out;
+    }
+    if ((rc = tl_puzzle_to_json(pz, json, json_len))) goto out;
+    tl_puzzle *back = NULL;
+    rc = tl_puzzle_parse(*json, strlen(*json), &back, NULL, 0);
+    if (rc == TL_OK && sodium_memcmp(back->header_digest, pz->header_digest, 32) != 0) rc = TL_EFORMAT;
+    tl_puzzle_free(back);
+    if (rc) { free(*json); *json = NULL; goto out; }
+    memcpy(pk, pz->epoch_pk, 32);
+    if (keep_sk) memcpy(keep_sk, sec, 32);
+out:
+    sodium_memzero(psk, sizeof psk);
+    if (sec) sodium_free(sec);
+    if (e) sodium_free(e);
+    if (blob) { sodium_memzero(blob, blen); free(blob); }
+    if (wraps) { sodium_memzero(wraps, (size_t)pi->pub.groups * sizeof *wraps); free(wraps); }
+    if (pi) { sodium_memzero(pi, sizeof *pi); free(pi); }
+    return rc;
+}

@@ -1,0 +1,245 @@
+/* src/lock/group.c — tl_plan_task: what one cluster task runs.  Opens its
+ * groups' job files with the worker key, skips groups whose valid result
+ * is already there (idempotent), resumes from a sealed checkpoint, runs the
+ * chain, and commits each result atomically (temp file + rename).  Several
+ * groups of one task run in forked processes that share the work function
+ * (one RandomX dataset per task). */
+#include "plan_internal.h"
+#include "util/util.h"
+#include <errno.h>
+#include <limits.h>
+#include <signal.h>
+#include <sodium.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/prctl.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+static void set_err(char *err, size_t errlen, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+static void set_err(char *err, size_t errlen, const char *fmt, ...) {
+    if (!err || !errlen) return;
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(err, errlen, fmt, ap);
+    va_end(ap);
+}
+
+/* Read a file of exactly `size` bytes: 0, 1 (absent), -1 (other size / error). */
+static int read_exact(const char *path, uint8_t *buf, size_t size) {
+    uint8_t *data = NULL;
+    size_t len = 0;
+    if (util_read_file(path, size + 1, &data, &len) != 0) return errno == ENOENT ? 1 : -1;
+    int rc = len == size ? 0 : -1;
+    if (rc == 0) memcpy(buf, data, size);
+    sodium_memzero(data, len);
+    free(data);
+    return rc;
+}
+
+typedef struct {
+    const char *dir;
+    const tl_plan_info *pi;
+    const tl_task_opts *o;
+    int resumed;
+} run_ctx;
+
+/* One group's chain, from a checkpoint when a valid one exists. */
+static int run_group(run_ctx *c, tl_work *w, uint32_t g, const tl_job *job, int show) {
+    const tl_plan_info *pi = c->pi;
+    const tl_task_opts *o = c->o;
+    const uint64_t S = pi->pub.steps;
+    char cpath[PATH_MAX], rpath[PATH_MAX];
+    uint8_t d[32], ck[TL_CKPT_SIZE], res[TL_RESULT_SIZE];
+    uint64_t i = 0;
+    if (tl_plan_path(cpath, sizeof cpath, c->dir, "ckpt", g) || tl_plan_path(rpath, sizeof rpath, c->dir, "result", g))
+        return TL_EINVAL;
+    memcpy(d, job->seed, 32);
+    if (read_exact(cpath, ck, sizeof ck) == 0) {
+        uint64_t ci;
+        uint8_t cd[32];
+        if (tl_ckpt_open(&ci, cd, ck, pi->D, g, job->rkey) == TL_OK && ci <= S) {
+            i = ci;
+            memcpy(d, cd, 32);
+            c->resumed++;
+        }
+        sodium_memzero(cd, sizeof cd);
+    }
+    double every = o->checkpoint_seconds > 0 ? o->checkpoint_seconds : 60;
+    double pint = o->progress_interval > 0 ? o->progress_interval : 0.5;
+    double t0 = tl_now(), last_ck = t0, last_p = t0;
+    uint64_t i_start = i, batch = 1;
+    int rc = TL_OK;
+    while (i < S) {
+        uint64_t n = S - i < batch ? S - i : batch;
+        double a = tl_now();
+        if ((rc = tl_work_steps(w, g, i, n, d))) break;
+        i += n;
+        double now = tl_now();
+        if (now - a < 0.02 && batch < (1u << 22)) batch *= 2;
+        int stop = o->stop && *o->stop;
+        if ((now - last_ck >= every || stop) && i < S) {
+            tl_ckpt_seal(ck, pi->D, g, i, d, job->rkey);
+            if (util_write_file_atomic(cpath, ck, sizeof ck, 1, 0600) != 0) { rc = TL_EIO; break; }
+            last_ck = now;
+        }
+        if (stop) { rc = TL_EINTR; break; }
+        if (show && o->progress && now - last_p >= pint) {
+            last_p = now;
+            tl_progress p = {0};
+            p.hashes_total = S;
+            p.hashes_done = i;
+            p.rate = now > t0 ? (double)(i - i_start) / (now - t0) : 0;
+            p.eta_seconds = p.rate > 0 ? (double)(S - i) / p.rate : -1;
+            p.groups_total = 1;
+            p.group = g;
+            p.step = i;
+            if (o->progress(&p, o->progress_ctx)) {
+                tl_ckpt_seal(ck, pi->D, g, i, d, job->rkey);
+                (void)util_write_file_atomic(cpath, ck, sizeof ck, 1, 0600);
+                rc = TL_EINTR;
+                break;
+            }
+        }
+    }
+    if (rc == TL_OK) rc = tl_result_seal(res, pi->D, g, S, d, job->planner_pk, job->rkey);
+    if (rc == TL_OK) {
+        if (util_write_file_atomic(rpath, res, sizeof res, 1, 0644) != 0) rc = TL_EIO;
+        else (void)unlink(cpath);
+    }
+    sodium_memzero(d, sizeof d);
+    sodium_memzero(ck, sizeof ck);
+    return rc;
+}
+
+int tl_plan_task(const char *dir, uint32_t task, const tl_task_opts *o, tl_task_stats *stats,
+                 char *err, size_t errlen) {
+    if (err && errlen) err[0] = 0;
+    if (!dir || !o || !o->worker_key) return TL_EINVAL;
+    if (sodium_init() < 0) return TL_ERANDOM;
+    tl_plan_info *pi = calloc(1, sizeof *pi);
+    if (!pi) return TL_ENOMEM;
+    tl_task_stats st = {0};
+    tl_job *jobs = NULL;
+    uint32_t *pend = NULL;
+    tl_work *w = NULL;
+    uint8_t wsk[32], wpk[32];
+    char path[PATH_MAX];
+    int rc = tl_plan_info_load(dir, pi, err, errlen);
+    if (rc) goto out;
+    const uint32_t G = pi->pub.groups;
+    const uint64_t S = pi->pub.steps;
+    if (task >= pi->tasks) {
+        set_err(err, errlen, "task index %u out of range (this plan has tasks 0..%u)", task, pi->tasks - 1);
+        rc = TL_EINVAL;
+        goto out;
+    }
+    if ((rc = tl_plan_key_load(o->worker_key, wsk, wpk))) {
+        set_err(err, errlen, "%s: cannot read the worker key: %s", o->worker_key,
+                rc == TL_EIO ? strerror(errno) : tl_strerror(rc));
+        goto out;
+    }
+    if (sodium_memcmp(wpk, pi->worker_pk, 32) != 0) {
+        set_err(err, errlen, "%s: not this plan's worker key", o->worker_key);
+        rc = TL_EAUTH;
+        goto out;
+    }
+    st.first = task * pi->batch + 1;
+    st.last = st.first + pi->batch - 1 < G ? st.first + pi->batch - 1 : G;
+    uint32_t n = st.last - st.first + 1, np = 0;
+    jobs = sodium_malloc(n * sizeof *jobs);
+    pend = calloc(n, sizeof *pend);
+    if (!jobs || !pend) { rc = TL_ENOMEM; goto out; }
+    for (uint32_t g = st.first; g <= st.last; g++) {
+        uint8_t jf[TL_JOB_SIZE], res[TL_RESULT_SIZE];
+        tl_job *j = &jobs[np];
+        if (tl_plan_path(path, sizeof path, dir, "job", g) || read_exact(path, jf, sizeof jf) != 0) {
+            set_err(err, errlen, "group %u: %s: missing or not a job file", g, path);
+            rc = TL_EFORMAT;
+            goto out;
+        }
+        rc = tl_job_open(j, jf, pi->D, g, wsk);
+        if (rc == TL_OK && (j->work != pi->pub.work || j->groups != G || j->steps != S ||
+                            memcmp(j->id, pi->pub.id, 16) || memcmp(j->key, pi->pub.key, 32) ||
+                            memcmp(j->planner_pk, pi->planner_pk, 32)))
+            rc = TL_EFORMAT;
+        if (rc) {
+            set_err(err, errlen, "group %u: %s does not open with this plan's worker key (%s)", g, path,
+                    rc == TL_EAUTH ? "tampered or another plan's" : "another plan's or another group's");
+            goto out;
+        }
+        if (tl_plan_path(path, sizeof path, dir, "result", g) == 0 && read_exact(path, res, sizeof res) == 0 &&
+            tl_result_check(res, pi->D, g, S, j->rkey, NULL) == TL_OK) {
+            st.present++;
+            continue;
+        }
+        pend[np++] = g;
+    }
+    if (np == 0) goto out;
+    tl_mode mode = o->mode >= 0 ? (tl_mode)o->mode : pi->mode;
+    if ((rc = tl_work_new(&w, pi->pub.work, pi->pub.key, mode))) {
+        set_err(err, errlen, "cannot set up the %s work function (%s mode): %s", tl_work_name(pi->pub.work),
+                mode == TL_MODE_FULL ? "full" : "light", tl_strerror(rc));
+        goto out;
+    }
+    run_ctx c = { .dir = dir, .pi = pi, .o = o };
+    if (np == 1) {
+        rc = run_group(&c, w, pend[0], &jobs[0], 1);
+        if (rc) set_err(err, errlen, "group %u: %s", pend[0], rc == TL_EINTR ? "interrupted (checkpointed)" : tl_strerror(rc));
+        else { st.computed = 1; st.resumed = (uint32_t)c.resumed; }
+        goto out;
+    }
+    /* Several groups: one process each, sharing the work function. */
+    pid_t *pids = calloc(np, sizeof *pids);
+    if (!pids) { rc = TL_ENOMEM; goto out; }
+    fflush(NULL);
+    for (uint32_t k = 0; k < np; k++) {
+        pid_t pid = fork();
+        if (pid < 0) { rc = TL_EWORKER; break; }
+        if (pid == 0) {
+            prctl(PR_SET_PDEATHSIG, SIGTERM);
+            for (uint32_t m = 0; m < np; m++) if (m != k) sodium_memzero(&jobs[m], sizeof jobs[m]);
+            sodium_memzero(wsk, sizeof wsk);
+            int r = run_group(&c, w, pend[k], &jobs[k], 0);
+            sodium_memzero(&jobs[k], sizeof jobs[k]);
+            tl_work_free_vm(w);
+            /* exit status = -code: every error code (-1..-214, docs/DESIGN.md) fits in 1..254 */
+            _exit(r == TL_OK ? 0 : r < 0 && r > -255 ? -r : 255);
+        }
+        pids[k] = pid;
+    }
+    int forwarded = 0;
+    for (uint32_t k = 0; k < np; k++) {
+        int status = 0;
+        while (pids[k] > 0 && waitpid(pids[k], &status, 0) < 0) {
+            if (errno != EINTR) { status = -1; break; }
+            if (o->stop && *o->stop && !forwarded) {
+                for (uint32_t m = 0; m < np; m++) if (pids[m] > 0) kill(pids[m], SIGTERM);
+                forwarded = 1;
+            }
+        }
+        if (pids[k] <= 0) continue;
+        if (WIFEXITED(status) && WEXITSTATUS(status) == 0) { st.computed++; continue; }
+        int code = WIFEXITED(status) ? WEXITSTATUS(status) : 0;
+        int r = code > 0 && code < 255 ? -code : TL_EWORKER;
+        if (rc == TL_OK || rc == TL_EINTR) {
+            rc = r;
+            if (WIFSIGNALED(status))
+                set_err(err, errlen, "group %u: its process died (signal %d)", pend[k], WTERMSIG(status));
+            else
+                set_err(err, errlen, "group %u: %s", pend[k], r == TL_EINTR ? "interrupted (checkpointed)" : tl_strerror(r));
+        }
+    }
+    if (rc == TL_OK && o->stop && *o->stop) rc = TL_EINTR;
+    free(pids);
+out:
+    if (w) tl_work_free(w);
+    if (jobs) sodium_free(jobs);
+    free(pend);
+    sodium_memzero(wsk, sizeof wsk);
+    if (pi) { sodium_memzero(pi, sizeof *pi); free(pi); }
+    if (stats) *stats = st;
+    return rc;
+}

@@ -1,0 +1,81 @@
+/* src/lock/plan_internal.h — shared internals of generation on a cluster
+ * (docs/FORMAT.md §Cluster plan): the plan directory's file names, the
+ * plan.json reader, the X25519 key files, and the sealed job, result,
+ * checkpoint and plan-secrets records. */
+#ifndef RXLOCK_PLAN_INTERNAL_H
+#define RXLOCK_PLAN_INTERNAL_H
+#include "tl_internal.h"
+#include <stddef.h>
+#include <stdint.h>
+
+#define TL_JOB_HDR      112
+#define TL_JOB_PT       160
+#define TL_JOB_SIZE     (TL_JOB_HDR + TL_JOB_PT + 16)        /* 288 */
+#define TL_RESULT_HDR   120
+#define TL_RESULT_SIZE  (TL_RESULT_HDR + 48 + 32)           /* 200 */
+#define TL_CKPT_HDR     88
+#define TL_CKPT_SIZE    (TL_CKPT_HDR + 48)                  /* 136 */
+#define TL_SECRETS_HDR  80
+#define TL_SECRETS_ENTRY 88                                 /* nonce 24, seed 32, result key 32 */
+#define TL_PLAN_JSON_MAX (1u << 20)
+
+/* The public plan (plan.json). */
+typedef struct {
+    tl_puzzle pub;            /* the puzzle's header fields; wraps NULL, unsigned */
+    uint8_t  D[32];           /* plan digest = H of the unsigned header */
+    tl_mode  mode;
+    uint32_t batch, tasks;
+    uint8_t  worker_pk[32], planner_pk[32];
+} tl_plan_info;
+
+/* What a task needs for one group (the job file's plaintext). */
+typedef struct {
+    tl_work_type work;
+    tl_mode  mode;
+    uint32_t groups;
+    uint64_t steps;
+    uint8_t  id[16], key[32], planner_pk[32];
+    uint8_t  seed[32];        /* s_g: secret for g > 1 */
+    uint8_t  rkey[32];        /* r_g: authenticates the group's result / checkpoint */
+} tl_job;
+
+/* "DIR/jobs/group-0001.job", "DIR/results/group-0001.result", ".ckpt";
+ * -1 when the path does not fit. */
+int tl_plan_path(char *buf, size_t cap, const char *dir, const char *kind, uint32_t g);
+
+/* plan.json: strict parse (everything bounded, D recomputed and checked). */
+int tl_plan_info_load(const char *dir, tl_plan_info *pi, char *err, size_t errlen);
+int tl_plan_info_json(const tl_plan_info *pi, char **out, size_t *len);
+
+/* X25519 key files ("# ..." lines, then 64 hex digits of the secret key). */
+int tl_plan_key_save(const char *path, const uint8_t sk[32], const char *title, int force);
+int tl_plan_key_load(const char *path, uint8_t sk[32], uint8_t pk[32]);
+
+int  tl_job_seal(uint8_t out[TL_JOB_SIZE], const uint8_t D[32], uint32_t g, const tl_job *j,
+                 const uint8_t worker_pk[32]);
+/* 0, TL_EFORMAT (not a job file / other plan / other group), TL_EAUTH. */
+int  tl_job_open(tl_job *j, const uint8_t in[TL_JOB_SIZE], const uint8_t D[32], uint32_t g,
+                 const uint8_t worker_sk[32]);
+
+int  tl_result_seal(uint8_t out[TL_RESULT_SIZE], const uint8_t D[32], uint32_t g, uint64_t S,
+                    const uint8_t e[32], const uint8_t planner_pk[32], const uint8_t rkey[32]);
+/* Header and MAC only (what a task can check without the planner key).
+ * 0, TL_EFORMAT with *why set, or TL_EAUTH. */
+int  tl_result_check(const uint8_t in[TL_RESULT_SIZE], const uint8_t D[32], uint32_t g, uint64_t S,
+                     const uint8_t rkey[32], const char **why);
+int  tl_result_open(uint8_t e[32], const uint8_t in[TL_RESULT_SIZE], const uint8_t D[32], uint32_t g,
+                    uint64_t S, const uint8_t rkey[32], const uint8_t planner_sk[32], const char **why);
+
+void tl_ckpt_seal(uint8_t out[TL_CKPT_SIZE], const uint8_t D[32], uint32_t g, uint64_t i,
+                  const uint8_t d[32], const uint8_t rkey[32]);
+int  tl_ckpt_open(uint64_t *i, uint8_t d[32], const uint8_t in[TL_CKPT_SIZE], const uint8_t D[32],
+                  uint32_t g, const uint8_t rkey[32]);
+
+/* plan.secrets: x, then (nonce_g, s_g, r_g) for g = 1..G, under a key
+ * derived from the planner's secret key and D. */
+size_t tl_secrets_size(uint32_t G);
+int  tl_secrets_seal(uint8_t *out, const uint8_t D[32], uint32_t G, const uint8_t *pt,
+                     const uint8_t planner_sk[32]);
+int  tl_secrets_open(uint8_t *pt, const uint8_t *in, size_t len, const uint8_t D[32], uint32_t G,
+                     const uint8_t planner_sk[32]);
+#endif

@@ -1,0 +1,301 @@
+# tests/cli/test_cluster.sh — generation on a cluster: rxlock plan / group /
+# assemble.  The generated slurm.sbatch and k8s-job.yaml are validated
+# (bash -n; a YAML parser: kind Job, completionMode Indexed, completions)
+# and executed locally as the engines would: every index its own process
+# with SLURM_ARRAY_TASK_ID / JOB_COMPLETION_INDEX set, out of order, one
+# task killed (kill -9) and re-run, one result tampered, one missing, one
+# moved to another group's name.  The assembled puzzle is byte-identical to
+# `rxlock lock` (test-only deterministic mode) and solves to the planned
+# recipient.  sha3-256 with small steps, plus one small RandomX v2 light case.
+# With RXLOCK_TEST_SLURM=1 (root, Debian slurm packages), tools/slurm-local.sh
+# starts a one-node Slurm and the array job runs for real.
+. tests/cli/lib.sh
+SRC=$PWD
+cd "$TMP" || exit 1
+R=$RXLOCK
+mkdir -p keys bin
+ln -s "$R" bin/rxlock
+publine() { sed -n 's/^# public key: //p' "$1"; }
+# flipbyte FILE OFFSET: invert one byte in place
+flipbyte() { python3 -c 'import sys; p, o = sys.argv[1], int(sys.argv[2]); b = bytearray(open(p, "rb").read()); b[o] ^= 0xff; open(p, "wb").write(b)' "$1" "$2"; }
+HAVE_YAML=0; python3 -c 'import yaml' 2>/dev/null && HAVE_YAML=1
+[ $HAVE_YAML = 1 ] || echo "SKIP YAML checks: python3-yaml is not installed (tools/deps.sh installs it)" >&2
+
+# run_slurm DIR INDEX: what slurmd does for one array task: run the batch
+# script with bash and the task's environment.
+run_slurm() { SLURM_ARRAY_TASK_ID=$2 SLURM_ARRAY_JOB_ID=1 SLURM_JOB_ID=$(( 100 + $2 )) RXLOCK=$R bash "$1/slurm.sbatch"; }
+# k8s_cmd DIR: the pod's command from the manifest, one argument per line,
+# with the volume mounts mapped to their local paths (the plan volume ->
+# DIR, the worker-key Secret -> keys/).
+k8s_cmd() { python3 - "$1" "$TMP/keys" <<'EOF'
+import sys, yaml
+d, keys = sys.argv[1], sys.argv[2]
+doc = yaml.safe_load(open(d + "/k8s-job.yaml"))
+c = doc["spec"]["template"]["spec"]["containers"][0]
+mounts = {m["name"]: m["mountPath"] for m in c["volumeMounts"]}
+def local(s):
+    s = s.replace(mounts["worker-key"], keys)
+    return s.replace(mounts["plan"], d)
+for a in c["command"] + c.get("args", []):
+    print(local(a))
+for e in c.get("env", []):
+    print("ENV", e["name"], local(e["value"]))
+EOF
+}
+# run_k8s DIR INDEX: what the kubelet does for pod INDEX of the Indexed Job.
+run_k8s() {
+  set --  "$1" "$2"
+  cmd=$(k8s_cmd "$1") || return 99
+  envs=$(echo "$cmd" | sed -n 's/^ENV \([^ ]*\) \(.*\)$/\1=\2/p')
+  argv=$(echo "$cmd" | grep -v '^ENV ')
+  # shellcheck disable=SC2086
+  (IFS='
+'; exec env -i PATH="$TMP/bin:/usr/bin:/bin" JOB_COMPLETION_INDEX=$2 $envs $argv)
+}
+
+R=$RXLOCK_TESTBIN   # deterministic test mode: test build only, up to the unset below
+export RXLOCK_TEST_INSECURE=1 RXLOCK_TEST_SEED=0f0e0d0c0b0a09080706050403020100
+# --- plan ------------------------------------------------------------------------
+expect_rc 0 "plan sha3" "$R" plan --work sha3-256 --groups 6 --steps 30000 --planner-key keys/planner.key --worker-key keys/worker.key -o P
+rcp=$(cat "$TMP/.out")
+check "plan prints an age recipient" sh -c "echo '$rcp' | grep -q '^age1'"
+check "plan files" test -f P/plan.json -a -f P/plan.secrets -a -f P/slurm.sbatch -a -f P/k8s-job.yaml -a -d P/results -a -d P/logs
+check "6 job files" test "$(ls P/jobs | wc -l)" -eq 6
+check "planner key 0600" test "$(stat -c %a keys/planner.key)" = 600
+check "worker key 0600" test "$(stat -c %a keys/worker.key)" = 600
+check "plan.secrets 0600" test "$(stat -c %a P/plan.secrets)" = 600
+check "no key in the plan dir" sh -c '! grep -rq "^[0-9a-f]\{64\}$" P'
+check "plan.json: keys public" grep -q "\"planner_public_key\": \"$(publine keys/planner.key)\"" P/plan.json
+expect_rc 1 "plan: no clobber" "$R" plan --work sha3-256 --groups 6 --steps 30000 --planner-key keys/p2.key --worker-key keys/w2.key -o P
+check "plan no clobber: one line" test "$(wc -l < "$TMP/.err")" -eq 1
+check "plan no clobber: key files not written" test ! -e keys/p2.key -a ! -e keys/w2.key
+expect_rc 1 "plan: planner key inside DIR refused" "$R" plan --work sha3-256 --groups 2 --steps 10 --planner-key Q/planner.key --worker-key keys/wq.key -o Q
+mkdir -p Q2
+expect_rc 1 "plan: worker key inside DIR refused" "$R" plan --work sha3-256 --groups 2 --steps 10 --planner-key keys/pq.key --worker-key Q2/w.key -o Q2
+check "inside DIR: says why" grep -q 'must not be inside the plan directory' "$TMP/.err"
+check "inside DIR: no key written" test ! -e keys/pq.key -a ! -e Q2/w.key
+expect_rc 2 "plan: missing --groups" "$R" plan --work sha3-256 --steps 10 --planner-key keys/a --worker-key keys/b -o Q3
+expect_rc 2 "plan: missing keys" "$R" plan --work sha3-256 --groups 2 --steps 10 -o Q3
+expect_rc 2 "plan: batch > groups" "$R" plan --work sha3-256 --groups 2 --steps 10 --batch 3 --planner-key keys/a --worker-key keys/b -o Q3
+
+# --- the scripts: syntax and shape ----------------------------------------------
+check "slurm.sbatch: bash -n" bash -n P/slurm.sbatch
+check "slurm.sbatch: array 0-5" grep -qx '#SBATCH --array=0-5' P/slurm.sbatch
+check "slurm.sbatch: uses SLURM_ARRAY_TASK_ID" grep -q 'group "$RXLOCK_PLAN_DIR" "$SLURM_ARRAY_TASK_ID"' P/slurm.sbatch
+if [ $HAVE_YAML = 1 ]; then
+  check "k8s-job.yaml: Indexed Job, completions 6" python3 -c '
+import sys, yaml
+docs = list(yaml.safe_load_all(open(sys.argv[1])))
+assert len(docs) == 1
+d = docs[0]
+assert d["apiVersion"] == "batch/v1" and d["kind"] == "Job", d
+s = d["spec"]
+assert s["completionMode"] == "Indexed" and s["completions"] == 6 and s["parallelism"] == 6, s
+t = s["template"]["spec"]
+assert t["restartPolicy"] in ("OnFailure", "Never")
+c = t["containers"][0]
+assert c["command"][:2] == ["rxlock", "group"], c
+vols = {v["name"]: v for v in t["volumes"]}
+assert "secret" in vols["worker-key"] and "persistentVolumeClaim" in vols["plan"]
+' P/k8s-job.yaml
+fi
+
+# --- run the Slurm array locally: out of order, one task killed -9 ----------------
+for i in 4 1 5; do run_slurm P $i > "slurm-$i.log" 2>&1 & done
+wait
+check "slurm tasks 4 1 5: results" test -f P/results/group-0005.result -a -f P/results/group-0002.result -a -f P/results/group-0006.result
+expect_rc 1 "assemble with groups missing" "$R" assemble P --planner-key keys/planner.key -o early.json
+check "missing groups named" sh -c "grep -q 'group 1: result missing' '$TMP/.err' && grep -q 'group 3: result missing' '$TMP/.err' && grep -q 'group 4: result missing' '$TMP/.err'"
+check "missing: no puzzle" test ! -e early.json
+# kill -9 one task while it runs (a bigger plan so the kill lands mid-chain)
+expect_rc 0 "plan big" "$R" plan --work sha3-256 --groups 2 --steps 15000000 --planner-key keys/pb.key --worker-key keys/wb.key -o B
+(SLURM_ARRAY_TASK_ID=1 RXLOCK=$R exec bash B/slurm.sbatch > kill.log 2>&1) & kp=$!
+sleep 1
+kill -9 $kp 2>/dev/null; wait $kp 2>/dev/null; krc=$?
+check "killed task: died (rc $krc)" test $krc -ne 0
+check "killed task: no result" test ! -e B/results/group-0002.result
+
+run_slurm P 0 > slurm-0.log 2>&1
+# a task killed with -9 in P: group 3 (index 2), then re-run
+(SLURM_ARRAY_TASK_ID=2 RXLOCK=$R exec bash P/slurm.sbatch > kill2.log 2>&1) & kp=$!
+kill -9 $kp 2>/dev/null; wait $kp 2>/dev/null
+expect_rc 0 "re-run after kill -9" run_slurm P 2
+check "re-run: computed" grep -q '1 computed, 0 already done' "$TMP/.out"
+cp P/results/group-0003.result g3.before
+expect_rc 0 "idempotent re-run" run_slurm P 2
+check "idempotent: already done" grep -q '0 computed, 1 already done' "$TMP/.out"
+check "idempotent: result untouched" cmp P/results/group-0003.result g3.before
+
+# --- the Kubernetes Indexed Job, locally: pod 3 only (JOB_COMPLETION_INDEX) -----
+if [ $HAVE_YAML = 1 ]; then
+  expect_rc 0 "k8s pod index 3" run_k8s "$TMP/P" 3
+  check "k8s pod 3: group 4 computed" grep -q 'task 3 (groups 4..4): 1 computed' "$TMP/.out"
+else
+  expect_rc 0 "group 3 (no YAML parser)" "$R" group P 3 --worker-key keys/worker.key
+fi
+
+# --- assemble: good, then tampered / missing / moved / stray / foreign ----------
+expect_rc 0 "assemble" "$R" assemble P --planner-key keys/planner.key -o puzzle.json
+check "assemble prints the planned recipient" test "$(cat "$TMP/.out")" = "$rcp"
+expect_rc 0 "lock (same test seed)" "$R" lock --work sha3-256 --groups 6 --steps 30000 -o ref.json
+check "assembled puzzle byte-identical to rxlock lock" cmp puzzle.json ref.json
+expect_rc 0 "solve the assembled puzzle" "$R" solve puzzle.json -o id.txt
+check "solves to the planned recipient" test "$(publine id.txt)" = "$rcp"
+expect_rc 1 "assemble: no clobber" "$R" assemble P --planner-key keys/planner.key -o puzzle.json
+
+cp P/results/group-0003.result g3.good
+flipbyte P/results/group-0003.result 130
+expect_rc 1 "tampered result refused" "$R" assemble P --planner-key keys/planner.key -o t.json
+check "tampered: names group 3" grep -q 'group 3: results/group-0003.result not authentic' "$TMP/.err"
+check "tampered: only group 3 named" test "$(grep -c '^rxlock: group' "$TMP/.err")" -eq 1
+check "tampered: no puzzle" test ! -e t.json
+cp g3.good P/results/group-0003.result
+mv P/results/group-0005.result g5.good
+expect_rc 1 "missing result refused" "$R" assemble P --planner-key keys/planner.key -o t.json
+check "missing: names group 5" grep -q 'group 5: result missing' "$TMP/.err"
+check "missing: no puzzle" test ! -e t.json
+cp P/results/group-0002.result P/results/group-0005.result
+expect_rc 1 "result under another group's name refused" "$R" assemble P --planner-key keys/planner.key -o t.json
+check "moved: names group 5" grep -q "group 5: results/group-0005.result holds another group's result" "$TMP/.err"
+mv g5.good P/results/group-0005.result
+cp P/results/group-0002.result P/results/group-2.result
+expect_rc 1 "duplicate result under another name refused" "$R" assemble P --planner-key keys/planner.key -o t.json
+check "duplicate: named" grep -q 'results/group-2.result: unexpected file' "$TMP/.err"
+rm P/results/group-2.result
+# (another test seed: other secrets and keys, same shape)
+RXLOCK_TEST_SEED=1f1e1d1c1b1a19181716151413121110 expect_rc 0 "plan C2 (another plan)" "$R" plan --work sha3-256 --groups 6 --steps 30000 --planner-key keys/pc2.key --worker-key keys/wc2.key -o C2
+RXLOCK_TEST_SEED=1f1e1d1c1b1a19181716151413121110 expect_rc 0 "C2 group 1" "$R" group C2 0 --worker-key keys/wc2.key
+cp C2/results/group-0001.result P/results/group-0001.result.x
+mv P/results/group-0001.result g1.good; mv P/results/group-0001.result.x P/results/group-0001.result
+expect_rc 1 "another plan's result refused" "$R" assemble P --planner-key keys/planner.key -o t.json
+check "foreign: names group 1" grep -q 'group 1: results/group-0001.result belongs to another plan' "$TMP/.err"
+mv g1.good P/results/group-0001.result
+expect_rc 1 "wrong planner key refused" "$R" assemble P --planner-key keys/pc2.key -o t.json
+check "wrong planner key: says so" grep -q 'not this plan' "$TMP/.err"
+cp P/plan.json plan.good
+sed 's/"steps": 30000/"steps": 30001/' plan.good > P/plan.json
+expect_rc 1 "tampered plan.json: assemble refuses" "$R" assemble P --planner-key keys/planner.key -o t.json
+expect_rc 1 "tampered plan.json: group refuses" "$R" group P 0 --worker-key keys/worker.key
+cp plan.good P/plan.json
+expect_rc 0 "assemble again after repairs" "$R" assemble P --planner-key keys/planner.key -o again.json
+check "again: identical" cmp again.json ref.json
+
+# --- group: keys, job files, index -------------------------------------------------
+rm -f P/results/group-0001.result
+expect_rc 1 "wrong worker key" "$R" group P 0 --worker-key keys/wc2.key
+check "wrong worker key: says so" grep -q "not this plan's worker key" "$TMP/.err"
+cp P/jobs/group-0001.job job1.good
+flipbyte P/jobs/group-0001.job 200
+expect_rc 1 "tampered job file" "$R" group P 0 --worker-key keys/worker.key
+check "tampered job: names group 1" grep -q 'group 1: .*group-0001.job does not open' "$TMP/.err"
+cp P/jobs/group-0002.job P/jobs/group-0001.job
+expect_rc 1 "job file of another group" "$R" group P 0 --worker-key keys/worker.key
+cp job1.good P/jobs/group-0001.job
+expect_rc 1 "index out of range" "$R" group P 6 --worker-key keys/worker.key
+check "out of range: says so" grep -q 'out of range' "$TMP/.err"
+expect_rc 2 "no index, no env" env -u SLURM_ARRAY_TASK_ID -u JOB_COMPLETION_INDEX "$R" group P --worker-key keys/worker.key
+expect_rc 2 "no worker key" env -u RXLOCK_WORKER_KEY "$R" group P 0
+RXLOCK_WORKER_KEY=keys/worker.key JOB_COMPLETION_INDEX=0 expect_rc 0 "index and key from the environment" "$R" group P
+
+# --- checkpoints: SIGINT and kill -9 mid-chain, re-run resumes ----------------------
+"$R" group B 0 --worker-key keys/wb.key > int.log 2>&1 & kp=$!
+sleep 1; kill -INT $kp; wait $kp; irc=$?
+check "SIGINT: exit 1" test $irc -eq 1
+check "SIGINT: checkpointed" test -e B/results/group-0001.ckpt
+check "SIGINT: says so" grep -q 'interrupted (checkpointed)' int.log
+rm -f B/results/group-0001.ckpt
+"$R" group B 0 --worker-key keys/wb.key --checkpoint-every 1 > ck.log 2>&1 & kp=$!
+k=0; while [ $k -lt 100 ] && [ ! -e B/results/group-0001.ckpt ]; do sleep 0.1; k=$((k + 1)); done
+kill -9 $kp 2>/dev/null; wait $kp 2>/dev/null
+check "checkpoint written before the kill" test -e B/results/group-0001.ckpt
+check "checkpoint 0600" test "$(stat -c %a B/results/group-0001.ckpt)" = 600
+expect_rc 0 "re-run resumes" "$R" group B 0 --worker-key keys/wb.key
+check "resumed from the checkpoint" grep -q 'resumed from a checkpoint' "$TMP/.out"
+check "checkpoint removed" test ! -e B/results/group-0001.ckpt
+flipbyte B/jobs/group-0002.job 0
+expect_rc 1 "B: job 2 damaged" "$R" group B 1 --worker-key keys/wb.key
+unset RXLOCK_TEST_INSECURE RXLOCK_TEST_SEED
+R=$RXLOCK
+
+# --- batches, real randomness, signed ------------------------------------------------
+expect_rc 0 "plan --batch 3" "$R" plan --work sha3-256 --groups 7 --steps 20000 --batch 3 --planner-key keys/p7.key --worker-key keys/w7.key -o S
+rcp7=$(cat "$TMP/.out")
+check "batch: array 0-2" grep -qx '#SBATCH --array=0-2' S/slurm.sbatch
+check "batch: cpus-per-task 3" grep -qx '#SBATCH --cpus-per-task=3' S/slurm.sbatch
+[ $HAVE_YAML = 1 ] && check "batch: completions 3" python3 -c 'import sys, yaml; d = yaml.safe_load(open(sys.argv[1])); assert d["spec"]["completions"] == 3' S/k8s-job.yaml
+for i in 2 0 1; do run_slurm S $i > "s-$i.log" 2>&1 & done; wait
+check "batch: last task has group 7 only" grep -q 'groups 7..7' s-2.log
+check "batch: 7 results" test "$(ls S/results/*.result | wc -l)" -eq 7
+"$R" keygen-signer -o keys/signer.key > pin.txt
+expect_rc 0 "assemble signed" "$R" assemble S --planner-key keys/p7.key --sign-key keys/signer.key --keep-epoch-key kept.txt -o s.json
+check "signed: recipient" test "$(cat "$TMP/.out")" = "$rcp7"
+expect_rc 0 "verify signed + pin" "$R" verify s.json --signer-pin "$(cat pin.txt)"
+expect_rc 0 "solve signed" "$R" solve s.json --signer-pin "$(cat pin.txt)" -o s-id.txt
+check "signed: solves to the planned recipient" test "$(publine s-id.txt)" = "$rcp7"
+check "kept identity = solved identity" test "$(grep '^AGE-SECRET' kept.txt)" = "$(grep '^AGE-SECRET' s-id.txt)"
+check "not test-only" grep -q '"test_only": false' s.json
+
+# --- a batch task interrupted (SIGTERM, as Slurm preemption): both groups checkpoint ---
+expect_rc 0 "plan batch big" "$R" plan --work sha3-256 --groups 2 --steps 15000000 --batch 2 --planner-key keys/pbb.key --worker-key keys/wbb.key -o BB
+"$R" group BB 0 --worker-key keys/wbb.key > term.log 2>&1 & kp=$!
+sleep 1; kill -TERM $kp; wait $kp; trc=$?
+check "batch SIGTERM: exit 1" test $trc -eq 1
+check "batch SIGTERM: both groups checkpointed" test -e BB/results/group-0001.ckpt -a -e BB/results/group-0002.ckpt
+check "batch SIGTERM: no result yet" test ! -e BB/results/group-0001.result -a ! -e BB/results/group-0002.result
+expect_rc 0 "batch re-run" "$R" group BB 0 --worker-key keys/wbb.key
+check "batch re-run: 2 computed" grep -q 'groups 1..2): 2 computed' "$TMP/.out"
+check "batch re-run: checkpoints removed" test ! -e BB/results/group-0001.ckpt -a ! -e BB/results/group-0002.ckpt
+expect_rc 0 "batch assemble" "$R" assemble BB --planner-key keys/pbb.key -o bb.json
+# --force replaces a plan (new keys, old results cleared)
+expect_rc 1 "plan over a plan without --force" "$R" plan --work sha3-256 --groups 3 --steps 100 --planner-key keys/pbb.key --worker-key keys/wbb.key -o BB
+expect_rc 0 "plan --force" "$R" plan --work sha3-256 --groups 3 --steps 100 --force --planner-key keys/pbb.key --worker-key keys/wbb.key -o BB
+check "--force: old results cleared" test "$(ls BB/results | wc -l)" -eq 0
+check "--force: 3 job files" test "$(ls BB/jobs | wc -l)" -eq 3
+expect_rc 0 "help plan" "$R" help plan
+expect_rc 0 "help group" "$R" group --help
+check "group usage mentions SLURM_ARRAY_TASK_ID" grep -q SLURM_ARRAY_TASK_ID "$TMP/.out"
+expect_rc 0 "help assemble" "$R" help assemble
+
+# --- RandomX v2, light, small ----------------------------------------------------
+if "$R" hash --v2 --key 74657374206b657920303030 --input 5468697320697320612074657374 2>/dev/null | grep -q '^22ec6b86'; then
+  R=$RXLOCK_TESTBIN
+  export RXLOCK_TEST_INSECURE=1 RXLOCK_TEST_SEED=a0a1a2a3a4a5a6a7a8a9aaabacadaeaf
+  expect_rc 0 "plan v2 light" "$R" plan --work randomx-v2 --mode light --groups 2 --steps 3 --planner-key keys/pv.key --worker-key keys/wv.key -o V
+  rcpv=$(cat "$TMP/.out")
+  for i in 1 0; do run_slurm V $i > "v-$i.log" 2>&1 & done; wait
+  expect_rc 0 "assemble v2" "$R" assemble V --planner-key keys/pv.key -o v.json
+  expect_rc 0 "lock v2 (same seed)" "$R" lock --work randomx-v2 --mode light --groups 2 --steps 3 --workers 1 -o vref.json
+  check "v2: byte-identical to rxlock lock" cmp v.json vref.json
+  expect_rc 0 "solve v2" "$R" solve v.json --mode light -o v-id.txt
+  check "v2: solves to the planned recipient" test "$(publine v-id.txt)" = "$rcpv"
+  unset RXLOCK_TEST_INSECURE RXLOCK_TEST_SEED
+  R=$RXLOCK
+else
+  echo "SKIP RandomX v2 case: the engine does not reproduce the reference vector" >&2
+fi
+
+# --- a real one-node Slurm (opt-in: RXLOCK_TEST_SLURM=1, root, Debian packages) ---
+if [ "${RXLOCK_TEST_SLURM:-0}" = 1 ]; then
+  export SLURM_CONF=${RXLOCK_SLURM_DIR:-/tmp/rxlock-slurm}/slurm.conf
+  started=0
+  if sinfo -h >/dev/null 2>&1 || { sh "$SRC/tools/slurm-local.sh" start > slurm-start.log 2>&1 && started=1; }; then
+    expect_rc 0 "slurm: plan" "$R" plan --work sha3-256 --groups 4 --steps 20000 --planner-key keys/ps.key --worker-key keys/ws.key -o SL
+    rcps=$(cat "$TMP/.out")
+    expect_rc 0 "slurm: sbatch --wait (array 0-3)" env RXLOCK="$R" timeout 300 sbatch --wait SL/slurm.sbatch
+    check "slurm: 4 results" test "$(ls SL/results/*.result | wc -l)" -eq 4
+    check "slurm: per-task logs" test -f "$(ls SL/logs/slurm-*_3.out | head -n 1)"
+    rm SL/results/group-0003.result
+    expect_rc 0 "slurm: resubmit the whole array (idempotent)" env RXLOCK="$R" timeout 300 sbatch --wait SL/slurm.sbatch
+    check "slurm: only group 3 recomputed" test "$(cat SL/logs/slurm-*.out | grep -c '1 computed')" -eq 5
+    expect_rc 0 "slurm: assemble" "$R" assemble SL --planner-key keys/ps.key -o sl.json
+    expect_rc 0 "slurm: solve" "$R" solve sl.json -o sl-id.txt
+    check "slurm: solves to the planned recipient" test "$(publine sl-id.txt)" = "$rcps"
+    [ $started = 1 ] && sh "$SRC/tools/slurm-local.sh" stop > /dev/null 2>&1
+  else
+    echo "SKIP real Slurm: tools/slurm-local.sh could not start the daemons:" >&2
+    tail -n 3 slurm-start.log >&2
+  fi
+else
+  echo "SKIP real Slurm array job: opt-in with RXLOCK_TEST_SLURM=1 (root; sh tools/slurm-local.sh install)" >&2
+fi
+summary

@@ -1,0 +1,197 @@
+/* tests/test_lock_plan.c — generation on a cluster (src/lock/plan*.c,
+ * group.c, assemble.c): the sealed job / result / checkpoint / secrets
+ * records open only with the right key, plan, group and bytes; a whole
+ * plan -> tasks -> assemble run gives exactly tl_generate's puzzle for the
+ * same (test-mode) secrets; no secret (s_2..s_G, x) appears in clear in
+ * any file of the plan directory; a missing group is reported by number. */
+#include "test.h"
+#include "lock/plan_internal.h"
+#include "rxlock/rxlock.h"
+#include <dirent.h>
+#include <sodium.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+static uint8_t D[32], D2[32], wsk[32], wpk[32], psk[32], ppk[32], rkey[32];
+
+static void setup(void) {
+    randombytes_buf(D, 32);
+    randombytes_buf(D2, 32);
+    randombytes_buf(wsk, 32);
+    randombytes_buf(psk, 32);
+    randombytes_buf(rkey, 32);
+    crypto_scalarmult_base(wpk, wsk);
+    crypto_scalarmult_base(ppk, psk);
+}
+
+static void t_job(void) {
+    tl_job j = { .work = TL_WORK_SHA3_256, .mode = TL_MODE_FULL, .groups = 9, .steps = 12345 }, back;
+    randombytes_buf(j.seed, 32);
+    randombytes_buf(j.rkey, 32);
+    randombytes_buf(j.key, 32);
+    memcpy(j.planner_pk, ppk, 32);
+    uint8_t f[TL_JOB_SIZE], bad[TL_JOB_SIZE], osk[32];
+    CHECK(tl_job_seal(f, D, 4, &j, wpk) == TL_OK);
+    CHECK(memmem(f, sizeof f, j.seed, 32) == NULL);
+    CHECK(tl_job_open(&back, f, D, 4, wsk) == TL_OK);
+    CHECK_MEM(back.seed, j.seed, 32);
+    CHECK_MEM(back.rkey, j.rkey, 32);
+    CHECK(back.groups == 9 && back.steps == 12345 && back.work == TL_WORK_SHA3_256 && back.mode == TL_MODE_FULL);
+    CHECK(tl_job_open(&back, f, D, 5, wsk) == TL_EFORMAT);      /* another group */
+    CHECK(tl_job_open(&back, f, D2, 4, wsk) == TL_EFORMAT);     /* another plan */
+    randombytes_buf(osk, 32);
+    CHECK(tl_job_open(&back, f, D, 4, osk) == TL_EAUTH);        /* another key */
+    CHECK(tl_job_open(&back, f, D, 4, psk) == TL_EAUTH);        /* the planner key does not open jobs */
+    for (size_t off = 56; off < TL_JOB_SIZE; off += 23) {       /* eph key, nonce, ciphertext, tag */
+        memcpy(bad, f, sizeof bad);
+        bad[off] ^= 1;
+        CHECK(tl_job_open(&back, bad, D, 4, wsk) != TL_OK);
+    }
+}
+
+static void t_result(void) {
+    uint8_t e[32], got[32], f[TL_RESULT_SIZE], bad[TL_RESULT_SIZE], other[32];
+    const char *why = NULL;
+    randombytes_buf(e, 32);
+    randombytes_buf(other, 32);
+    CHECK(tl_result_seal(f, D, 3, 1000, e, ppk, rkey) == TL_OK);
+    CHECK(memmem(f, sizeof f, e, 32) == NULL);
+    CHECK(tl_result_check(f, D, 3, 1000, rkey, NULL) == TL_OK);
+    CHECK(tl_result_open(got, f, D, 3, 1000, rkey, psk, NULL) == TL_OK);
+    CHECK_MEM(got, e, 32);
+    CHECK(tl_result_check(f, D, 3, 1000, other, &why) == TL_EAUTH);       /* forged without r_g */
+    CHECK(why && strstr(why, "not authentic"));
+    CHECK(tl_result_check(f, D, 2, 1000, rkey, &why) == TL_EFORMAT && strstr(why, "another group"));
+    CHECK(tl_result_check(f, D2, 3, 1000, rkey, &why) == TL_EFORMAT && strstr(why, "another plan"));
+    CHECK(tl_result_check(f, D, 3, 1001, rkey, &why) == TL_EFORMAT && strstr(why, "steps"));
+    CHECK(tl_result_open(got, f, D, 3, 1000, rkey, wsk, NULL) == TL_EAUTH); /* only the planner reads it */
+    for (size_t off = 0; off < TL_RESULT_SIZE; off += 7) {
+        memcpy(bad, f, sizeof bad);
+        bad[off] ^= 0x80;
+        CHECK(tl_result_open(got, bad, D, 3, 1000, rkey, psk, NULL) != TL_OK);
+    }
+}
+
+static void t_ckpt_secrets(void) {
+    uint8_t d[32], got[32], f[TL_CKPT_SIZE];
+    uint64_t i = 0;
+    randombytes_buf(d, 32);
+    tl_ckpt_seal(f, D, 7, 777, d, rkey);
+    CHECK(memmem(f, sizeof f, d, 32) == NULL);
+    CHECK(tl_ckpt_open(&i, got, f, D, 7, rkey) == TL_OK && i == 777);
+    CHECK_MEM(got, d, 32);
+    CHECK(tl_ckpt_open(&i, got, f, D, 8, rkey) != TL_OK);
+    CHECK(tl_ckpt_open(&i, got, f, D2, 7, rkey) != TL_OK);
+    f[60] ^= 1;                                   /* the step count is authenticated */
+    CHECK(tl_ckpt_open(&i, got, f, D, 7, rkey) == TL_EAUTH);
+
+    const uint32_t G = 3;
+    size_t ptlen = 32 + G * TL_SECRETS_ENTRY, len = tl_secrets_size(G);
+    uint8_t pt[32 + 3 * TL_SECRETS_ENTRY], back[sizeof pt], *blob = malloc(len);
+    randombytes_buf(pt, sizeof pt);
+    CHECK(blob && tl_secrets_seal(blob, D, G, pt, psk) == TL_OK);
+    CHECK(memmem(blob, len, pt, 32) == NULL);
+    CHECK(tl_secrets_open(back, blob, len, D, G, psk) == TL_OK);
+    CHECK_MEM(back, pt, ptlen);
+    CHECK(tl_secrets_open(back, blob, len, D2, G, psk) != TL_OK);   /* bound to plan.json's digest */
+    CHECK(tl_secrets_open(back, blob, len, D, G, wsk) == TL_EAUTH);
+    CHECK(tl_secrets_open(back, blob, len - 1, D, G, psk) == TL_EFORMAT);
+    free(blob);
+}
+
+/* Does any file under dir contain the 32 bytes v? */
+static int dir_holds(const char *dir, const uint8_t v[32]) {
+    DIR *d = opendir(dir);
+    struct dirent *de;
+    int found = 0;
+    while (d && !found && (de = readdir(d))) {
+        char p[4096];
+        struct stat st;
+        if (de->d_name[0] == '.') continue;
+        snprintf(p, sizeof p, "%s/%s", dir, de->d_name);
+        if (stat(p, &st) != 0) continue;
+        if (S_ISDIR(st.st_mode)) { found = dir_holds(p, v); continue; }
+        FILE *fp = fopen(p, "rb");
+        uint8_t *buf = malloc((size_t)st.st_size + 1);
+        size_t n = fp && buf ? fread(buf, 1, (size_t)st.st_size, fp) : 0;
+        char hex[65];
+        for (int k = 0; k < 32; k++) snprintf(hex + 2 * k, 3, "%02x", v[k]);
+        found = memmem(buf, n, v, 32) != NULL || memmem(buf, n, hex, 64) != NULL;
+        if (fp) fclose(fp);
+        free(buf);
+    }
+    if (d) closedir(d);
+    return found;
+}
+
+static void on_report(const char *msg, void *ctx) {
+    char *last = ctx;
+    snprintf(last, 256, "%s", msg);
+}
+
+static void t_plan_roundtrip(void) {
+    char tmpl[] = "/tmp/rxlock-plan-XXXXXX";
+    char *base = mkdtemp(tmpl);
+    CHECK(base != NULL);
+    if (!base) return;
+    char dir[256], pkey[256], wkey[256], err[512], last[256] = "";
+    snprintf(dir, sizeof dir, "%s/plan", base);
+    snprintf(pkey, sizeof pkey, "%s/planner.key", base);
+    snprintf(wkey, sizeof wkey, "%s/worker.key", base);
+    setenv("RXLOCK_TEST_INSECURE", "1", 1);
+    setenv("RXLOCK_TEST_SEED", "5566778899aabbccddeeff0011223344", 1);
+    tl_params p = { .work = TL_WORK_SHA3_256, .groups = 5, .steps = 3000, .rate_source = "none" };
+    tl_plan_opts po = { .planner_key = pkey, .worker_key = wkey, .batch = 2 };
+    uint8_t pk[32], pk2[32], pk3[32], x[32];
+    CHECK(tl_plan_create(&p, &po, dir, pk, err, sizeof err) == TL_OK);
+    /* Assemble before any task ran: every group reported missing. */
+    tl_assemble_opts ao = { .planner_key = pkey, .report = on_report, .report_ctx = last };
+    char *json = NULL, *ref = NULL;
+    size_t len = 0, rlen = 0;
+    CHECK(tl_plan_assemble(dir, &ao, &json, &len, pk2, NULL, err, sizeof err) == TL_EAUTH && json == NULL);
+    CHECK(strstr(last, "group 5: result missing") != NULL);
+    tl_task_opts to = { .worker_key = wkey, .mode = -1 };
+    tl_task_stats st;
+    for (uint32_t t = 3; t-- > 0;) {
+        CHECK(tl_plan_task(dir, t, &to, &st, err, sizeof err) == TL_OK);
+        CHECK(st.first == 2 * t + 1 && st.last == (t == 2 ? 5 : 2 * t + 2) && st.computed == st.last - st.first + 1);
+    }
+    CHECK(tl_plan_task(dir, 1, &to, &st, err, sizeof err) == TL_OK && st.computed == 0 && st.present == 2);
+    CHECK(tl_plan_task(dir, 3, &to, &st, err, sizeof err) == TL_EINVAL);
+    CHECK(tl_plan_assemble(dir, &ao, &json, &len, pk2, x, err, sizeof err) == TL_OK);
+    CHECK_MEM(pk2, pk, 32);
+    tl_gen_opts go = { .workers = 1 };
+    CHECK(tl_generate(&p, &go, &ref, &rlen, pk3, NULL) == TL_OK);
+    CHECK(json && ref && len == rlen && memcmp(json, ref, len) == 0);
+    /* No secret in clear anywhere in the plan directory. */
+    uint8_t s[32];
+    CHECK(dir_holds(dir, x) == 0);
+    for (uint32_t g = 1; g <= 5; g++) {
+        tl_random(s, 32, "seed", g);
+        CHECK(dir_holds(dir, s) == (g == 1));     /* s_1 is public (plan.json) */
+    }
+    tl_puzzle *pz = NULL;
+    uint8_t x2[32];
+    CHECK(json && tl_puzzle_parse(json, len, &pz, NULL, 0) == TL_OK);
+    tl_solve_opts so = {0};
+    CHECK(pz && tl_solve(pz, &so, x2, NULL) == TL_OK);
+    CHECK_MEM(x2, x, 32);
+    tl_puzzle_free(pz);
+    free(json);
+    free(ref);
+    unsetenv("RXLOCK_TEST_INSECURE");
+    unsetenv("RXLOCK_TEST_SEED");
+    char cmd[600];
+    snprintf(cmd, sizeof cmd, "rm -rf '%s'", base);
+    CHECK(system(cmd) == 0);
+}
+
+int main(void) {
+    if (sodium_init() < 0) return 1;
+    setup();
+    RUN(t_job);
+    RUN(t_result);
+    RUN(t_ckpt_secrets);
+    RUN(t_plan_roundtrip);
+    return test_summary();
+}
