@@ -18,14 +18,20 @@
  * caller's.  fprc 0/1/2/3 (nearest/down/up/zero) is RMode 0/2/1/3: the
  * two bits reversed, computed as RBIT + LSR #30.
  *
- * Code buffer (execmem.c, strict W^X): page 0 holds the entry and the exit,
- * written once by rx_jit_new; the following pages hold the current
- * program's loop.  rx_jit_compile builds it in a private staging buffer,
- * opens only the pages it covers RW, copies, cleans the caches for that
- * range (__builtin___clear_cache: DC CVAU + IC IVAU) and seals the pages RX
- * again.  Every mprotect is checked; a failure is returned and the JIT does
- * not run until a later compile succeeds.  rx_jit_free wipes the code, the
- * staging buffer and the register copies.
+ * Code buffer (execmem.c, strict W^X), in pages of the system's size P:
+ *   page 0 entry/exit (RX) | page 1 guard (none) | program region,
+ *   ceil(STAGE_CAP / P) pages (RX while in use, none beyond) | guard (none).
+ * The entry and exit are written once by rx_jit_new.  The guards keep the
+ * program pages a mapping (VMA) of their own, so each compile flips a whole
+ * mapping RW and back RX: no VMA split or merge per mprotect (the x86-64
+ * JIT's scheme).  rx_jit_compile builds the loop in a private staging
+ * buffer, opens the program pages RW (none -> RW the first time), rewrites
+ * them whole (code, then UDF #0 words to the page end), cleans the caches
+ * for the rewritten range (__builtin___clear_cache: DC CVAU + IC IVAU) and
+ * seals them RX.  The program's page count only grows, so the same mapping
+ * is flipped each time.  Every mprotect is checked; a failure is returned
+ * and the JIT does not run until a later compile succeeds.  rx_jit_free
+ * wipes the code, the staging buffer and the register copies.
  *
  * Compiles to nothing unless __aarch64__. */
 #if defined(__aarch64__)
@@ -109,8 +115,11 @@ struct rx_jit {
     rx_execmem mem;
     unsigned flags;
     int v2, soft_aes, full;
-    int ready;                 /* a program is compiled and sealed */
-    size_t prog_off;           /* first program byte: one page in  */
+    int ready;                 /* a program is compiled and sealed   */
+    size_t page;               /* system page size                   */
+    size_t prog_off;           /* first program byte: two pages in   */
+    size_t prog_cap;           /* program region: whole pages        */
+    size_t prog_pages;         /* program pages in use (RX)          */
     size_t epilogue_off;
     _Alignas(16) uint8_t stage[STAGE_CAP];
     struct rx_jit_ctx ctx;
@@ -473,16 +482,21 @@ int rx_jit_new(rx_jit **out, unsigned flags) {
     j->v2 = (flags & RX_FLAG_V2) != 0;
     j->soft_aes = soft;
     j->full = (flags & RX_FLAG_FULL) != 0;
-    j->prog_off = page;
-    int rc = rx_execmem_init(&j->mem, page + STAGE_CAP);
+    j->page = page;
+    j->prog_off = 2 * page;
+    j->prog_cap = (STAGE_CAP + page - 1) / page * page;
+    size_t size = j->prog_off + j->prog_cap + page;      /* + the trailing guard */
+    int rc = rx_execmem_init(&j->mem, size);
     if (rc) { free(j); return rc; }
-    if (j->mem.page != page) { rx_jit_free(j); return RX_EINTERNAL; }
+    if (j->mem.page != page || j->mem.size != size) { rx_jit_free(j); return RX_EINTERNAL; }
     ae_buf b;
     ae_init(&b, j->mem.base, page);
     j->epilogue_off = emit_entry(&b, j->prog_off);
     if (!ae_ok(&b)) { rx_jit_free(j); return RX_EINTERNAL; }
     clear_icache(j->mem.base, b.len);
+    /* page 0 RX; the guards and the unused program region no access */
     rc = rx_execmem_seal(&j->mem);
+    if (rc == 0) rc = rx_execmem_forbid(&j->mem, page, size - page);
     if (rc) { rx_jit_free(j); return rc; }
     struct rx_jit_ctx *c = &j->ctx;
     c->emask_and[0] = c->emask_and[1] = 0x00FFFFFFFFFFFFFFull;
@@ -504,11 +518,19 @@ static int compile_raw(rx_jit *jit, const struct rx_instr *code, unsigned n, con
     emit_program(&b, code, n, rr, jit->v2, jit->soft_aes, jit->full, jit->prog_off, jit->epilogue_off);
     if (!ae_ok(&b)) return RX_EINTERNAL;
     RX_PROF_T(t1);
-    int rc = rx_execmem_open(&jit->mem, jit->prog_off, b.len);
+    /* the whole program mapping: the pages in use so far, more if needed */
+    size_t pages = (b.len + jit->page - 1) / jit->page;
+    if (pages < jit->prog_pages) pages = jit->prog_pages;
+    size_t span = pages * jit->page;
+    if (span > jit->prog_cap) return RX_EINTERNAL;
+    int rc = rx_execmem_open(&jit->mem, jit->prog_off, span);
     if (rc) return rc;
     RX_PROF_T(t2);
-    memcpy(jit->mem.base + jit->prog_off, jit->stage, b.len);
-    clear_icache(jit->mem.base + jit->prog_off, b.len);
+    uint8_t *dst = jit->mem.base + jit->prog_off;
+    memcpy(dst, jit->stage, b.len);
+    memset(dst + b.len, 0, span - b.len);     /* UDF #0: traps if ever reached */
+    jit->prog_pages = pages;
+    clear_icache(dst, span);
     RX_PROF_T(t3);
     rc = rx_execmem_seal(&jit->mem);
     if (rc) return rc;
