@@ -8,9 +8,16 @@
  *  - official whole-hash vectors (randomx-v1/v2.tsv, both keys) through rx_vm
  *    with the JIT, hard and soft AES;
  *  - W^X (no mapping writable and executable), injected mprotect failures at
- *    compile (returned, JIT refuses to run, next compile works), wipe on free.
+ *    compile (returned, JIT refuses to run, next compile works), wipe on free;
+ *  - the code buffer's layout in /proc/self/maps: entry page RX, guard page,
+ *    program pages RX in a mapping of their own, guard; recompiling flips
+ *    that same mapping; never rwx.  Injected failures at the program
+ *    mapping's open and seal (first program or mid-hash) fail rx_vm_hash
+ *    with zeroed output, and the JIT's creation fails on a failed guard.
  * The JIT parts run wherever rx_jit_supported() (the x86-64 JIT gets the
  * same differential test, with fewer programs); the emitter part everywhere.
+ *  - the backends' shared helpers (jit_common.c): AES choice, argument
+ *    checks, register copies, the per-JIT phase profile.
  * RXLOCK_TEST_QUICK=1 (sanitizers, qemu) shrinks the light-mode part. */
 #include "test.h"
 #include "rxlock/rx.h"
@@ -433,6 +440,236 @@ static void t_wx_faults_wipe(void) {
     memcpy(g_spB, g_spA, RX_SCRATCHPAD_L3);   /* the differential tests start equal */
 }
 
+/* ---- the code buffer's layout (guard pages) --------------------------- */
+struct map_ent { uintptr_t lo, hi; char perm[5]; int anon; };
+
+static int read_maps(struct map_ent *m, int cap) {
+    FILE *fp = fopen("/proc/self/maps", "r");
+    if (!fp) return -1;
+    char line[512];
+    int n = 0;
+    while (n < cap && fgets(line, sizeof line, fp)) {
+        unsigned long lo, hi;
+        char perm[5];
+        int used = 0;
+        if (sscanf(line, "%lx-%lx %4s %*s %*s %*s%n", &lo, &hi, perm, &used) != 3 || used <= 0) continue;
+        const char *path = line + used;
+        while (*path == ' ') path++;
+        m[n].lo = lo; m[n].hi = hi;
+        memcpy(m[n].perm, perm, 5);
+        m[n].anon = *path == '\n' || *path == 0;
+        n++;
+    }
+    fclose(fp);
+    return n;
+}
+
+/* Anonymous, contiguous runs "r-xp | ---p (one page) | r-xp | ---p": a JIT
+ * with a compiled program (entry page, guard, program mapping, unused
+ * program pages + trailing guard).  Returns how many there are; the last
+ * one's program mapping in [*prog_lo, *prog_hi).  *entry_only counts runs
+ * "r-xp | ---p" whose no-access part spans the whole rest of a code buffer
+ * that has no program yet (at least three pages). */
+static int jit_layouts(uintptr_t *prog_lo, uintptr_t *prog_hi, int *entry_only) {
+    static struct map_ent m[4096];
+    int n = read_maps(m, 4096), found = 0;
+    size_t pg = (size_t)sysconf(_SC_PAGESIZE);
+    if (entry_only) *entry_only = 0;
+    for (int i = 0; i + 1 < n; i++) {
+        struct map_ent *a = &m[i], *g = &m[i + 1];
+        if (!a->anon || !g->anon || strcmp(a->perm, "r-xp") || strcmp(g->perm, "---p") || g->lo != a->hi) continue;
+        if (entry_only && g->hi - g->lo >= 3 * pg) (*entry_only)++;
+        if (i + 3 >= n || g->hi - g->lo != pg) continue;
+        struct map_ent *p = &m[i + 2], *t = &m[i + 3];
+        if (!p->anon || !t->anon || strcmp(p->perm, "r-xp") || strcmp(t->perm, "---p") ||
+            p->lo != g->hi || t->lo != p->hi) continue;
+        found++;
+        if (prog_lo) *prog_lo = p->lo;
+        if (prog_hi) *prog_hi = p->hi;
+    }
+    return found;
+}
+
+static int g_fail_nth, g_fail_count;
+static int fault_hook_nth(int site) {   /* fail the g_fail_nth call at g_fail_site */
+    return site == g_fail_site && ++g_fail_count == g_fail_nth;
+}
+
+static void t_guard_layout(void) {
+    if (!rx_jit_supported()) return;
+    if (!g_ds) g_ds = map_fake_dataset();
+    CHECK(g_ds != NULL);
+    if (!g_ds) return;
+    int before_entry = 0;
+    int before = jit_layouts(NULL, NULL, &before_entry);
+    rx_jit *jit = NULL;
+    CHECK(rx_jit_new(&jit, RX_FLAG_V2 | RX_FLAG_FULL | RX_FLAG_SOFT_AES) == 0 && jit);
+    if (!jit) return;
+    int entry = 0;
+    CHECK(jit_layouts(NULL, NULL, &entry) == before);   /* no program pages yet */
+    CHECK(entry == before_entry + 1);                    /* entry RX, all the rest no access */
+    CHECK(maps_wx() == 0);
+    struct rx_program *prog = calloc(1, sizeof *prog);
+    if (!prog) { rx_jit_free(jit); CHECK(prog != NULL); return; }
+    uint8_t bytes[RX_PROGRAM_BYTES(RX_PROGRAM_SIZE_V2)];
+    struct rx_vm_state st;
+    uintptr_t lo = 0, hi = 0, lo2 = 0, hi2 = 0;
+    for (int k = 0; k < 3; k++) {
+        rnd_bytes(bytes, sizeof bytes);
+        rx_program_parse(prog, bytes, RX_PROGRAM_SIZE_V2);
+        memset(&st, 0, sizeof st);
+        rx_vm_state_configure(&st, prog);
+        st.version = 2; st.program_size = RX_PROGRAM_SIZE_V2; st.iterations = 2;
+        st.scratchpad = g_spA; st.dataset = g_ds;
+        CHECK(rx_jit_compile(jit, prog, &st) == 0);
+        CHECK(rx_jit_run(jit, &st) == 0);
+        CHECK(jit_layouts(k ? &lo2 : &lo, k ? &hi2 : &hi, NULL) == before + 1);
+        CHECK(maps_wx() == 0);
+        /* the program pages are one mapping, the same one every compile
+         * (it may only grow) */
+        if (k) CHECK(lo2 == lo && hi2 >= hi);
+        if (k) hi = hi2;
+    }
+    CHECK(lo != 0 && hi > lo);
+    rx_jit_free(jit);
+    CHECK(jit_layouts(NULL, NULL, NULL) == before);
+    /* a failed guard (no-access mprotect) fails the JIT's creation */
+    int (*old)(int) = rx_execmem_fault_hook;
+    rx_execmem_fault_hook = fault_hook;
+    g_fail_site = RX_EXECMEM_SITE_NONE;
+    jit = (rx_jit *)(uintptr_t)1;
+    CHECK(rx_jit_new(&jit, RX_FLAG_V2 | RX_FLAG_FULL | RX_FLAG_SOFT_AES) == RX_EPROT && jit == NULL);
+    g_fail_site = 0;
+    rx_execmem_fault_hook = old;
+    CHECK(maps_wx() == 0);
+    free(prog);
+    memcpy(g_spB, g_spA, RX_SCRATCHPAD_L3);
+}
+
+/* Injected failures at the program mapping's open and seal, at the first
+ * program and mid-hash: rx_vm_hash fails and leaves zeros; without them the
+ * same VM gives the official vector. */
+static void t_hash_faults(void) {
+    if (!rx_jit_supported()) return;
+    CHECK(get_cache() != NULL);
+    if (!g_cache) return;
+    static const uint8_t in[] = "This is a test";
+    uint8_t want[32], out[32], zero[32] = {0};
+    CHECK(test_unhex("22ec6b861b3eb23686b2efbad69513c967ecfce80983df66c9c5b4fbfb4cdb6f", want, 32) == 32);
+    rx_vm *vm = NULL;
+    CHECK(rx_vm_new(&vm, RX_FLAG_V2 | RX_FLAG_JIT | RX_FLAG_SECURE | RX_FLAG_SOFT_AES, g_cache, NULL) == 0 && vm);
+    if (!vm) return;
+    CHECK(rx_vm_flags(vm) & RX_FLAG_JIT);
+    int (*old)(int) = rx_execmem_fault_hook;
+    static const int sites[2] = { RX_EXECMEM_SITE_OPEN, RX_EXECMEM_SITE_SEAL };
+    static const int nth[2] = { 1, 5 };   /* the first program's call; the fifth program's */
+    for (int s = 0; s < 2; s++)
+        for (int k = 0; k < 2; k++) {
+            memset(out, 0xAA, sizeof out);
+            g_fail_site = sites[s]; g_fail_nth = nth[k]; g_fail_count = 0;
+            rx_execmem_fault_hook = fault_hook_nth;
+            int rc = rx_vm_hash(vm, in, sizeof in - 1, out);
+            rx_execmem_fault_hook = old;
+            CHECK(rc == RX_EPROT);
+            CHECK(g_fail_count >= nth[k]);
+            CHECK_MEM(out, zero, 32);
+            CHECK(maps_wx() == 0);
+            CHECK(rx_vm_hash(vm, in, sizeof in - 1, out) == 0);   /* recovers */
+            CHECK_MEM(out, want, 32);
+        }
+    g_fail_site = 0;
+    rx_vm_free(vm);
+}
+
+/* ---- the backends' shared helpers (jit_common.c) ------------------------ */
+static void t_common(void) {
+    int soft = -1;
+    CHECK(rx_jit_choose_aes(RX_FLAG_SOFT_AES, &soft) == 0 && soft == 1);
+    CHECK(rx_jit_choose_aes(RX_FLAG_SOFT_AES | RX_FLAG_HARD_AES, &soft) == RX_EINVAL);
+    CHECK(rx_jit_choose_aes(0, NULL) == RX_EINVAL);
+    soft = -1;
+    CHECK(rx_jit_choose_aes(0, &soft) == 0 && soft == !rx_cpu_has_hw_aes());
+    soft = -1;
+    CHECK(rx_jit_choose_aes(RX_FLAG_HARD_AES, &soft) == (rx_cpu_has_hw_aes() ? 0 : RX_ENOTSUP));
+    if (rx_cpu_has_hw_aes()) CHECK(soft == 0);
+    /* argument checks */
+    static struct rx_program prog;
+    struct rx_vm_state st;
+    memset(&st, 0, sizeof st);
+    uint8_t sp[64];
+    prog.count = RX_PROGRAM_SIZE_V2;
+    st.version = 2;
+    CHECK(rx_jit_check_compile(&prog, &st, 1) == 0);
+    CHECK(rx_jit_check_compile(&prog, &st, 0) == RX_EINVAL);
+    CHECK(rx_jit_check_compile(NULL, &st, 1) == RX_EINVAL);
+    prog.count = RX_PROGRAM_SIZE_V1;
+    CHECK(rx_jit_check_compile(&prog, &st, 1) == RX_EINVAL);
+    CHECK(rx_jit_check_run(&st, 1, 1) == RX_EINVAL);            /* no scratchpad */
+    st.scratchpad = sp;
+    CHECK(rx_jit_check_run(&st, 1, 1) == RX_ESTATE);            /* no dataset */
+    CHECK(rx_jit_check_run(&st, 1, 0) == RX_ESTATE);            /* no cache */
+    st.dataset = sp;
+    CHECK(rx_jit_check_run(&st, 1, 1) == 0);
+    CHECK(rx_jit_check_run(&st, 0, 1) == RX_EINVAL);
+    st.dataset_offset = 32;
+    CHECK(rx_jit_check_run(&st, 1, 1) == RX_EINVAL);
+    st.dataset_offset = RX_DATASET_EXTRA_SIZE + 64;
+    CHECK(rx_jit_check_run(&st, 1, 1) == RX_EINVAL);
+    /* register copies: r = 0 in, f/e/a/E mask in, r/f/e out */
+    uint64_t r[8], f[8], e[8], a[8], em[2];
+    for (int i = 0; i < 8; i++) { st.r[i] = rnd(); r[i] = rnd(); }
+    rnd_bytes((uint8_t *)st.f, sizeof st.f + sizeof st.e + sizeof st.a);
+    st.e_mask[0] = rnd(); st.e_mask[1] = rnd();
+    rx_jit_regs_in(&st, r, f, e, a, em);
+    uint64_t zero[8] = {0};
+    CHECK(!memcmp(r, zero, sizeof r) && !memcmp(f, st.f, sizeof f) && !memcmp(e, st.e, sizeof e) &&
+          !memcmp(a, st.a, sizeof a) && em[0] == st.e_mask[0] && em[1] == st.e_mask[1]);
+    struct rx_vm_state out = st;
+    for (int i = 0; i < 8; i++) { r[i] = rnd(); f[i] = rnd(); e[i] = rnd(); }
+    rx_jit_regs_out(&out, r, f, e);
+    CHECK(!memcmp(out.r, r, sizeof r) && !memcmp(out.f, f, sizeof f) && !memcmp(out.e, e, sizeof e) &&
+          !memcmp(out.a, st.a, sizeof out.a));
+    /* profile: booked into the JIT and the process totals (with
+     * RX_JIT_PROFILE), else RX_ENOTSUP and zeros */
+    struct rx_jit_profile p = { 1, 2, 3, 4, 5 }, g0, g1, q;
+    rx_jit_profile_global(&g0);
+    rx_jit_profile_book(&p, 10, 20, 30, 40, 1);
+    rx_jit_profile_global(&g1);
+    CHECK(p.compile_ns == 11 && p.open_ns == 22 && p.seal_ns == 33 && p.exec_ns == 44 && p.programs == 6);
+    CHECK(g1.compile_ns - g0.compile_ns == 10 && g1.programs - g0.programs == 1);
+    CHECK(rx_jit_profile_copy(NULL, &q) == RX_EINVAL);
+    CHECK(rx_jit_profile_get(NULL, &q) == RX_EINVAL || !rx_jit_supported());
+    memset(&q, 0xff, sizeof q);
+#ifdef RX_JIT_PROFILE
+    CHECK(rx_jit_profile_copy(&p, &q) == 0 && q.programs == 6);
+#else
+    CHECK(rx_jit_profile_copy(&p, &q) == RX_ENOTSUP && q.programs == 0 && q.exec_ns == 0);
+#endif
+    if (!rx_jit_supported() || !g_ds) return;
+    rx_jit *jit = NULL;
+    CHECK(rx_jit_new(&jit, RX_FLAG_V2 | RX_FLAG_FULL | RX_FLAG_SOFT_AES | RX_FLAG_HARD_AES) == RX_EINVAL && !jit);
+    CHECK(rx_jit_new(&jit, RX_FLAG_V2 | RX_FLAG_FULL | RX_FLAG_SOFT_AES) == 0 && jit);
+    if (!jit) return;
+    uint8_t bytes[RX_PROGRAM_BYTES(RX_PROGRAM_SIZE_V2)];
+    rnd_bytes(bytes, sizeof bytes);
+    rx_program_parse(&prog, bytes, RX_PROGRAM_SIZE_V2);
+    memset(&st, 0, sizeof st);
+    rx_vm_state_configure(&st, &prog);
+    st.version = 2; st.program_size = RX_PROGRAM_SIZE_V2; st.iterations = 2;
+    st.scratchpad = g_spA; st.dataset = g_ds;
+    for (int k = 0; k < 3; k++) CHECK(rx_jit_compile(jit, &prog, &st) == 0 && rx_jit_run(jit, &st) == 0);
+    memset(&q, 0xff, sizeof q);
+#ifdef RX_JIT_PROFILE
+    CHECK(rx_jit_profile_get(jit, &q) == 0 && q.programs == 3);
+    rx_jit_profile_reset(jit);
+    CHECK(rx_jit_profile_get(jit, &q) == 0 && q.programs == 0 && q.exec_ns == 0);
+#else
+    CHECK(rx_jit_profile_get(jit, &q) == RX_ENOTSUP && q.programs == 0);
+#endif
+    rx_jit_free(jit);
+    memcpy(g_spB, g_spA, RX_SCRATCHPAD_L3);
+}
+
 int main(void) {
     if (sodium_init() < 0) return 1;
 #if defined(__aarch64__)
@@ -447,11 +684,14 @@ int main(void) {
         RUN(t_differential_full);
         RUN(t_differential_detects);
         RUN(t_wx_faults_wipe);
+        RUN(t_guard_layout);
+        RUN(t_common);
         const char *only = getenv("RXLOCK_A64_DIFF_ONLY");   /* the script's second CPU model */
         if (jit_native() && !(only && *only == '1')) {
             RUN(t_differential_light);
             RUN(t_vectors_jit);
         }
+        if (!(only && *only == '1')) RUN(t_hash_faults);
     } else {
         CHECK(0);
     }

@@ -18,14 +18,20 @@
  * caller's.  fprc 0/1/2/3 (nearest/down/up/zero) is RMode 0/2/1/3: the
  * two bits reversed, computed as RBIT + LSR #30.
  *
- * Code buffer (execmem.c, strict W^X): page 0 holds the entry and the exit,
- * written once by rx_jit_new; the following pages hold the current
- * program's loop.  rx_jit_compile builds it in a private staging buffer,
- * opens only the pages it covers RW, copies, cleans the caches for that
- * range (__builtin___clear_cache: DC CVAU + IC IVAU) and seals the pages RX
- * again.  Every mprotect is checked; a failure is returned and the JIT does
- * not run until a later compile succeeds.  rx_jit_free wipes the code, the
- * staging buffer and the register copies.
+ * Code buffer (execmem.c, strict W^X), in pages of the system's size P:
+ *   page 0 entry/exit (RX) | page 1 guard (none) | program region,
+ *   ceil(STAGE_CAP / P) pages (RX while in use, none beyond) | guard (none).
+ * The entry and exit are written once by rx_jit_new.  The guards keep the
+ * program pages a mapping (VMA) of their own, so each compile flips a whole
+ * mapping RW and back RX: no VMA split or merge per mprotect (the x86-64
+ * JIT's scheme).  rx_jit_compile builds the loop in a private staging
+ * buffer, opens the program pages RW (none -> RW the first time), rewrites
+ * them whole (code, then UDF #0 words to the page end), cleans the caches
+ * for the rewritten range (__builtin___clear_cache: DC CVAU + IC IVAU) and
+ * seals them RX.  The program's page count only grows, so the same mapping
+ * is flipped each time.  Every mprotect is checked; a failure is returned
+ * and the JIT does not run until a later compile succeeds.  rx_jit_free
+ * wipes the code, the staging buffer and the register copies.
  *
  * Compiles to nothing unless __aarch64__. */
 #if defined(__aarch64__)
@@ -35,15 +41,11 @@
 #include "rx/execmem.h"
 #include "rx/a64_emit.h"
 #include "rx/aes.h"
-#include "rx/cpu.h"
 #include <sodium.h>
 #include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
-#ifdef RX_JIT_PROFILE
-#include <time.h>
-#endif
 
 #define RREG(i)  (19u + (unsigned)(i))
 #define X_SPAD   27u
@@ -109,14 +111,15 @@ struct rx_jit {
     rx_execmem mem;
     unsigned flags;
     int v2, soft_aes, full;
-    int ready;                 /* a program is compiled and sealed */
-    size_t prog_off;           /* first program byte: one page in  */
+    int ready;                 /* a program is compiled and sealed   */
+    size_t page;               /* system page size                   */
+    size_t prog_off;           /* first program byte: two pages in   */
+    size_t prog_cap;           /* program region: whole pages        */
+    size_t prog_pages;         /* program pages in use (RX)          */
     size_t epilogue_off;
     _Alignas(16) uint8_t stage[STAGE_CAP];
     struct rx_jit_ctx ctx;
-#ifdef RX_JIT_PROFILE
-    struct rx_jit_profile prof;
-#endif
+    struct rx_jit_profile prof;        /* all zero without RX_JIT_PROFILE */
 };
 
 /* ---- helpers called from generated code -------------------------------- */
@@ -459,10 +462,8 @@ static void clear_icache(uint8_t *p, size_t len) {
 int rx_jit_new(rx_jit **out, unsigned flags) {
     if (!out) return RX_EINVAL;
     *out = NULL;
-    int soft = (flags & RX_FLAG_SOFT_AES) != 0;
-    if ((flags & RX_FLAG_HARD_AES) && (flags & RX_FLAG_SOFT_AES)) return RX_EINVAL;
-    if ((flags & RX_FLAG_HARD_AES) && !rx_cpu_has_hw_aes()) return RX_ENOTSUP;
-    if (!(flags & (RX_FLAG_SOFT_AES | RX_FLAG_HARD_AES))) soft = !rx_cpu_has_hw_aes();
+    int soft = 0, rc = rx_jit_choose_aes(flags, &soft);
+    if (rc) return rc;
     long ps = sysconf(_SC_PAGESIZE);
     if (ps <= 0 || ps > (1l << 20)) return RX_EINTERNAL;
     size_t page = (size_t)ps;
@@ -473,20 +474,25 @@ int rx_jit_new(rx_jit **out, unsigned flags) {
     j->v2 = (flags & RX_FLAG_V2) != 0;
     j->soft_aes = soft;
     j->full = (flags & RX_FLAG_FULL) != 0;
-    j->prog_off = page;
-    int rc = rx_execmem_init(&j->mem, page + STAGE_CAP);
+    j->page = page;
+    j->prog_off = 2 * page;
+    j->prog_cap = (STAGE_CAP + page - 1) / page * page;
+    size_t size = j->prog_off + j->prog_cap + page;      /* + the trailing guard */
+    rc = rx_execmem_init(&j->mem, size);
     if (rc) { free(j); return rc; }
-    if (j->mem.page != page) { rx_jit_free(j); return RX_EINTERNAL; }
+    if (j->mem.page != page || j->mem.size != size) { rx_jit_free(j); return RX_EINTERNAL; }
     ae_buf b;
     ae_init(&b, j->mem.base, page);
     j->epilogue_off = emit_entry(&b, j->prog_off);
     if (!ae_ok(&b)) { rx_jit_free(j); return RX_EINTERNAL; }
     clear_icache(j->mem.base, b.len);
+    /* page 0 RX; the guards and the unused program region no access */
     rc = rx_execmem_seal(&j->mem);
+    if (rc == 0) rc = rx_execmem_forbid(&j->mem, page, size - page);
     if (rc) { rx_jit_free(j); return rc; }
     struct rx_jit_ctx *c = &j->ctx;
-    c->emask_and[0] = c->emask_and[1] = 0x00FFFFFFFFFFFFFFull;
-    c->scale_mask[0] = c->scale_mask[1] = 0x80F0000000000000ull;
+    c->emask_and[0] = c->emask_and[1] = RX_JIT_EMASK_AND;
+    c->scale_mask[0] = c->scale_mask[1] = RX_JIT_SCALE_MASK;
     c->light_read = light_read_default;
     c->soft_mix = soft_mix;
     *out = j;
@@ -504,32 +510,32 @@ static int compile_raw(rx_jit *jit, const struct rx_instr *code, unsigned n, con
     emit_program(&b, code, n, rr, jit->v2, jit->soft_aes, jit->full, jit->prog_off, jit->epilogue_off);
     if (!ae_ok(&b)) return RX_EINTERNAL;
     RX_PROF_T(t1);
-    int rc = rx_execmem_open(&jit->mem, jit->prog_off, b.len);
+    /* the whole program mapping: the pages in use so far, more if needed */
+    size_t pages = (b.len + jit->page - 1) / jit->page;
+    if (pages < jit->prog_pages) pages = jit->prog_pages;
+    size_t span = pages * jit->page;
+    if (span > jit->prog_cap) return RX_EINTERNAL;
+    int rc = rx_execmem_open(&jit->mem, jit->prog_off, span);
     if (rc) return rc;
     RX_PROF_T(t2);
-    memcpy(jit->mem.base + jit->prog_off, jit->stage, b.len);
-    clear_icache(jit->mem.base + jit->prog_off, b.len);
+    uint8_t *dst = jit->mem.base + jit->prog_off;
+    memcpy(dst, jit->stage, b.len);
+    memset(dst + b.len, 0, span - b.len);     /* UDF #0: traps if ever reached */
+    jit->prog_pages = pages;
+    clear_icache(dst, span);
     RX_PROF_T(t3);
     rc = rx_execmem_seal(&jit->mem);
     if (rc) return rc;
     RX_PROF_T(t4);
-#ifdef RX_JIT_PROFILE
-    struct rx_jit_profile d = { t1 - t0 + t3 - t2, t2 - t1, t4 - t3, 0, 1 };
-    RX_PROF_ADD(jit, compile_ns, d.compile_ns);
-    RX_PROF_ADD(jit, open_ns, d.open_ns);
-    RX_PROF_ADD(jit, seal_ns, d.seal_ns);
-    RX_PROF_ADD(jit, programs, 1);
-    rx_jit_profile_account(&d);
-#endif
+    RX_PROF_COMPILED(jit, t0, t1, t2, t3, t4);
     jit->ready = 1;
     return 0;
 }
 
 int rx_jit_compile(rx_jit *jit, const struct rx_program *prog, const struct rx_vm_state *state) {
-    if (!jit || !prog || !state) return RX_EINVAL;
-    if ((state->version == 2) != (jit->v2 != 0)) return RX_EINVAL;
-    if (prog->count != (jit->v2 ? RX_PROGRAM_SIZE_V2 : RX_PROGRAM_SIZE_V1)) return RX_EINVAL;
-    return compile_raw(jit, prog->instructions, prog->count, state->read_reg);
+    if (!jit) return RX_EINVAL;
+    int rc = rx_jit_check_compile(prog, state, jit->v2);
+    return rc ? rc : compile_raw(jit, prog->instructions, prog->count, state->read_reg);
 }
 
 static uint64_t read_fpcr(void) {
@@ -539,19 +545,13 @@ static uint64_t read_fpcr(void) {
 }
 
 int rx_jit_run(rx_jit *jit, struct rx_vm_state *st) {
-    if (!jit || !st || !st->scratchpad) return RX_EINVAL;
-    if (jit->full ? !st->dataset : !st->cache) return RX_ESTATE;
-    if ((st->version == 2) != (jit->v2 != 0)) return RX_EINVAL;
-    if (st->dataset_offset > RX_DATASET_EXTRA_SIZE || (st->dataset_offset & 63u)) return RX_EINVAL;
+    if (!jit) return RX_EINVAL;
+    int rc = rx_jit_check_run(st, jit->v2, jit->full);
+    if (rc) return rc;
     if (!jit->ready) return RX_ESTATE;
     if (rx_execmem_is_open(&jit->mem)) return RX_EPROT;
     struct rx_jit_ctx *c = &jit->ctx;
-    memset(c->r, 0, sizeof c->r);   /* spec 4.6.1: r0-r7 = 0 */
-    memcpy(c->f, st->f, sizeof c->f);
-    memcpy(c->e, st->e, sizeof c->e);
-    memcpy(c->a, st->a, sizeof c->a);
-    c->emask_or[0] = st->e_mask[0];
-    c->emask_or[1] = st->e_mask[1];
+    rx_jit_regs_in(st, c->r, c->f, c->e, c->a, c->emask_or);
     c->scratchpad = st->scratchpad;
     c->dataset = jit->full ? st->dataset + st->dataset_offset : NULL;
     c->cache = st->cache;
@@ -572,14 +572,8 @@ int rx_jit_run(rx_jit *jit, struct rx_vm_state *st) {
     RX_PROF_T0(t0);
     entry(c);
     RX_PROF_T(t1);
-#ifdef RX_JIT_PROFILE
-    struct rx_jit_profile d = { 0, 0, 0, t1 - t0, 0 };
-    RX_PROF_ADD(jit, exec_ns, d.exec_ns);
-    rx_jit_profile_account(&d);
-#endif
-    memcpy(st->r, c->r, sizeof c->r);
-    memcpy(st->f, c->f, sizeof c->f);
-    memcpy(st->e, c->e, sizeof c->e);
+    RX_PROF_RAN(jit, t0, t1);
+    rx_jit_regs_out(st, c->r, c->f, c->e);
     st->ma = c->ma;
     st->mx = c->mx;
     st->fprc = (uint32_t)rmode[(c->fpcr_end >> 22) & 3u];   /* the map is its own inverse */
@@ -594,23 +588,9 @@ void rx_jit_free(rx_jit *jit) {
 }
 
 int rx_jit_profile_get(const rx_jit *jit, struct rx_jit_profile *out) {
-    if (!jit || !out) return RX_EINVAL;
-#ifdef RX_JIT_PROFILE
-    *out = jit->prof;
-    return 0;
-#else
-    memset(out, 0, sizeof *out);
-    return RX_ENOTSUP;
-#endif
+    return rx_jit_profile_copy(jit ? &jit->prof : NULL, out);
 }
-
-void rx_jit_profile_reset(rx_jit *jit) {
-#ifdef RX_JIT_PROFILE
-    if (jit) memset(&jit->prof, 0, sizeof jit->prof);
-#else
-    (void)jit;
-#endif
-}
+void rx_jit_profile_reset(rx_jit *jit) { if (jit) memset(&jit->prof, 0, sizeof jit->prof); }
 #else
 typedef int rx_jit_aarch64_unused_; /* ISO C: a translation unit is not empty */
 #endif
