@@ -16,6 +16,8 @@
  *    with zeroed output, and the JIT's creation fails on a failed guard.
  * The JIT parts run wherever rx_jit_supported() (the x86-64 JIT gets the
  * same differential test, with fewer programs); the emitter part everywhere.
+ *  - the backends' shared helpers (jit_common.c): AES choice, argument
+ *    checks, register copies, the per-JIT phase profile.
  * RXLOCK_TEST_QUICK=1 (sanitizers, qemu) shrinks the light-mode part. */
 #include "test.h"
 #include "rxlock/rx.h"
@@ -579,6 +581,94 @@ static void t_hash_faults(void) {
     rx_vm_free(vm);
 }
 
+/* ---- the backends' shared helpers (jit_common.c) ------------------------ */
+static void t_common(void) {
+    int soft = -1;
+    CHECK(rx_jit_choose_aes(RX_FLAG_SOFT_AES, &soft) == 0 && soft == 1);
+    CHECK(rx_jit_choose_aes(RX_FLAG_SOFT_AES | RX_FLAG_HARD_AES, &soft) == RX_EINVAL);
+    CHECK(rx_jit_choose_aes(0, NULL) == RX_EINVAL);
+    soft = -1;
+    CHECK(rx_jit_choose_aes(0, &soft) == 0 && soft == !rx_cpu_has_hw_aes());
+    soft = -1;
+    CHECK(rx_jit_choose_aes(RX_FLAG_HARD_AES, &soft) == (rx_cpu_has_hw_aes() ? 0 : RX_ENOTSUP));
+    if (rx_cpu_has_hw_aes()) CHECK(soft == 0);
+    /* argument checks */
+    static struct rx_program prog;
+    struct rx_vm_state st;
+    memset(&st, 0, sizeof st);
+    uint8_t sp[64];
+    prog.count = RX_PROGRAM_SIZE_V2;
+    st.version = 2;
+    CHECK(rx_jit_check_compile(&prog, &st, 1) == 0);
+    CHECK(rx_jit_check_compile(&prog, &st, 0) == RX_EINVAL);
+    CHECK(rx_jit_check_compile(NULL, &st, 1) == RX_EINVAL);
+    prog.count = RX_PROGRAM_SIZE_V1;
+    CHECK(rx_jit_check_compile(&prog, &st, 1) == RX_EINVAL);
+    CHECK(rx_jit_check_run(&st, 1, 1) == RX_EINVAL);            /* no scratchpad */
+    st.scratchpad = sp;
+    CHECK(rx_jit_check_run(&st, 1, 1) == RX_ESTATE);            /* no dataset */
+    CHECK(rx_jit_check_run(&st, 1, 0) == RX_ESTATE);            /* no cache */
+    st.dataset = sp;
+    CHECK(rx_jit_check_run(&st, 1, 1) == 0);
+    CHECK(rx_jit_check_run(&st, 0, 1) == RX_EINVAL);
+    st.dataset_offset = 32;
+    CHECK(rx_jit_check_run(&st, 1, 1) == RX_EINVAL);
+    st.dataset_offset = RX_DATASET_EXTRA_SIZE + 64;
+    CHECK(rx_jit_check_run(&st, 1, 1) == RX_EINVAL);
+    /* register copies: r = 0 in, f/e/a/E mask in, r/f/e out */
+    uint64_t r[8], f[8], e[8], a[8], em[2];
+    for (int i = 0; i < 8; i++) { st.r[i] = rnd(); r[i] = rnd(); }
+    rnd_bytes((uint8_t *)st.f, sizeof st.f + sizeof st.e + sizeof st.a);
+    st.e_mask[0] = rnd(); st.e_mask[1] = rnd();
+    rx_jit_regs_in(&st, r, f, e, a, em);
+    uint64_t zero[8] = {0};
+    CHECK(!memcmp(r, zero, sizeof r) && !memcmp(f, st.f, sizeof f) && !memcmp(e, st.e, sizeof e) &&
+          !memcmp(a, st.a, sizeof a) && em[0] == st.e_mask[0] && em[1] == st.e_mask[1]);
+    struct rx_vm_state out = st;
+    for (int i = 0; i < 8; i++) { r[i] = rnd(); f[i] = rnd(); e[i] = rnd(); }
+    rx_jit_regs_out(&out, r, f, e);
+    CHECK(!memcmp(out.r, r, sizeof r) && !memcmp(out.f, f, sizeof f) && !memcmp(out.e, e, sizeof e) &&
+          !memcmp(out.a, st.a, sizeof out.a));
+    /* profile: booked into the JIT and the process totals (with
+     * RX_JIT_PROFILE), else RX_ENOTSUP and zeros */
+    struct rx_jit_profile p = { 1, 2, 3, 4, 5 }, g0, g1, q;
+    rx_jit_profile_global(&g0);
+    rx_jit_profile_book(&p, 10, 20, 30, 40, 1);
+    rx_jit_profile_global(&g1);
+    CHECK(p.compile_ns == 11 && p.open_ns == 22 && p.seal_ns == 33 && p.exec_ns == 44 && p.programs == 6);
+    CHECK(g1.compile_ns - g0.compile_ns == 10 && g1.programs - g0.programs == 1);
+    CHECK(rx_jit_profile_copy(NULL, &q) == RX_EINVAL);
+    CHECK(rx_jit_profile_get(NULL, &q) == RX_EINVAL || !rx_jit_supported());
+    memset(&q, 0xff, sizeof q);
+#ifdef RX_JIT_PROFILE
+    CHECK(rx_jit_profile_copy(&p, &q) == 0 && q.programs == 6);
+#else
+    CHECK(rx_jit_profile_copy(&p, &q) == RX_ENOTSUP && q.programs == 0 && q.exec_ns == 0);
+#endif
+    if (!rx_jit_supported() || !g_ds) return;
+    rx_jit *jit = NULL;
+    CHECK(rx_jit_new(&jit, RX_FLAG_V2 | RX_FLAG_FULL | RX_FLAG_SOFT_AES) == 0 && jit);
+    if (!jit) return;
+    uint8_t bytes[RX_PROGRAM_BYTES(RX_PROGRAM_SIZE_V2)];
+    rnd_bytes(bytes, sizeof bytes);
+    rx_program_parse(&prog, bytes, RX_PROGRAM_SIZE_V2);
+    memset(&st, 0, sizeof st);
+    rx_vm_state_configure(&st, &prog);
+    st.version = 2; st.program_size = RX_PROGRAM_SIZE_V2; st.iterations = 2;
+    st.scratchpad = g_spA; st.dataset = g_ds;
+    for (int k = 0; k < 3; k++) CHECK(rx_jit_compile(jit, &prog, &st) == 0 && rx_jit_run(jit, &st) == 0);
+    memset(&q, 0xff, sizeof q);
+#ifdef RX_JIT_PROFILE
+    CHECK(rx_jit_profile_get(jit, &q) == 0 && q.programs == 3);
+    rx_jit_profile_reset(jit);
+    CHECK(rx_jit_profile_get(jit, &q) == 0 && q.programs == 0 && q.exec_ns == 0);
+#else
+    CHECK(rx_jit_profile_get(jit, &q) == RX_ENOTSUP && q.programs == 0);
+#endif
+    rx_jit_free(jit);
+    memcpy(g_spB, g_spA, RX_SCRATCHPAD_L3);
+}
+
 int main(void) {
     if (sodium_init() < 0) return 1;
 #if defined(__aarch64__)
@@ -594,6 +684,7 @@ int main(void) {
         RUN(t_differential_detects);
         RUN(t_wx_faults_wipe);
         RUN(t_guard_layout);
+        RUN(t_common);
         const char *only = getenv("RXLOCK_A64_DIFF_ONLY");   /* the script's second CPU model */
         if (jit_native() && !(only && *only == '1')) {
             RUN(t_differential_light);

@@ -2,7 +2,8 @@
  * (jit_x86_64.c, jit_aarch64.c, jit_none.c).  The VM state and program
  * types are the VM side's (program.h, vm_state.h); a JIT run has exactly
  * the semantics of the interpreter's run of one program.
- * Owned by the JIT work; jit_none.c is the fallback where no JIT exists.
+ * Owned by the JIT work; jit_none.c is the fallback where no JIT exists;
+ * jit_common.c holds what the backends share (the end of this header).
  *
  * Security: the code buffer is never writable and executable at once
  * (execmem.c).  rx_jit_compile opens only the pages of the program region
@@ -57,14 +58,16 @@ struct rx_jit_profile {
  * the build has no profile. */
 int  rx_jit_profile_get(const rx_jit *jit, struct rx_jit_profile *out);
 void rx_jit_profile_reset(rx_jit *jit);
-/* Process-wide totals over every JIT (jit_none.c holds them on all arches;
- * a backend built with RX_JIT_PROFILE adds its deltas with _account). */
+/* Process-wide totals over every JIT (jit_common.c, all arches; a backend
+ * built with RX_JIT_PROFILE adds its deltas with _account). */
 void rx_jit_profile_account(const struct rx_jit_profile *delta);
 void rx_jit_profile_global(struct rx_jit_profile *out);
 void rx_jit_profile_global_reset(void);
 /* Timing helpers for the backends' phase accounting: RX_PROF_T0/RX_PROF_T
  * take a timestamp, RX_PROF_ADD adds a delta to jit->prof.FIELD; all three
- * vanish without RX_JIT_PROFILE. */
+ * vanish without RX_JIT_PROFILE.  RX_PROF_COMPILED / RX_PROF_RAN book one
+ * compile (t0 start, t1 generated, t2 opened, t3 copied, t4 sealed) or one
+ * run (t0, t1) in jit->prof and in the process-wide totals. */
 #ifdef RX_JIT_PROFILE
 #include <time.h>
 static inline uint64_t rx_jit_now_ns(void) {
@@ -75,9 +78,48 @@ static inline uint64_t rx_jit_now_ns(void) {
 #define RX_PROF_T0(v) uint64_t v = rx_jit_now_ns()
 #define RX_PROF_T(v) uint64_t v = rx_jit_now_ns()
 #define RX_PROF_ADD(j, field, d) ((j)->prof.field += (d))
+#define RX_PROF_COMPILED(j, t0, t1, t2, t3, t4) \
+    rx_jit_profile_book(&(j)->prof, (t1) - (t0) + (t3) - (t2), (t2) - (t1), (t4) - (t3), 0, 1)
+#define RX_PROF_RAN(j, t0, t1) rx_jit_profile_book(&(j)->prof, 0, 0, 0, (t1) - (t0), 0)
 #else
 #define RX_PROF_T0(v) (void)0
 #define RX_PROF_T(v) (void)0
 #define RX_PROF_ADD(j, field, d) (void)0
+#define RX_PROF_COMPILED(j, t0, t1, t2, t3, t4) (void)0
+#define RX_PROF_RAN(j, t0, t1) (void)0
 #endif
+
+/* ---- shared by the backends (jit_common.c) ------------------------------
+ * What is not architecture-specific in a JIT backend.  Each backend keeps
+ * its own struct rx_jit and context (the generated code addresses the
+ * context's fields at offsets of its own); these functions take the
+ * pieces they work on. */
+
+/* The AES a JIT made with `flags` uses: *soft = 1 for the software AES
+ * (also when neither is forced and the CPU has no AES instructions).
+ * 0; RX_EINVAL when both are forced; RX_ENOTSUP when hardware AES is forced
+ * and the CPU has none. */
+int  rx_jit_choose_aes(unsigned flags, int *soft);
+/* The argument checks of rx_jit_compile and rx_jit_run against the JIT's
+ * mode (v2: RandomX v2; full: dataset, else cache): 0, RX_EINVAL (wrong
+ * version, program size, datasetOffset) or RX_ESTATE (no dataset / cache). */
+int  rx_jit_check_compile(const struct rx_program *prog, const struct rx_vm_state *st, int v2);
+int  rx_jit_check_run(const struct rx_vm_state *st, int v2, int full);
+/* Register file into a context at the start of a run (spec 4.6.1: r = 0;
+ * f, e, a and the E "or" mask from st) and back out at its end (r, f, e;
+ * the a registers are read-only).  {lo, hi} words per FP register. */
+void rx_jit_regs_in(const struct rx_vm_state *st, uint64_t r[8], uint64_t f[8], uint64_t e[8],
+                    uint64_t a[8], uint64_t emask_or[2]);
+void rx_jit_regs_out(struct rx_vm_state *st, const uint64_t r[8], const uint64_t f[8], const uint64_t e[8]);
+/* The constant masks each context holds in both halves of a vector:
+ * E registers' "and" mask (spec 4.3.2) and the FSCAL_R XOR mask (5.3.4). */
+#define RX_JIT_EMASK_AND  0x00FFFFFFFFFFFFFFull
+#define RX_JIT_SCALE_MASK 0x80F0000000000000ull
+/* Per-JIT profile (a backend's jit->prof; all zero without RX_JIT_PROFILE):
+ * _copy is rx_jit_profile_get's body (0, or RX_ENOTSUP without profile;
+ * RX_EINVAL for NULL), _book adds one phase delta to *prof and to the
+ * process-wide totals. */
+int  rx_jit_profile_copy(const struct rx_jit_profile *prof, struct rx_jit_profile *out);
+void rx_jit_profile_book(struct rx_jit_profile *prof, uint64_t compile_ns, uint64_t open_ns,
+                         uint64_t seal_ns, uint64_t exec_ns, uint64_t programs);
 #endif

@@ -41,15 +41,11 @@
 #include "rx/execmem.h"
 #include "rx/a64_emit.h"
 #include "rx/aes.h"
-#include "rx/cpu.h"
 #include <sodium.h>
 #include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
-#ifdef RX_JIT_PROFILE
-#include <time.h>
-#endif
 
 #define RREG(i)  (19u + (unsigned)(i))
 #define X_SPAD   27u
@@ -123,9 +119,7 @@ struct rx_jit {
     size_t epilogue_off;
     _Alignas(16) uint8_t stage[STAGE_CAP];
     struct rx_jit_ctx ctx;
-#ifdef RX_JIT_PROFILE
-    struct rx_jit_profile prof;
-#endif
+    struct rx_jit_profile prof;        /* all zero without RX_JIT_PROFILE */
 };
 
 /* ---- helpers called from generated code -------------------------------- */
@@ -468,10 +462,8 @@ static void clear_icache(uint8_t *p, size_t len) {
 int rx_jit_new(rx_jit **out, unsigned flags) {
     if (!out) return RX_EINVAL;
     *out = NULL;
-    int soft = (flags & RX_FLAG_SOFT_AES) != 0;
-    if ((flags & RX_FLAG_HARD_AES) && (flags & RX_FLAG_SOFT_AES)) return RX_EINVAL;
-    if ((flags & RX_FLAG_HARD_AES) && !rx_cpu_has_hw_aes()) return RX_ENOTSUP;
-    if (!(flags & (RX_FLAG_SOFT_AES | RX_FLAG_HARD_AES))) soft = !rx_cpu_has_hw_aes();
+    int soft = 0, rc = rx_jit_choose_aes(flags, &soft);
+    if (rc) return rc;
     long ps = sysconf(_SC_PAGESIZE);
     if (ps <= 0 || ps > (1l << 20)) return RX_EINTERNAL;
     size_t page = (size_t)ps;
@@ -486,7 +478,7 @@ int rx_jit_new(rx_jit **out, unsigned flags) {
     j->prog_off = 2 * page;
     j->prog_cap = (STAGE_CAP + page - 1) / page * page;
     size_t size = j->prog_off + j->prog_cap + page;      /* + the trailing guard */
-    int rc = rx_execmem_init(&j->mem, size);
+    rc = rx_execmem_init(&j->mem, size);
     if (rc) { free(j); return rc; }
     if (j->mem.page != page || j->mem.size != size) { rx_jit_free(j); return RX_EINTERNAL; }
     ae_buf b;
@@ -499,8 +491,8 @@ int rx_jit_new(rx_jit **out, unsigned flags) {
     if (rc == 0) rc = rx_execmem_forbid(&j->mem, page, size - page);
     if (rc) { rx_jit_free(j); return rc; }
     struct rx_jit_ctx *c = &j->ctx;
-    c->emask_and[0] = c->emask_and[1] = 0x00FFFFFFFFFFFFFFull;
-    c->scale_mask[0] = c->scale_mask[1] = 0x80F0000000000000ull;
+    c->emask_and[0] = c->emask_and[1] = RX_JIT_EMASK_AND;
+    c->scale_mask[0] = c->scale_mask[1] = RX_JIT_SCALE_MASK;
     c->light_read = light_read_default;
     c->soft_mix = soft_mix;
     *out = j;
@@ -535,23 +527,15 @@ static int compile_raw(rx_jit *jit, const struct rx_instr *code, unsigned n, con
     rc = rx_execmem_seal(&jit->mem);
     if (rc) return rc;
     RX_PROF_T(t4);
-#ifdef RX_JIT_PROFILE
-    struct rx_jit_profile d = { t1 - t0 + t3 - t2, t2 - t1, t4 - t3, 0, 1 };
-    RX_PROF_ADD(jit, compile_ns, d.compile_ns);
-    RX_PROF_ADD(jit, open_ns, d.open_ns);
-    RX_PROF_ADD(jit, seal_ns, d.seal_ns);
-    RX_PROF_ADD(jit, programs, 1);
-    rx_jit_profile_account(&d);
-#endif
+    RX_PROF_COMPILED(jit, t0, t1, t2, t3, t4);
     jit->ready = 1;
     return 0;
 }
 
 int rx_jit_compile(rx_jit *jit, const struct rx_program *prog, const struct rx_vm_state *state) {
-    if (!jit || !prog || !state) return RX_EINVAL;
-    if ((state->version == 2) != (jit->v2 != 0)) return RX_EINVAL;
-    if (prog->count != (jit->v2 ? RX_PROGRAM_SIZE_V2 : RX_PROGRAM_SIZE_V1)) return RX_EINVAL;
-    return compile_raw(jit, prog->instructions, prog->count, state->read_reg);
+    if (!jit) return RX_EINVAL;
+    int rc = rx_jit_check_compile(prog, state, jit->v2);
+    return rc ? rc : compile_raw(jit, prog->instructions, prog->count, state->read_reg);
 }
 
 static uint64_t read_fpcr(void) {
@@ -561,19 +545,13 @@ static uint64_t read_fpcr(void) {
 }
 
 int rx_jit_run(rx_jit *jit, struct rx_vm_state *st) {
-    if (!jit || !st || !st->scratchpad) return RX_EINVAL;
-    if (jit->full ? !st->dataset : !st->cache) return RX_ESTATE;
-    if ((st->version == 2) != (jit->v2 != 0)) return RX_EINVAL;
-    if (st->dataset_offset > RX_DATASET_EXTRA_SIZE || (st->dataset_offset & 63u)) return RX_EINVAL;
+    if (!jit) return RX_EINVAL;
+    int rc = rx_jit_check_run(st, jit->v2, jit->full);
+    if (rc) return rc;
     if (!jit->ready) return RX_ESTATE;
     if (rx_execmem_is_open(&jit->mem)) return RX_EPROT;
     struct rx_jit_ctx *c = &jit->ctx;
-    memset(c->r, 0, sizeof c->r);   /* spec 4.6.1: r0-r7 = 0 */
-    memcpy(c->f, st->f, sizeof c->f);
-    memcpy(c->e, st->e, sizeof c->e);
-    memcpy(c->a, st->a, sizeof c->a);
-    c->emask_or[0] = st->e_mask[0];
-    c->emask_or[1] = st->e_mask[1];
+    rx_jit_regs_in(st, c->r, c->f, c->e, c->a, c->emask_or);
     c->scratchpad = st->scratchpad;
     c->dataset = jit->full ? st->dataset + st->dataset_offset : NULL;
     c->cache = st->cache;
@@ -594,14 +572,8 @@ int rx_jit_run(rx_jit *jit, struct rx_vm_state *st) {
     RX_PROF_T0(t0);
     entry(c);
     RX_PROF_T(t1);
-#ifdef RX_JIT_PROFILE
-    struct rx_jit_profile d = { 0, 0, 0, t1 - t0, 0 };
-    RX_PROF_ADD(jit, exec_ns, d.exec_ns);
-    rx_jit_profile_account(&d);
-#endif
-    memcpy(st->r, c->r, sizeof c->r);
-    memcpy(st->f, c->f, sizeof c->f);
-    memcpy(st->e, c->e, sizeof c->e);
+    RX_PROF_RAN(jit, t0, t1);
+    rx_jit_regs_out(st, c->r, c->f, c->e);
     st->ma = c->ma;
     st->mx = c->mx;
     st->fprc = (uint32_t)rmode[(c->fpcr_end >> 22) & 3u];   /* the map is its own inverse */
@@ -616,23 +588,9 @@ void rx_jit_free(rx_jit *jit) {
 }
 
 int rx_jit_profile_get(const rx_jit *jit, struct rx_jit_profile *out) {
-    if (!jit || !out) return RX_EINVAL;
-#ifdef RX_JIT_PROFILE
-    *out = jit->prof;
-    return 0;
-#else
-    memset(out, 0, sizeof *out);
-    return RX_ENOTSUP;
-#endif
+    return rx_jit_profile_copy(jit ? &jit->prof : NULL, out);
 }
-
-void rx_jit_profile_reset(rx_jit *jit) {
-#ifdef RX_JIT_PROFILE
-    if (jit) memset(&jit->prof, 0, sizeof jit->prof);
-#else
-    (void)jit;
-#endif
-}
+void rx_jit_profile_reset(rx_jit *jit) { if (jit) memset(&jit->prof, 0, sizeof jit->prof); }
 #else
 typedef int rx_jit_aarch64_unused_; /* ISO C: a translation unit is not empty */
 #endif
