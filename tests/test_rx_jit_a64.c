@@ -647,6 +647,7 @@ static void t_common(void) {
 #endif
     if (!rx_jit_supported() || !g_ds) return;
     rx_jit *jit = NULL;
+    CHECK(rx_jit_new(&jit, RX_FLAG_V2 | RX_FLAG_FULL | RX_FLAG_SOFT_AES | RX_FLAG_HARD_AES) == RX_EINVAL && !jit);
     CHECK(rx_jit_new(&jit, RX_FLAG_V2 | RX_FLAG_FULL | RX_FLAG_SOFT_AES) == 0 && jit);
     if (!jit) return;
     uint8_t bytes[RX_PROGRAM_BYTES(RX_PROGRAM_SIZE_V2)];
