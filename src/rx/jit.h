@@ -6,10 +6,13 @@
  * jit_common.c holds what the backends share (the end of this header).
  *
  * Security: the code buffer is never writable and executable at once
- * (execmem.c).  rx_jit_compile opens only the pages of the program region
- * it rewrites, and seals them before returning; a failed mprotect is
- * returned as RX_EPROT and the JIT refuses to run until a later compile
- * succeeds.  rx_jit_free makes the buffer writable, wipes it and unmaps it. */
+ * (execmem.c).  Both backends lay it out the same way: entry/exit page
+ * (RX) | guard page (no access) | program pages | guard.  The program pages
+ * are a mapping of their own; rx_jit_compile opens them RW as a whole,
+ * rewrites them whole (code, then trapping padding to the page end) and
+ * seals them RX before returning; a failed mprotect is returned as RX_EPROT
+ * and the JIT refuses to run until a later compile succeeds.  rx_jit_free
+ * makes the buffer writable, wipes it and unmaps it. */
 #ifndef RX_JIT_H
 #define RX_JIT_H
 #include <stdint.h>
