@@ -8,9 +8,10 @@
 #     differential tests (not the *_full ones) under qemu-aarch64-static
 #     -cpu max (crypto extension: the JIT's hard-AES path) in light mode with
 #     RXLOCK_TEST_QUICK=1; test_rx_jit_a64 holds the JIT-vs-interpreter
-#     differential test (2,432 random programs, v1+v2, hard+soft AES) and the
-#     official vectors through the JIT;
-#  3. test_rx_jit_a64's differential and W^X parts again under -cpu cortex-a53
+#     differential test (2,432 random programs, v1+v2, hard+soft AES), the
+#     official vectors through the JIT, the code buffer's guarded layout in
+#     /proc/self/maps and injected mprotect failures (hash fails, zeroed);
+#  3. test_rx_jit_a64's differential, W^X and layout parts again under -cpu cortex-a53
 #     (ARMv8.0-A baseline: nothing emitted needs more);
 #  4. the CLI: two official light-mode hashes (v1, v2) with the JIT and with
 #     the interpreter.

@@ -6,10 +6,13 @@
  * jit_common.c holds what the backends share (the end of this header).
  *
  * Security: the code buffer is never writable and executable at once
- * (execmem.c).  rx_jit_compile opens only the pages of the program region
- * it rewrites, and seals them before returning; a failed mprotect is
- * returned as RX_EPROT and the JIT refuses to run until a later compile
- * succeeds.  rx_jit_free makes the buffer writable, wipes it and unmaps it. */
+ * (execmem.c).  Both backends lay it out the same way: entry/exit page
+ * (RX) | guard page (no access) | program pages | guard.  The program pages
+ * are a mapping of their own; rx_jit_compile opens them RW as a whole,
+ * rewrites them whole (code, then trapping padding to the page end) and
+ * seals them RX before returning; a failed mprotect is returned as RX_EPROT
+ * and the JIT refuses to run until a later compile succeeds.  rx_jit_free
+ * makes the buffer writable, wipes it and unmaps it. */
 #ifndef RX_JIT_H
 #define RX_JIT_H
 #include <stdint.h>
@@ -63,11 +66,11 @@ void rx_jit_profile_reset(rx_jit *jit);
 void rx_jit_profile_account(const struct rx_jit_profile *delta);
 void rx_jit_profile_global(struct rx_jit_profile *out);
 void rx_jit_profile_global_reset(void);
-/* Timing helpers for the backends' phase accounting: RX_PROF_T0/RX_PROF_T
- * take a timestamp, RX_PROF_ADD adds a delta to jit->prof.FIELD; all three
- * vanish without RX_JIT_PROFILE.  RX_PROF_COMPILED / RX_PROF_RAN book one
- * compile (t0 start, t1 generated, t2 opened, t3 copied, t4 sealed) or one
- * run (t0, t1) in jit->prof and in the process-wide totals. */
+/* Timing helpers for the backends' phase accounting, all vanishing without
+ * RX_JIT_PROFILE: RX_PROF_T0/RX_PROF_T take a timestamp; RX_PROF_COMPILED
+ * and RX_PROF_RAN book one compile (t0 start, t1 generated, t2 opened,
+ * t3 copied, t4 sealed) or one run (t0, t1) in jit->prof and in the
+ * process-wide totals. */
 #ifdef RX_JIT_PROFILE
 #include <time.h>
 static inline uint64_t rx_jit_now_ns(void) {
@@ -77,14 +80,12 @@ static inline uint64_t rx_jit_now_ns(void) {
 }
 #define RX_PROF_T0(v) uint64_t v = rx_jit_now_ns()
 #define RX_PROF_T(v) uint64_t v = rx_jit_now_ns()
-#define RX_PROF_ADD(j, field, d) ((j)->prof.field += (d))
 #define RX_PROF_COMPILED(j, t0, t1, t2, t3, t4) \
     rx_jit_profile_book(&(j)->prof, (t1) - (t0) + (t3) - (t2), (t2) - (t1), (t4) - (t3), 0, 1)
 #define RX_PROF_RAN(j, t0, t1) rx_jit_profile_book(&(j)->prof, 0, 0, 0, (t1) - (t0), 0)
 #else
 #define RX_PROF_T0(v) (void)0
 #define RX_PROF_T(v) (void)0
-#define RX_PROF_ADD(j, field, d) (void)0
 #define RX_PROF_COMPILED(j, t0, t1, t2, t3, t4) (void)0
 #define RX_PROF_RAN(j, t0, t1) (void)0
 #endif

@@ -91,9 +91,7 @@ struct rx_jit {
     size_t epilogue_off;
     uint8_t stage[STAGE_CAP];
     struct rx_jit_ctx ctx;
-#ifdef RX_JIT_PROFILE
     struct rx_jit_profile prof;
-#endif
 };
 
 #define CTX(field) xm(XR_RBP, (int32_t)offsetof(struct rx_jit_ctx, field))
@@ -440,9 +438,8 @@ static int light_prepare(rx_jit *j, const rx_cache *c) {
 int rx_jit_new(rx_jit **out, unsigned flags) {
     if (!out) return RX_EINVAL;
     *out = NULL;
-    int soft = (flags & RX_FLAG_SOFT_AES) != 0;
-    if ((flags & RX_FLAG_HARD_AES) && !rx_cpu_has_hw_aes()) return RX_ENOTSUP;
-    if (!(flags & (RX_FLAG_SOFT_AES | RX_FLAG_HARD_AES))) soft = !rx_cpu_has_hw_aes();
+    int soft = 0, rc = rx_jit_choose_aes(flags, &soft);
+    if (rc) return rc;
     rx_jit *j = aligned_alloc(64, (sizeof *j + 63) / 64 * 64);
     if (!j) return RX_ENOMEM;
     memset(j, 0, sizeof *j);
@@ -450,7 +447,7 @@ int rx_jit_new(rx_jit **out, unsigned flags) {
     j->v2 = (flags & RX_FLAG_V2) != 0;
     j->soft_aes = soft;
     j->full = (flags & RX_FLAG_FULL) != 0;
-    int rc = rx_execmem_init(&j->mem, CODE_SIZE);
+    rc = rx_execmem_init(&j->mem, CODE_SIZE);
     if (rc) { free(j); return rc; }
     if (j->mem.page != PAGE || j->mem.size != CODE_SIZE) { rx_jit_free(j); return RX_ENOTSUP; }
     xe_buf b;
@@ -461,8 +458,8 @@ int rx_jit_new(rx_jit **out, unsigned flags) {
     if (rc == 0) rc = rx_execmem_forbid(&j->mem, PAGE, CODE_SIZE - PAGE);
     if (rc) { rx_jit_free(j); return rc; }
     struct rx_jit_ctx *c = &j->ctx;
-    c->emask_and[0] = c->emask_and[1] = 0x00FFFFFFFFFFFFFFull;
-    c->scale_mask[0] = c->scale_mask[1] = 0x80F0000000000000ull;
+    c->emask_and[0] = c->emask_and[1] = RX_JIT_EMASK_AND;
+    c->scale_mask[0] = c->scale_mask[1] = RX_JIT_SCALE_MASK;
     c->light_read = light_read_default;
     c->soft_mix = soft_mix;
     c->iterations = RX_PROGRAM_ITERATIONS;
@@ -493,14 +490,7 @@ static int compile_raw(rx_jit *jit, const struct rx_instr *code, unsigned n, con
     rc = rx_execmem_seal(&jit->mem);
     if (rc) return rc;
     RX_PROF_T(t4);
-#ifdef RX_JIT_PROFILE
-    struct rx_jit_profile d = { t1 - t0 + t3 - t2, t2 - t1, t4 - t3, 0, 1 };
-    RX_PROF_ADD(jit, compile_ns, d.compile_ns);
-    RX_PROF_ADD(jit, open_ns, d.open_ns);
-    RX_PROF_ADD(jit, seal_ns, d.seal_ns);
-    RX_PROF_ADD(jit, programs, 1);
-    rx_jit_profile_account(&d);
-#endif
+    RX_PROF_COMPILED(jit, t0, t1, t2, t3, t4);
     jit->ready = 1;
     return 0;
 }
@@ -514,11 +504,7 @@ static int run_raw(rx_jit *jit) {
     RX_PROF_T0(t0);
     entry(&jit->ctx);
     RX_PROF_T(t1);
-#ifdef RX_JIT_PROFILE
-    struct rx_jit_profile d = { 0, 0, 0, t1 - t0, 0 };
-    RX_PROF_ADD(jit, exec_ns, d.exec_ns);
-    rx_jit_profile_account(&d);
-#endif
+    RX_PROF_RAN(jit, t0, t1);
     return 0;
 }
 
@@ -531,24 +517,17 @@ void rx_jit_free(rx_jit *jit) {
     free(jit);
 }
 int rx_jit_compile(rx_jit *jit, const struct rx_program *prog, const struct rx_vm_state *state) {
-    if (!jit || !prog || !state) return RX_EINVAL;
-    if ((state->version == 2) != (jit->v2 != 0)) return RX_EINVAL;
-    if (prog->count != (jit->v2 ? RX_PROGRAM_SIZE_V2 : RX_PROGRAM_SIZE_V1)) return RX_EINVAL;
-    return compile_raw(jit, prog->instructions, prog->count, state->read_reg);
+    if (!jit) return RX_EINVAL;
+    int rc = rx_jit_check_compile(prog, state, jit->v2);
+    return rc ? rc : compile_raw(jit, prog->instructions, prog->count, state->read_reg);
 }
 
 int rx_jit_run(rx_jit *jit, struct rx_vm_state *st) {
-    if (!jit || !st || !st->scratchpad) return RX_EINVAL;
-    if (jit->full ? !st->dataset : !st->cache) return RX_ESTATE;
-    if ((st->version == 2) != (jit->v2 != 0)) return RX_EINVAL;
-    if (st->dataset_offset > RX_DATASET_EXTRA_SIZE || (st->dataset_offset & 63u)) return RX_EINVAL;
+    if (!jit) return RX_EINVAL;
+    int rc = rx_jit_check_run(st, jit->v2, jit->full);
+    if (rc) return rc;
     struct rx_jit_ctx *c = &jit->ctx;
-    memset(c->r, 0, sizeof c->r);   /* spec 4.6.1: r0-r7 = 0 */
-    memcpy(c->f, st->f, sizeof c->f);
-    memcpy(c->e, st->e, sizeof c->e);
-    memcpy(c->a, st->a, sizeof c->a);
-    c->emask_or[0] = st->e_mask[0];
-    c->emask_or[1] = st->e_mask[1];
+    rx_jit_regs_in(st, c->r, c->f, c->e, c->a, c->emask_or);
     c->scratchpad = st->scratchpad;
     c->dataset = jit->full ? st->dataset + st->dataset_offset : NULL;
     c->cache = st->cache;
@@ -571,11 +550,9 @@ int rx_jit_run(rx_jit *jit, struct rx_vm_state *st) {
         memset(st->r, 0, sizeof st->r);
         return 0;
     }
-    int rc = run_raw(jit);
+    rc = run_raw(jit);
     if (rc) return rc;
-    memcpy(st->r, c->r, sizeof c->r);
-    memcpy(st->f, c->f, sizeof c->f);
-    memcpy(st->e, c->e, sizeof c->e);
+    rx_jit_regs_out(st, c->r, c->f, c->e);
     st->ma = c->ma;
     st->mx = c->mx;
     st->fprc = c->fprc;
@@ -583,21 +560,7 @@ int rx_jit_run(rx_jit *jit, struct rx_vm_state *st) {
 }
 
 int rx_jit_profile_get(const rx_jit *jit, struct rx_jit_profile *out) {
-    if (!jit || !out) return RX_EINVAL;
-#ifdef RX_JIT_PROFILE
-    *out = jit->prof;
-    return 0;
-#else
-    memset(out, 0, sizeof *out);
-    return RX_ENOTSUP;
-#endif
+    return rx_jit_profile_copy(jit ? &jit->prof : NULL, out);
 }
-
-void rx_jit_profile_reset(rx_jit *jit) {
-#ifdef RX_JIT_PROFILE
-    if (jit) memset(&jit->prof, 0, sizeof jit->prof);
-#else
-    (void)jit;
-#endif
-}
+void rx_jit_profile_reset(rx_jit *jit) { if (jit) memset(&jit->prof, 0, sizeof jit->prof); }
 #endif
