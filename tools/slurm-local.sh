@@ -23,7 +23,9 @@ stop_pidfile() {
 case $cmd in
 install)
   [ "$(id -u)" -eq 0 ] || die "needs root"
-  DEBIAN_FRONTEND=noninteractive apt-get install -y -q --no-install-recommends slurmctld slurmd slurm-client munge
+  pk="slurmctld slurmd slurm-client munge"
+  DEBIAN_FRONTEND=noninteractive apt-get install -y -q --no-install-recommends $pk ||
+    { apt-get update -q && DEBIAN_FRONTEND=noninteractive apt-get install -y -q --no-install-recommends $pk; }
   exit 0;;
 stop)
   stop_pidfile "$D/slurmd.pid"; stop_pidfile "$D/slurmctld.pid"; stop_pidfile "$D/munged.pid"
