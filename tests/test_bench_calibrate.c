@@ -1,7 +1,7 @@
 /* tests/test_bench_calibrate.c — src/lock/calibrate.c: the calibration file
  * round trip and its validation, and a short real measurement (sha3-256). */
 #include "test.h"
-#include "lock/calibrate.h"
+#include "rxlock/calibrate.h"
 #include <math.h>
 
 static void t_roundtrip(void) {

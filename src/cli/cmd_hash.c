@@ -2,6 +2,7 @@
  * under a key, printed as 64 lowercase hex characters (vectors, debugging).
  * Light mode by default; --full builds the 2080 MiB dataset first. */
 #include "cli/cli.h"
+#include "cli/cli_util.h"
 #include "util/util.h"
 #include "rxlock/rx.h"
 #include <errno.h>
@@ -12,19 +13,23 @@
 #include <string.h>
 
 const char cmd_hash_usage[] =
-    "usage: rxlock hash [--v1|--v2] [--full] [--threads N]\n"
+    "usage: rxlock hash [--v1|--v2] [--full] [--threads N] [-v|--verbose]\n"
     "                   (--key HEX | --key-file F) (--input HEX | --input-file F | -)\n"
     "  Prints RandomX(key, input) as 64 lowercase hex characters.\n"
     "  --v1, --v2        RandomX version (default v2)\n"
     "  --full            full mode: build the 2080 MiB dataset (else light mode)\n"
     "  --threads N       dataset build threads, 0 = all CPUs (default 0)\n"
+    "  -v, --verbose     name the engine that ran on stderr (jit / interpreter,\n"
+    "                    hardware / software AES, light / full)\n"
     "  --key HEX         key bytes as hex (may be empty: --key '')\n"
     "  --key-file F      key = the raw bytes of file F ('-' = stdin)\n"
     "  --input HEX       input bytes as hex\n"
     "  --input-file F    input = the raw bytes of file F\n"
     "  -                 input = the raw bytes of stdin\n"
-    "  Keys and inputs may be 0..1 MiB.  Environment: RXLOCK_ENGINE=interp|jit,\n"
-    "  RXLOCK_AES=soft|hard.\n";
+    "  Keys and inputs may be 0..1 MiB.  Environment: RXLOCK_ENGINE=interp|jit\n"
+    "  (jit: an error when the JIT cannot start), RXLOCK_AES=soft|hard.  A JIT\n"
+    "  that cannot start otherwise falls back to the interpreter with one\n"
+    "  warning line on stderr.\n";
 
 static int decode_hex_arg(const char *cmd, const char *what, const char *hex,
                           size_t max, uint8_t **out, size_t *len) {
@@ -41,34 +46,40 @@ static int decode_hex_arg(const char *cmd, const char *what, const char *hex,
     return 0;
 }
 
+/* One warning line for a JIT fallback; with --verbose the engine. */
+static void report_engine(const rx_vm *vm, int verbose) {
+    unsigned f = rx_vm_flags(vm);
+    const char *why = rx_vm_fallback_reason(vm);
+    if (why) cli_warn_fallback(why);
+    if (verbose)
+        fprintf(stderr, "rxlock: engine: %s, %s AES, %s mode, RandomX v%d\n", (f & RX_FLAG_JIT) ? "jit" : "interpreter",
+                (f & RX_FLAG_HARD_AES) ? "hardware" : "software", (f & RX_FLAG_FULL) ? "full" : "light",
+                (f & RX_FLAG_V2) ? 2 : 1);
+}
+
 int cmd_hash(int argc, char **argv) {
     static const struct option lo[] = {
         {"v1", no_argument, 0, '1'}, {"v2", no_argument, 0, '2'},
         {"full", no_argument, 0, 'F'}, {"threads", required_argument, 0, 't'},
         {"key", required_argument, 0, 'k'}, {"key-file", required_argument, 0, 'K'},
         {"input", required_argument, 0, 'i'}, {"input-file", required_argument, 0, 'I'},
-        {0, 0, 0, 0}
+        {"verbose", no_argument, 0, 'v'}, {0, 0, 0, 0}
     };
     const char *cmd = argv[0];
     const char *key_hex = NULL, *key_file = NULL, *in_hex = NULL, *in_file = NULL;
-    int version = 2, full = 0, c;
-    unsigned threads = 0;
+    int version = 2, full = 0, verbose = 0, c;
+    uint64_t threads = 0;
     opterr = 0;
     optind = 1;
-    while ((c = getopt_long(argc, argv, ":", lo, NULL)) != -1) {
+    while ((c = getopt_long(argc, argv, ":v", lo, NULL)) != -1) {
         switch (c) {
         case '1': version = 1; break;
         case '2': version = 2; break;
         case 'F': full = 1; break;
-        case 't': {
-            char *end;
-            errno = 0;
-            unsigned long v = strtoul(optarg, &end, 10);
-            if (errno || end == optarg || *end || optarg[0] == '-' || v > 1024)
-                return cli_usage_error(cmd, "bad --threads '%s' (0..1024)", optarg);
-            threads = (unsigned)v;
+        case 't':
+            if (cli_parse_u64(optarg, 0, 1024, &threads)) return cli_usage_error(cmd, "bad --threads '%s' (0..1024)", optarg);
             break;
-        }
+        case 'v': verbose = 1; break;
         case 'k': key_hex = optarg; break;
         case 'K': key_file = optarg; break;
         case 'i': in_hex = optarg; break;
@@ -122,15 +133,16 @@ int cmd_hash(int argc, char **argv) {
     if (rc == RX_OK && full) {
         stage = "dataset";
         rc = rx_dataset_new(&ds, flags);
-        if (rc == RX_OK) rc = rx_dataset_init_parallel(ds, cache, threads);
+        if (rc == RX_OK) rc = rx_dataset_init_parallel(ds, cache, (unsigned)threads);
     }
     if (rc == RX_OK) { stage = "vm"; rc = rx_vm_new(&vm, flags, full ? NULL : cache, ds); }
-    if (rc == RX_OK) { stage = "hash"; rc = rx_vm_hash(vm, in, in_len, out); }
+    if (rc == RX_OK) { stage = "hash"; report_engine(vm, verbose); rc = rx_vm_hash(vm, in, in_len, out); }
     rx_vm_free(vm);
     rx_dataset_free(ds);
     rx_cache_free(cache);
     sodium_memzero(key, key_len); free(key);
     sodium_memzero(in, in_len); free(in);
+    if (rc == RX_EJIT) return cli_jit_error("vm", rx_jit_check(flags));
     if (rc != RX_OK) return cli_error("%s: %s", stage, rx_strerror(rc));
     char hex[2 * RX_HASH_SIZE + 1];
     util_hex_encode(hex, out, RX_HASH_SIZE);

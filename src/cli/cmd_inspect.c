@@ -2,9 +2,10 @@
  * assumed rate, signer, and the estimated solve time on this machine from a
  * quick calibration; human-readable or --json. */
 #include "cli/cli.h"
+#include "cli/cli_util.h"
 #include "rxlock/rxlock.h"
 #include "rxlock/age.h"
-#include "lock/calibrate.h"
+#include "rxlock/calibrate.h"
 #include "util/progress.h"
 #include "util/util.h"
 #include <getopt.h>
@@ -38,9 +39,7 @@ int cmd_inspect(int argc, char **argv) {
         case 'j': json = 1; break;
         case 'n': estimate = 0; break;
         case 'm':
-            if (!strcmp(optarg, "light")) mode = TL_MODE_LIGHT;
-            else if (!strcmp(optarg, "full")) mode = TL_MODE_FULL;
-            else return cli_usage_error(argv[0], "--mode: want light or full");
+            if (cli_parse_mode(optarg, &mode)) return cli_usage_error(argv[0], "--mode: want light or full");
             break;
         case ':': return cli_usage_error(argv[0], "option '%s' needs a value", argv[optind - 1]);
         default: return cli_bad_option(argv[0], optopt, argv[optind - 1]);
@@ -69,10 +68,13 @@ int cmd_inspect(int argc, char **argv) {
     double assumed = (double)pz->rate_mhps / 1000.0;
     double here = 0;
     int est_rc = -1;
+    tl_calibration cal;
+    char eng[64] = "";
     if (estimate) {
-        tl_calibration cal;
-        est_rc = tl_calibrate(pz->work, mode, 1.0, NULL, NULL, &cal);
+        est_rc = tl_calibrate(pz->work, mode, 1.0, NULL, &cal);
         if (est_rc == 0) here = cal.rate;
+        if (est_rc == 0 && cal.engine.fallback) cli_warn_fallback(cal.engine.fallback);
+        if (est_rc == 0) cli_engine_text(&cal.engine, eng, sizeof eng);
     }
     if (json) {
         json_t *o = json_object();
@@ -96,6 +98,7 @@ int cmd_inspect(int argc, char **argv) {
         json_object_set_new(o, "test_only", json_boolean(pz->test_only));
         if (est_rc == 0) {
             json_object_set_new(o, "estimate_mode", json_string(mode == TL_MODE_FULL ? "full" : "light"));
+            json_object_set_new(o, "estimate_engine", cal.engine.engine ? json_string(cal.engine.engine) : json_null());
             json_object_set_new(o, "estimate_rate", json_real(here));
             json_object_set_new(o, "estimate_seconds", json_real((double)total / here));
         }
@@ -129,8 +132,7 @@ int cmd_inspect(int argc, char **argv) {
         if (est_rc == 0) {
             util_format_rate(r2, sizeof r2, here);
             util_format_duration(d2, sizeof d2, (double)total / here);
-            printf("this machine:  %sH/s (%s mode, quick calibration) -> about %s to solve\n", r2,
-                   mode == TL_MODE_FULL ? "full" : "light", d2);
+            printf("this machine:  %sH/s (%s, quick calibration) -> about %s to solve\n", r2, eng, d2);
         } else if (estimate) {
             printf("this machine:  no estimate (%s)\n", tl_strerror(est_rc));
         }
