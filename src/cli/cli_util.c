@@ -59,8 +59,7 @@ static void progress_start(cli_progress *cp, const tl_progress *p) {
         return;
     }
     /* the bar's rate counts from here: setup (cache, dataset) excluded */
-    snprintf(cp->bar.label, sizeof cp->bar.label, "%s (%s)", cp->base_label,
-             e->engine ? e->engine : tl_work_name(e->work) ? tl_work_name(e->work) : "?");
+    if (e->engine) snprintf(cp->bar.label, sizeof cp->bar.label, "%s (%s)", cp->base_label, e->engine);
     cp->bar.t_start = cp->bar.t_last = util_now();
     cp->bar.base = cp->bar.done = p->hashes_done;
 }

@@ -106,7 +106,8 @@ static void report_text(const cal_args *a, const tl_calibration *cal) {
     util_format_rate(lo, sizeof lo, cal->rate_min);
     util_format_rate(hi, sizeof hi, cal->rate_max);
     cli_engine_text(&cal->engine, eng, sizeof eng);
-    fprintf(hp, "%s, %s, on %s\n", tl_work_name(cal->work), eng, cal->cpu);
+    if (cal->engine.engine) fprintf(hp, "%s, %s, on %s\n", tl_work_name(cal->work), eng, cal->cpu);
+    else fprintf(hp, "%s on %s\n", tl_work_name(cal->work), cal->cpu);
     fprintf(hp, "rate: %s H/s  (spread %s – %s H/s over %u windows; %llu hashes in %.2f s; setup %.2f s untimed)\n",
             r, lo, hi, cal->windows, (unsigned long long)cal->hashes, cal->seconds, cal->setup_seconds);
     if (!a->to_stdout) fprintf(hp, "wrote %s\n", a->outpath);
