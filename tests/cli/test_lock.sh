@@ -69,7 +69,7 @@ sed 's/"randomx-v2"/"sha3-256"/; s/"rate": 20.0/"rate": 1000.0/; s/"rate_min": 1
 expect_rc 0 "lock --time --calibration" "$R" lock --work sha3-256 --time 3s --calibration cal3.json --groups 3 -o pc.json
 expect_rc 0 "inspect calibration puzzle" "$R" inspect --json --no-estimate pc.json
 check "--calibration: G*S = 3000" grep -q '"total_hashes": 3000' "$TMP/.out"
-check "--calibration: source recorded" grep -q '"rate_source": "calibration (light)"' "$TMP/.out"
+check "--calibration: source recorded (no mode for SHA3)" grep -q '"rate_source": "calibration"' "$TMP/.out"
 expect_rc 2 "missing -o" "$R" lock --work sha3-256 --groups 1 --steps 1
 expect_rc 2 "bad groups" "$R" lock --work sha3-256 --groups 0 --steps 1 -o x.json
 expect_rc 2 "too many groups" "$R" lock --work sha3-256 --groups 4097 --steps 1 -o x.json
