@@ -129,7 +129,7 @@ static void t_engine_fallback(void) {
     CHECK(c.engine.version == 2 && c.engine.mode && !strcmp(c.engine.mode, "light"));
     CHECK(tl_engine_check(TL_WORK_RANDOMX_V2) != NULL && tl_engine_check(TL_WORK_SHA3_256) == NULL);
     setenv("RXLOCK_ENGINE", "jit", 1);
-    CHECK(tl_calibrate(TL_WORK_RANDOMX_V2, TL_MODE_LIGHT, 0.1, NULL, &c) == TL_ENOTSUP);
+    CHECK(tl_calibrate(TL_WORK_RANDOMX_V2, TL_MODE_LIGHT, 0.1, NULL, &c) != 0);   /* no silent interpreter */
     setenv("RXLOCK_ENGINE", "interp", 1);
     CHECK(tl_engine_check(TL_WORK_RANDOMX_V2) == NULL);
     CHECK(tl_calibrate(TL_WORK_RANDOMX_V2, TL_MODE_LIGHT, 0.1, NULL, &c) == 0);

@@ -61,7 +61,8 @@ void tl_cpu_model(char *out, size_t cap);
 /* Build the work function (untimed), then run one dependent chain for about
  * `seconds` in equal windows (3..10 of them) and report the overall rate,
  * the slowest/fastest window and the engine that ran.  o may be NULL.
- * Returns 0 or a TL_E* code (TL_ENOTSUP: tl_engine_check says why). */
+ * Returns 0 or an error code (an engine that cannot start: tl_engine_check
+ * says why). */
 int tl_calibrate(tl_work_type type, tl_mode mode, double seconds,
                  const tl_calibrate_opts *o, tl_calibration *out);
 

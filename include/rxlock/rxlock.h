@@ -78,9 +78,10 @@ void tl_work_free(tl_work *w);
 
 /* The engine a work function really runs: never a silent fallback.  All
  * strings are static.  RandomX: with the environment switch
- * RXLOCK_ENGINE=jit a JIT that cannot start fails tl_work_new with
- * TL_ENOTSUP (tl_engine_check says why); by default the interpreter runs
- * instead and `fallback` names the reason, for the caller to report. */
+ * RXLOCK_ENGINE=jit a JIT that cannot start fails tl_work_new (and every
+ * call that runs work; tl_engine_check says why); by default the
+ * interpreter runs instead and `fallback` names the reason, for the caller
+ * to report. */
 typedef struct {
     tl_work_type work;
     int         version;     /* RandomX 1 or 2; 0 for sha3-256             */

@@ -167,7 +167,8 @@ int cli_jit_error(const char *what, const char *why) {
 }
 
 int cli_work_error(const char *what, int rc, tl_work_type work) {
-    const char *why = rc == TL_ENOTSUP ? tl_engine_check(work) : NULL;
+    /* whatever code carries it: a required engine that cannot start is why */
+    const char *why = rc != TL_EINTR ? tl_engine_check(work) : NULL;
     if (why) return cli_jit_error(what, why);
     return cli_error("%s: %s", what, tl_strerror(rc));
 }
