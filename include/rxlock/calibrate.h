@@ -23,6 +23,7 @@
 #ifdef __cplusplus
 extern "C" {
 #endif
+#pragma GCC visibility push(default)   /* public API, also under -fvisibility=hidden */
 
 #define TL_CALIBRATION_VERSION   2
 #define TL_CALIBRATION_MAX_BYTES 4096     /* bound on a file we read        */
@@ -75,6 +76,7 @@ int tl_calibration_to_json(const tl_calibration *c, char **json, size_t *len);
 int tl_calibration_parse(const char *json, size_t len, tl_calibration *out, char *err, size_t errlen);
 int tl_calibration_load(const char *path, tl_calibration *out, char *err, size_t errlen);
 
+#pragma GCC visibility pop
 #ifdef __cplusplus
 }
 #endif

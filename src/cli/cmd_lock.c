@@ -142,17 +142,20 @@ static int write_outputs(const lock_args *a, const char *text, size_t len, const
 
 static void report(const lock_args *a, const char *rcp, double secs, double cpu) {
     const tl_params *p = &a->lo.p;
+    const tl_engine_info *e = &a->lo.engine;
     double total = (double)p->groups * (double)p->steps;
+    char eng[64];
+    cli_engine_text(e, eng, sizeof eng);
     if (a->json)
         printf("{\"event\":\"done\",\"puzzle\":\"%s\",\"recipient\":\"%s\",\"groups\":%u,\"steps\":%llu,"
-               "\"seconds\":%.3f,\"rate\":%.1f,\"worker_cpu_seconds\":%.3f,\"rate_per_worker_cpu_second\":%.1f}\n",
-               a->out, rcp, p->groups, (unsigned long long)p->steps, secs, secs > 0 ? total / secs : 0, cpu,
-               cpu > 0 ? total / cpu : 0);
+               "\"seconds\":%.3f,\"rate\":%.1f,\"worker_cpu_seconds\":%.3f,\"rate_per_worker_cpu_second\":%.1f,"
+               "\"engine\":\"%s\"}\n", a->out, rcp, p->groups, (unsigned long long)p->steps, secs,
+               secs > 0 ? total / secs : 0, cpu, cpu > 0 ? total / cpu : 0, e->engine ? e->engine : tl_work_name(p->work));
     else {
         printf("%s\n", rcp);
         if (isatty(2))
-            fprintf(stderr, "rxlock: wrote %s (%u x %llu %s hashes in %.1f s, %.1f H/s total)\n", a->out, p->groups,
-                    (unsigned long long)p->steps, tl_work_name(p->work), secs, secs > 0 ? total / secs : 0);
+            fprintf(stderr, "rxlock: wrote %s (%u x %llu %s hashes in %.1f s, %.1f H/s total; %s)\n", a->out, p->groups,
+                    (unsigned long long)p->steps, tl_work_name(p->work), secs, secs > 0 ? total / secs : 0, eng);
     }
 }
 

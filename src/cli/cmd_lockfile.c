@@ -122,12 +122,13 @@ int cmd_lock_file(int argc, char **argv) {
     }
     if (ret == CLI_OK && !a.quiet) {
         const tl_params *p = &a.lo.p;
-        char rcp[TL_AGE_RECIPIENT_MAX];
+        char rcp[TL_AGE_RECIPIENT_MAX], eng[64];
+        cli_engine_text(&a.lo.engine, eng, sizeof eng);
         if (tl_age_recipient_encode(pk, rcp) == 0)
-            fprintf(stderr, "rxlock: wrote %s (%u x %llu %s hashes = %.0f; epoch recipient %s)\n",
+            fprintf(stderr, "rxlock: wrote %s (%u x %llu %s hashes = %.0f, %s; epoch recipient %s)\n",
                     a.to_stdout ? "the container to standard output" : a.out, p->groups,
                     (unsigned long long)p->steps, tl_work_name(p->work),
-                    (double)p->groups * (double)p->steps, rcp);
+                    (double)p->groups * (double)p->steps, eng, rcp);
     }
     free(json);
     return ret;

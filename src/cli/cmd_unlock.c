@@ -151,9 +151,11 @@ int cmd_unlock(int argc, char **argv) {
     if (a.save_id) ret = cli_write_identity(a.save_id, x, pz->id, "", a.force);
     if (unlink(a.journal) != 0 && errno != ENOENT)
         fprintf(stderr, "rxlock: warning: cannot remove %s: %s\n", a.journal, strerror(errno));
+    char eng[64];
+    cli_engine_text(&st.engine, eng, sizeof eng);
     if (!a.quiet)
-        fprintf(stderr, "rxlock: wrote %s (%llu hashes computed%s)\n", a.out,
-                (unsigned long long)st.steps_computed, st.resumed_group ? ", resumed from the journal" : "");
+        fprintf(stderr, "rxlock: wrote %s (%llu hashes computed, %s%s)\n", a.out, (unsigned long long)st.steps_computed,
+                eng, st.resumed_group ? ", resumed from the journal" : "");
 done:
     if (out_open) util_atomic_abort(&out);
     if (x) sodium_free(x);

@@ -109,6 +109,7 @@ int cli_lock_generate(cli_lock_opts *o, const char *label, int when, int json,
     o->go.progress = cli_progress_cb;
     o->go.progress_ctx = &ui;
     int rc = tl_generate(&o->p, &o->go, text, len, pk, keep_sk);
+    o->engine = ui.engine;
     sodium_memzero(sk, sizeof sk);
     o->p.sign_sk = NULL;
     cli_progress_end(&ui, rc == TL_OK);

@@ -14,6 +14,7 @@ typedef struct {
     uint64_t    groups, steps;
     double      duration, rate;
     int         progress;      /* --progress: the bar even off a TTY */
+    tl_engine_info engine;     /* set by cli_lock_generate: what ran */
 } cli_lock_opts;
 
 /* getopt_long entries for the shared options (short codes w g s t r c m n k P). */

@@ -60,6 +60,7 @@ check "lock required: one line" one_line
 RXLOCK_TEST_JIT_FAIL=1 expect_rc 0 "lock: fallback" "$T" lock --work randomx-v2 --groups 1 --steps 2 --workers 1 --json -o p.json
 check "lock fallback: one warning" test "$(grep -c 'warning' "$TMP/.err")" -eq 1
 check "lock --json start event names the engine" grep -q '^{"event":"start","work":"randomx-v2","engine":"interpreter",.*"mode":"light","fallback":"injected' "$TMP/.out"
+check "lock --json done event names the engine" grep -q '"event":"done".*"engine":"interpreter"' "$TMP/.out"
 RXLOCK_TEST_JIT_FAIL=1 RXLOCK_ENGINE=jit expect_rc 1 "solve: required JIT fails" "$T" solve p.json --mode light -o id.txt
 check "solve required: no identity, no journal" test ! -e id.txt -a ! -e id.txt.journal
 check "solve required: clear message" grep -q 'JIT cannot start' "$TMP/.err"
@@ -83,4 +84,5 @@ check "unlock required: clear message" grep -q 'JIT cannot start' "$TMP/.err"
 RXLOCK_TEST_JIT_FAIL=1 expect_rc 0 "unlock: fallback" "$T" unlock s.txt.rxlock -o s.out
 check "unlock fallback: one warning" test "$(grep -c 'warning' "$TMP/.err")" -eq 1
 check "unlock fallback: plaintext" cmp -s s.out s.txt
+check "unlock summary names the engine" grep -q 'wrote s.out (2 hashes computed, interpreter, .* AES, light mode)' "$TMP/.err"
 summary
