@@ -16,7 +16,7 @@
 #include <time.h>
 
 const char cmd_inspect_usage[] =
-    "usage: rxlock inspect PUZZLE [--json] [--mode light|full] [--no-estimate]\n"
+    "usage: rxlock inspect PUZZLE [--json] [--mode light|full] [--no-estimate] [--progress]\n"
     "\n"
     "Show a puzzle: work function, groups x steps, the assumed solver rate and\n"
     "its source, signer, epoch recipient, and the time a solver would need on\n"
@@ -24,6 +24,7 @@ const char cmd_inspect_usage[] =
     "  --json           one JSON object on stdout\n"
     "  --mode M         RandomX mode for the estimate (full builds the 2080 MiB dataset first)\n"
     "  --no-estimate    skip the calibration\n"
+    "  --progress       progress line for the estimate even when stderr is not a TTY\n"
     "exit: 0 ok, 1 malformed / unreadable puzzle, 2 usage error\n";
 
 /* The puzzle's fields as text, and the quick estimate on this machine. */
@@ -32,7 +33,7 @@ typedef struct {
     char idhex[33], keyhex[65], signer[65], hdr[65], rcp[TL_AGE_RECIPIENT_MAX], created[32], eng[64];
     uint64_t total;
     double assumed, here;
-    int json, estimate, est_rc;
+    int json, estimate, est_rc, progress;
     tl_mode mode;
     tl_engine_info engine;   /* of the estimate */
 } view;
@@ -40,7 +41,7 @@ typedef struct {
 static int parse_args(int argc, char **argv, view *v) {
     static const struct option opts[] = {
         {"json", no_argument, 0, 'j'}, {"mode", required_argument, 0, 'm'},
-        {"no-estimate", no_argument, 0, 'n'}, {0, 0, 0, 0}
+        {"no-estimate", no_argument, 0, 'n'}, {"progress", no_argument, 0, 'P'}, {0, 0, 0, 0}
     };
     int c;
     optind = 1; opterr = 0;
@@ -48,6 +49,7 @@ static int parse_args(int argc, char **argv, view *v) {
         switch (c) {
         case 'j': v->json = 1; break;
         case 'n': v->estimate = 0; break;
+        case 'P': v->progress = 1; break;
         case 'm':
             if (cli_parse_mode(optarg, &v->mode)) return cli_usage_error(argv[0], "--mode: want light or full");
             break;
@@ -77,7 +79,12 @@ static void describe(const tl_puzzle *pz, view *v) {
     v->est_rc = -1;
     if (!v->estimate) return;
     tl_calibration cal;
-    v->est_rc = tl_calibrate(pz->work, pz->work == TL_WORK_SHA3_256 ? TL_MODE_LIGHT : v->mode, 1.0, NULL, &cal);
+    cli_progress ui;   /* a transient line: erased before the report */
+    cli_progress_init(&ui, "estimate", 0, cli_progress_when(0, 0, v->progress), 0);
+    tl_calibrate_opts co = { .progress = cli_progress_cb, .progress_ctx = &ui, .stop = cli_catch_signals() };
+    ui.stop = co.stop;
+    v->est_rc = tl_calibrate(pz->work, pz->work == TL_WORK_SHA3_256 ? TL_MODE_LIGHT : v->mode, 1.0, &co, &cal);
+    cli_progress_end(&ui, v->est_rc == 0 && !ui.bar.tty);   /* a TTY line is erased */
     if (v->est_rc) return;
     v->here = cal.rate;
     v->engine = cal.engine;
