@@ -70,7 +70,9 @@ int tl_work_new(tl_work **out, tl_work_type type, const uint8_t key[32], tl_mode
         return TL_OK;
     }
     unsigned flags = work_flags(type);
-    int rc = rx_cache_new(&w->cache, flags);
+    /* a required JIT that cannot start: fail before building the cache */
+    int rc = (flags & RX_FLAG_JIT) && !(flags & RX_FLAG_JIT_FALLBACK) && rx_jit_check(flags) ? RX_EJIT : 0;
+    if (rc == 0) rc = rx_cache_new(&w->cache, flags);
     if (rc == 0) rc = rx_cache_init(w->cache, key, 32);
     if (rc == 0 && mode == TL_MODE_FULL) {
         flags |= RX_FLAG_FULL;
