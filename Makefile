@@ -122,7 +122,7 @@ install: all
 	sed -e 's|@PREFIX@|$(PREFIX)|g' -e 's|@VERSION@|$(VERSION)|g' rxlock.pc.in > $(DESTDIR)$(PREFIX)/lib/pkgconfig/rxlock.pc
 
 lint-man:
-	@if command -v mandoc >/dev/null 2>&1; then mandoc -T lint -W warning docs/rxlock.1; \
+	@if command -v mandoc >/dev/null 2>&1; then mandoc -T lint -W all docs/rxlock.1; \
 	 else out=$$(groff -ww -man -z docs/rxlock.1 2>&1); echo "$$out"; test -z "$$out"; fi
 
 clean:

@@ -4,12 +4,15 @@
 #include "rxlock/age.h"
 #include "util/util.h"
 #include <errno.h>
+#include <fcntl.h>
 #include <jansson.h>
 #include <math.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 static volatile int cli_stop;
 static void on_stop_signal(int sig) { (void)sig; cli_stop = 1; }
@@ -176,4 +179,34 @@ int cli_work_error(const char *what, int rc, tl_work_type work) {
 int cli_output_error(const char *path) {
     int e = errno;
     return cli_error("%s: %s%s", path, strerror(e), e == EEXIST ? " (use --force to replace it)" : "");
+}
+
+int cli_io_open(cli_io *io, const char *in_path, const char *out_path, int force, mode_t mode) {
+    memset(io, 0, sizeof *io);
+    io->out_fd = 1;
+    io->out_path = out_path && strcmp(out_path, "-") != 0 ? out_path : NULL;
+    if (strcmp(in_path, "-") != 0) {
+        struct stat st;
+        if ((io->in_fd = open(in_path, O_RDONLY | O_CLOEXEC)) < 0) return cli_error("%s: %s", in_path, strerror(errno));
+        if (fstat(io->in_fd, &st) != 0 || S_ISDIR(st.st_mode)) {
+            close(io->in_fd);
+            return cli_error("%s: is a directory", in_path);
+        }
+    }
+    if (!io->out_path) return CLI_OK;
+    if (util_atomic_open(&io->out, io->out_path, force, mode) != 0) {
+        int rc = cli_output_error(io->out_path);
+        if (io->in_fd > 0) close(io->in_fd);
+        return rc;
+    }
+    io->out_fd = io->out.fd;
+    return CLI_OK;
+}
+
+int cli_io_finish(cli_io *io, int ok) {
+    if (io->in_fd > 0) close(io->in_fd);
+    io->in_fd = -1;
+    if (!io->out_path) return CLI_OK;
+    if (!ok) { util_atomic_abort(&io->out); return CLI_OK; }
+    return util_atomic_commit(&io->out) == 0 ? CLI_OK : cli_output_error(io->out_path);
 }

@@ -7,8 +7,10 @@
 #define RXLOCK_CLI_UTIL_H
 #include "rxlock/rxlock.h"
 #include "util/progress.h"
+#include "util/util.h"
 #include <stddef.h>
 #include <stdint.h>
+#include <sys/types.h>
 
 /* SIGINT, SIGTERM and SIGHUP set the returned flag; hand it to the library
  * as its `stop` (it checkpoints / cleans up and returns TL_EINTR). */
@@ -60,4 +62,18 @@ int cli_jit_error(const char *what, const char *why);
 int cli_work_error(const char *what, int rc, tl_work_type work);
 /* "PATH: <strerror(errno)>" plus a --force hint for EEXIST; CLI_FAIL. */
 int cli_output_error(const char *path);
+
+/* A command's byte streams: input FILE or '-' (stdin, not a directory);
+ * output OUT written atomically (never over an existing file without
+ * force), or stdout when out_path is NULL or "-". */
+typedef struct {
+    int in_fd, out_fd;
+    const char *out_path;      /* NULL: stdout */
+    util_atomic out;
+} cli_io;
+/* CLI_OK, or CLI_FAIL after a message (nothing left open). */
+int cli_io_open(cli_io *io, const char *in_path, const char *out_path, int force, mode_t mode);
+/* Close the input; commit the output when ok, else remove it.  CLI_OK, or
+ * CLI_FAIL after a message when the commit fails. */
+int cli_io_finish(cli_io *io, int ok);
 #endif

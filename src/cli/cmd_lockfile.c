@@ -13,12 +13,10 @@
 #include "lock/container.h"
 #include "util/util.h"
 #include <errno.h>
-#include <fcntl.h>
 #include <getopt.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
 #include <unistd.h>
 
 int cmd_lock_file(int argc, char **argv);
@@ -67,17 +65,6 @@ static int parse_args(int argc, char **argv, lockfile_args *a) {
     return cli_lock_resolve(&a->lo, argv[0]);
 }
 
-static int open_input(const char *path, int *fd) {
-    struct stat st;
-    if (!strcmp(path, "-")) { *fd = 0; return CLI_OK; }
-    if ((*fd = open(path, O_RDONLY | O_CLOEXEC)) < 0) return cli_error("%s: %s", path, strerror(errno));
-    if (fstat(*fd, &st) != 0 || S_ISDIR(st.st_mode)) {
-        close(*fd);
-        return cli_error("%s: is a directory", path);
-    }
-    return CLI_OK;
-}
-
 /* Container to out_fd: the puzzle re-parsed (and checked against pk), then
  * the notice, the puzzle text and the age payload. */
 static int write_container(const lockfile_args *a, int out_fd, int in_fd, const char *json, size_t len,
@@ -100,26 +87,18 @@ static int write_container(const lockfile_args *a, int out_fd, int in_fd, const 
 
 int cmd_lock_file(int argc, char **argv) {
     lockfile_args a = {0};
-    int ret = parse_args(argc, argv, &a), in_fd = -1;
+    int ret = parse_args(argc, argv, &a);
     if (ret) return ret;
-    if ((ret = open_input(a.in_path, &in_fd))) return ret;
-    /* Refuse an existing output before spending the generation work. */
-    util_atomic out;
-    if (!a.to_stdout && util_atomic_open(&out, a.out, a.force, 0644) != 0) {
-        ret = cli_output_error(a.out);
-        if (in_fd > 0) close(in_fd);
-        return ret;
-    }
+    /* Open both ends (refusing an existing output) before the generation work. */
+    cli_io io;
+    if ((ret = cli_io_open(&io, a.in_path, a.out, a.force, 0644))) return ret;
     uint8_t pk[32];
     char *json = NULL;
     size_t len = 0;
     ret = cli_lock_generate(&a.lo, "lock", cli_progress_when(a.quiet, 0, a.lo.progress), 0, &json, &len, pk, NULL);
-    if (ret == CLI_OK) ret = write_container(&a, a.to_stdout ? 1 : out.fd, in_fd, json, len, pk);
-    if (in_fd > 0) close(in_fd);
-    if (!a.to_stdout) {
-        if (ret != CLI_OK) util_atomic_abort(&out);
-        else if (util_atomic_commit(&out) != 0) ret = cli_output_error(a.out);
-    }
+    if (ret == CLI_OK) ret = write_container(&a, io.out_fd, io.in_fd, json, len, pk);
+    int fin = cli_io_finish(&io, ret == CLI_OK);
+    if (ret == CLI_OK) ret = fin;
     if (ret == CLI_OK && !a.quiet) {
         const tl_params *p = &a.lo.p;
         char rcp[TL_AGE_RECIPIENT_MAX], eng[64];

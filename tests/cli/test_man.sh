@@ -7,7 +7,7 @@
 MAN=$PWD/docs/rxlock.1
 check "man page exists" test -f "$MAN"
 if command -v mandoc >/dev/null 2>&1; then
-  check "mandoc -T lint: no warnings" sh -c "mandoc -T lint -W warning '$MAN' >'$TMP/lint' 2>&1 && test ! -s '$TMP/lint'"
+  check "mandoc -T lint: not even style notes" sh -c "mandoc -T lint -W all '$MAN' >'$TMP/lint' 2>&1 && test ! -s '$TMP/lint'"
   cat "$TMP/lint" >&2
 fi
 if command -v groff >/dev/null 2>&1; then
