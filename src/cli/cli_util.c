@@ -44,6 +44,12 @@ void cli_engine_text(const tl_engine_info *e, char *buf, size_t cap) {
     else snprintf(buf, cap, "%s, %s AES, %s mode", e->engine, e->aes, e->mode);
 }
 
+const char *cli_engine_json(const tl_engine_info *e, char *buf, size_t cap) {
+    if (e->engine) snprintf(buf, cap, ",\"engine\":\"%s\"", e->engine);
+    else if (cap) buf[0] = 0;
+    return buf;
+}
+
 /* The first call: the engine is known, no work done yet. */
 static void progress_start(cli_progress *cp, const tl_progress *p) {
     cp->started = 1;
@@ -51,7 +57,8 @@ static void progress_start(cli_progress *cp, const tl_progress *p) {
     const tl_engine_info *e = &cp->engine;
     if (e->fallback) cli_warn_fallback(e->fallback);
     if (cp->json) {
-        json_t *o = json_pack("{s:s, s:s?, s:s?, s:s?, s:s?, s:s?}", "event", "start",
+        /* RandomX-only keys are left out for SHA3 (s*: omitted when NULL) */
+        json_t *o = json_pack("{s:s, s:s, s:s*, s:s*, s:s*, s:s*}", "event", "start",
                               "work", tl_work_name(e->work), "engine", e->engine, "aes", e->aes,
                               "mode", e->mode, "fallback", e->fallback);
         char *s = o ? json_dumps(o, JSON_COMPACT | JSON_PRESERVE_ORDER) : NULL;
@@ -69,7 +76,10 @@ static void progress_start(cli_progress *cp, const tl_progress *p) {
 
 int cli_progress_cb(const tl_progress *p, void *ctx) {
     cli_progress *cp = ctx;
-    if (!cp->started && p->engine) progress_start(cp, p);
+    if (!cp->started && p->engine) {
+        progress_start(cp, p);
+        if (cp->json) return cp->stop && *cp->stop;   /* the start line says it all */
+    }
     if (cp->json) {
         printf("{\"event\":\"progress\",\"hashes_done\":%llu,\"hashes_total\":%llu,\"rate\":%.1f,"
                "\"eta_seconds\":%.1f,\"groups_done\":%u,\"groups_total\":%u,\"group\":%u,\"step\":%llu}\n",

@@ -38,6 +38,8 @@ int  cli_progress_cb(const tl_progress *p, void *ctx);      /* a tl_progress_fn 
 void cli_progress_end(cli_progress *cp, int ok);
 /* "jit, hardware AES, full mode" / "interpreter, ..." / "sha3-256". */
 void cli_engine_text(const tl_engine_info *e, char *buf, size_t cap);
+/* ',"engine":"jit"' for a JSON line (RandomX), "" for SHA3; returns buf. */
+const char *cli_engine_json(const tl_engine_info *e, char *buf, size_t cap);
 
 /* Age identity file (mode 0600) commented with the puzzle id and `how`
  * (may be ""): CLI_OK, or CLI_FAIL after saying why. */

@@ -144,13 +144,13 @@ static void report(const lock_args *a, const char *rcp, double secs, double cpu)
     const tl_params *p = &a->lo.p;
     const tl_engine_info *e = &a->lo.engine;
     double total = (double)p->groups * (double)p->steps;
-    char eng[64];
+    char eng[64], ej[48];
     cli_engine_text(e, eng, sizeof eng);
     if (a->json)
         printf("{\"event\":\"done\",\"puzzle\":\"%s\",\"recipient\":\"%s\",\"groups\":%u,\"steps\":%llu,"
-               "\"seconds\":%.3f,\"rate\":%.1f,\"worker_cpu_seconds\":%.3f,\"rate_per_worker_cpu_second\":%.1f,"
-               "\"engine\":\"%s\"}\n", a->out, rcp, p->groups, (unsigned long long)p->steps, secs,
-               secs > 0 ? total / secs : 0, cpu, cpu > 0 ? total / cpu : 0, e->engine ? e->engine : tl_work_name(p->work));
+               "\"seconds\":%.3f,\"rate\":%.1f,\"worker_cpu_seconds\":%.3f,\"rate_per_worker_cpu_second\":%.1f"
+               "%s}\n", a->out, rcp, p->groups, (unsigned long long)p->steps, secs, secs > 0 ? total / secs : 0,
+               cpu, cpu > 0 ? total / cpu : 0, cli_engine_json(e, ej, sizeof ej));
     else {
         printf("%s\n", rcp);
         if (isatty(2))

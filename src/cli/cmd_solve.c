@@ -107,14 +107,13 @@ static int report_failure(const solve_args *a, const tl_puzzle *pz, int rc, cons
 }
 
 static void report_success(const solve_args *a, const tl_solve_stats *st, double secs) {
-    char eng[64];
+    char eng[64], ej[48];
     cli_engine_text(&st->engine, eng, sizeof eng);
     if (a->json)
         printf("{\"event\":\"solved\",\"identity\":\"%s\",\"steps_computed\":%llu,\"resumed_group\":%u,"
-               "\"resumed_step\":%llu,\"checkpoints\":%llu,\"seconds\":%.3f,\"engine\":\"%s\"}\n", a->out,
-               (unsigned long long)st->steps_computed, st->resumed_group,
-               (unsigned long long)st->resumed_step, (unsigned long long)st->checkpoints, secs,
-               st->engine.engine ? st->engine.engine : tl_work_name(st->engine.work));
+               "\"resumed_step\":%llu,\"checkpoints\":%llu,\"seconds\":%.3f%s}\n", a->out,
+               (unsigned long long)st->steps_computed, st->resumed_group, (unsigned long long)st->resumed_step,
+               (unsigned long long)st->checkpoints, secs, cli_engine_json(&st->engine, ej, sizeof ej));
     else
         fprintf(stderr, "rxlock: solved %s: wrote %s (%llu hashes this run in %.1f s, %s%s)\n", a->path, a->out,
                 (unsigned long long)st->steps_computed, secs, eng, st->resumed_group ? ", resumed" : "");

@@ -75,6 +75,12 @@ if [ $jit_here -eq 1 ]; then
   check "solve jit: no warning" sh -c "! grep -q warning '$TMP/.err'"
 fi
 
+# SHA3: no engine, AES or mode keys (they mean nothing there)
+expect_rc 0 "sha3 lock --json" "$T" lock --work sha3-256 --groups 1 --steps 10 --json -o sha.json
+check "sha3 start event: only the work" grep -qx '{"event":"start","work":"sha3-256"}' "$TMP/.out"
+expect_rc 0 "sha3 solve --json" "$T" solve sha.json --json -o sha.txt
+check "sha3 solved event: no engine key" sh -c "grep '\"event\":\"solved\"' '$TMP/.out' | grep -vq engine"
+
 # --- unlock -------------------------------------------------------------------
 printf 'secret\n' > s.txt
 expect_rc 0 "lock FILE randomx" "$T" lock s.txt --work randomx-v2 --groups 1 --steps 2 --workers 1 -q
