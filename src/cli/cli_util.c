@@ -44,10 +44,13 @@ void cli_engine_text(const tl_engine_info *e, char *buf, size_t cap) {
     else snprintf(buf, cap, "%s, %s AES, %s mode", e->engine, e->aes, e->mode);
 }
 
-const char *cli_engine_json(const tl_engine_info *e, char *buf, size_t cap) {
-    if (e->engine) snprintf(buf, cap, ",\"engine\":\"%s\"", e->engine);
-    else if (cap) buf[0] = 0;
-    return buf;
+int cli_print_json(json_t *o) {
+    char *s = o ? json_dumps(o, JSON_COMPACT | JSON_PRESERVE_ORDER | JSON_REAL_PRECISION(10)) : NULL;
+    json_decref(o);
+    if (!s) return cli_error("out of memory");
+    int ok = printf("%s\n", s) >= 0 && fflush(stdout) == 0;
+    free(s);
+    return ok ? CLI_OK : cli_error("stdout: %s", strerror(errno));
 }
 
 /* The first call: the engine is known, no work done yet. */
@@ -58,14 +61,9 @@ static void progress_start(cli_progress *cp, const tl_progress *p) {
     if (e->fallback) cli_warn_fallback(e->fallback);
     if (cp->json) {
         /* RandomX-only keys are left out for SHA3 (s*: omitted when NULL) */
-        json_t *o = json_pack("{s:s, s:s, s:s*, s:s*, s:s*, s:s*}", "event", "start",
-                              "work", tl_work_name(e->work), "engine", e->engine, "aes", e->aes,
-                              "mode", e->mode, "fallback", e->fallback);
-        char *s = o ? json_dumps(o, JSON_COMPACT | JSON_PRESERVE_ORDER) : NULL;
-        if (s) printf("%s\n", s);
-        fflush(stdout);
-        free(s);
-        json_decref(o);
+        (void)cli_print_json(json_pack("{s:s, s:s, s:s*, s:s*, s:s*, s:s*}", "event", "start",
+                                       "work", tl_work_name(e->work), "engine", e->engine, "aes", e->aes,
+                                       "mode", e->mode, "fallback", e->fallback));
         return;
     }
     /* the bar's rate counts from here: setup (cache, dataset) excluded */

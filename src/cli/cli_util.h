@@ -8,6 +8,7 @@
 #include "rxlock/rxlock.h"
 #include "util/progress.h"
 #include "util/util.h"
+#include <jansson.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <sys/types.h>
@@ -38,8 +39,9 @@ int  cli_progress_cb(const tl_progress *p, void *ctx);      /* a tl_progress_fn 
 void cli_progress_end(cli_progress *cp, int ok);
 /* "jit, hardware AES, full mode" / "interpreter, ..." / "sha3-256". */
 void cli_engine_text(const tl_engine_info *e, char *buf, size_t cap);
-/* ',"engine":"jit"' for a JSON line (RandomX), "" for SHA3; returns buf. */
-const char *cli_engine_json(const tl_engine_info *e, char *buf, size_t cap);
+/* Print a JSON object as one compact line on stdout and free it.  CLI_OK,
+ * or CLI_FAIL after a message (NULL object, write error). */
+int cli_print_json(json_t *o);
 
 /* Age identity file (mode 0600) commented with the puzzle id and `how`
  * (may be ""): CLI_OK, or CLI_FAIL after saying why. */

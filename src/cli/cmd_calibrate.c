@@ -89,14 +89,9 @@ static int report_json(const cal_args *a, const tl_calibration *cal, const char 
                              "windows", (int)cal->windows, "setup_seconds", cal->setup_seconds,
                              "file", a->outpath, "fallback", cal->engine.fallback,
                              "note", "this machine's sequential rate; a faster machine solves sooner");
-    char *s = o && more && json_object_update(o, more) == 0
-                  ? json_dumps(o, JSON_COMPACT | JSON_PRESERVE_ORDER | JSON_REAL_PRECISION(10)) : NULL;
-    json_decref(o);
+    if (!o || !more || json_object_update(o, more) != 0) { json_decref(o); o = NULL; }
     json_decref(more);
-    if (!s) return cli_error("out of memory");
-    printf("%s\n", s);
-    free(s);
-    return fflush(stdout) == 0 ? CLI_OK : cli_error("stdout: %s", strerror(errno));
+    return cli_print_json(o);
 }
 
 static void report_text(const cal_args *a, const tl_calibration *cal) {

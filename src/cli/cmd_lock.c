@@ -9,6 +9,7 @@
 #include "util/progress.h"
 #include "util/util.h"
 #include <getopt.h>
+#include <jansson.h>
 #include <sodium.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -140,23 +141,25 @@ static int write_outputs(const lock_args *a, const char *text, size_t len, const
     return rc;
 }
 
-static void report(const lock_args *a, const char *rcp, double secs, double cpu) {
+static int report(const lock_args *a, const char *rcp, double secs, double cpu) {
     const tl_params *p = &a->lo.p;
     const tl_engine_info *e = &a->lo.engine;
     double total = (double)p->groups * (double)p->steps;
-    char eng[64], ej[48];
-    cli_engine_text(e, eng, sizeof eng);
     if (a->json)
-        printf("{\"event\":\"done\",\"puzzle\":\"%s\",\"recipient\":\"%s\",\"groups\":%u,\"steps\":%llu,"
-               "\"seconds\":%.3f,\"rate\":%.1f,\"worker_cpu_seconds\":%.3f,\"rate_per_worker_cpu_second\":%.1f"
-               "%s}\n", a->out, rcp, p->groups, (unsigned long long)p->steps, secs, secs > 0 ? total / secs : 0,
-               cpu, cpu > 0 ? total / cpu : 0, cli_engine_json(e, ej, sizeof ej));
-    else {
-        printf("%s\n", rcp);
-        if (isatty(2))
-            fprintf(stderr, "rxlock: wrote %s (%u x %llu %s hashes in %.1f s, %.1f H/s total; %s)\n", a->out, p->groups,
-                    (unsigned long long)p->steps, tl_work_name(p->work), secs, secs > 0 ? total / secs : 0, eng);
+        return cli_print_json(json_pack("{s:s, s:s, s:s, s:i, s:I, s:f, s:f, s:f, s:f, s:s*}", "event", "done",
+                                        "puzzle", a->out, "recipient", rcp, "groups", (int)p->groups,
+                                        "steps", (json_int_t)p->steps, "seconds", secs,
+                                        "rate", secs > 0 ? total / secs : 0.0, "worker_cpu_seconds", cpu,
+                                        "rate_per_worker_cpu_second", cpu > 0 ? total / cpu : 0.0,
+                                        "engine", e->engine));
+    printf("%s\n", rcp);
+    if (isatty(2)) {
+        char eng[64];
+        cli_engine_text(e, eng, sizeof eng);
+        fprintf(stderr, "rxlock: wrote %s (%u x %llu %s hashes in %.1f s, %.1f H/s total; %s)\n", a->out, p->groups,
+                (unsigned long long)p->steps, tl_work_name(p->work), secs, secs > 0 ? total / secs : 0, eng);
     }
+    return fflush(stdout) == 0 ? CLI_OK : cli_error("stdout: write failed");
 }
 
 int cmd_lock(int argc, char **argv) {
@@ -177,6 +180,5 @@ int cmd_lock(int argc, char **argv) {
     if (rc) return rc;
     char rcp[TL_AGE_RECIPIENT_MAX];
     if (tl_age_recipient_encode(pk, rcp) != 0) return cli_error("cannot encode the recipient");
-    report(&a, rcp, secs, cpu);
-    return CLI_OK;
+    return report(&a, rcp, secs, cpu);
 }

@@ -7,6 +7,7 @@
 #include "util/progress.h"
 #include "util/util.h"
 #include <getopt.h>
+#include <jansson.h>
 #include <sodium.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -106,17 +107,19 @@ static int report_failure(const solve_args *a, const tl_puzzle *pz, int rc, cons
     return cli_work_error(a->path, rc, pz->work);
 }
 
-static void report_success(const solve_args *a, const tl_solve_stats *st, double secs) {
-    char eng[64], ej[48];
-    cli_engine_text(&st->engine, eng, sizeof eng);
+static int report_success(const solve_args *a, const tl_solve_stats *st, double secs) {
     if (a->json)
-        printf("{\"event\":\"solved\",\"identity\":\"%s\",\"steps_computed\":%llu,\"resumed_group\":%u,"
-               "\"resumed_step\":%llu,\"checkpoints\":%llu,\"seconds\":%.3f%s}\n", a->out,
-               (unsigned long long)st->steps_computed, st->resumed_group, (unsigned long long)st->resumed_step,
-               (unsigned long long)st->checkpoints, secs, cli_engine_json(&st->engine, ej, sizeof ej));
-    else
-        fprintf(stderr, "rxlock: solved %s: wrote %s (%llu hashes this run in %.1f s, %s%s)\n", a->path, a->out,
-                (unsigned long long)st->steps_computed, secs, eng, st->resumed_group ? ", resumed" : "");
+        return cli_print_json(json_pack("{s:s, s:s, s:I, s:i, s:I, s:I, s:f, s:s*}", "event", "solved",
+                                        "identity", a->out, "steps_computed", (json_int_t)st->steps_computed,
+                                        "resumed_group", (int)st->resumed_group,
+                                        "resumed_step", (json_int_t)st->resumed_step,
+                                        "checkpoints", (json_int_t)st->checkpoints, "seconds", secs,
+                                        "engine", st->engine.engine));
+    char eng[64];
+    cli_engine_text(&st->engine, eng, sizeof eng);
+    fprintf(stderr, "rxlock: solved %s: wrote %s (%llu hashes this run in %.1f s, %s%s)\n", a->path, a->out,
+            (unsigned long long)st->steps_computed, secs, eng, st->resumed_group ? ", resumed" : "");
+    return CLI_OK;
 }
 
 int cmd_solve(int argc, char **argv) {
@@ -162,7 +165,7 @@ int cmd_solve(int argc, char **argv) {
     sodium_memzero(x, sizeof x);
     if (rc == CLI_OK) {
         if (a.journal == jpath) (void)unlink(jpath);
-        report_success(&a, &st, secs);
+        rc = report_success(&a, &st, secs);
     }
     tl_puzzle_free(pz);
     return rc;

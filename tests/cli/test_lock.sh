@@ -29,6 +29,11 @@ check "journal removed after success" test ! -e id1.txt.journal
 expect_rc 1 "solve refuses to overwrite" "$R" solve p1.json -o id1.txt
 check "overwrite: one line" one_line
 expect_rc 0 "solve --force" "$R" solve p1.json -o id1.txt --force
+expect_rc 0 "solve --json, a quote in the path" "$R" solve p1.json --json -o 'q"1.txt'
+check "--json lines are valid JSON" python3 -c '
+import json, sys
+ev = [json.loads(l) for l in open(sys.argv[1])]
+assert ev[0] == {"event": "start", "work": "sha3-256"} and ev[-1]["identity"] == "q\"1.txt", ev' "$TMP/.out"
 expect_rc 1 "lock refuses to overwrite" "$R" lock --work sha3-256 --groups 1 --steps 5 -o p1.json
 check "lock overwrite: one line" one_line
 
