@@ -49,7 +49,7 @@ int cli_lock_opt(cli_lock_opts *o, int c, const char *arg, const char *cmd) {
         o->go.workers = (unsigned)v;
         return 0;
     case 'k': o->sign_key = arg; return 0;
-    case 'P': o->progress = 1; return 0;
+    case CLI_OPT_PROGRESS: o->progress = 1; return 0;
     default: return -1;
     }
 }

@@ -4,6 +4,7 @@
  * that turns them into tl_params; and the generation run itself. */
 #ifndef RXLOCK_CLI_LOCK_OPTS_H
 #define RXLOCK_CLI_LOCK_OPTS_H
+#include "cli/cli_util.h"   /* the parsers (cli_parse_u64, cli_parse_duration) */
 #include "rxlock/rxlock.h"
 #include <stdint.h>
 
@@ -17,13 +18,16 @@ typedef struct {
     tl_engine_info engine;     /* set by cli_lock_generate: what ran */
 } cli_lock_opts;
 
-/* getopt_long entries for the shared options (short codes w g s t r c m n k P). */
+/* getopt_long entries for the shared options (short codes w g s t r c m n k;
+ * --progress returns CLI_OPT_PROGRESS, outside the char range, so commands
+ * that add their own letters, e.g. plan's 'P', never clash with it). */
+#define CLI_OPT_PROGRESS 0x150
 #define CLI_LOCK_LONG_OPTS \
     {"work", required_argument, 0, 'w'}, {"groups", required_argument, 0, 'g'}, \
     {"steps", required_argument, 0, 's'}, {"time", required_argument, 0, 't'}, \
     {"rate", required_argument, 0, 'r'}, {"calibration", required_argument, 0, 'c'}, \
     {"mode", required_argument, 0, 'm'}, {"workers", required_argument, 0, 'n'}, \
-    {"sign-key", required_argument, 0, 'k'}, {"progress", no_argument, 0, 'P'}
+    {"sign-key", required_argument, 0, 'k'}, {"progress", no_argument, 0, CLI_OPT_PROGRESS}
 
 void cli_lock_opts_init(cli_lock_opts *o);
 /* One getopt result: -1 if c is not a shared option, 0 if taken, else the
