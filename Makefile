@@ -6,7 +6,8 @@
 #   check-sanitize ASan+UBSan build of the unit tests (quick subset)
 #   demo           lock a small secret, solve it, open it
 #   bench          build the benchmarks in bench/
-#   install        PREFIX=/usr/local (DESTDIR honoured)
+#   install        PREFIX=/usr/local (DESTDIR honoured), man page included
+#   lint-man       check docs/rxlock.1 (mandoc -T lint, else groff -ww)
 VERSION   := 0.1.0
 PREFIX    ?= /usr/local
 DESTDIR   ?=
@@ -49,7 +50,7 @@ CLI_OBJ   := $(CLI_SRC:%.c=$(BUILD)/obj/%.o)
 TEST_BIN  := $(TEST_SRC:tests/%.c=$(BUILD)/tests/%) $(API_TEST:tests/%.c=$(BUILD)/tests/%)
 BENCH_BIN := $(BENCH_SRC:bench/%.c=$(BUILD)/bench/%)
 
-.PHONY: all deps check check-full check-sanitize demo bench fuzz install clean tests
+.PHONY: all deps check check-full check-sanitize demo bench fuzz install clean tests lint-man
 all: $(BUILD)/librxlock.a $(BUILD)/librxlock.so $(BUILD)/rxlock
 
 $(BUILD)/obj/%.o: %.c
@@ -129,7 +130,13 @@ install: all
 	ln -sf librxlock.so.0 $(DESTDIR)$(PREFIX)/lib/librxlock.so
 	install -m 644 include/rxlock/*.h $(DESTDIR)$(PREFIX)/include/rxlock/
 	install -m 755 $(BUILD)/rxlock $(DESTDIR)$(PREFIX)/bin/
+	install -d $(DESTDIR)$(PREFIX)/share/man/man1
+	install -m 644 docs/rxlock.1 $(DESTDIR)$(PREFIX)/share/man/man1/
 	sed -e 's|@PREFIX@|$(PREFIX)|g' -e 's|@VERSION@|$(VERSION)|g' rxlock.pc.in > $(DESTDIR)$(PREFIX)/lib/pkgconfig/rxlock.pc
+
+lint-man:
+	@if command -v mandoc >/dev/null 2>&1; then mandoc -T lint -W all docs/rxlock.1; \
+	 else out=$$(groff -ww -man -z docs/rxlock.1 2>&1); echo "$$out"; test -z "$$out"; fi
 
 clean:
 	rm -rf build build-san

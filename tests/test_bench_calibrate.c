@@ -1,24 +1,39 @@
 /* tests/test_bench_calibrate.c — src/lock/calibrate.c: the calibration file
- * round trip and its validation, and a short real measurement (sha3-256). */
+ * round trip (version 2: RandomX records mode / engine / AES, SHA3 none of
+ * them) and its validation (version-1 files still read), and short real
+ * measurements (sha3-256; RandomX light with an injected JIT failure) with
+ * the public progress callback. */
 #include "test.h"
-#include "lock/calibrate.h"
+#include "rxlock/calibrate.h"
 #include <math.h>
 
 static void t_roundtrip(void) {
     tl_calibration c, d;
     memset(&c, 0, sizeof c);
     c.work = TL_WORK_RANDOMX_V1; c.mode = TL_MODE_FULL;
+    c.engine.engine = "jit"; c.engine.aes = "hardware";
     c.rate = 1234.5; c.rate_min = 1200.25; c.rate_max = 1250; c.seconds = 10.0;
     snprintf(c.cpu, sizeof c.cpu, "Test CPU @ 3 GHz");
     snprintf(c.created, sizeof c.created, "2026-12-02T12:00:00Z");
     char *j = NULL; size_t n = 0; char err[128];
     CHECK(tl_calibration_to_json(&c, &j, &n) == 0 && j && n == strlen(j));
     if (!j) return;
-    CHECK(strstr(j, "\"rxlock_calibration\": 1") != NULL);
+    CHECK(strstr(j, "\"rxlock_calibration\": 2") != NULL);
+    CHECK(strstr(j, "\"engine\": \"jit\"") != NULL && strstr(j, "\"aes\": \"hardware\"") != NULL);
     CHECK(tl_calibration_parse(j, n, &d, err, sizeof err) == 0);
     CHECK(d.work == TL_WORK_RANDOMX_V1 && d.mode == TL_MODE_FULL);
+    CHECK(d.engine.engine && !strcmp(d.engine.engine, "jit") && d.engine.aes && !strcmp(d.engine.aes, "hardware"));
+    CHECK(d.engine.mode && !strcmp(d.engine.mode, "full") && d.engine.version == 1);
     CHECK(fabs(d.rate - 1234.5) < 1e-6 && fabs(d.rate_min - 1200.25) < 1e-6 && d.rate_max == 1250);
     CHECK(strcmp(d.cpu, c.cpu) == 0 && strcmp(d.created, c.created) == 0);
+    free(j);
+    /* SHA3: no mode, engine or aes in the file (they mean nothing there) */
+    c.work = TL_WORK_SHA3_256;
+    CHECK(tl_calibration_to_json(&c, &j, &n) == 0 && j);
+    if (!j) return;
+    CHECK(!strstr(j, "mode") && !strstr(j, "engine") && !strstr(j, "aes"));
+    CHECK(tl_calibration_parse(j, n, &d, err, sizeof err) == 0);
+    CHECK(d.work == TL_WORK_SHA3_256 && !d.engine.mode && !d.engine.engine && !d.engine.aes);
     free(j);
 }
 
@@ -31,8 +46,23 @@ static int bad(const char *s, int want) {
 
 #define GOOD_TAIL "\"rate\":10,\"rate_min\":9,\"rate_max\":11,\"seconds\":5,\"cpu\":\"x\",\"created\":\"2026-01-01T00:00:00Z\"}"
 static void t_validation(void) {
+    /* version 1 (mode for every work, no engine) is still read */
     CHECK(bad("{\"rxlock_calibration\":1,\"work\":\"randomx-v2\",\"mode\":\"light\"," GOOD_TAIL, 0));
-    CHECK(bad("{\"rxlock_calibration\":2,\"work\":\"randomx-v2\",\"mode\":\"light\"," GOOD_TAIL, TL_EVERSION));
+    CHECK(bad("{\"rxlock_calibration\":1,\"work\":\"sha3-256\",\"mode\":\"light\"," GOOD_TAIL, 0));
+    CHECK(bad("{\"rxlock_calibration\":1,\"work\":\"randomx-v2\",\"mode\":\"light\",\"engine\":\"jit\","
+              "\"aes\":\"hardware\"," GOOD_TAIL, TL_EFORMAT));
+    /* version 2: RandomX needs mode, engine, aes; SHA3 has none of them */
+    CHECK(bad("{\"rxlock_calibration\":2,\"work\":\"randomx-v2\",\"mode\":\"light\",\"engine\":\"jit\","
+              "\"aes\":\"hardware\"," GOOD_TAIL, 0));
+    CHECK(bad("{\"rxlock_calibration\":2,\"work\":\"randomx-v2\",\"mode\":\"light\"," GOOD_TAIL, TL_EFORMAT));
+    CHECK(bad("{\"rxlock_calibration\":2,\"work\":\"randomx-v2\",\"mode\":\"light\",\"engine\":\"fast\","
+              "\"aes\":\"hardware\"," GOOD_TAIL, TL_EFORMAT));
+    CHECK(bad("{\"rxlock_calibration\":2,\"work\":\"randomx-v1\",\"mode\":\"full\",\"engine\":\"interpreter\","
+              "\"aes\":\"quantum\"," GOOD_TAIL, TL_EFORMAT));
+    CHECK(bad("{\"rxlock_calibration\":2,\"work\":\"sha3-256\"," GOOD_TAIL, 0));
+    CHECK(bad("{\"rxlock_calibration\":2,\"work\":\"sha3-256\",\"mode\":\"light\"," GOOD_TAIL, TL_EFORMAT));
+    CHECK(bad("{\"rxlock_calibration\":2,\"work\":\"sha3-256\",\"engine\":\"jit\"," GOOD_TAIL, TL_EFORMAT));
+    CHECK(bad("{\"rxlock_calibration\":3,\"work\":\"randomx-v2\",\"mode\":\"light\"," GOOD_TAIL, TL_EVERSION));
     CHECK(bad("{\"work\":\"randomx-v2\",\"mode\":\"light\"," GOOD_TAIL, TL_EFORMAT));
     CHECK(bad("{\"rxlock_calibration\":1,\"work\":\"md5\",\"mode\":\"light\"," GOOD_TAIL, TL_EFORMAT));
     CHECK(bad("{\"rxlock_calibration\":1,\"work\":\"sha3-256\",\"mode\":\"medium\"," GOOD_TAIL, TL_EFORMAT));
@@ -51,22 +81,71 @@ static void t_validation(void) {
     CHECK(bad(big, TL_ETOOBIG));
 }
 
+struct seen { int calls, first_has_engine, first_done_zero, later_totals; const char *fallback; };
+static int on_progress(const tl_progress *p, void *ctx) {
+    struct seen *s = ctx;
+    if (s->calls++ == 0) {
+        s->first_has_engine = p->engine != NULL;
+        s->first_done_zero = p->hashes_done == 0;
+        s->fallback = p->engine ? p->engine->fallback : NULL;
+    } else if (p->hashes_total >= p->hashes_done && p->hashes_done > 0) {
+        s->later_totals++;
+    }
+    return 0;
+}
+static int cancel_first(const tl_progress *p, void *ctx) { (void)p; (void)ctx; return 1; }
+
 static void t_measure_sha3(void) {
     tl_calibration c;
-    CHECK(tl_calibrate(TL_WORK_SHA3_256, TL_MODE_LIGHT, 0.3, NULL, NULL, &c) == 0);
+    struct seen s = {0};
+    tl_calibrate_opts o = { .progress = on_progress, .progress_ctx = &s, .progress_interval = 0.05 };
+    CHECK(tl_calibrate(TL_WORK_SHA3_256, TL_MODE_LIGHT, 0.3, &o, &c) == 0);
+    CHECK(s.calls >= 2 && s.first_has_engine && s.first_done_zero && s.later_totals >= 1);
+    CHECK(c.engine.work == TL_WORK_SHA3_256 && !c.engine.engine && !c.engine.mode);
     CHECK(c.hashes > 0 && c.windows == 3);
     CHECK(c.rate_min > 0 && c.rate_min <= c.rate && c.rate <= c.rate_max);
     CHECK(c.seconds >= 0.3 && c.work == TL_WORK_SHA3_256);
     CHECK(strlen(c.created) == 20 && c.cpu[0]);
+    tl_calibrate_opts oc = { .progress = cancel_first };
+    CHECK(tl_calibrate(TL_WORK_SHA3_256, TL_MODE_LIGHT, 0.3, &oc, &c) == TL_EINTR);
     volatile int stop = 1;
-    CHECK(tl_calibrate(TL_WORK_SHA3_256, TL_MODE_LIGHT, 0.3, NULL, (const volatile int *)&stop, &c) == TL_EINTR);
-    CHECK(tl_calibrate(TL_WORK_SHA3_256, TL_MODE_LIGHT, 0, NULL, NULL, &c) == TL_EINVAL);
-    CHECK(tl_calibrate((tl_work_type)99, TL_MODE_LIGHT, 1, NULL, NULL, &c) == TL_EINVAL);
+    tl_calibrate_opts os = { .stop = (const volatile int *)&stop };
+    CHECK(tl_calibrate(TL_WORK_SHA3_256, TL_MODE_LIGHT, 0.3, &os, &c) == TL_EINTR);
+    CHECK(tl_calibrate(TL_WORK_SHA3_256, TL_MODE_LIGHT, 0, NULL, &c) == TL_EINVAL);
+    CHECK(tl_calibrate((tl_work_type)99, TL_MODE_LIGHT, 1, NULL, &c) == TL_EINVAL);
+}
+
+/* RandomX light with the JIT made to fail (test build): by default the
+ * interpreter runs and the engine says why; RXLOCK_ENGINE=jit is an error. */
+static void t_engine_fallback(void) {
+    if (getenv("RXLOCK_TEST_QUICK")) return;   /* builds a 256 MiB cache */
+    tl_calibration c;
+    struct seen s = {0};
+    tl_calibrate_opts o = { .progress = on_progress, .progress_ctx = &s };
+    setenv("RXLOCK_TEST_JIT_FAIL", "1", 1);
+    CHECK(tl_calibrate(TL_WORK_RANDOMX_V2, TL_MODE_LIGHT, 0.1, &o, &c) == 0);
+    CHECK(c.engine.engine && !strcmp(c.engine.engine, "interpreter") && c.engine.fallback != NULL);
+    CHECK(s.first_has_engine && s.fallback == c.engine.fallback);
+    CHECK(c.engine.version == 2 && c.engine.mode && !strcmp(c.engine.mode, "light"));
+    CHECK(tl_engine_check(TL_WORK_RANDOMX_V2) != NULL && tl_engine_check(TL_WORK_SHA3_256) == NULL);
+    setenv("RXLOCK_ENGINE", "jit", 1);
+    CHECK(tl_calibrate(TL_WORK_RANDOMX_V2, TL_MODE_LIGHT, 0.1, NULL, &c) != 0);   /* no silent interpreter */
+    setenv("RXLOCK_ENGINE", "interp", 1);
+    CHECK(tl_engine_check(TL_WORK_RANDOMX_V2) == NULL);
+    CHECK(tl_calibrate(TL_WORK_RANDOMX_V2, TL_MODE_LIGHT, 0.1, NULL, &c) == 0);
+    CHECK(c.engine.engine && !strcmp(c.engine.engine, "interpreter") && c.engine.fallback == NULL);
+    unsetenv("RXLOCK_ENGINE");
+    unsetenv("RXLOCK_TEST_JIT_FAIL");
+#if defined(__x86_64__) || defined(__aarch64__)
+    CHECK(tl_calibrate(TL_WORK_RANDOMX_V2, TL_MODE_LIGHT, 0.1, NULL, &c) == 0);
+    CHECK(c.engine.engine && !strcmp(c.engine.engine, "jit") && c.engine.fallback == NULL);
+#endif
 }
 
 int main(void) {
     RUN(t_roundtrip);
     RUN(t_validation);
     RUN(t_measure_sha3);
+    RUN(t_engine_fallback);
     return test_summary();
 }

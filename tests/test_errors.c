@@ -21,7 +21,7 @@
 /* ---- the error space ------------------------------------------------------ */
 #define C(x) { x, #x }
 static const struct { int code; const char *name; } rx_codes[] = {
-    C(RX_EINVAL), C(RX_ENOMEM), C(RX_EPROT), C(RX_ENOTSUP), C(RX_ESTATE), C(RX_EINTERNAL)
+    C(RX_EINVAL), C(RX_ENOMEM), C(RX_EPROT), C(RX_ENOTSUP), C(RX_ESTATE), C(RX_EINTERNAL), C(RX_EJIT)
 }, tl_codes[] = {
     C(TL_EINVAL), C(TL_ENOMEM), C(TL_EIO), C(TL_EFORMAT), C(TL_EVERSION), C(TL_ETOOBIG),
     C(TL_ESIG), C(TL_EPIN), C(TL_EAUTH), C(TL_ECOMMIT), C(TL_EJOURNAL), C(TL_EWORKER),

@@ -134,6 +134,51 @@ static void t_journal_resume(void) {
     tl_puzzle_free(other);
 }
 
+/* The engine is reported (first progress call, before any work; stats), and
+ * a journal this call created is removed when it fails before any entry. */
+struct eng_seen { int calls; int first_ok; tl_engine_info first; int cancel; };
+static int eng_progress(const tl_progress *p, void *ctx) {
+    struct eng_seen *s = ctx;
+    if (s->calls++ == 0) {
+        s->first_ok = p->engine != NULL && p->hashes_done == 0 && p->hashes_total > 0;
+        if (p->engine) s->first = *p->engine;
+    }
+    return s->cancel;
+}
+
+static void t_engine_and_clean_refusal(void) {
+    uint8_t pk[32], x[32], got[32];
+    tl_puzzle *pz = gen(TL_WORK_SHA3_256, 2, 2000, 1, NULL, pk, x, NULL);
+    if (!pz) return;
+    struct eng_seen s = {0};
+    tl_solve_opts o = { .progress = eng_progress, .progress_ctx = &s };
+    tl_solve_stats st;
+    CHECK(tl_solve(pz, &o, got, &st) == 0);
+    CHECK_MEM(got, x, 32);
+    CHECK(s.calls >= 1 && s.first_ok && s.first.work == TL_WORK_SHA3_256 && !s.first.engine);
+    CHECK(st.engine.work == TL_WORK_SHA3_256 && st.engine.version == 0 && !st.engine.fallback);
+    /* cancelled at the first call: no work, and the new journal is gone */
+    char jp[64];
+    snprintf(jp, sizeof jp, "/tmp/rxlock-eng-%d.journal", (int)getpid());
+    unlink(jp);
+    struct eng_seen c = { .cancel = 1 };
+    tl_solve_opts oj = { .progress = eng_progress, .progress_ctx = &c, .journal = jp };
+    CHECK(tl_solve(pz, &oj, got, &st) == TL_EINTR);
+    CHECK(st.steps_computed == 0 && access(jp, F_OK) != 0);
+    /* a tampered wrap at group 1 before any checkpoint: journal removed too */
+    pz->wraps[0].ct[0] ^= 1;
+    tl_solve_opts ot = { .journal = jp };
+    CHECK(tl_solve(pz, &ot, got, &st) == TL_EAUTH && access(jp, F_OK) != 0);
+    pz->wraps[0].ct[0] ^= 1;
+    /* an existing journal is never removed */
+    FILE *f = fopen(jp, "w");
+    if (f) fclose(f);
+    CHECK(tl_solve(pz, &oj, got, &st) != 0);
+    CHECK(access(jp, F_OK) == 0);
+    unlink(jp);
+    tl_puzzle_free(pz);
+}
+
 static void t_bad_params(void) {
     uint8_t pk[32];
     char *json = NULL;
@@ -178,6 +223,7 @@ int main(void) {
     RUN(t_worker_independent);
     RUN(t_journal_resume);
     RUN(t_bad_params);
+    RUN(t_engine_and_clean_refusal);
     if (test_quick()) fprintf(stderr, "SKIP t_randomx_roundtrip in quick mode (covered by make check)\n");
     else if (rx_works()) RUN(t_randomx_roundtrip);
     else fprintf(stderr, "SKIP t_randomx_roundtrip: the RandomX engine does not reproduce the v2 reference vector yet\n");

@@ -425,12 +425,16 @@ static void t_wx_and_faults(void) {
     CHECK(rx_jit_new(&j, flags) == RX_ENOMEM && j == NULL);
     calls = 0; fail_at = 2;
     CHECK(rx_jit_new(&j, flags) == RX_EPROT && j == NULL);
-    /* a VM whose JIT cannot be set up runs the interpreter: still correct */
+    /* a JIT asked for without RX_FLAG_JIT_FALLBACK that cannot be set up is
+     * an error; with it the VM runs the interpreter (still correct) and says why */
     calls = 0; fail_at = 2;
     vm = NULL;
-    CHECK(rx_vm_new(&vm, flags, cache, NULL) == 0);
+    CHECK(rx_vm_new(&vm, flags, cache, NULL) == RX_EJIT && vm == NULL);
+    calls = 0; fail_at = 2;
+    CHECK(rx_vm_new(&vm, flags | RX_FLAG_JIT_FALLBACK, cache, NULL) == 0);
     if (vm) {
         CHECK((rx_vm_flags(vm) & RX_FLAG_JIT) == 0);
+        CHECK(rx_vm_fallback_reason(vm) != NULL && strstr(rx_vm_fallback_reason(vm), "mprotect") != NULL);
         calls = 0; fail_at = -1;
         CHECK(rx_vm_hash(vm, in, sizeof in, got) == 0);
         CHECK_MEM(got, want, 32);

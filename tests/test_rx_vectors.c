@@ -303,6 +303,52 @@ static void t_flags_env(void) {
     CHECK(e == (RX_FLAG_V2 | RX_FLAG_JIT | RX_FLAG_SECURE | RX_FLAG_HARD_AES));
     unsetenv("RXLOCK_ENGINE"); unsetenv("RXLOCK_AES");
     CHECK(rx_flags_from_env(RX_FLAG_V2) == RX_FLAG_V2);
+    /* the default may fall back (and says so); RXLOCK_ENGINE=jit may not */
+    CHECK(!(d & RX_FLAG_JIT) || (d & RX_FLAG_JIT_FALLBACK));
+    setenv("RXLOCK_ENGINE", "jit", 1);
+    CHECK(!(rx_flags_from_env(d) & RX_FLAG_JIT_FALLBACK));
+    setenv("RXLOCK_ENGINE", "interp", 1);
+    CHECK(!(rx_flags_from_env(d) & (RX_FLAG_JIT | RX_FLAG_JIT_FALLBACK)));
+    unsetenv("RXLOCK_ENGINE");
+}
+
+/* No silent fallback: a JIT that cannot start (test fault) is an error when
+ * asked for alone, the interpreter with a reason under RX_FLAG_JIT_FALLBACK. */
+static void t_jit_fallback(void) {
+    rx_cache *c = cache_for((const uint8_t *)"test key 000", 12);
+    if (!c) return;
+    static const uint8_t want_v2[32] = {
+        0x22,0xec,0x6b,0x86,0x1b,0x3e,0xb2,0x36,0x86,0xb2,0xef,0xba,0xd6,0x95,0x13,0xc9,
+        0x67,0xec,0xfc,0xe8,0x09,0x83,0xdf,0x66,0xc9,0xc5,0xb4,0xfb,0xfb,0x4c,0xdb,0x6f };
+    unsigned jit = RX_FLAG_V2 | RX_FLAG_JIT | RX_FLAG_SECURE;
+    rx_vm *vm = NULL;
+    uint8_t out[32];
+    CHECK(rx_vm_new(&vm, RX_FLAG_V2, c, NULL) == RX_OK && rx_vm_fallback_reason(vm) == NULL);
+    rx_vm_free(vm);
+    setenv("RXLOCK_TEST_JIT_FAIL", "1", 1);
+    vm = NULL;
+    CHECK(rx_vm_new(&vm, jit, c, NULL) == RX_EJIT && vm == NULL);
+    CHECK(rx_jit_check(jit) != NULL);
+    CHECK(strcmp(rx_strerror(RX_EJIT), rx_strerror(-999)) != 0);
+    CHECK(rx_vm_new(&vm, jit | RX_FLAG_JIT_FALLBACK, c, NULL) == RX_OK);
+    if (vm) {
+        CHECK(!(rx_vm_flags(vm) & RX_FLAG_JIT));
+        CHECK(rx_vm_fallback_reason(vm) != NULL);
+        CHECK(rx_vm_hash(vm, "This is a test", 14, out) == RX_OK);
+        CHECK_MEM(out, want_v2, 32);
+        rx_vm_free(vm);
+    }
+    unsetenv("RXLOCK_TEST_JIT_FAIL");
+    CHECK(rx_vm_fallback_reason(NULL) == NULL);
+#if defined(__x86_64__) || defined(__aarch64__)
+    CHECK(rx_jit_check(jit) == NULL);
+    vm = NULL;
+    CHECK(rx_vm_new(&vm, jit, c, NULL) == RX_OK);
+    if (vm) {
+        CHECK((rx_vm_flags(vm) & RX_FLAG_JIT) && rx_vm_fallback_reason(vm) == NULL);
+        rx_vm_free(vm);
+    }
+#endif
 }
 
 /* ---- wipe on free: every region rx_vm_free hands back is all zero ---- */
@@ -378,6 +424,7 @@ int main(void) {
     RUN(t_api_errors);
     RUN(t_vm_free_wipes);
     RUN(t_jit_path);
+    RUN(t_jit_fallback);
     RUN(t_chains_short);
     RUN(t_derived_soft_sample);
     RUN(t_derived);

@@ -3,9 +3,10 @@
 # Does nothing when they are all present.  Product deps: libsodium, jansson,
 # pkg-config.  Test-only oracles/tools: librandomx (RandomX v1 oracle),
 # OpenSSL (SHA3 oracle), age (interop), valgrind, clang + libFuzzer runtime,
-# python3-yaml (checks the generated Kubernetes manifest).
+# python3-yaml (checks the generated Kubernetes manifest), mandoc (man page
+# lint), bsdutils (script(1): a terminal for progress tests).
 set -e
-PKGS="build-essential pkg-config libsodium-dev libjansson-dev librandomx-dev libssl-dev openssl age time valgrind clang libclang-rt-14-dev python3-yaml"
+PKGS="build-essential pkg-config libsodium-dev libjansson-dev librandomx-dev libssl-dev openssl age time valgrind clang libclang-rt-14-dev python3-yaml mandoc bsdutils"
 missing=""
 for p in $PKGS; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing="$missing $p"

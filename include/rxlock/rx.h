@@ -25,7 +25,9 @@ enum rx_error {
     RX_EPROT     = -3,  /* a page-permission change (mprotect) failed    */
     RX_ENOTSUP   = -4,  /* requested feature not available on this CPU   */
     RX_ESTATE    = -5,  /* object not initialised / wrong mode           */
-    RX_EINTERNAL = -6
+    RX_EINTERNAL = -6,
+    RX_EJIT      = -7   /* RX_FLAG_JIT without RX_FLAG_JIT_FALLBACK, and the
+                           JIT cannot start here (rx_jit_check says why)  */
 };
 
 enum rx_flag {
@@ -36,7 +38,10 @@ enum rx_flag {
     RX_FLAG_HARD_AES  = 1u << 4, /* force hardware AES (RX_ENOTSUP if absent) */
     RX_FLAG_SOFT_AES  = 1u << 5, /* force software AES                        */
     RX_FLAG_HUGEPAGES = 1u << 6, /* explicit hugetlb pages (MAP_HUGETLB)      */
-    RX_FLAG_NO_THP    = 1u << 7  /* do not madvise(MADV_HUGEPAGE)             */
+    RX_FLAG_NO_THP    = 1u << 7, /* do not madvise(MADV_HUGEPAGE)             */
+    RX_FLAG_JIT_FALLBACK = 1u << 8 /* with JIT: run the interpreter when the JIT
+                                      cannot start (rx_vm_fallback_reason says
+                                      why) instead of failing with RX_EJIT   */
 };
 
 #define RX_HASH_SIZE        32
@@ -49,12 +54,19 @@ typedef struct rx_cache   rx_cache;
 typedef struct rx_dataset rx_dataset;
 typedef struct rx_vm      rx_vm;
 
-/* Flags recommended on this machine: V2 | JIT | SECURE where supported,
- * HARD_AES when the CPU has it.  The environment overrides:
- * RXLOCK_ENGINE=interp|jit, RXLOCK_AES=soft|hard. */
+/* Flags recommended on this machine: V2 | JIT | SECURE | JIT_FALLBACK where
+ * a JIT exists (the JIT when it starts, else the interpreter, reported by
+ * rx_vm_fallback_reason), HARD_AES when the CPU has it. */
 unsigned rx_flags_default(void);
-/* Apply the RXLOCK_ENGINE / RXLOCK_AES environment overrides to flags. */
+/* Apply the documented user switches (rxlock(1) ENVIRONMENT) to flags:
+ * RXLOCK_ENGINE=interp  interpreter only (clears JIT, SECURE, JIT_FALLBACK);
+ * RXLOCK_ENGINE=jit     the JIT or an error (sets JIT | SECURE, clears
+ *                       JIT_FALLBACK: rx_vm_new fails with RX_EJIT);
+ * RXLOCK_AES=soft|hard  force software / hardware AES. */
 unsigned rx_flags_from_env(unsigned flags);
+/* NULL when a JIT VM with these flags can start on this machine, else a
+ * one-line reason (a static string). */
+const char *rx_jit_check(unsigned flags);
 const char *rx_strerror(int err);
 
 int  rx_cache_new(rx_cache **out, unsigned flags);
@@ -72,8 +84,12 @@ void rx_dataset_free(rx_dataset *ds);
 
 /* cache is required in light mode; ds is required with RX_FLAG_FULL. */
 int  rx_vm_new(rx_vm **out, unsigned flags, const rx_cache *cache, const rx_dataset *ds);
-/* Flags the VM actually runs with (after JIT/AES fallback resolution). */
+/* Flags the VM actually runs with (after JIT/AES resolution): RX_FLAG_JIT
+ * only when the JIT really runs the programs, one of HARD_AES / SOFT_AES. */
 unsigned rx_vm_flags(const rx_vm *vm);
+/* NULL, or why the JIT that was asked for with RX_FLAG_JIT_FALLBACK does
+ * not run (the VM then runs the interpreter); a static string. */
+const char *rx_vm_fallback_reason(const rx_vm *vm);
 int  rx_vm_hash(rx_vm *vm, const void *input, size_t input_len, uint8_t out[RX_HASH_SIZE]);
 void rx_vm_free(rx_vm *vm);
 

@@ -83,6 +83,25 @@ int  tl_work_step(tl_work *w, uint32_t g, uint64_t i, const uint8_t d_in[32], ui
 /* Run n steps from step i0: d <- W(K, m(g, i, d)) for i = i0 .. i0+n-1. */
 int  tl_work_steps(tl_work *w, uint32_t g, uint64_t i0, uint64_t n, uint8_t d[32]);
 void tl_work_free(tl_work *w);
+
+/* The engine a work function really runs: never a silent fallback.  All
+ * strings are static.  RandomX: with the environment switch
+ * RXLOCK_ENGINE=jit a JIT that cannot start fails tl_work_new (and every
+ * call that runs work; tl_engine_check says why); by default the
+ * interpreter runs instead and `fallback` names the reason, for the caller
+ * to report. */
+typedef struct {
+    tl_work_type work;
+    int         version;     /* RandomX 1 or 2; 0 for sha3-256             */
+    const char *mode;        /* "light" / "full"; NULL for sha3-256         */
+    const char *engine;      /* "jit" / "interpreter"; NULL for sha3-256    */
+    const char *aes;         /* "hardware" / "software"; NULL for sha3-256  */
+    const char *fallback;    /* NULL, or why the JIT did not start          */
+} tl_engine_info;
+int tl_work_engine(const tl_work *w, tl_engine_info *out);
+/* NULL when the engine the environment selects for `type` can start here,
+ * else a one-line reason (a static string); NULL for sha3-256. */
+const char *tl_engine_check(tl_work_type type);
 /* The 68-byte chain message m(g, i, d). */
 void tl_chain_message(uint8_t m[68], uint32_t g, uint64_t i, const uint8_t d[32]);
 
@@ -106,8 +125,14 @@ typedef struct {
     uint32_t groups_done, groups_total;
     uint32_t group;               /* solver: current group (1-based)        */
     uint64_t step;                /* solver: step within the group          */
+    const tl_engine_info *engine; /* the engine doing the work: set on the
+                                     first call, made before any work (NULL
+                                     on later calls where not known)       */
 } tl_progress;
-/* Return non-zero to cancel (the call then fails with TL_EINTR). */
+/* Return non-zero to cancel (the call then fails with TL_EINTR).  tl_solve,
+ * tl_generate and tl_calibrate call it once as soon as the work function is
+ * built (hashes_done = work done before, engine set), then about every
+ * progress interval. */
 typedef int (*tl_progress_fn)(const tl_progress *p, void *ctx);
 
 /* Events a long call reports besides progress, for the caller to log or
@@ -211,11 +236,14 @@ typedef struct {
     uint64_t resumed_step;
     uint64_t checkpoints;         /* journal entries written               */
     uint32_t failed_group;        /* group whose wrap failed (TL_EAUTH), else 0 */
+    tl_engine_info engine;        /* the engine that ran (work = 0 if none) */
 } tl_solve_stats;
 
 /* Solve sequentially; x receives the epoch secret (caller wipes it).  With
  * a journal, progress is appended + fsync'd and a re-run resumes; a journal
- * for another puzzle gives TL_EJOURNAL.  stats may be NULL. */
+ * for another puzzle gives TL_EJOURNAL.  A journal this call created is
+ * removed again when it fails before writing any entry (refused puzzle,
+ * engine that cannot start).  stats may be NULL. */
 int tl_solve(const tl_puzzle *pz, const tl_solve_opts *o, uint8_t x[32], tl_solve_stats *stats);
 
 /* Ed25519 signer key file helpers (docs/FORMAT.md §Signer key). */

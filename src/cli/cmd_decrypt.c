@@ -1,23 +1,22 @@
 /* src/cli/cmd_decrypt.c — `rxlock decrypt`: open an age v1 file (binary or
  * armored) with age X25519 identity files, e.g. a solved epoch identity. */
 #include "cli/cli.h"
+#include "cli/cli_util.h"
 #include "rxlock/age.h"
 #include "util/util.h"
 #include <errno.h>
-#include <fcntl.h>
 #include <getopt.h>
 #include <sodium.h>
 #include <stdio.h>
 #include <string.h>
-#include <unistd.h>
 
 const char cmd_decrypt_usage[] =
     "usage: rxlock decrypt -i IDENTITY [-i IDENTITY ...] [-o OUT] [--force] [FILE|-]\n"
     "  Decrypt an age v1 file (binary or ASCII-armored; default: stdin).\n"
     "  -i, --identity F   an age identity file (AGE-SECRET-KEY-1...), e.g. the\n"
     "                     identity 'rxlock solve' wrote\n"
-    "  -o, --output OUT   write the plaintext to OUT atomically (default: stdout);\n"
-    "                     on any error OUT is not created\n"
+    "  -o, --output OUT   write the plaintext to OUT atomically (default or '-':\n"
+    "                     stdout); on any error OUT is not created\n"
     "      --force        replace an existing OUT\n"
     "  exit codes: 0 ok, 1 corrupt/truncated/tampered input or I/O error,\n"
     "              2 usage error, 3 no identity matches the file\n";
@@ -59,37 +58,15 @@ int cmd_decrypt(int argc, char **argv) {
             goto wipe;
         }
     }
-    int in_fd = 0;
-    if (strcmp(in_path, "-") != 0 && (in_fd = open(in_path, O_RDONLY | O_CLOEXEC)) < 0) {
-        rc = cli_error("%s: %s", in_path, strerror(errno));
-        goto wipe;
-    }
-    util_atomic a;
-    int out_fd = 1;
-    if (out) {
-        if (util_atomic_open(&a, out, force, 0600) != 0) {
-            rc = cli_error("%s: %s%s", out, strerror(errno), errno == EEXIST ? " (use --force to replace it)" : "");
-            if (in_fd > 0) close(in_fd);
-            goto wipe;
-        }
-        out_fd = a.fd;
-    }
-    int e = tl_age_decrypt_fd(in_fd, out_fd, (const uint8_t (*)[32])sks, nsk);
+    cli_io io;
+    if ((rc = cli_io_open(&io, in_path, out, force, 0600))) goto wipe;
+    int e = tl_age_decrypt_fd(io.in_fd, io.out_fd, (const uint8_t (*)[32])sks, nsk);
     int saved = errno;
-    if (in_fd > 0) close(in_fd);
-    if (e != 0) {
-        if (out) util_atomic_abort(&a);
-        if (e == TL_AGE_EIO) rc = cli_error("decrypt: %s: %s", tl_age_strerror(e), strerror(saved));
-        else rc = cli_error("decrypt: %s%s", tl_age_strerror(e),
-                            out ? "" : " (output written so far to stdout is not to be trusted)");
-        if (e == TL_AGE_ENOMATCH) rc = CLI_VERIFY;
-        goto wipe;
-    }
-    if (out && util_atomic_commit(&a) != 0) {
-        rc = cli_error("%s: %s%s", out, strerror(errno), errno == EEXIST ? " (use --force to replace it)" : "");
-        goto wipe;
-    }
-    rc = CLI_OK;
+    rc = cli_io_finish(&io, e == 0);
+    if (e == TL_AGE_EIO) rc = cli_error("decrypt: %s: %s", tl_age_strerror(e), strerror(saved));
+    else if (e) rc = cli_error("decrypt: %s%s", tl_age_strerror(e),
+                               io.out_path ? "" : " (output written so far to stdout is not to be trusted)");
+    if (e == TL_AGE_ENOMATCH) rc = CLI_VERIFY;
 wipe:
     sodium_memzero(sks, sizeof sks);
     return rc;

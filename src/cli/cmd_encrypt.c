@@ -1,10 +1,10 @@
 /* src/cli/cmd_encrypt.c — `rxlock encrypt`: encrypt a file or stdin to one
  * or more age X25519 recipients (age v1 format, optional ASCII armor). */
 #include "cli/cli.h"
+#include "cli/cli_util.h"
 #include "rxlock/age.h"
 #include "util/util.h"
 #include <errno.h>
-#include <fcntl.h>
 #include <getopt.h>
 #include <stdio.h>
 #include <string.h>
@@ -15,7 +15,7 @@ const char cmd_encrypt_usage[] =
     "  Encrypt FILE (default: stdin) in the age v1 format; 'age -d' opens it.\n"
     "  -r, --recipient R  an age X25519 recipient (age1...), e.g. an epoch key\n"
     "  -a, --armor        write PEM ASCII armor instead of binary\n"
-    "  -o, --output OUT   write to OUT atomically (default: stdout)\n"
+    "  -o, --output OUT   write to OUT atomically (default or '-': stdout)\n"
     "      --force        replace an existing OUT\n";
 
 int cmd_encrypt(int argc, char **argv) {
@@ -48,31 +48,15 @@ int cmd_encrypt(int argc, char **argv) {
     if (argc - optind > 1) return cli_usage_error(argv[0], "too many arguments");
     if (argc - optind == 1) in_path = argv[optind];
 
-    int in_fd = 0;
-    if (strcmp(in_path, "-") != 0 && (in_fd = open(in_path, O_RDONLY | O_CLOEXEC)) < 0)
-        return cli_error("%s: %s", in_path, strerror(errno));
-    util_atomic a;
-    int out_fd = 1, rc;
-    if (out) {
-        if (util_atomic_open(&a, out, force, 0644) != 0) {
-            rc = cli_error("%s: %s%s", out, strerror(errno), errno == EEXIST ? " (use --force to replace it)" : "");
-            if (in_fd > 0) close(in_fd);
-            return rc;
-        }
-        out_fd = a.fd;
-    } else if (!armor && isatty(1)) {
-        if (in_fd > 0) close(in_fd);
+    if (!armor && (!out || !strcmp(out, "-")) && isatty(1))
         return cli_error("refusing to write binary ciphertext to a terminal (use -a or -o)");
-    }
-    int e = tl_age_encrypt_fd(in_fd, out_fd, (const uint8_t (*)[32])pks, npk, armor);
+    cli_io io;
+    int rc = cli_io_open(&io, in_path, out, force, 0644);
+    if (rc) return rc;
+    int e = tl_age_encrypt_fd(io.in_fd, io.out_fd, (const uint8_t (*)[32])pks, npk, armor);
     int saved = errno;
-    if (in_fd > 0) close(in_fd);
-    if (e != 0) {
-        if (out) util_atomic_abort(&a);
-        if (e == TL_AGE_EIO) return cli_error("encrypt: %s: %s", tl_age_strerror(e), strerror(saved));
-        return cli_error("encrypt: %s", tl_age_strerror(e));
-    }
-    if (out && util_atomic_commit(&a) != 0)
-        return cli_error("%s: %s%s", out, strerror(errno), errno == EEXIST ? " (use --force to replace it)" : "");
-    return CLI_OK;
+    rc = cli_io_finish(&io, e == 0);
+    if (e == TL_AGE_EIO) return cli_error("encrypt: %s: %s", tl_age_strerror(e), strerror(saved));
+    if (e) return cli_error("encrypt: %s", tl_age_strerror(e));
+    return rc;
 }

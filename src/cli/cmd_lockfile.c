@@ -1,144 +1,114 @@
 /* src/cli/cmd_lockfile.c — `rxlock lock FILE`: single-file time-lock.
  * Generates a puzzle, then writes FILE.rxlock = notice + puzzle + FILE
  * encrypted (age v1) to the puzzle's epoch recipient.  cmd_lock() calls
- * this when given a positional FILE argument. */
+ * this when given a positional FILE argument.  FILE '-' is standard input
+ * (refused when it is a terminal: the generation runs first, so a prompt
+ * would come minutes late); its container goes to standard output unless
+ * -o OUT is given (refused when stdout is a terminal: binary payload). */
 #include "cli/cli.h"
+#include "cli/cli_util.h"
 #include "cli/lock_opts.h"
 #include "rxlock/rxlock.h"
 #include "rxlock/age.h"
 #include "rxlock/container.h"
-#include "util/progress.h"
 #include "util/util.h"
 #include <errno.h>
-#include <fcntl.h>
 #include <getopt.h>
-#include <signal.h>
-#include <sodium.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
 #include <unistd.h>
 
 int cmd_lock_file(int argc, char **argv);
 
-static volatile int lf_stop;
-static void lf_on_signal(int sig) { (void)sig; lf_stop = 1; }
+typedef struct {
+    cli_lock_opts lo;
+    const char *out, *in_path;
+    int force, quiet, to_stdout;
+    char defout[PATH_MAX];
+} lockfile_args;
 
-static int lf_progress(const tl_progress *p, void *ctx) {
-    util_progress_update(ctx, p->hashes_done);
-    return lf_stop;
-}
-
-int cmd_lock_file(int argc, char **argv) {
+static int parse_args(int argc, char **argv, lockfile_args *a) {
     static const struct option opts[] = {
         CLI_LOCK_LONG_OPTS, {"output", required_argument, 0, 'o'},
         {"force", no_argument, 0, 'f'}, {"quiet", no_argument, 0, 'q'}, {0, 0, 0, 0}
     };
-    cli_lock_opts lo;
-    cli_lock_opts_init(&lo);
-    const char *out = NULL, *in_path = NULL;
-    int force = 0, quiet = 0, c, orc;
+    int c, orc;
+    cli_lock_opts_init(&a->lo);
     optind = 1; opterr = 0;
     while ((c = getopt_long(argc, argv, ":o:q", opts, NULL)) != -1) {
-        if ((orc = cli_lock_opt(&lo, c, optarg, argv[0])) >= 0) {
+        if ((orc = cli_lock_opt(&a->lo, c, optarg, argv[0])) >= 0) {
             if (orc) return orc;
             continue;
         }
         switch (c) {
-        case 'o': out = optarg; break;
-        case 'f': force = 1; break;
-        case 'q': quiet = 1; break;
+        case 'o': a->out = optarg; break;
+        case 'f': a->force = 1; break;
+        case 'q': a->quiet = 1; break;
         case ':': return cli_usage_error(argv[0], "option '%s' needs a value", argv[optind - 1]);
         default: return cli_bad_option(argv[0], optopt, argv[optind - 1]);
         }
     }
     if (argc - optind != 1) return cli_usage_error(argv[0], argc - optind ? "give exactly one FILE" : "missing FILE");
-    in_path = argv[optind];
-    if ((orc = cli_lock_resolve(&lo, argv[0])) != 0) return orc;
-    tl_params p = lo.p;
-    tl_gen_opts go = lo.go;
+    a->in_path = argv[optind];
+    int from_stdin = !strcmp(a->in_path, "-");
+    if (from_stdin && isatty(0))
+        return cli_usage_error(argv[0], "refusing to read the file to lock from a terminal; redirect or pipe it");
+    if (!a->out && !from_stdin) {
+        if (snprintf(a->defout, sizeof a->defout, "%s.rxlock", a->in_path) >= (int)sizeof a->defout)
+            return cli_error("%s: name too long", a->in_path);
+        a->out = a->defout;
+    }
+    a->to_stdout = !a->out || !strcmp(a->out, "-");
+    if (a->to_stdout && isatty(1))
+        return cli_usage_error(argv[0], "refusing to write the container to a terminal; give -o OUT or redirect");
+    return cli_lock_resolve(&a->lo, argv[0]);
+}
 
-    char defout[PATH_MAX];
-    if (!out) {
-        if (!strcmp(in_path, "-")) return cli_usage_error(argv[0], "reading stdin needs -o OUT");
-        if (snprintf(defout, sizeof defout, "%s.rxlock", in_path) >= (int)sizeof defout)
-            return cli_error("%s: name too long", in_path);
-        out = defout;
-    }
-    int in_fd = 0;
-    if (strcmp(in_path, "-") != 0) {
-        struct stat st;
-        if ((in_fd = open(in_path, O_RDONLY | O_CLOEXEC)) < 0) return cli_error("%s: %s", in_path, strerror(errno));
-        if (fstat(in_fd, &st) != 0 || S_ISDIR(st.st_mode)) {
-            close(in_fd);
-            return cli_error("%s: is a directory", in_path);
-        }
-    }
-    /* Refuse an existing output before spending the generation work. */
-    util_atomic a;
-    if (util_atomic_open(&a, out, force, 0644) != 0) {
-        int e = errno;
-        if (in_fd > 0) close(in_fd);
-        return cli_error("%s: %s%s", out, strerror(e), e == EEXIST ? " (use --force to replace it)" : "");
-    }
-    uint8_t sk[64], spk[32], pk[32];
-    if (lo.sign_key) {
-        int rc = tl_signer_load(lo.sign_key, sk, spk);
-        if (rc) {
-            util_atomic_abort(&a);
-            if (in_fd > 0) close(in_fd);
-            return cli_error("%s: cannot load signing key: %s", lo.sign_key, rc == TL_EIO ? strerror(errno) : tl_strerror(rc));
-        }
-        p.sign_sk = sk;
-    }
-    struct sigaction sa;
-    memset(&sa, 0, sizeof sa);
-    sa.sa_handler = lf_on_signal;
-    sigemptyset(&sa.sa_mask);
-    sigaction(SIGINT, &sa, NULL);
-    sigaction(SIGTERM, &sa, NULL);
-    util_progress bar;
-    util_progress_init(&bar, "lock", (uint64_t)p.groups * p.steps, 0, quiet ? UTIL_PROGRESS_NEVER : UTIL_PROGRESS_AUTO);
-    go.progress = lf_progress;
-    go.progress_ctx = &bar;
-    go.stop = &lf_stop;
-    char *json = NULL;
-    size_t len = 0;
-    int rc = tl_generate(&p, &go, &json, &len, pk, NULL);
-    sodium_memzero(sk, sizeof sk);
-    if (rc) {
-        util_progress_clear(&bar);
-        util_atomic_abort(&a);
-        if (in_fd > 0) close(in_fd);
-        return cli_error("lock failed: %s; nothing written", lf_stop ? "interrupted" : tl_strerror(rc));
-    }
-    util_progress_done(&bar);
+/* Container to out_fd: the puzzle re-parsed (and checked against pk), then
+ * the notice, the puzzle text and the age payload. */
+static int write_container(const lockfile_args *a, int out_fd, int in_fd, const char *json, size_t len,
+                           const uint8_t pk[32]) {
     tl_puzzle *pz = NULL;
     char err[256] = "";
     int ret = CLI_OK;
-    if (tl_puzzle_parse(json, len, &pz, err, sizeof err) != 0) {
-        ret = cli_error("generated puzzle does not parse: %s", err);
-    } else if (memcmp(pz->epoch_pk, pk, 32) != 0) {
+    if (tl_puzzle_parse(json, len, &pz, err, sizeof err) != 0) return cli_error("generated puzzle does not parse: %s", err);
+    if (memcmp(pz->epoch_pk, pk, 32) != 0) {
         ret = cli_error("generated puzzle does not match its epoch key");
     } else {
-        int e = tl_container_write(a.fd, in_fd, pz, json, len, out);
-        if (e != 0) ret = cli_error("%s: %s%s%s", out, tl_age_strerror(e), e == TL_AGE_EIO ? ": " : "",
+        const char *name = a->to_stdout ? "FILE.rxlock" : a->out;   /* for the notice */
+        int e = tl_container_write(out_fd, in_fd, pz, json, len, name);
+        if (e != 0) ret = cli_error("%s: %s%s%s", a->to_stdout ? "stdout" : a->out, tl_age_strerror(e), e == TL_AGE_EIO ? ": " : "",
                                     e == TL_AGE_EIO ? strerror(errno) : "");
     }
-    if (in_fd > 0) close(in_fd);
-    if (ret == CLI_OK && util_atomic_commit(&a) != 0)
-        ret = cli_error("%s: %s%s", out, strerror(errno), errno == EEXIST ? " (use --force to replace it)" : "");
-    else if (ret != CLI_OK)
-        util_atomic_abort(&a);
-    if (ret == CLI_OK && !quiet) {
-        char rcp[TL_AGE_RECIPIENT_MAX];
-        double total = (double)p.groups * (double)p.steps;
-        if (tl_age_recipient_encode(pk, rcp) == 0)
-            fprintf(stderr, "rxlock: wrote %s (%u x %llu %s hashes = %.0f; epoch recipient %s)\n",
-                    out, p.groups, (unsigned long long)p.steps, tl_work_name(p.work), total, rcp);
-    }
     tl_puzzle_free(pz);
+    return ret;
+}
+
+int cmd_lock_file(int argc, char **argv) {
+    lockfile_args a = {0};
+    int ret = parse_args(argc, argv, &a);
+    if (ret) return ret;
+    /* Open both ends (refusing an existing output) before the generation work. */
+    cli_io io;
+    if ((ret = cli_io_open(&io, a.in_path, a.out, a.force, 0644))) return ret;
+    uint8_t pk[32];
+    char *json = NULL;
+    size_t len = 0;
+    ret = cli_lock_generate(&a.lo, "lock", cli_progress_when(a.quiet, 0, a.lo.progress), 0, &json, &len, pk, NULL);
+    if (ret == CLI_OK) ret = write_container(&a, io.out_fd, io.in_fd, json, len, pk);
+    int fin = cli_io_finish(&io, ret == CLI_OK);
+    if (ret == CLI_OK) ret = fin;
+    if (ret == CLI_OK && !a.quiet) {
+        const tl_params *p = &a.lo.p;
+        char rcp[TL_AGE_RECIPIENT_MAX], eng[64];
+        cli_engine_text(&a.lo.engine, eng, sizeof eng);
+        if (tl_age_recipient_encode(pk, rcp) == 0)
+            fprintf(stderr, "rxlock: wrote %s (%u x %llu %s hashes = %.0f, %s; epoch recipient %s)\n",
+                    a.to_stdout ? "the container to standard output" : a.out, p->groups,
+                    (unsigned long long)p->steps, tl_work_name(p->work),
+                    (double)p->groups * (double)p->steps, eng, rcp);
+    }
     free(json);
     return ret;
 }

@@ -1,6 +1,7 @@
 /* src/cli/cmd_verify.c — `rxlock verify`: a puzzle's structure, header
  * digest and signature (and an optional signer pin), without solving. */
 #include "cli/cli.h"
+#include "cli/cli_util.h"
 #include "rxlock/rxlock.h"
 #include "util/util.h"
 #include <getopt.h>
@@ -34,20 +35,15 @@ int cmd_verify(int argc, char **argv) {
     if (optind >= argc) return cli_usage_error(argv[0], "missing PUZZLE");
     if (optind + 1 < argc) return cli_usage_error(argv[0], "unexpected argument '%s'", argv[optind + 1]);
     uint8_t pin[32];
-    size_t pinlen = 0;
-    if (pinhex && (strlen(pinhex) != 64 || util_hex_decode(pinhex, pin, 32, &pinlen) != 0 || pinlen != 32))
+    if (pinhex && cli_parse_pin(pinhex, pin))
         return cli_usage_error(argv[0], "--signer-pin: want 64 hex digits (an Ed25519 public key)");
     const char *path = argv[optind];
     char err[300];
     tl_puzzle *pz = NULL;
     int rc = tl_puzzle_load(path, &pz, err, sizeof err);
     if (rc) return cli_error("%s", err);
-    rc = tl_puzzle_verify(pz, pinhex ? pin : NULL);
-    int ret = CLI_OK;
-    if (rc == TL_EPIN) { fprintf(stderr, "rxlock: %s: not signed by the pinned key\n", path); ret = CLI_VERIFY; }
-    else if (rc == TL_ESIG) { fprintf(stderr, "rxlock: %s: bad signature\n", path); ret = CLI_VERIFY; }
-    else if (rc) ret = cli_error("%s: %s", path, tl_strerror(rc));
-    else if (!quiet) {
+    int ret = cli_check_puzzle(path, pz, pinhex ? pin : NULL);
+    if (ret == CLI_OK && !quiet) {
         char s[65];
         if (pz->has_signer) util_hex_encode(s, pz->signer, 32);
         printf("%s: ok: %s, %u x %llu steps, %s%s%s\n", path, tl_work_name(pz->work), pz->groups,

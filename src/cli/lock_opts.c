@@ -1,46 +1,18 @@
 /* src/cli/lock_opts.c — parsing and resolution of the options shared by
- * `rxlock lock` and `rxlock lock FILE` (see lock_opts.h). */
+ * `rxlock lock` and `rxlock lock FILE`, and the generation run both make
+ * (see lock_opts.h). */
 #include "cli/lock_opts.h"
 #include "cli/cli.h"
-#include "lock/calibrate.h"
+#include "cli/cli_util.h"
+#include "rxlock/calibrate.h"
 #include <errno.h>
 #include <getopt.h>
 #include <math.h>
+#include <sodium.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
-
-int cli_parse_duration(const char *s, double *out) {
-    char *end;
-    errno = 0;
-    double v = strtod(s, &end), mul = 1;
-    if (errno || end == s || !(v > 0) || !isfinite(v)) return -1;
-    if (*end) {
-        if (end[1]) return -1;
-        switch (*end) {
-        case 's': mul = 1; break;
-        case 'm': mul = 60; break;
-        case 'h': mul = 3600; break;
-        case 'd': mul = 86400; break;
-        case 'w': mul = 7 * 86400.0; break;
-        case 'y': mul = 365.25 * 86400; break;
-        default: return -1;
-        }
-    }
-    *out = v * mul;
-    return 0;
-}
-
-int cli_parse_u64(const char *s, uint64_t lo, uint64_t hi, uint64_t *out) {
-    char *end;
-    errno = 0;
-    if (!*s || *s == '-') return -1;
-    unsigned long long v = strtoull(s, &end, 10);
-    if (errno || *end || v < lo || v > hi) return -1;
-    *out = v;
-    return 0;
-}
 
 /* The library never prints: worker trouble and the test mode arrive here. */
 static void print_event(const tl_event *ev, void *ctx) {
@@ -71,25 +43,20 @@ int cli_lock_opt(cli_lock_opts *o, int c, const char *arg, const char *cmd) {
     case 't':
         if (cli_parse_duration(arg, &o->duration)) return cli_usage_error(cmd, "--time: want e.g. 90s, 30m, 12h, 7d, 2w, 1y");
         return 0;
-    case 'r': {
-        char *end;
-        errno = 0;
-        o->rate = strtod(arg, &end);
-        if (errno || *end || !(o->rate > 0) || o->rate > 1e15)
+    case 'r':
+        if (cli_parse_double(arg, 1e-9, 1e15, &o->rate))
             return cli_usage_error(cmd, "--rate: want a positive number of hashes/s");
         return 0;
-    }
     case 'c': o->calib = arg; return 0;
     case 'm':
-        if (!strcmp(arg, "light")) o->go.mode = TL_MODE_LIGHT;
-        else if (!strcmp(arg, "full")) o->go.mode = TL_MODE_FULL;
-        else return cli_usage_error(cmd, "--mode: want light or full");
+        if (cli_parse_mode(arg, &o->go.mode)) return cli_usage_error(cmd, "--mode: want light or full");
         return 0;
     case 'n':
         if (cli_parse_u64(arg, 1, 1024, &v)) return cli_usage_error(cmd, "--workers: want 1..1024");
         o->go.workers = (unsigned)v;
         return 0;
     case 'k': o->sign_key = arg; return 0;
+    case CLI_OPT_PROGRESS: o->progress = 1; return 0;
     default: return -1;
     }
 }
@@ -107,7 +74,11 @@ int cli_lock_resolve(cli_lock_opts *o, const char *cmd) {
         if (cal.work != p->work)
             return cli_error("%s: calibration is for %s, not %s", o->calib, tl_work_name(cal.work), tl_work_name(p->work));
         o->rate = cal.rate;
-        snprintf(p->rate_source, sizeof p->rate_source, "calibration (%s)", cal.mode == TL_MODE_FULL ? "full" : "light");
+        /* what applies: RandomX mode (and engine when recorded); nothing for SHA3 */
+        if (!cal.engine.mode) snprintf(p->rate_source, sizeof p->rate_source, "calibration");
+        else if (!cal.engine.engine) snprintf(p->rate_source, sizeof p->rate_source, "calibration (%s)", cal.engine.mode);
+        else snprintf(p->rate_source, sizeof p->rate_source, "calibration (%s, %s)", cal.engine.mode,
+                      !strcmp(cal.engine.engine, "jit") ? "jit" : "interp");
     } else if (o->rate > 0) {
         strcpy(p->rate_source, "flag");
     }
@@ -129,4 +100,30 @@ int cli_lock_resolve(cli_lock_opts *o, const char *cmd) {
     p->steps = o->steps;
     p->rate_mhps = (uint64_t)llround(o->rate * 1000.0);
     return 0;
+}
+
+int cli_lock_generate(cli_lock_opts *o, const char *label, int when, int json,
+                      char **text, size_t *len, uint8_t pk[32], uint8_t *keep_sk) {
+    uint8_t sk[64], spk[32];
+    if (o->sign_key) {
+        int rc = tl_signer_load(o->sign_key, sk, spk);
+        if (rc) return cli_error("%s: cannot load signing key: %s", o->sign_key, rc == TL_EIO ? strerror(errno) : tl_strerror(rc));
+        o->p.sign_sk = sk;
+    }
+    cli_progress ui;
+    cli_progress_init(&ui, label, (uint64_t)o->p.groups * o->p.steps, when, json);
+    o->go.stop = ui.stop = cli_catch_signals();
+    o->go.progress = cli_progress_cb;
+    o->go.progress_ctx = &ui;
+    int rc = tl_generate(&o->p, &o->go, text, len, pk, keep_sk);
+    o->engine = ui.engine;
+    sodium_memzero(sk, sizeof sk);
+    o->p.sign_sk = NULL;
+    cli_progress_end(&ui, rc == TL_OK);
+    if (rc == TL_OK) return CLI_OK;
+    if (keep_sk) sodium_memzero(keep_sk, 32);
+    if (rc == TL_ENOMEM && o->go.mode == TL_MODE_FULL)
+        fprintf(stderr, "rxlock: not enough memory for full mode; try --mode light\n");
+    if (*o->go.stop || rc == TL_EINTR) return cli_error("lock failed: interrupted; nothing written");
+    return cli_work_error("lock failed (nothing written)", rc, o->p.work);
 }

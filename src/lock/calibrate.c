@@ -1,6 +1,8 @@
 /* src/lock/calibrate.c — the calibration measuring loop (real chain code,
- * windows for the spread) and the calibration file's JSON form. */
-#include "lock/calibrate.h"
+ * windows for the spread, progress through tl_progress_fn) and the
+ * calibration file's JSON form (include/rxlock/calibrate.h). */
+#include "rxlock/calibrate.h"
+#include "tl_internal.h"
 #include "util/util.h"
 #include <errno.h>
 #include <jansson.h>
@@ -44,26 +46,31 @@ static void iso_now(char *out, size_t cap) {
         snprintf(out, cap, "1970-01-01T00:00:00Z");
 }
 
-int tl_calibrate(tl_work_type type, tl_mode mode, double seconds, util_progress *prog,
-                 const volatile int *stop, tl_calibration *out) {
+int tl_calibrate(tl_work_type type, tl_mode mode, double seconds,
+                 const tl_calibrate_opts *o, tl_calibration *out) {
     if (!out || !tl_work_name(type) || (mode != TL_MODE_LIGHT && mode != TL_MODE_FULL) ||
         !(seconds >= TL_CALIBRATE_MIN_SECONDS && seconds <= TL_CALIBRATE_MAX_SECONDS))
         return TL_EINVAL;
     memset(out, 0, sizeof *out);
     out->work = type;
-    out->mode = mode;
+    out->mode = type == TL_WORK_SHA3_256 ? TL_MODE_LIGHT : mode;
     tl_cpu_model(out->cpu, sizeof out->cpu);
     iso_now(out->created, sizeof out->created);
+    const volatile int *stop = o ? o->stop : NULL;
+    tl_progress_fn cb = o ? o->progress : NULL;
+    void *ctx = o ? o->progress_ctx : NULL;
+    double pint = o && o->progress_interval > 0 ? o->progress_interval : 0.5;
 
     /* The key is public and fixed; RandomX speed does not depend on it. */
     uint8_t key[32], d[32];
     memcpy(key, "rxlock/calibrate/v1 key.........", 32);
     memset(d, 0, sizeof d);
-    double t_setup = util_now();
+    double t_setup = tl_now();
     tl_work *w = NULL;
-    int rc = tl_work_new(&w, type, key, mode);
+    int rc = tl_work_new(&w, type, key, out->mode);
     if (rc) return rc;
-    out->setup_seconds = util_now() - t_setup;
+    out->setup_seconds = tl_now() - t_setup;
+    (void)tl_work_engine(w, &out->engine);
 
     unsigned windows = (unsigned)seconds;
     if (windows < 3) windows = 3;
@@ -71,8 +78,9 @@ int tl_calibrate(tl_work_type type, tl_mode mode, double seconds, util_progress 
     double win = seconds / windows;
     uint64_t n = 0, batch = 1;
     double lo = INFINITY, hi = 0;
-    double t0 = util_now(), t = t0;
-    if (prog) prog->t_start = t0;
+    double t0 = tl_now(), t = t0, t_prog = t0;
+    tl_progress p = { .eta_seconds = -1, .engine = &out->engine };
+    if (cb && cb(&p, ctx)) rc = TL_EINTR;   /* once before any work: the engine */
     for (unsigned k = 0; k < windows && rc == 0; k++) {
         double ws = t, wend = t0 + win * (k + 1);
         uint64_t wn = 0;
@@ -82,14 +90,18 @@ int tl_calibrate(tl_work_type type, tl_mode mode, double seconds, util_progress 
             rc = tl_work_steps(w, 1, n, batch, d);
             if (rc) break;
             n += batch; wn += batch;
-            t = util_now();
+            t = tl_now();
             /* keep each batch near 1/32 of a window: cheap timing, fine edges */
             if (t - b0 < win / 64 && batch < (1u << 24)) batch *= 2;
             else if (t - b0 > win / 16 && batch > 1) batch /= 2;
-            if (prog) {
-                if (!prog->total && t - t0 > 0) util_progress_set_total(prog, (uint64_t)((double)n * seconds / (t - t0)) + 1);
-                if (prog->total && n > prog->total) util_progress_set_total(prog, n);
-                util_progress_update(prog, n);
+            if (cb && t - t_prog >= pint) {
+                t_prog = t;
+                p.hashes_done = n;
+                p.rate = (double)n / (t - t0);
+                p.hashes_total = (uint64_t)(p.rate * seconds) + 1;   /* an estimate */
+                if (p.hashes_total < n) p.hashes_total = n;
+                p.eta_seconds = t0 + seconds > t ? t0 + seconds - t : 0;
+                if (cb(&p, ctx)) { rc = TL_EINTR; break; }
             }
         } while (t < wend);
         if (rc) break;
@@ -106,19 +118,31 @@ int tl_calibrate(tl_work_type type, tl_mode mode, double seconds, util_progress 
     out->rate_min = lo < out->rate ? lo : out->rate;
     out->rate_max = hi > out->rate ? hi : out->rate;
     out->windows = windows;
-    if (prog) { util_progress_set_total(prog, n); util_progress_update(prog, n); }
     return TL_OK;
 }
 
 static const char *mode_name(tl_mode m) { return m == TL_MODE_FULL ? "full" : "light"; }
 
+static int is_randomx(tl_work_type t) { return t == TL_WORK_RANDOMX_V1 || t == TL_WORK_RANDOMX_V2; }
+
 int tl_calibration_to_json(const tl_calibration *c, char **json, size_t *len) {
     if (!c || !json || !tl_work_name(c->work)) return TL_EINVAL;
-    json_t *o = json_pack("{s:i, s:s, s:s, s:f, s:f, s:f, s:f, s:s, s:s}",
-                          "rxlock_calibration", TL_CALIBRATION_VERSION,
-                          "work", tl_work_name(c->work), "mode", mode_name(c->mode),
-                          "rate", c->rate, "rate_min", c->rate_min, "rate_max", c->rate_max,
-                          "seconds", c->seconds, "cpu", c->cpu, "created", c->created);
+    json_t *o = json_pack("{s:i, s:s}", "rxlock_calibration", TL_CALIBRATION_VERSION,
+                          "work", tl_work_name(c->work));
+    if (o && is_randomx(c->work) &&   /* what applies to RandomX only */
+        (json_object_set_new(o, "mode", json_string(mode_name(c->mode))) ||
+         json_object_set_new(o, "engine", json_string(c->engine.engine ? c->engine.engine : "interpreter")) ||
+         json_object_set_new(o, "aes", json_string(c->engine.aes ? c->engine.aes : "software")))) {
+        json_decref(o);
+        o = NULL;
+    }
+    if (o) {
+        json_t *t = json_pack("{s:f, s:f, s:f, s:f, s:s, s:s}", "rate", c->rate, "rate_min", c->rate_min,
+                              "rate_max", c->rate_max, "seconds", c->seconds, "cpu", c->cpu,
+                              "created", c->created);
+        if (!t || json_object_update(o, t)) { json_decref(o); o = NULL; }
+        json_decref(t);
+    }
     if (!o) return TL_ENOMEM;
     char *s = json_dumps(o, JSON_PRESERVE_ORDER | JSON_INDENT(2) | JSON_REAL_PRECISION(10));
     json_decref(o);
@@ -151,9 +175,14 @@ static int printable(const char *s, size_t max) {
     return 1;
 }
 
+/* v if it is one of a / b (returning that static string), else NULL. */
+static const char *one_of(const char *v, const char *a, const char *b) {
+    return !v ? NULL : !strcmp(v, a) ? a : !strcmp(v, b) ? b : NULL;
+}
+
 int tl_calibration_parse(const char *json, size_t len, tl_calibration *out, char *err, size_t errlen) {
-    static const char *const keys[] = { "rxlock_calibration", "work", "mode", "rate", "rate_min",
-                                        "rate_max", "seconds", "cpu", "created" };
+    static const char *const common[] = { "rxlock_calibration", "work", "rate", "rate_min", "rate_max",
+                                          "seconds", "cpu", "created" };
     if (!json || !out) return TL_EINVAL;
     if (len > TL_CALIBRATION_MAX_BYTES) return fmt_err(err, errlen, TL_ETOOBIG, "calibration file too large");
     memset(out, 0, sizeof *out);
@@ -164,24 +193,41 @@ int tl_calibration_parse(const char *json, size_t len, tl_calibration *out, char
     const char *why = "not a calibration object";
     if (!json_is_object(o)) goto out;
     json_t *ver = json_object_get(o, "rxlock_calibration");
-    if (!ver || !json_is_integer(ver)) { why = "missing \"rxlock_calibration\": 1"; goto out; }
-    if (json_integer_value(ver) != TL_CALIBRATION_VERSION) {
+    if (!ver || !json_is_integer(ver)) { why = "missing \"rxlock_calibration\": 2"; goto out; }
+    json_int_t version = json_integer_value(ver);
+    if (version != 1 && version != TL_CALIBRATION_VERSION) {
         rc = TL_EVERSION; why = "unsupported calibration version"; goto out;
     }
+    const char *work = json_string_value(json_object_get(o, "work"));
+    if (!work || tl_work_parse(work, &out->work) != 0) { why = "bad \"work\""; goto out; }
+    /* version 1: mode for every work; version 2: mode, engine, aes for RandomX only */
+    int rx = is_randomx(out->work), want_mode = version == 1 || rx, want_engine = version != 1 && rx;
     const char *k;
     json_t *val;
     json_object_foreach(o, k, val) {
-        int known = 0;
-        for (size_t i = 0; i < sizeof keys / sizeof keys[0]; i++) if (!strcmp(k, keys[i])) known = 1;
+        int known = (want_mode && !strcmp(k, "mode")) ||
+                    (want_engine && (!strcmp(k, "engine") || !strcmp(k, "aes")));
+        for (size_t i = 0; i < sizeof common / sizeof common[0]; i++) if (!strcmp(k, common[i])) known = 1;
         if (!known) { why = "unknown key in calibration file"; goto out; }
     }
-    const char *work = json_string_value(json_object_get(o, "work"));
-    const char *mode = json_string_value(json_object_get(o, "mode"));
+    out->engine.work = out->work;
+    if (rx) out->engine.version = out->work == TL_WORK_RANDOMX_V2 ? 2 : 1;
+    if (want_mode) {
+        const char *mode = one_of(json_string_value(json_object_get(o, "mode")), "light", "full");
+        if (!mode) { why = "bad \"mode\""; goto out; }
+        if (rx) {
+            out->mode = !strcmp(mode, "full") ? TL_MODE_FULL : TL_MODE_LIGHT;
+            out->engine.mode = mode;
+        }
+    }
+    if (want_engine) {
+        out->engine.engine = one_of(json_string_value(json_object_get(o, "engine")), "jit", "interpreter");
+        out->engine.aes = one_of(json_string_value(json_object_get(o, "aes")), "hardware", "software");
+        if (!out->engine.engine) { why = "bad \"engine\" (jit, interpreter)"; goto out; }
+        if (!out->engine.aes) { why = "bad \"aes\" (hardware, software)"; goto out; }
+    }
     const char *cpu = json_string_value(json_object_get(o, "cpu"));
     const char *created = json_string_value(json_object_get(o, "created"));
-    if (!work || tl_work_parse(work, &out->work) != 0) { why = "bad \"work\""; goto out; }
-    if (!mode || (strcmp(mode, "light") && strcmp(mode, "full"))) { why = "bad \"mode\""; goto out; }
-    out->mode = !strcmp(mode, "full") ? TL_MODE_FULL : TL_MODE_LIGHT;
     if (get_num(o, "rate", &out->rate) || get_num(o, "rate_min", &out->rate_min) ||
         get_num(o, "rate_max", &out->rate_max) || get_num(o, "seconds", &out->seconds)) {
         why = "missing or non-numeric rate/rate_min/rate_max/seconds"; goto out;

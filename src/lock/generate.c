@@ -73,6 +73,13 @@ int tl_generate(const tl_params *p, const tl_gen_opts *o,
     if ((rc = tl_header_digest(pz, pz->header_digest))) goto out;
 
     if ((rc = tl_work_new(&w, p->work, pz->key, mode))) goto out;
+    if (o && o->progress) {   /* once before any work: the engine */
+        tl_engine_info info;
+        (void)tl_work_engine(w, &info);
+        tl_progress pr = { .hashes_total = (uint64_t)G * p->steps, .eta_seconds = -1,
+                           .groups_total = G, .engine = &info };
+        if (o->progress(&pr, o->progress_ctx)) { rc = TL_EINTR; goto out; }
+    }
     if ((rc = tl_run_workers(w, G, p->steps, seeds, e, sec, slen, o))) goto out;
 
     for (uint32_t g = 0; g < G; g++) {

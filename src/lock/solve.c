@@ -2,13 +2,15 @@
  * group's S steps, open its wrap (aad = H || g) to get the next seed, and
  * finally x; check X25519(x, 9) == X.  Progress is journalled (journal.c)
  * every checkpoint interval and at every group boundary; a re-run resumes
- * from the last valid entry. */
+ * from the last valid entry.  A journal this call creates and never writes
+ * an entry to is removed when the call fails (nothing left behind). */
 #include "tl_internal.h"
 #include <fcntl.h>
 #include <sodium.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #ifdef RXLOCK_TESTING
@@ -51,7 +53,11 @@ int tl_solve(const tl_puzzle *pz, const tl_solve_opts *o, uint8_t x[32], tl_solv
     tl_journal *j = NULL;
     tl_work *w = NULL;
     volatile uint64_t *ctr = test_counter();
+    int made_journal = 0;
+    tl_progress p = {0};
     if (o && o->journal) {
+        struct stat jst;
+        made_journal = lstat(o->journal, &jst) != 0;
         int have = 0;
         uint32_t jg = 0;
         uint64_t ji = 0;
@@ -67,9 +73,21 @@ int tl_solve(const tl_puzzle *pz, const tl_solve_opts *o, uint8_t x[32], tl_solv
         sodium_memzero(pt, 32);
     }
     if ((rc = tl_work_new(&w, pz->work, pz->key, o ? o->mode : TL_MODE_LIGHT))) goto out;
+    (void)tl_work_engine(w, &st.engine);
     double t0 = tl_now(), t_ck = t0, t_prog = t0;
     uint64_t since_ck = 0, batch = 1;
     uint64_t done0 = (uint64_t)(g - 1) * S + i;
+    p.hashes_total = (uint64_t)G * S;
+    p.groups_total = G;
+    p.engine = &st.engine;
+    if (o && o->progress) {   /* once before any work: the engine */
+        p.hashes_done = done0;
+        p.eta_seconds = -1;
+        p.groups_done = g - 1;
+        p.group = g;
+        p.step = i;
+        if (o->progress(&p, o->progress_ctx)) { rc = TL_EINTR; goto out; }
+    }
     for (;;) {
         while (i < S) {
             uint64_t n = S - i < batch ? S - i : batch;
@@ -92,13 +110,10 @@ int tl_solve(const tl_puzzle *pz, const tl_solve_opts *o, uint8_t x[32], tl_solv
             if (stop) { rc = TL_EINTR; goto out; }
             if (o && o->progress && now - t_prog >= pint) {
                 t_prog = now;
-                tl_progress p = {0};
-                p.hashes_total = (uint64_t)G * S;
                 p.hashes_done = (uint64_t)(g - 1) * S + i;
                 p.rate = now > t0 ? (double)(p.hashes_done - done0) / (now - t0) : 0;
                 p.eta_seconds = p.rate > 0 ? (double)(p.hashes_total - p.hashes_done) / p.rate : -1;
                 p.groups_done = g - 1;
-                p.groups_total = G;
                 p.group = g;
                 p.step = i;
                 if (o->progress(&p, o->progress_ctx)) { rc = TL_EINTR; goto out; }
@@ -131,6 +146,7 @@ int tl_solve(const tl_puzzle *pz, const tl_solve_opts *o, uint8_t x[32], tl_solv
 out:
     if (w) tl_work_free(w);
     tl_journal_close(j);
+    if (rc && made_journal && st.checkpoints == 0) (void)unlink(o->journal);
     sodium_free(d);
     if (ctr) munmap((void *)(uintptr_t)ctr, 4096);
     if (stats) *stats = st;

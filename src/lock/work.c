@@ -1,6 +1,7 @@
 /* src/lock/work.c — the chain step W(K, m(g, i, d)) of docs/DESIGN.md §1 for the
  * three work functions: SHA3-256(K || m), RandomX v2 / v1 hash of m under
- * cache key K (light: 256 MiB cache; full: + 2080 MiB dataset). */
+ * cache key K (light: 256 MiB cache; full: + 2080 MiB dataset); and what
+ * engine really runs it (tl_work_engine: JIT or interpreter, AES, mode). */
 #include "rxlock/rxlock.h"
 #include "tl_internal.h"
 #include "rxlock/rx.h"
@@ -19,7 +20,27 @@ struct tl_work {
     rx_cache *cache;
     rx_dataset *ds;
     rx_vm *vm;
+    tl_engine_info info;      /* fixed when the VM is built */
 };
+
+static unsigned work_flags(tl_work_type type) {
+    unsigned flags = rx_flags_from_env(rx_flags_default());
+    flags &= ~(unsigned)(RX_FLAG_V2 | RX_FLAG_FULL);
+    if (type == TL_WORK_RANDOMX_V2) flags |= RX_FLAG_V2;
+    return flags;
+}
+
+const char *tl_engine_check(tl_work_type type) {
+    if (type != TL_WORK_RANDOMX_V1 && type != TL_WORK_RANDOMX_V2) return NULL;
+    unsigned flags = work_flags(type);
+    return (flags & RX_FLAG_JIT) ? rx_jit_check(flags) : NULL;
+}
+
+int tl_work_engine(const tl_work *w, tl_engine_info *out) {
+    if (!w || !out) return TL_EINVAL;
+    *out = w->info;
+    return TL_OK;
+}
 
 double tl_now(void) {
     struct timespec ts;
@@ -42,16 +63,16 @@ int tl_work_new(tl_work **out, tl_work_type type, const uint8_t key[32], tl_mode
     tl_work *w = calloc(1, sizeof *w);
     if (!w) return TL_ENOMEM;
     w->type = type;
+    w->info.work = type;
     memcpy(w->key, key, 32);
     if (type == TL_WORK_SHA3_256) {
         *out = w;
         return TL_OK;
     }
-    unsigned flags = rx_flags_default();
-    flags = rx_flags_from_env(flags);
-    flags &= ~(unsigned)(RX_FLAG_V2 | RX_FLAG_FULL);
-    if (type == TL_WORK_RANDOMX_V2) flags |= RX_FLAG_V2;
-    int rc = rx_cache_new(&w->cache, flags);
+    unsigned flags = work_flags(type);
+    /* a required JIT that cannot start: fail before building the cache */
+    int rc = (flags & RX_FLAG_JIT) && !(flags & RX_FLAG_JIT_FALLBACK) && rx_jit_check(flags) ? RX_EJIT : 0;
+    if (rc == 0) rc = rx_cache_new(&w->cache, flags);
     if (rc == 0) rc = rx_cache_init(w->cache, key, 32);
     if (rc == 0 && mode == TL_MODE_FULL) {
         flags |= RX_FLAG_FULL;
@@ -63,6 +84,12 @@ int tl_work_new(tl_work **out, tl_work_type type, const uint8_t key[32], tl_mode
         tl_work_free(w);
         return rc == RX_ENOMEM ? TL_ENOMEM : rc;   /* other RX_E* codes pass unchanged */
     }
+    unsigned eff = rx_vm_flags(w->vm);
+    w->info.version = (eff & RX_FLAG_V2) ? 2 : 1;
+    w->info.mode = (eff & RX_FLAG_FULL) ? "full" : "light";
+    w->info.engine = (eff & RX_FLAG_JIT) ? "jit" : "interpreter";
+    w->info.aes = (eff & RX_FLAG_HARD_AES) ? "hardware" : "software";
+    w->info.fallback = rx_vm_fallback_reason(w->vm);
     *out = w;
     return TL_OK;
 }

@@ -12,6 +12,7 @@ const char *rx_strerror(int err) {
     case RX_ENOTSUP:   return "not supported on this CPU or build";
     case RX_ESTATE:    return "object not initialised or wrong mode";
     case RX_EINTERNAL: return "internal error";
+    case RX_EJIT:      return "the JIT was required but cannot start here";
     default:           return "unknown error";
     }
 }

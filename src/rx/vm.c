@@ -1,8 +1,14 @@
 /* src/rx/vm.c — the RandomX VM API (rx_vm_*, rx_flags_*) and
  * the hash flow of spec chapter 2: Blake2b-512 of the input, AesGenerator1R
  * scratchpad fill, 8 programs from AesGenerator4R (each run by the JIT when
- * one is enabled and works, else by the interpreter), AesHash1R of the
+ * one is enabled and starts, else by the interpreter), AesHash1R of the
  * scratchpad and the final Blake2b-256 of the register file.
+ *
+ * No silent fallback: a JIT asked for with RX_FLAG_JIT that cannot start
+ * fails rx_vm_new with RX_EJIT, unless RX_FLAG_JIT_FALLBACK allows the
+ * interpreter; the VM then keeps the reason (rx_vm_fallback_reason) and
+ * rx_vm_flags() shows no RX_FLAG_JIT.  Test build: RXLOCK_TEST_JIT_FAIL=1
+ * makes every JIT start fail.
  *
  * The VM handle, its state, program buffers and temporaries live in one
  * rx_mem_alloc region and the scratchpad in another; rx_vm_free wipes
@@ -28,23 +34,66 @@ struct rx_vm {
     const struct rx_aes_ops *aes;
     rx_jit *jit;
     unsigned flags;                                 /* what the VM really uses */
+    const char *fallback;                           /* why no JIT, or NULL */
 };
 
 unsigned rx_flags_default(void) {
     unsigned f = RX_FLAG_V2;
-    if (rx_jit_supported()) f |= RX_FLAG_JIT | RX_FLAG_SECURE;
+    if (rx_jit_supported()) f |= RX_FLAG_JIT | RX_FLAG_SECURE | RX_FLAG_JIT_FALLBACK;
     if (rx_cpu_has_hw_aes()) f |= RX_FLAG_HARD_AES;
     return f;
 }
 
 unsigned rx_flags_from_env(unsigned flags) {
     const char *e = getenv("RXLOCK_ENGINE");
-    if (e && strcmp(e, "interp") == 0) flags &= ~(unsigned)(RX_FLAG_JIT | RX_FLAG_SECURE);
-    else if (e && strcmp(e, "jit") == 0) flags |= RX_FLAG_JIT | RX_FLAG_SECURE;
+    if (e && strcmp(e, "interp") == 0) flags &= ~(unsigned)(RX_FLAG_JIT | RX_FLAG_SECURE | RX_FLAG_JIT_FALLBACK);
+    else if (e && strcmp(e, "jit") == 0) flags = (flags | RX_FLAG_JIT | RX_FLAG_SECURE) & ~(unsigned)RX_FLAG_JIT_FALLBACK;
     const char *a = getenv("RXLOCK_AES");
     if (a && strcmp(a, "soft") == 0) flags = (flags & ~(unsigned)RX_FLAG_HARD_AES) | RX_FLAG_SOFT_AES;
     else if (a && strcmp(a, "hard") == 0) flags = (flags & ~(unsigned)RX_FLAG_SOFT_AES) | RX_FLAG_HARD_AES;
     return flags;
+}
+
+/* Why a JIT did not start, from rx_jit_new's code (static strings). */
+static const char *jit_reason(int rc) {
+    switch (rc) {
+    case RX_ENOTSUP: return "the JIT does not support this CPU or configuration";
+    case RX_ENOMEM:  return "cannot map memory for the JIT code";
+    case RX_EPROT:   return "the system refuses executable memory (mprotect failed)";
+    default:         return "the JIT failed to initialise";
+    }
+}
+
+/* The JIT flags for VM flags: the AES the VM resolved, V2/FULL/SECURE. */
+static unsigned jit_flags(unsigned flags, const struct rx_aes_ops *aes) {
+    return (flags & ~(unsigned)(RX_FLAG_HARD_AES | RX_FLAG_SOFT_AES)) |
+           (aes->hardware ? RX_FLAG_HARD_AES : RX_FLAG_SOFT_AES);
+}
+
+/* Start a JIT: RX_OK and *out, or an RX_E* code and *why. */
+static int jit_start(rx_jit **out, unsigned jflags, const char **why) {
+    *out = NULL;
+    if (!rx_jit_supported()) { *why = "no RandomX JIT for this CPU or build"; return RX_ENOTSUP; }
+#ifdef RXLOCK_TESTING
+    const char *f = getenv("RXLOCK_TEST_JIT_FAIL");
+    if (f && *f && strcmp(f, "0") != 0) { *why = "injected test fault RXLOCK_TEST_JIT_FAIL"; return RX_EPROT; }
+#endif
+    int rc = rx_jit_new(out, jflags);
+    if (rc == RX_OK && *out) return RX_OK;
+    rx_jit_free(*out);
+    *out = NULL;
+    *why = jit_reason(rc);
+    return rc ? rc : RX_EINTERNAL;
+}
+
+const char *rx_jit_check(unsigned flags) {
+    if ((flags & RX_FLAG_HARD_AES) && (flags & RX_FLAG_SOFT_AES)) return "bad flag combination";
+    const struct rx_aes_ops *aes = rx_aes_select(flags);
+    if (!aes) return "hardware AES requested but not available";
+    rx_jit *jit = NULL;
+    const char *why = NULL;
+    if (jit_start(&jit, jit_flags(flags, aes), &why) == RX_OK) rx_jit_free(jit);
+    return why;
 }
 
 int rx_vm_new(rx_vm **out, unsigned flags, const rx_cache *cache, const rx_dataset *ds) {
@@ -61,12 +110,17 @@ int rx_vm_new(rx_vm **out, unsigned flags, const rx_cache *cache, const rx_datas
     }
     const struct rx_aes_ops *aes = rx_aes_select(flags);
     if (!aes) return RX_ENOTSUP;
+    rx_jit *jit = NULL;
+    const char *why = NULL;
+    if ((flags & RX_FLAG_JIT) && jit_start(&jit, jit_flags(flags, aes), &why) != RX_OK &&
+        !(flags & RX_FLAG_JIT_FALLBACK))
+        return RX_EJIT;
 
     rx_vm *vm = rx_mem_alloc(sizeof *vm, flags | RX_FLAG_NO_THP);
-    if (!vm) return RX_ENOMEM;
+    if (!vm) { rx_jit_free(jit); return RX_ENOMEM; }
     memset(vm, 0, sizeof *vm);
     vm->state.scratchpad = rx_mem_alloc(RX_SCRATCHPAD_L3, flags);
-    if (!vm->state.scratchpad) { rx_mem_free(vm, sizeof *vm); return RX_ENOMEM; }
+    if (!vm->state.scratchpad) { rx_jit_free(jit); rx_mem_free(vm, sizeof *vm); return RX_ENOMEM; }
     vm->aes = aes;
     vm->state.dataset = (flags & RX_FLAG_FULL) ? dataset : NULL;
     vm->state.cache = (flags & RX_FLAG_FULL) ? NULL : cache;
@@ -76,21 +130,17 @@ int rx_vm_new(rx_vm **out, unsigned flags, const rx_cache *cache, const rx_datas
 
     unsigned eff = flags & (RX_FLAG_V2 | RX_FLAG_FULL | RX_FLAG_HUGEPAGES | RX_FLAG_NO_THP);
     eff |= aes->hardware ? RX_FLAG_HARD_AES : RX_FLAG_SOFT_AES;
-    if ((flags & RX_FLAG_JIT) && rx_jit_supported()) {
-        unsigned jflags = (flags & ~(unsigned)(RX_FLAG_HARD_AES | RX_FLAG_SOFT_AES)) |
-                          (eff & (RX_FLAG_HARD_AES | RX_FLAG_SOFT_AES));
-        rx_jit *jit = NULL;
-        if (rx_jit_new(&jit, jflags) == RX_OK && jit) {
-            vm->jit = jit;
-            eff |= RX_FLAG_JIT | (flags & RX_FLAG_SECURE);
-        }
-    }
+    if (jit) eff |= RX_FLAG_JIT | (flags & RX_FLAG_SECURE);
+    vm->jit = jit;
+    vm->fallback = jit ? NULL : why;
     vm->flags = eff;
     *out = vm;
     return RX_OK;
 }
 
 unsigned rx_vm_flags(const rx_vm *vm) { return vm ? vm->flags : 0; }
+
+const char *rx_vm_fallback_reason(const rx_vm *vm) { return vm ? vm->fallback : NULL; }
 
 static void blake2b(void *out, size_t outlen, const void *in, size_t inlen) {
     static const uint8_t empty[1] = {0};

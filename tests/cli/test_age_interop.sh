@@ -109,4 +109,11 @@ if [ -x /usr/bin/time ]; then
 else
   fail "/usr/bin/time missing (install Debian package 'time')"
 fi
+# '-o -' is standard output (not a file named '-'); a directory is no input
+printf 'dash\n' > d.txt
+check "encrypt -a -o - to stdout" sh -c "'$RXLOCK' encrypt -a -r '$R' -o - d.txt > d.asc && test ! -e ./- && grep -q 'BEGIN AGE ENCRYPTED FILE' d.asc"
+check "decrypt -o - to stdout" sh -c "'$RXLOCK' decrypt -i key.txt -o - d.asc | cmp -s - d.txt && test ! -e ./-"
+mkdir -p adir
+expect_rc 1 "encrypt a directory refused" "$RXLOCK" encrypt -r "$R" -o dir.age adir
+check "directory: no output" test ! -e dir.age
 summary

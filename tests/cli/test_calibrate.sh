@@ -1,6 +1,7 @@
 # tests/cli/test_calibrate.sh — `rxlock calibrate` round trip on sha3-256
-# (~1 s): file written with exactly the agreed keys, no clobber without
-# --force, --json, -o -, usage errors.
+# (~1 s): file written with exactly the agreed keys (version 2: no mode /
+# engine / aes for SHA3), no clobber without --force, --json, -o -, usage
+# errors; version-1 files still accepted by lock --calibration.
 . tests/cli/lib.sh
 OUT=$TMP/cal.json
 expect_rc 0 "calibrate sha3-256 1 s" "$RXLOCK" calibrate --work sha3-256 --seconds 1 -o "$OUT"
@@ -12,9 +13,9 @@ check "file exists" test -s "$OUT"
 check "file has exactly the agreed keys and sane values" python3 - "$OUT" <<'PY'
 import json, sys, re
 d = json.load(open(sys.argv[1]))
-assert sorted(d) == sorted(["rxlock_calibration", "work", "mode", "rate", "rate_min", "rate_max",
-                            "seconds", "cpu", "created"]), sorted(d)
-assert d["rxlock_calibration"] == 1 and d["work"] == "sha3-256" and d["mode"] in ("light", "full")
+assert list(d) == ["rxlock_calibration", "work", "rate", "rate_min", "rate_max",
+                   "seconds", "cpu", "created"], list(d)
+assert d["rxlock_calibration"] == 2 and d["work"] == "sha3-256"
 assert 0 < d["rate_min"] <= d["rate"] <= d["rate_max"], d
 assert 0.9 < d["seconds"] < 5, d
 assert isinstance(d["cpu"], str) and d["cpu"]
@@ -28,13 +29,18 @@ expect_rc 0 "--force --json" "$RXLOCK" calibrate --work sha3-256 --seconds 0.1 -
 check "--json is one JSON object with file and hashes" python3 -c '
 import json, sys
 d = json.loads(open(sys.argv[1]).read())
-assert d["file"] == sys.argv[2] and d["hashes"] > 0 and d["rxlock_calibration"] == 1' "$TMP/.out" "$OUT"
+assert d["file"] == sys.argv[2] and d["hashes"] > 0 and d["rxlock_calibration"] == 2
+assert "mode" not in d and "engine" not in d and d["fallback"] is None' "$TMP/.out" "$OUT"
 check "file replaced" sh -c '! cmp -s "$1" "$2"' sh "$OUT" "$TMP/orig.json"
 expect_rc 0 "-o - to stdout" "$RXLOCK" calibrate --work sha3-256 --seconds 0.1 -o -
 check "-o - prints the calibration object" python3 -c '
 import json, sys; d = json.load(open(sys.argv[1])); assert d["work"] == "sha3-256"' "$TMP/.out"
 expect_rc 0 "--progress forces the progress line" "$RXLOCK" calibrate --work sha3-256 --seconds 0.1 -o - --progress
 check "progress line on stderr" grep -q '^calibrate: .*H/s' "$TMP/.err"
+# an old (version 1) file, with the "mode" SHA3 never used, still sizes a puzzle
+printf '{"rxlock_calibration": 1, "work": "sha3-256", "mode": "light", "rate": 1000.0, "rate_min": 900.0, "rate_max": 1100.0, "seconds": 5.0, "cpu": "test", "created": "2026-01-01T00:00:00Z"}\n' > "$TMP/v1.json"
+expect_rc 0 "version-1 file accepted" "$RXLOCK" lock --work sha3-256 --time 2s --calibration "$TMP/v1.json" --groups 1 -o "$TMP/p.json"
+check "rate source without a SHA3 mode" grep -q '"rate_source": "calibration"' "$TMP/p.json"
 expect_rc 2 "unknown work" "$RXLOCK" calibrate --work md5
 expect_rc 2 "unknown mode" "$RXLOCK" calibrate --mode medium
 expect_rc 2 "bad seconds" "$RXLOCK" calibrate --seconds 0

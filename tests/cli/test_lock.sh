@@ -29,6 +29,11 @@ check "journal removed after success" test ! -e id1.txt.journal
 expect_rc 1 "solve refuses to overwrite" "$R" solve p1.json -o id1.txt
 check "overwrite: one line" one_line
 expect_rc 0 "solve --force" "$R" solve p1.json -o id1.txt --force
+expect_rc 0 "solve --json, a quote in the path" "$R" solve p1.json --json -o 'q"1.txt'
+check "--json lines are valid JSON" python3 -c '
+import json, sys
+ev = [json.loads(l) for l in open(sys.argv[1])]
+assert ev[0] == {"event": "start", "work": "sha3-256"} and ev[-1]["identity"] == "q\"1.txt", ev' "$TMP/.out"
 expect_rc 1 "lock refuses to overwrite" "$R" lock --work sha3-256 --groups 1 --steps 5 -o p1.json
 check "lock overwrite: one line" one_line
 
@@ -69,7 +74,7 @@ sed 's/"randomx-v2"/"sha3-256"/; s/"rate": 20.0/"rate": 1000.0/; s/"rate_min": 1
 expect_rc 0 "lock --time --calibration" "$R" lock --work sha3-256 --time 3s --calibration cal3.json --groups 3 -o pc.json
 expect_rc 0 "inspect calibration puzzle" "$R" inspect --json --no-estimate pc.json
 check "--calibration: G*S = 3000" grep -q '"total_hashes": 3000' "$TMP/.out"
-check "--calibration: source recorded" grep -q '"rate_source": "calibration (light)"' "$TMP/.out"
+check "--calibration: source recorded (no mode for SHA3)" grep -q '"rate_source": "calibration"' "$TMP/.out"
 expect_rc 2 "missing -o" "$R" lock --work sha3-256 --groups 1 --steps 1
 expect_rc 2 "bad groups" "$R" lock --work sha3-256 --groups 0 --steps 1 -o x.json
 expect_rc 2 "too many groups" "$R" lock --work sha3-256 --groups 4097 --steps 1 -o x.json

@@ -55,6 +55,29 @@ check "empty round trip" test -f empty.txt -a ! -s empty.txt
 expect_rc 0 "lock /dev/stdin with -o" sh -c "'$RXLOCK' lock /dev/stdin $W --groups 1 --steps 10 -o stdin.rxlock -q < s.orig"
 expect_rc 0 "unlock stdin container" "$RXLOCK" unlock stdin.rxlock -q
 check "stdin round trip" cmp -s stdin s.orig
+# '-': standard input like other tools; the container goes to stdout unless -o
+expect_rc 0 "lock - -o OUT (stdin)" sh -c "'$RXLOCK' lock - $W --groups 1 --steps 10 -o dash.rxlock -q < s.orig"
+expect_rc 0 "unlock the stdin container" "$RXLOCK" unlock dash.rxlock -q
+check "lock - -o: round trip" cmp -s dash s.orig
+expect_rc 0 "lock - (stdin to stdout)" sh -c "cat s.orig | '$RXLOCK' lock - $W --groups 1 --steps 10 > piped.rxlock"
+check "lock -: container on stdout" sh -c "head -n 1 piped.rxlock | grep -qx 'rxlock time-locked file v1'"
+check "lock -: summary names stdout" grep -q 'wrote the container to standard output' "$TMP/.err"
+expect_rc 0 "unlock the piped container" "$RXLOCK" unlock piped.rxlock -q
+check "lock -: round trip" cmp -s piped s.orig
+expect_rc 0 "lock - -o - (stdout)" sh -c "'$RXLOCK' lock $W --groups 1 --steps 10 -q -o - - < s.orig > dd.rxlock"
+expect_rc 0 "unlock -o - container" "$RXLOCK" unlock dd.rxlock -q
+check "lock - -o -: round trip" cmp -s dd s.orig
+if command -v script >/dev/null 2>&1; then
+  # a terminal on stdin is refused (the generation runs first; a prompt would
+  # come minutes late), and so is a terminal on stdout (binary payload)
+  script -qec "'$RXLOCK' lock - $W --groups 1 --steps 10 -o tty.rxlock" /dev/null < /dev/null > tty.log 2>&1; rc=$?
+  check "lock - from a terminal: usage error (rc $rc)" test $rc -eq 2
+  check "lock - from a terminal: says why" grep -q 'refusing to read the file to lock from a terminal' tty.log
+  check "lock - from a terminal: nothing written" test ! -e tty.rxlock
+  script -qec "'$RXLOCK' lock - $W --groups 1 --steps 10 < s.orig" /dev/null < /dev/null > tty.log 2>&1; rc=$?
+  check "lock - to a terminal: usage error (rc $rc)" test $rc -eq 2
+  check "lock - to a terminal: says why" grep -q 'refusing to write the container to a terminal' tty.log
+fi
 expect_rc 0 "lock --time --rate" "$RXLOCK" lock s.orig $W --time 2s --rate 5000 --groups 2 -q
 check "time-derived work in notice" grep -q '^# Work: 2 group(s) x 5000 sequential sha3-256 hashes = 10000 hashes' s.orig.rxlock
 check "time-derived estimate in notice" grep -q 'about 2 seconds at the assumed rate of 5000.0' s.orig.rxlock

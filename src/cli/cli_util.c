@@ -1,0 +1,220 @@
+/* src/cli/cli_util.c — the CLI's shared helpers (see cli_util.h). */
+#include "cli/cli_util.h"
+#include "cli/cli.h"
+#include "rxlock/age.h"
+#include "util/util.h"
+#include <errno.h>
+#include <fcntl.h>
+#include <jansson.h>
+#include <math.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+static volatile int cli_stop;
+static void on_stop_signal(int sig) { (void)sig; cli_stop = 1; }
+
+const volatile int *cli_catch_signals(void) {
+    static const int sigs[] = { SIGINT, SIGTERM, SIGHUP };
+    struct sigaction sa;
+    memset(&sa, 0, sizeof sa);
+    sa.sa_handler = on_stop_signal;
+    sigemptyset(&sa.sa_mask);
+    for (size_t i = 0; i < sizeof sigs / sizeof sigs[0]; i++) (void)sigaction(sigs[i], &sa, NULL);
+    return &cli_stop;
+}
+
+int cli_progress_when(int quiet, int json, int forced) {
+    if (quiet || json) return UTIL_PROGRESS_NEVER;
+    return forced ? UTIL_PROGRESS_FORCE : UTIL_PROGRESS_AUTO;
+}
+
+void cli_progress_init(cli_progress *cp, const char *label, uint64_t total, int when, int json) {
+    memset(cp, 0, sizeof *cp);
+    cp->json = json;
+    snprintf(cp->base_label, sizeof cp->base_label, "%s", label);
+    util_progress_init(&cp->bar, label, total, 0, json ? UTIL_PROGRESS_NEVER : when);
+}
+
+void cli_engine_text(const tl_engine_info *e, char *buf, size_t cap) {
+    if (!e->engine) snprintf(buf, cap, "%s", tl_work_name(e->work) ? tl_work_name(e->work) : "?");
+    else snprintf(buf, cap, "%s, %s AES, %s mode", e->engine, e->aes, e->mode);
+}
+
+int cli_print_json(json_t *o) {
+    char *s = o ? json_dumps(o, JSON_COMPACT | JSON_PRESERVE_ORDER | JSON_REAL_PRECISION(10)) : NULL;
+    json_decref(o);
+    if (!s) return cli_error("out of memory");
+    int ok = printf("%s\n", s) >= 0 && fflush(stdout) == 0;
+    free(s);
+    return ok ? CLI_OK : cli_error("stdout: %s", strerror(errno));
+}
+
+/* The first call: the engine is known, no work done yet. */
+static void progress_start(cli_progress *cp, const tl_progress *p) {
+    cp->started = 1;
+    if (p->engine) cp->engine = *p->engine;
+    const tl_engine_info *e = &cp->engine;
+    if (e->fallback) cli_warn_fallback(e->fallback);
+    if (cp->json) {
+        /* RandomX-only keys are left out for SHA3 (s*: omitted when NULL) */
+        (void)cli_print_json(json_pack("{s:s, s:s, s:s*, s:s*, s:s*, s:s*}", "event", "start",
+                                       "work", tl_work_name(e->work), "engine", e->engine, "aes", e->aes,
+                                       "mode", e->mode, "fallback", e->fallback));
+        return;
+    }
+    /* the bar's rate counts from here: setup (cache, dataset) excluded */
+    if (e->engine) snprintf(cp->bar.label, sizeof cp->bar.label, "%s (%s)", cp->base_label, e->engine);
+    cp->bar.t_start = cp->bar.t_last = util_now();
+    cp->bar.base = cp->bar.done = p->hashes_done;
+}
+
+int cli_progress_cb(const tl_progress *p, void *ctx) {
+    cli_progress *cp = ctx;
+    if (!cp->started && p->engine) {
+        progress_start(cp, p);
+        if (cp->json) return cp->stop && *cp->stop;   /* the start line says it all */
+    }
+    if (cp->json) {
+        printf("{\"event\":\"progress\",\"hashes_done\":%llu,\"hashes_total\":%llu,\"rate\":%.1f,"
+               "\"eta_seconds\":%.1f,\"groups_done\":%u,\"groups_total\":%u,\"group\":%u,\"step\":%llu}\n",
+               (unsigned long long)p->hashes_done, (unsigned long long)p->hashes_total, p->rate,
+               p->eta_seconds, p->groups_done, p->groups_total, p->group, (unsigned long long)p->step);
+        fflush(stdout);
+    } else {
+        if (p->hashes_total && p->hashes_total != cp->bar.total) util_progress_set_total(&cp->bar, p->hashes_total);
+        util_progress_update(&cp->bar, p->hashes_done);
+    }
+    return cp->stop && *cp->stop;
+}
+
+void cli_progress_end(cli_progress *cp, int ok) {
+    if (ok) util_progress_done(&cp->bar);
+    else util_progress_clear(&cp->bar);
+}
+
+int cli_write_identity(const char *path, const uint8_t x[32], const uint8_t id[16], const char *how, int force) {
+    char comment[128], idhex[33];
+    util_hex_encode(idhex, id, 16);
+    snprintf(comment, sizeof comment, "rxlock epoch identity for puzzle %s%s", idhex, how);
+    if (tl_age_identity_file_write(path, x, comment, force) != 0)
+        return cli_error("%s: cannot write the identity: %s", path,
+                         errno == EEXIST ? "already exists (use --force to overwrite)" : strerror(errno));
+    return CLI_OK;
+}
+
+int cli_parse_u64(const char *s, uint64_t lo, uint64_t hi, uint64_t *out) {
+    char *end;
+    errno = 0;
+    if (!*s || *s == '-') return -1;
+    unsigned long long v = strtoull(s, &end, 10);
+    if (errno || *end || v < lo || v > hi) return -1;
+    *out = v;
+    return 0;
+}
+
+int cli_parse_double(const char *s, double lo, double hi, double *out) {
+    char *end;
+    errno = 0;
+    double v = strtod(s, &end);
+    if (errno || end == s || *end || !(v >= lo && v <= hi)) return -1;
+    *out = v;
+    return 0;
+}
+
+int cli_parse_duration(const char *s, double *out) {
+    char *end;
+    errno = 0;
+    double v = strtod(s, &end), mul = 1;
+    if (errno || end == s || !(v > 0) || !isfinite(v)) return -1;
+    if (*end) {
+        if (end[1]) return -1;
+        switch (*end) {
+        case 's': mul = 1; break;
+        case 'm': mul = 60; break;
+        case 'h': mul = 3600; break;
+        case 'd': mul = 86400; break;
+        case 'w': mul = 7 * 86400.0; break;
+        case 'y': mul = 365.25 * 86400; break;
+        default: return -1;
+        }
+    }
+    *out = v * mul;
+    return 0;
+}
+
+int cli_parse_mode(const char *s, tl_mode *out) {
+    if (!strcmp(s, "light")) *out = TL_MODE_LIGHT;
+    else if (!strcmp(s, "full")) *out = TL_MODE_FULL;
+    else return -1;
+    return 0;
+}
+
+int cli_parse_pin(const char *hex, uint8_t pin[32]) {
+    size_t n = 0;
+    return strlen(hex) == 64 && util_hex_decode(hex, pin, 32, &n) == 0 && n == 32 ? 0 : -1;
+}
+
+int cli_check_puzzle(const char *path, const tl_puzzle *pz, const uint8_t *pin) {
+    int rc = tl_puzzle_verify(pz, pin);
+    if (rc == TL_OK) return CLI_OK;
+    if (rc == TL_EPIN) fprintf(stderr, "rxlock: %s: not signed by the pinned key\n", path);
+    else if (rc == TL_ESIG) fprintf(stderr, "rxlock: %s: bad signature\n", path);
+    else return cli_error("%s: %s", path, tl_strerror(rc));
+    return CLI_VERIFY;
+}
+
+void cli_warn_fallback(const char *why) {
+    fprintf(stderr, "rxlock: warning: the RandomX JIT is unavailable (%s); running the interpreter, "
+                    "several times slower\n", why);
+}
+
+int cli_jit_error(const char *what, const char *why) {
+    return cli_error("%s: the RandomX JIT cannot start: %s (RXLOCK_ENGINE=jit requires it; "
+                     "unset RXLOCK_ENGINE to allow the interpreter)", what, why ? why : "unknown reason");
+}
+
+int cli_work_error(const char *what, int rc, tl_work_type work) {
+    /* whatever code carries it: a required engine that cannot start is why */
+    const char *why = rc != TL_EINTR ? tl_engine_check(work) : NULL;
+    if (why) return cli_jit_error(what, why);
+    return cli_error("%s: %s", what, tl_strerror(rc));
+}
+
+int cli_output_error(const char *path) {
+    int e = errno;
+    return cli_error("%s: %s%s", path, strerror(e), e == EEXIST ? " (use --force to replace it)" : "");
+}
+
+int cli_io_open(cli_io *io, const char *in_path, const char *out_path, int force, mode_t mode) {
+    memset(io, 0, sizeof *io);
+    io->out_fd = 1;
+    io->out_path = out_path && strcmp(out_path, "-") != 0 ? out_path : NULL;
+    if (strcmp(in_path, "-") != 0) {
+        struct stat st;
+        if ((io->in_fd = open(in_path, O_RDONLY | O_CLOEXEC)) < 0) return cli_error("%s: %s", in_path, strerror(errno));
+        if (fstat(io->in_fd, &st) != 0 || S_ISDIR(st.st_mode)) {
+            close(io->in_fd);
+            return cli_error("%s: is a directory", in_path);
+        }
+    }
+    if (!io->out_path) return CLI_OK;
+    if (util_atomic_open(&io->out, io->out_path, force, mode) != 0) {
+        int rc = cli_output_error(io->out_path);
+        if (io->in_fd > 0) close(io->in_fd);
+        return rc;
+    }
+    io->out_fd = io->out.fd;
+    return CLI_OK;
+}
+
+int cli_io_finish(cli_io *io, int ok) {
+    if (io->in_fd > 0) close(io->in_fd);
+    io->in_fd = -1;
+    if (!io->out_path) return CLI_OK;
+    if (!ok) { util_atomic_abort(&io->out); return CLI_OK; }
+    return util_atomic_commit(&io->out) == 0 ? CLI_OK : cli_output_error(io->out_path);
+}

@@ -1,0 +1,83 @@
+/* src/cli/cli_util.h — the helpers every CLI command shares, so that each
+ * command reads as parse, call, report: stop signals, the progress display
+ * and JSON progress lines (with the engine and the one-line JIT fallback
+ * warning), identity-file output, number / mode / pin parsing, and the
+ * messages for refused puzzles, failed work and existing outputs. */
+#ifndef RXLOCK_CLI_UTIL_H
+#define RXLOCK_CLI_UTIL_H
+#include "rxlock/rxlock.h"
+#include "util/progress.h"
+#include "util/util.h"
+#include <jansson.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <sys/types.h>
+
+/* SIGINT, SIGTERM and SIGHUP set the returned flag; hand it to the library
+ * as its `stop` (it checkpoints / cleans up and returns TL_EINTR). */
+const volatile int *cli_catch_signals(void);
+
+/* Progress of a long library call: a one-line bar on stderr (a TTY, or
+ * --progress), or JSON lines on stdout (--json).  Its callback prints the
+ * engine warning once when the JIT fell back to the interpreter, puts the
+ * engine into the bar's label and a {"event":"start"} JSON line, and
+ * cancels when the stop flag is set. */
+typedef struct {
+    util_progress bar;
+    int  json;
+    int  started;
+    const volatile int *stop;
+    char base_label[16];
+    tl_engine_info engine;    /* work == 0 until the library reported it */
+} cli_progress;
+
+/* UTIL_PROGRESS_NEVER for quiet / json, FORCE for --progress, else AUTO. */
+int  cli_progress_when(int quiet, int json, int forced);
+void cli_progress_init(cli_progress *cp, const char *label, uint64_t total, int when, int json);
+int  cli_progress_cb(const tl_progress *p, void *ctx);      /* a tl_progress_fn */
+/* ok: draw the final line; else erase it (before an error message). */
+void cli_progress_end(cli_progress *cp, int ok);
+/* "jit, hardware AES, full mode" / "interpreter, ..." / "sha3-256". */
+void cli_engine_text(const tl_engine_info *e, char *buf, size_t cap);
+/* Print a JSON object as one compact line on stdout and free it.  CLI_OK,
+ * or CLI_FAIL after a message (NULL object, write error). */
+int cli_print_json(json_t *o);
+
+/* Age identity file (mode 0600) commented with the puzzle id and `how`
+ * (may be ""): CLI_OK, or CLI_FAIL after saying why. */
+int cli_write_identity(const char *path, const uint8_t x[32], const uint8_t id[16], const char *how, int force);
+
+/* Parsers: 0 on success, -1 otherwise (nothing printed). */
+int cli_parse_u64(const char *s, uint64_t lo, uint64_t hi, uint64_t *out);     /* decimal */
+int cli_parse_double(const char *s, double lo, double hi, double *out);
+int cli_parse_duration(const char *s, double *out);   /* "7d", "90m", "3600", "1.5h" */
+int cli_parse_mode(const char *s, tl_mode *out);      /* "light" / "full" */
+int cli_parse_pin(const char *hex, uint8_t pin[32]);  /* 64 hex digits */
+
+/* Structure, signature and optional pin: CLI_OK, or the exit code after a
+ * one-line message (CLI_VERIFY for a bad signature / pin mismatch). */
+int cli_check_puzzle(const char *path, const tl_puzzle *pz, const uint8_t *pin);
+/* The one warning line for a JIT that fell back to the interpreter. */
+void cli_warn_fallback(const char *why);
+/* "WHAT: the RandomX JIT cannot start: WHY (...)"; returns CLI_FAIL. */
+int cli_jit_error(const char *what, const char *why);
+/* A failed call that ran the work function: says plainly when the JIT
+ * required by RXLOCK_ENGINE=jit cannot start.  Returns CLI_FAIL. */
+int cli_work_error(const char *what, int rc, tl_work_type work);
+/* "PATH: <strerror(errno)>" plus a --force hint for EEXIST; CLI_FAIL. */
+int cli_output_error(const char *path);
+
+/* A command's byte streams: input FILE or '-' (stdin, not a directory);
+ * output OUT written atomically (never over an existing file without
+ * force), or stdout when out_path is NULL or "-". */
+typedef struct {
+    int in_fd, out_fd;
+    const char *out_path;      /* NULL: stdout */
+    util_atomic out;
+} cli_io;
+/* CLI_OK, or CLI_FAIL after a message (nothing left open). */
+int cli_io_open(cli_io *io, const char *in_path, const char *out_path, int force, mode_t mode);
+/* Close the input; commit the output when ok, else remove it.  CLI_OK, or
+ * CLI_FAIL after a message when the commit fails. */
+int cli_io_finish(cli_io *io, int ok);
+#endif

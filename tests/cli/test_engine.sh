@@ -1,0 +1,94 @@
+# tests/cli/test_engine.sh — no silent engine fallback.  With a JIT failure
+# injected (RXLOCK_TEST_JIT_FAIL=1, test build only): an explicitly
+# required JIT (RXLOCK_ENGINE=jit) is an error with a clear one-line message
+# and leaves no file; the automatic choice prints exactly one warning line
+# naming the reason and still gives the right result.  The engine that ran
+# is reported by hash -v, calibrate (in the file), lock / solve --json.
+. tests/cli/lib.sh
+cd "$TMP" || exit 1
+T=$RXLOCK_TESTBIN
+key=74657374206b657920303030
+in=5468697320697320612074657374
+v2=22ec6b861b3eb23686b2efbad69513c967ecfce80983df66c9c5b4fbfb4cdb6f
+one_line() { test "$(wc -l < "$TMP/.err")" -eq 1; }
+jit_here=0; case "$(uname -m)" in x86_64|aarch64) jit_here=1;; esac
+
+# --- hash ---------------------------------------------------------------------
+RXLOCK_TEST_JIT_FAIL=1 expect_rc 0 "hash: automatic fallback works" "$T" hash --key $key --input $in
+check "hash fallback: right digest" test "$(cat "$TMP/.out")" = "$v2"
+check "hash fallback: one warning line" one_line
+check "hash fallback: names the reason" grep -q 'warning: the RandomX JIT is unavailable (injected test fault' "$TMP/.err"
+RXLOCK_TEST_JIT_FAIL=1 RXLOCK_ENGINE=jit expect_rc 1 "hash: required JIT that cannot start fails" "$T" hash --key $key --input $in
+check "hash required: nothing on stdout" test ! -s "$TMP/.out"
+check "hash required: one line" one_line
+check "hash required: clear message" grep -q 'the RandomX JIT cannot start: .*RXLOCK_ENGINE=jit requires it' "$TMP/.err"
+RXLOCK_ENGINE=interp expect_rc 0 "hash -v interpreter" "$T" hash -v --key $key --input $in
+check "hash -v names the interpreter" grep -q 'engine: interpreter, .* AES, light mode, RandomX v2' "$TMP/.err"
+if [ $jit_here -eq 1 ]; then
+  expect_rc 0 "hash -v jit" "$T" hash -v --key $key --input $in
+  check "hash -v names the JIT" grep -q 'engine: jit,' "$TMP/.err"
+  check "hash -v: no warning" test "$(wc -l < "$TMP/.err")" -eq 1
+  RXLOCK_TEST_JIT_FAIL=1 expect_rc 0 "shipping binary has no JIT fault switch" "$RXLOCK" hash -v --key $key --input $in
+  check "shipping binary: still the JIT" grep -q 'engine: jit,' "$TMP/.err"
+fi
+
+# --- calibrate: the file records the engine that ran -------------------------
+RXLOCK_TEST_JIT_FAIL=1 expect_rc 0 "calibrate: fallback" "$T" calibrate --work randomx-v2 --seconds 0.1 -o fb.json
+check "calibrate fallback: one warning" test "$(grep -c 'warning' "$TMP/.err")" -eq 1
+check "calibrate fallback: file says interpreter" python3 -c '
+import json, sys; d = json.load(open("fb.json"))
+assert list(d) == ["rxlock_calibration", "work", "mode", "engine", "aes", "rate", "rate_min", "rate_max",
+                   "seconds", "cpu", "created"], list(d)
+assert d["engine"] == "interpreter" and d["mode"] == "light" and d["aes"] in ("hardware", "software"), d'
+check "calibrate fallback: report says interpreter" grep -q 'randomx-v2, interpreter, ' "$TMP/.out"
+RXLOCK_TEST_JIT_FAIL=1 RXLOCK_ENGINE=jit expect_rc 1 "calibrate: required JIT fails" "$T" calibrate --work randomx-v2 --seconds 0.1 -o req.json
+check "calibrate required: no file" test ! -e req.json
+check "calibrate required: clear message" grep -q 'JIT cannot start' "$TMP/.err"
+if [ $jit_here -eq 1 ]; then
+  expect_rc 0 "calibrate jit --json" "$T" calibrate --work randomx-v2 --seconds 0.1 -o jit.json --json
+  check "calibrate: file says jit" grep -q '"engine": "jit"' jit.json
+  check "calibrate --json: engine jit, no fallback" grep -q '"engine":"jit".*"fallback":null' "$TMP/.out"
+  expect_rc 0 "lock with a jit calibration" "$T" lock --work randomx-v2 --time 1s --calibration jit.json --groups 1 -o pj.json
+  check "rate source names mode and engine" grep -q '"rate_source": "calibration (light, jit)"' pj.json
+fi
+
+# --- lock / solve: start event and final report name the engine --------------
+RXLOCK_TEST_JIT_FAIL=1 RXLOCK_ENGINE=jit expect_rc 1 "lock: required JIT fails" "$T" lock --work randomx-v2 --groups 1 --steps 2 -o no.json
+check "lock required: no puzzle" test ! -e no.json
+check "lock required: clear message" grep -q 'JIT cannot start' "$TMP/.err"
+check "lock required: one line" one_line
+RXLOCK_TEST_JIT_FAIL=1 expect_rc 0 "lock: fallback" "$T" lock --work randomx-v2 --groups 1 --steps 2 --workers 1 --json -o p.json
+check "lock fallback: one warning" test "$(grep -c 'warning' "$TMP/.err")" -eq 1
+check "lock --json start event names the engine" grep -q '^{"event":"start","work":"randomx-v2","engine":"interpreter",.*"mode":"light","fallback":"injected' "$TMP/.out"
+check "lock --json done event names the engine" grep -q '"event":"done".*"engine":"interpreter"' "$TMP/.out"
+RXLOCK_TEST_JIT_FAIL=1 RXLOCK_ENGINE=jit expect_rc 1 "solve: required JIT fails" "$T" solve p.json --mode light -o id.txt
+check "solve required: no identity, no journal" test ! -e id.txt -a ! -e id.txt.journal
+check "solve required: clear message" grep -q 'JIT cannot start' "$TMP/.err"
+RXLOCK_TEST_JIT_FAIL=1 expect_rc 0 "solve: fallback" "$T" solve p.json --mode light --json -o id.txt
+check "solve fallback: one warning" test "$(wc -l < "$TMP/.err")" -eq 1 -a "$(grep -c 'warning: the RandomX JIT' "$TMP/.err")" -eq 1
+check "solve --json start event" grep -q '^{"event":"start","work":"randomx-v2","engine":"interpreter"' "$TMP/.out"
+check "solve --json solved event names the engine" grep -q '"event":"solved".*"engine":"interpreter"' "$TMP/.out"
+check "solve fallback: identity written" grep -q '^AGE-SECRET-KEY-1' id.txt
+if [ $jit_here -eq 1 ]; then
+  expect_rc 0 "solve jit" "$T" solve p.json --mode light -o id2.txt
+  check "solve: summary names the jit" grep -q 'jit, .* AES, light mode' "$TMP/.err"
+  check "solve jit: no warning" sh -c "! grep -q warning '$TMP/.err'"
+fi
+
+# SHA3: no engine, AES or mode keys (they mean nothing there)
+expect_rc 0 "sha3 lock --json" "$T" lock --work sha3-256 --groups 1 --steps 10 --json -o sha.json
+check "sha3 start event: only the work" grep -qx '{"event":"start","work":"sha3-256"}' "$TMP/.out"
+expect_rc 0 "sha3 solve --json" "$T" solve sha.json --json -o sha.txt
+check "sha3 solved event: no engine key" sh -c "grep '\"event\":\"solved\"' '$TMP/.out' | grep -vq engine"
+
+# --- unlock -------------------------------------------------------------------
+printf 'secret\n' > s.txt
+expect_rc 0 "lock FILE randomx" "$T" lock s.txt --work randomx-v2 --groups 1 --steps 2 --workers 1 -q
+RXLOCK_TEST_JIT_FAIL=1 RXLOCK_ENGINE=jit expect_rc 1 "unlock: required JIT fails" "$T" unlock s.txt.rxlock -o s.out -q
+check "unlock required: no output, no journal" test ! -e s.out -a ! -e s.txt.rxlock.journal
+check "unlock required: clear message" grep -q 'JIT cannot start' "$TMP/.err"
+RXLOCK_TEST_JIT_FAIL=1 expect_rc 0 "unlock: fallback" "$T" unlock s.txt.rxlock -o s.out
+check "unlock fallback: one warning" test "$(grep -c 'warning' "$TMP/.err")" -eq 1
+check "unlock fallback: plaintext" cmp -s s.out s.txt
+check "unlock summary names the engine" grep -q 'wrote s.out (2 hashes computed, interpreter, .* AES, light mode)' "$TMP/.err"
+summary
