@@ -599,22 +599,22 @@ static void t_common(void) {
     uint8_t sp[64];
     prog.count = RX_PROGRAM_SIZE_V2;
     st.version = 2;
-    CHECK(rx_jit_check_compile(&prog, &st, 1) == 0);
-    CHECK(rx_jit_check_compile(&prog, &st, 0) == RX_EINVAL);
-    CHECK(rx_jit_check_compile(NULL, &st, 1) == RX_EINVAL);
+    CHECK(rx_engine_check_compile(&prog, &st, 1) == 0);
+    CHECK(rx_engine_check_compile(&prog, &st, 0) == RX_EINVAL);
+    CHECK(rx_engine_check_compile(NULL, &st, 1) == RX_EINVAL);
     prog.count = RX_PROGRAM_SIZE_V1;
-    CHECK(rx_jit_check_compile(&prog, &st, 1) == RX_EINVAL);
-    CHECK(rx_jit_check_run(&st, 1, 1) == RX_EINVAL);            /* no scratchpad */
+    CHECK(rx_engine_check_compile(&prog, &st, 1) == RX_EINVAL);
+    CHECK(rx_engine_check_run(&st, 1, 1) == RX_EINVAL);            /* no scratchpad */
     st.scratchpad = sp;
-    CHECK(rx_jit_check_run(&st, 1, 1) == RX_ESTATE);            /* no dataset */
-    CHECK(rx_jit_check_run(&st, 1, 0) == RX_ESTATE);            /* no cache */
+    CHECK(rx_engine_check_run(&st, 1, 1) == RX_ESTATE);            /* no dataset */
+    CHECK(rx_engine_check_run(&st, 1, 0) == RX_ESTATE);            /* no cache */
     st.dataset = sp;
-    CHECK(rx_jit_check_run(&st, 1, 1) == 0);
-    CHECK(rx_jit_check_run(&st, 0, 1) == RX_EINVAL);
+    CHECK(rx_engine_check_run(&st, 1, 1) == 0);
+    CHECK(rx_engine_check_run(&st, 0, 1) == RX_EINVAL);
     st.dataset_offset = 32;
-    CHECK(rx_jit_check_run(&st, 1, 1) == RX_EINVAL);
+    CHECK(rx_engine_check_run(&st, 1, 1) == RX_EINVAL);
     st.dataset_offset = RX_DATASET_EXTRA_SIZE + 64;
-    CHECK(rx_jit_check_run(&st, 1, 1) == RX_EINVAL);
+    CHECK(rx_engine_check_run(&st, 1, 1) == RX_EINVAL);
     /* register copies: r = 0 in, f/e/a/E mask in, r/f/e out */
     uint64_t r[8], f[8], e[8], a[8], em[2];
     for (int i = 0; i < 8; i++) { st.r[i] = rnd(); r[i] = rnd(); }

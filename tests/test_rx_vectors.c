@@ -328,7 +328,7 @@ static void t_jit_fallback(void) {
     setenv("RXLOCK_TEST_JIT_FAIL", "1", 1);
     vm = NULL;
     CHECK(rx_vm_new(&vm, jit, c, NULL) == RX_EJIT && vm == NULL);
-    CHECK(rx_jit_check(jit) != NULL);
+    CHECK(rx_engine_check(jit) != NULL);
     CHECK(strcmp(rx_strerror(RX_EJIT), rx_strerror(-999)) != 0);
     CHECK(rx_vm_new(&vm, jit | RX_FLAG_JIT_FALLBACK, c, NULL) == RX_OK);
     if (vm) {
@@ -341,7 +341,7 @@ static void t_jit_fallback(void) {
     unsetenv("RXLOCK_TEST_JIT_FAIL");
     CHECK(rx_vm_fallback_reason(NULL) == NULL);
 #if defined(__x86_64__) || defined(__aarch64__)
-    CHECK(rx_jit_check(jit) == NULL);
+    CHECK(rx_engine_check(jit) == NULL);
     vm = NULL;
     CHECK(rx_vm_new(&vm, jit, c, NULL) == RX_OK);
     if (vm) {

@@ -27,7 +27,7 @@ enum rx_error {
     RX_ESTATE    = -5,  /* object not initialised / wrong mode           */
     RX_EINTERNAL = -6,
     RX_EJIT      = -7   /* RX_FLAG_JIT without RX_FLAG_JIT_FALLBACK, and the
-                           JIT cannot start here (rx_jit_check says why)  */
+                           JIT cannot start here (rx_engine_check says why)  */
 };
 
 enum rx_flag {
@@ -66,7 +66,7 @@ unsigned rx_flags_default(void);
 unsigned rx_flags_from_env(unsigned flags);
 /* NULL when a JIT VM with these flags can start on this machine, else a
  * one-line reason (a static string). */
-const char *rx_jit_check(unsigned flags);
+const char *rx_engine_check(unsigned flags);
 const char *rx_strerror(int err);
 
 int  rx_cache_new(rx_cache **out, unsigned flags);

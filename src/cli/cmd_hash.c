@@ -133,7 +133,7 @@ static int compute(const hash_args *a, const uint8_t *key, size_t key_len, const
     rx_vm_free(vm);
     rx_dataset_free(ds);
     rx_cache_free(cache);
-    if (rc == RX_EJIT) return cli_jit_error("vm", rx_jit_check(flags));
+    if (rc == RX_EJIT) return cli_jit_error("vm", rx_engine_check(flags));
     if (rc != RX_OK) return cli_error("%s: %s", stage, rx_strerror(rc));
     return CLI_OK;
 }

@@ -33,7 +33,7 @@ static unsigned work_flags(tl_work_type type) {
 const char *tl_engine_check(tl_work_type type) {
     if (type != TL_WORK_RANDOMX_V1 && type != TL_WORK_RANDOMX_V2) return NULL;
     unsigned flags = work_flags(type);
-    return (flags & RX_FLAG_JIT) ? rx_jit_check(flags) : NULL;
+    return (flags & RX_FLAG_JIT) ? rx_engine_check(flags) : NULL;
 }
 
 int tl_work_engine(const tl_work *w, tl_engine_info *out) {
@@ -71,7 +71,7 @@ int tl_work_new(tl_work **out, tl_work_type type, const uint8_t key[32], tl_mode
     }
     unsigned flags = work_flags(type);
     /* a required JIT that cannot start: fail before building the cache */
-    int rc = (flags & RX_FLAG_JIT) && !(flags & RX_FLAG_JIT_FALLBACK) && rx_jit_check(flags) ? RX_EJIT : 0;
+    int rc = (flags & RX_FLAG_JIT) && !(flags & RX_FLAG_JIT_FALLBACK) && rx_engine_check(flags) ? RX_EJIT : 0;
     if (rc == 0) rc = rx_cache_new(&w->cache, flags);
     if (rc == 0) rc = rx_cache_init(w->cache, key, 32);
     if (rc == 0 && mode == TL_MODE_FULL) {

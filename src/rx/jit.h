@@ -104,8 +104,8 @@ int  rx_jit_choose_aes(unsigned flags, int *soft);
 /* The argument checks of rx_jit_compile and rx_jit_run against the JIT's
  * mode (v2: RandomX v2; full: dataset, else cache): 0, RX_EINVAL (wrong
  * version, program size, datasetOffset) or RX_ESTATE (no dataset / cache). */
-int  rx_jit_check_compile(const struct rx_program *prog, const struct rx_vm_state *st, int v2);
-int  rx_jit_check_run(const struct rx_vm_state *st, int v2, int full);
+int  rx_engine_check_compile(const struct rx_program *prog, const struct rx_vm_state *st, int v2);
+int  rx_engine_check_run(const struct rx_vm_state *st, int v2, int full);
 /* Register file into a context at the start of a run (spec 4.6.1: r = 0;
  * f, e, a and the E "or" mask from st) and back out at its end (r, f, e;
  * the a registers are read-only).  {lo, hi} words per FP register. */

@@ -534,7 +534,7 @@ static int compile_raw(rx_jit *jit, const struct rx_instr *code, unsigned n, con
 
 int rx_jit_compile(rx_jit *jit, const struct rx_program *prog, const struct rx_vm_state *state) {
     if (!jit) return RX_EINVAL;
-    int rc = rx_jit_check_compile(prog, state, jit->v2);
+    int rc = rx_engine_check_compile(prog, state, jit->v2);
     return rc ? rc : compile_raw(jit, prog->instructions, prog->count, state->read_reg);
 }
 
@@ -546,7 +546,7 @@ static uint64_t read_fpcr(void) {
 
 int rx_jit_run(rx_jit *jit, struct rx_vm_state *st) {
     if (!jit) return RX_EINVAL;
-    int rc = rx_jit_check_run(st, jit->v2, jit->full);
+    int rc = rx_engine_check_run(st, jit->v2, jit->full);
     if (rc) return rc;
     if (!jit->ready) return RX_ESTATE;
     if (rx_execmem_is_open(&jit->mem)) return RX_EPROT;

@@ -18,14 +18,14 @@ int rx_jit_choose_aes(unsigned flags, int *soft) {
     return 0;
 }
 
-int rx_jit_check_compile(const struct rx_program *prog, const struct rx_vm_state *st, int v2) {
+int rx_engine_check_compile(const struct rx_program *prog, const struct rx_vm_state *st, int v2) {
     if (!prog || !st) return RX_EINVAL;
     if ((st->version == 2) != (v2 != 0)) return RX_EINVAL;
     if (prog->count != (v2 ? RX_PROGRAM_SIZE_V2 : RX_PROGRAM_SIZE_V1)) return RX_EINVAL;
     return 0;
 }
 
-int rx_jit_check_run(const struct rx_vm_state *st, int v2, int full) {
+int rx_engine_check_run(const struct rx_vm_state *st, int v2, int full) {
     if (!st || !st->scratchpad) return RX_EINVAL;
     if (full ? !st->dataset : !st->cache) return RX_ESTATE;
     if ((st->version == 2) != (v2 != 0)) return RX_EINVAL;

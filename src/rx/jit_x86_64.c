@@ -518,13 +518,13 @@ void rx_jit_free(rx_jit *jit) {
 }
 int rx_jit_compile(rx_jit *jit, const struct rx_program *prog, const struct rx_vm_state *state) {
     if (!jit) return RX_EINVAL;
-    int rc = rx_jit_check_compile(prog, state, jit->v2);
+    int rc = rx_engine_check_compile(prog, state, jit->v2);
     return rc ? rc : compile_raw(jit, prog->instructions, prog->count, state->read_reg);
 }
 
 int rx_jit_run(rx_jit *jit, struct rx_vm_state *st) {
     if (!jit) return RX_EINVAL;
-    int rc = rx_jit_check_run(st, jit->v2, jit->full);
+    int rc = rx_engine_check_run(st, jit->v2, jit->full);
     if (rc) return rc;
     struct rx_jit_ctx *c = &jit->ctx;
     rx_jit_regs_in(st, c->r, c->f, c->e, c->a, c->emask_or);

@@ -86,7 +86,7 @@ static int jit_start(rx_jit **out, unsigned jflags, const char **why) {
     return rc ? rc : RX_EINTERNAL;
 }
 
-const char *rx_jit_check(unsigned flags) {
+const char *rx_engine_check(unsigned flags) {
     if ((flags & RX_FLAG_HARD_AES) && (flags & RX_FLAG_SOFT_AES)) return "bad flag combination";
     const struct rx_aes_ops *aes = rx_aes_select(flags);
     if (!aes) return "hardware AES requested but not available";

@@ -7,7 +7,7 @@
 # below L; never one above, and never a peer on the same level (rx and sha3
 # do not include each other).  Public headers count as their layer's:
 # rxlock/rx.h = rx, rxlock/sha3.h = sha3, rxlock/age.h = age, rxlock/rxlock.h,
-# rxlock/container.h and rxlock/error.h = lock.  Only #include "..." lines are
+# rxlock/container.h, rxlock/calibrate.h and rxlock/error.h = lock.  Only #include "..." lines are
 # checked (system headers use <...>).  Usage: sh tests/cli/test_layers.sh [ROOT]
 . tests/cli/lib.sh
 ROOT=${1:-.}
@@ -21,7 +21,7 @@ rank() {
 layer_of_include() {
   case $2 in
     rxlock/rx.h) echo rx;; rxlock/sha3.h) echo sha3;; rxlock/age.h) echo age;;
-    rxlock/rxlock.h|rxlock/container.h|rxlock/error.h) echo lock;;
+    rxlock/rxlock.h|rxlock/container.h|rxlock/calibrate.h|rxlock/error.h) echo lock;;
     rxlock/*) echo unknown;;
     */*) echo "${2%%/*}";;
     *) echo "$1";;                     # a bare name: the including file's own folder
