@@ -3,6 +3,7 @@
  * `rxlock lock` writes); prints the epoch recipient.  The work is in
  * tl_plan_assemble (src/lock/assemble.c). */
 #include "cli/cli.h"
+#include "cli/cli_util.h"
 #include "rxlock/rxlock.h"
 #include "rxlock/age.h"
 #include "util/util.h"
@@ -79,17 +80,13 @@ int cmd_assemble(int argc, char **argv) {
         return cli_error("assemble failed: %s", err[0] ? err : tl_strerror(rc));
     }
     int ret = CLI_OK;
+    tl_puzzle *pz = NULL;
     if (util_write_file_atomic(out, text, len, force, 0644) != 0) {
-        ret = cli_error("%s: %s", out, strerror(errno));
+        ret = cli_output_error(out);
     } else if (keep) {
-        char comment[96], idhex[33];
-        tl_puzzle *pz = NULL;
-        if (tl_puzzle_parse(text, len, &pz, NULL, 0) == 0) util_hex_encode(idhex, pz->id, 16);
-        else strcpy(idhex, "?");
+        if (tl_puzzle_parse(text, len, &pz, NULL, 0) != 0) ret = cli_error("%s: cannot re-read the puzzle just written", out);
+        else ret = cli_write_identity(keep, x, pz->id, " (kept at assembly)", force);
         tl_puzzle_free(pz);
-        snprintf(comment, sizeof comment, "rxlock epoch identity for puzzle %s (kept at assembly)", idhex);
-        if (tl_age_identity_file_write(keep, x, comment, force) != 0)
-            ret = cli_error("%s: cannot write the epoch identity: %s", keep, strerror(errno));
     }
     sodium_memzero(x, sizeof x);
     free(text);

@@ -5,9 +5,7 @@
 #include "cli/cli.h"
 #include "cli/lock_opts.h"
 #include "rxlock/rxlock.h"
-#include "util/progress.h"
 #include <getopt.h>
-#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -27,16 +25,6 @@ const char cmd_group_usage[] =
     "  --checkpoint-every S   sealed checkpoint at least every S seconds (default 60)\n"
     "exit: 0 done (or already done), 1 failure or interrupted (re-run resumes), 2 usage error\n";
 
-static volatile int group_stop;
-static void on_signal(int sig) { (void)sig; group_stop = 1; }
-
-static int on_progress(const tl_progress *p, void *ctx) {
-    util_progress *bar = ctx;
-    if (bar->total != p->hashes_total) util_progress_set_total(bar, p->hashes_total);
-    util_progress_update(bar, p->hashes_done);
-    return 0;
-}
-
 int cmd_group(int argc, char **argv) {
     static const struct option opts[] = {
         {"worker-key", required_argument, 0, 'W'}, {"mode", required_argument, 0, 'm'},
@@ -49,11 +37,12 @@ int cmd_group(int argc, char **argv) {
     while ((c = getopt_long(argc, argv, ":", opts, NULL)) != -1) {
         switch (c) {
         case 'W': to.worker_key = optarg; break;
-        case 'm':
-            if (!strcmp(optarg, "light")) to.mode = TL_MODE_LIGHT;
-            else if (!strcmp(optarg, "full")) to.mode = TL_MODE_FULL;
-            else return cli_usage_error(argv[0], "--mode: want light or full");
+        case 'm': {
+            tl_mode m;
+            if (cli_parse_mode(optarg, &m)) return cli_usage_error(argv[0], "--mode: want light or full");
+            to.mode = (int)m;
             break;
+        }
         case 'C': if (cli_parse_u64(optarg, 1, 1u << 30, &v)) return cli_usage_error(argv[0], "--checkpoint-every: want seconds >= 1"); to.checkpoint_seconds = (double)v; break;
         case ':': return cli_usage_error(argv[0], "option '%s' needs a value", argv[optind - 1]);
         default: return cli_bad_option(argv[0], optopt, argv[optind - 1]);
@@ -69,22 +58,15 @@ int cmd_group(int argc, char **argv) {
     if (cli_parse_u64(idx, 0, TL_MAX_GROUPS - 1, &v)) return cli_usage_error(argv[0], "%s: want a task index 0..%u", src, TL_MAX_GROUPS - 1);
     if (!to.worker_key) to.worker_key = getenv("RXLOCK_WORKER_KEY");
     if (!to.worker_key || !*to.worker_key) return cli_usage_error(argv[0], "missing --worker-key FILE (or RXLOCK_WORKER_KEY)");
-    struct sigaction sa;
-    memset(&sa, 0, sizeof sa);
-    sa.sa_handler = on_signal;
-    sigemptyset(&sa.sa_mask);
-    sigaction(SIGINT, &sa, NULL);
-    sigaction(SIGTERM, &sa, NULL);
-    sigaction(SIGHUP, &sa, NULL);
-    util_progress bar;
-    util_progress_init(&bar, "group", 0, 0, UTIL_PROGRESS_AUTO);
-    to.progress = on_progress;
-    to.progress_ctx = &bar;
-    to.stop = &group_stop;
+    cli_progress ui;
+    cli_progress_init(&ui, "group", 0, cli_progress_when(0, 0, 0), 0);
+    to.stop = ui.stop = cli_catch_signals();
+    to.progress = cli_progress_cb;
+    to.progress_ctx = &ui;
     tl_task_stats st;
     char err[512];
     int rc = tl_plan_task(dir, (uint32_t)v, &to, &st, err, sizeof err);
-    util_progress_clear(&bar);
+    cli_progress_end(&ui, 0);
     if (rc) return cli_error("task %llu: %s", (unsigned long long)v, err[0] ? err : tl_strerror(rc));
     printf("rxlock group: task %llu (groups %u..%u): %u computed%s, %u already done\n", (unsigned long long)v,
            st.first, st.last, st.computed, st.resumed ? " (resumed from a checkpoint)" : "", st.present);
