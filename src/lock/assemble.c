@@ -14,14 +14,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-static void set_err(char *err, size_t errlen, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
-static void set_err(char *err, size_t errlen, const char *fmt, ...) {
-    if (!err || !errlen) return;
-    va_list ap;
-    va_start(ap, fmt);
-    vsnprintf(err, errlen, fmt, ap);
-    va_end(ap);
-}
 
 static void report(const tl_assemble_opts *o, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 static void report(const tl_assemble_opts *o, const char *fmt, ...) {
@@ -78,12 +70,12 @@ int tl_plan_assemble(const char *dir, const tl_assemble_opts *o, char **json, si
     const uint32_t G = pi->pub.groups;
     const uint64_t S = pi->pub.steps;
     if ((rc = tl_plan_key_load(o->planner_key, psk, ppk))) {
-        set_err(err, errlen, "%s: cannot read the planner key: %s", o->planner_key,
+        tl_set_err(err, errlen, "%s: cannot read the planner key: %s", o->planner_key,
                 rc == TL_EIO ? strerror(errno) : tl_strerror(rc));
         goto out;
     }
     if (sodium_memcmp(ppk, pi->planner_pk, 32) != 0) {
-        set_err(err, errlen, "%s: not this plan's planner key", o->planner_key);
+        tl_set_err(err, errlen, "%s: not this plan's planner key", o->planner_key);
         rc = TL_EAUTH;
         goto out;
     }
@@ -94,19 +86,19 @@ int tl_plan_assemble(const char *dir, const tl_assemble_opts *o, char **json, si
     if (!sec || !e || !wraps) { rc = TL_ENOMEM; goto out; }
     if (tl_plan_path(path, sizeof path, dir, "plan.secrets", 0) != 0 ||
         util_read_file(path, tl_secrets_size(TL_MAX_GROUPS), &blob, &blen) != 0) {
-        set_err(err, errlen, "%s: %s", path, strerror(errno));
+        tl_set_err(err, errlen, "%s: %s", path, strerror(errno));
         rc = TL_EIO;
         goto out;
     }
     if ((rc = tl_secrets_open(sec, blob, blen, pi->D, G, psk))) {
-        set_err(err, errlen, "%s: does not open with this planner key for this plan.json "
+        tl_set_err(err, errlen, "%s: does not open with this planner key for this plan.json "
                              "(plan.json or plan.secrets was modified)", path);
         goto out;
     }
     uint8_t chk[32];
     if (crypto_scalarmult_base(chk, sec) != 0 || sodium_memcmp(chk, pi->pub.epoch_pk, 32) != 0 ||
         sodium_memcmp(sec + 32 + 24, pi->pub.seed, 32) != 0) {
-        set_err(err, errlen, "%s: secrets do not match plan.json", path);
+        tl_set_err(err, errlen, "%s: secrets do not match plan.json", path);
         rc = TL_EFORMAT;
         goto out;
     }
@@ -137,7 +129,7 @@ int tl_plan_assemble(const char *dir, const tl_assemble_opts *o, char **json, si
         }
     }
     if (bad) {
-        set_err(err, errlen, "%u problem%s with the group results; no puzzle written", bad, bad == 1 ? "" : "s");
+        tl_set_err(err, errlen, "%u problem%s with the group results; no puzzle written", bad, bad == 1 ? "" : "s");
         rc = TL_EAUTH;
         goto out;
     }
@@ -158,14 +150,7 @@ int tl_plan_assemble(const char *dir, const tl_assemble_opts *o, char **json, si
                                wraps[g - 1].nonce)))
             goto out;
     }
-    if (o->sign_sk) {
-        uint8_t hdr[TL_HEADER_MAX];
-        size_t hlen;
-        if ((rc = tl_puzzle_header(pz, hdr, sizeof hdr, &hlen))) goto out;
-        if (crypto_sign_detached(pz->signature, NULL, hdr, hlen, o->sign_sk) != 0) { rc = TL_ESIG; goto out; }
-        pz->has_signature = 1;
-        if ((rc = tl_puzzle_verify(pz, NULL))) goto out;
-    }
+    if (o->sign_sk && (rc = tl_puzzle_sign(pz, o->sign_sk))) goto out;
     for (uint32_t g = 1; g <= G; g++) {
         uint8_t pt[32];
         const uint8_t *want = g < G ? sec + 32 + (size_t)g * TL_SECRETS_ENTRY + 24 : sec;
@@ -175,12 +160,7 @@ int tl_plan_assemble(const char *dir, const tl_assemble_opts *o, char **json, si
         sodium_memzero(pt, sizeof pt);
         if (rc) goto out;
     }
-    if ((rc = tl_puzzle_to_json(pz, json, json_len))) goto out;
-    tl_puzzle *back = NULL;
-    rc = tl_puzzle_parse(*json, strlen(*json), &back, NULL, 0);
-    if (rc == TL_OK && sodium_memcmp(back->header_digest, pz->header_digest, 32) != 0) rc = TL_EFORMAT;
-    tl_puzzle_free(back);
-    if (rc) { free(*json); *json = NULL; goto out; }
+    if ((rc = tl_puzzle_emit(pz, json, json_len))) goto out;
     memcpy(pk, pz->epoch_pk, 32);
     if (keep_sk) memcpy(keep_sk, sec, 32);
 out:

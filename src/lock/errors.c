@@ -1,10 +1,13 @@
 /* src/lock/errors.c — the one strerror of the library (rxlock_strerror,
  * alias tl_strerror) over the three error ranges of include/rxlock/error.h,
- * and work-function names. */
+ * work-function names, and tl_set_err (the error-text buffer the layer fills). */
 #include "rxlock/rxlock.h"
 #include "rxlock/age.h"
 #include "rxlock/error.h"
 #include "rxlock/rx.h"
+#include "tl_internal.h"
+#include <stdarg.h>
+#include <stdio.h>
 #include <string.h>
 
 /* Codes of the time-lock range (-100 .. -199). */
@@ -58,4 +61,12 @@ int tl_work_parse(const char *name, tl_work_type *t) {
     for (size_t k = 0; k < sizeof all / sizeof all[0]; k++)
         if (!strcmp(name, tl_work_name(all[k]))) { *t = all[k]; return TL_OK; }
     return TL_EINVAL;
+}
+
+void tl_set_err(char *err, size_t errlen, const char *fmt, ...) {
+    if (!err || !errlen) return;
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(err, errlen, fmt, ap);
+    va_end(ap);
 }

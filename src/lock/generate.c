@@ -18,6 +18,18 @@ static int rate_source_valid(const char *s) {
     return 1;
 }
 
+void tl_puzzle_from_params(tl_puzzle *pz, const tl_params *p) {
+    pz->version = TL_PUZZLE_VERSION;
+    pz->work = p->work;
+    pz->groups = p->groups;
+    pz->steps = p->steps;
+    pz->rate_mhps = p->rate_mhps;
+    strcpy(pz->rate_source, p->rate_source);
+    pz->target_seconds = p->target_seconds;
+    pz->test_only = tl_test_mode();
+    pz->created = pz->test_only ? 0 : (int64_t)time(NULL);
+}
+
 int tl_generate(const tl_params *p, const tl_gen_opts *o,
                 char **json, size_t *json_len, uint8_t pk[32], uint8_t *keep_sk) {
     if (!p || !json || !pk) return TL_EINVAL;
@@ -42,20 +54,12 @@ int tl_generate(const tl_params *p, const tl_gen_opts *o,
     uint8_t (*seeds)[32] = (uint8_t (*)[32])(sec + 32);
     uint8_t (*e)[32] = (uint8_t (*)[32])(sec + 32 + (size_t)G * 32);
 
-    pz->version = TL_PUZZLE_VERSION;
-    pz->work = p->work;
-    pz->groups = G;
-    pz->steps = p->steps;
-    pz->rate_mhps = p->rate_mhps;
-    strcpy(pz->rate_source, p->rate_source);
-    pz->target_seconds = p->target_seconds;
-    pz->test_only = tl_test_mode();
+    tl_puzzle_from_params(pz, p);
 #ifdef RXLOCK_TESTING   /* the test mode exists only in the test build */
     if (pz->test_only)
         tl_event_emit(o, TL_EVENT_TEST_MODE, 0, 0, "WARNING: RXLOCK_TEST_SEED deterministic test mode: "
                       "secrets are NOT random; never publish this puzzle");
 #endif
-    pz->created = pz->test_only ? 0 : (int64_t)time(NULL);
     pz->wraps = wraps;
     if ((rc = tl_random(pz->id, 16, "puzzle-id", 0)) || (rc = tl_random(pz->key, 32, "key", 0)) ||
         (rc = tl_random(x, 32, "epoch-secret", 0)))
@@ -86,14 +90,7 @@ int tl_generate(const tl_params *p, const tl_gen_opts *o,
         const uint8_t *pt = g + 1 < G ? seeds[g + 1] : x;
         if ((rc = tl_wrap_seal(wraps[g].ct, pt, e[g], pz->id, pz->header_digest, g + 1, wraps[g].nonce))) goto out;
     }
-    if (p->sign_sk) {
-        uint8_t hdr[TL_HEADER_MAX];
-        size_t hlen;
-        if ((rc = tl_puzzle_header(pz, hdr, sizeof hdr, &hlen))) goto out;
-        if (crypto_sign_detached(pz->signature, NULL, hdr, hlen, p->sign_sk) != 0) { rc = TL_ESIG; goto out; }
-        pz->has_signature = 1;
-        if ((rc = tl_puzzle_verify(pz, NULL))) goto out;
-    }
+    if (p->sign_sk && (rc = tl_puzzle_sign(pz, p->sign_sk))) goto out;
     /* Self-check: every wrap opens to the value it must hold. */
     for (uint32_t g = 0; g < G; g++) {
         uint8_t pt[32];
@@ -103,13 +100,7 @@ int tl_generate(const tl_params *p, const tl_gen_opts *o,
         sodium_memzero(pt, sizeof pt);
         if (rc) goto out;
     }
-    if ((rc = tl_puzzle_to_json(pz, json, json_len))) goto out;
-    /* And the text parses back to the same header. */
-    tl_puzzle *back = NULL;
-    rc = tl_puzzle_parse(*json, strlen(*json), &back, NULL, 0);
-    if (rc == TL_OK && sodium_memcmp(back->header_digest, pz->header_digest, 32) != 0) rc = TL_EFORMAT;
-    tl_puzzle_free(back);
-    if (rc) { free(*json); *json = NULL; goto out; }
+    if ((rc = tl_puzzle_emit(pz, json, json_len))) goto out;
     memcpy(pk, pz->epoch_pk, 32);
     if (keep_sk) memcpy(keep_sk, x, 32);
 out:

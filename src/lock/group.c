@@ -18,14 +18,6 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-static void set_err(char *err, size_t errlen, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
-static void set_err(char *err, size_t errlen, const char *fmt, ...) {
-    if (!err || !errlen) return;
-    va_list ap;
-    va_start(ap, fmt);
-    vsnprintf(err, errlen, fmt, ap);
-    va_end(ap);
-}
 
 /* Read a file of exactly `size` bytes: 0, 1 (absent), -1 (other size / error). */
 static int read_exact(const char *path, uint8_t *buf, size_t size) {
@@ -132,17 +124,17 @@ int tl_plan_task(const char *dir, uint32_t task, const tl_task_opts *o, tl_task_
     const uint32_t G = pi->pub.groups;
     const uint64_t S = pi->pub.steps;
     if (task >= pi->tasks) {
-        set_err(err, errlen, "task index %u out of range (this plan has tasks 0..%u)", task, pi->tasks - 1);
+        tl_set_err(err, errlen, "task index %u out of range (this plan has tasks 0..%u)", task, pi->tasks - 1);
         rc = TL_EINVAL;
         goto out;
     }
     if ((rc = tl_plan_key_load(o->worker_key, wsk, wpk))) {
-        set_err(err, errlen, "%s: cannot read the worker key: %s", o->worker_key,
+        tl_set_err(err, errlen, "%s: cannot read the worker key: %s", o->worker_key,
                 rc == TL_EIO ? strerror(errno) : tl_strerror(rc));
         goto out;
     }
     if (sodium_memcmp(wpk, pi->worker_pk, 32) != 0) {
-        set_err(err, errlen, "%s: not this plan's worker key", o->worker_key);
+        tl_set_err(err, errlen, "%s: not this plan's worker key", o->worker_key);
         rc = TL_EAUTH;
         goto out;
     }
@@ -156,7 +148,7 @@ int tl_plan_task(const char *dir, uint32_t task, const tl_task_opts *o, tl_task_
         uint8_t jf[TL_JOB_SIZE], res[TL_RESULT_SIZE];
         tl_job *j = &jobs[np];
         if (tl_plan_path(path, sizeof path, dir, "job", g) || read_exact(path, jf, sizeof jf) != 0) {
-            set_err(err, errlen, "group %u: %s: missing or not a job file", g, path);
+            tl_set_err(err, errlen, "group %u: %s: missing or not a job file", g, path);
             rc = TL_EFORMAT;
             goto out;
         }
@@ -166,7 +158,7 @@ int tl_plan_task(const char *dir, uint32_t task, const tl_task_opts *o, tl_task_
                             memcmp(j->planner_pk, pi->planner_pk, 32)))
             rc = TL_EFORMAT;
         if (rc) {
-            set_err(err, errlen, "group %u: %s does not open with this plan's worker key (%s)", g, path,
+            tl_set_err(err, errlen, "group %u: %s does not open with this plan's worker key (%s)", g, path,
                     rc == TL_EAUTH ? "tampered or another plan's" : "another plan's or another group's");
             goto out;
         }
@@ -180,14 +172,14 @@ int tl_plan_task(const char *dir, uint32_t task, const tl_task_opts *o, tl_task_
     if (np == 0) goto out;
     tl_mode mode = o->mode >= 0 ? (tl_mode)o->mode : pi->mode;
     if ((rc = tl_work_new(&w, pi->pub.work, pi->pub.key, mode))) {
-        set_err(err, errlen, "cannot set up the %s work function (%s mode): %s", tl_work_name(pi->pub.work),
+        tl_set_err(err, errlen, "cannot set up the %s work function (%s mode): %s", tl_work_name(pi->pub.work),
                 mode == TL_MODE_FULL ? "full" : "light", tl_strerror(rc));
         goto out;
     }
     run_ctx c = { .dir = dir, .pi = pi, .o = o };
     if (np == 1) {
         rc = run_group(&c, w, pend[0], &jobs[0], 1);
-        if (rc) set_err(err, errlen, "group %u: %s", pend[0], rc == TL_EINTR ? "interrupted (checkpointed)" : tl_strerror(rc));
+        if (rc) tl_set_err(err, errlen, "group %u: %s", pend[0], rc == TL_EINTR ? "interrupted (checkpointed)" : tl_strerror(rc));
         else { st.computed = 1; st.resumed = (uint32_t)c.resumed; }
         goto out;
     }
@@ -227,9 +219,9 @@ int tl_plan_task(const char *dir, uint32_t task, const tl_task_opts *o, tl_task_
         if (rc == TL_OK || rc == TL_EINTR) {
             rc = r;
             if (WIFSIGNALED(status))
-                set_err(err, errlen, "group %u: its process died (signal %d)", pend[k], WTERMSIG(status));
+                tl_set_err(err, errlen, "group %u: its process died (signal %d)", pend[k], WTERMSIG(status));
             else
-                set_err(err, errlen, "group %u: %s", pend[k], r == TL_EINTR ? "interrupted (checkpointed)" : tl_strerror(r));
+                tl_set_err(err, errlen, "group %u: %s", pend[k], r == TL_EINTR ? "interrupted (checkpointed)" : tl_strerror(r));
         }
     }
     if (rc == TL_OK && o->stop && *o->stop) rc = TL_EINTR;

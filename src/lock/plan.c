@@ -17,14 +17,6 @@
 #include <time.h>
 #include <unistd.h>
 
-static void set_err(char *err, size_t errlen, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
-static void set_err(char *err, size_t errlen, const char *fmt, ...) {
-    if (!err || !errlen) return;
-    va_list ap;
-    va_start(ap, fmt);
-    vsnprintf(err, errlen, fmt, ap);
-    va_end(ap);
-}
 
 /* Characters allowed in paths written into the job scripts (no quoting,
  * whitespace, shell expansion or Slurm '%' patterns). */
@@ -114,7 +106,7 @@ static int write_scripts(const char *dir, const char *rdir, const char *rwk, con
     if (n < 0 || n >= 8192) rc = TL_EINVAL;
     else if (tl_plan_path(path, sizeof path, dir, "slurm.sbatch", 0) != 0 ||
              util_write_file_atomic(path, buf, (size_t)n, 1, 0755) != 0) {
-        set_err(err, errlen, "%s: %s", path, strerror(errno));
+        tl_set_err(err, errlen, "%s: %s", path, strerror(errno));
         rc = TL_EIO;
     }
     if (rc == TL_OK) {
@@ -181,7 +173,7 @@ static int write_scripts(const char *dir, const char *rdir, const char *rwk, con
         if (n < 0 || n >= 8192) rc = TL_EINVAL;
         else if (tl_plan_path(path, sizeof path, dir, "k8s-job.yaml", 0) != 0 ||
                  util_write_file_atomic(path, buf, (size_t)n, 1, 0644) != 0) {
-            set_err(err, errlen, "%s: %s", path, strerror(errno));
+            tl_set_err(err, errlen, "%s: %s", path, strerror(errno));
             rc = TL_EIO;
         }
     }
@@ -214,27 +206,27 @@ int tl_plan_create(const tl_params *p, const tl_plan_opts *o, const char *dir,
      * removed again if the checks below refuse the plan. */
     int made = mkdir(dir, 0755) == 0;
     if ((!made && mkdir_p1(dir) != 0) || !realpath(dir, rdir)) {
-        set_err(err, errlen, "%s: cannot create the plan directory: %s", dir, strerror(errno));
+        tl_set_err(err, errlen, "%s: cannot create the plan directory: %s", dir, strerror(errno));
         return TL_EIO;
     }
     if (tl_plan_path(path, sizeof path, dir, "plan.json", 0) != 0) { if (made) rmdir(dir); return TL_EINVAL; }
     if (!o->force && lstat(path, &st) == 0) {
-        set_err(err, errlen, "%s: already holds a plan (use --force to replace it)", dir);
+        tl_set_err(err, errlen, "%s: already holds a plan (use --force to replace it)", dir);
         { if (made) rmdir(dir); return TL_EIO; }
     }
     if (!script_safe(rdir)) {
-        set_err(err, errlen, "%s: the plan directory's path may hold only letters, digits and /._-+,:=@ "
+        tl_set_err(err, errlen, "%s: the plan directory's path may hold only letters, digits and /._-+,:=@ "
                              "(it is written into the job scripts)", rdir);
         { if (made) rmdir(dir); return TL_EINVAL; }
     }
     /* Both keys stay off the plan directory (the workers' shared storage). */
     int in1 = inside(o->planner_key, rdir, rpk), in2 = inside(o->worker_key, rdir, rwk);
     if (in1 < 0 || in2 < 0) {
-        set_err(err, errlen, "%s: directory does not exist", in1 < 0 ? o->planner_key : o->worker_key);
+        tl_set_err(err, errlen, "%s: directory does not exist", in1 < 0 ? o->planner_key : o->worker_key);
         { if (made) rmdir(dir); return TL_EIO; }
     }
     if (in1 || in2) {
-        set_err(err, errlen, "%s: the %s key must not be inside the plan directory %s (the storage the "
+        tl_set_err(err, errlen, "%s: the %s key must not be inside the plan directory %s (the storage the "
                              "workers share)", in1 ? o->planner_key : o->worker_key, in1 ? "planner" : "worker", dir);
         { if (made) rmdir(dir); return TL_EINVAL; }
     }
@@ -242,11 +234,11 @@ int tl_plan_create(const tl_params *p, const tl_plan_opts *o, const char *dir,
     base = base ? base + 1 : o->worker_key;
     if (snprintf(wkabs, sizeof wkabs, "%s/%s", strcmp(rwk, "/") ? rwk : "", base) >= (int)sizeof wkabs ||
         !*base || !script_safe(wkabs)) {
-        set_err(err, errlen, "%s: the worker key's path may hold only letters, digits and /._-+,:=@", o->worker_key);
+        tl_set_err(err, errlen, "%s: the worker key's path may hold only letters, digits and /._-+,:=@", o->worker_key);
         { if (made) rmdir(dir); return TL_EINVAL; }
     }
     if (!o->force && (lstat(o->planner_key, &st) == 0 || lstat(o->worker_key, &st) == 0)) {
-        set_err(err, errlen, "%s: already exists (use --force to overwrite)",
+        tl_set_err(err, errlen, "%s: already exists (use --force to overwrite)",
                 lstat(o->planner_key, &st) == 0 ? o->planner_key : o->worker_key);
         { if (made) rmdir(dir); return TL_EIO; }
     }
@@ -261,15 +253,7 @@ int tl_plan_create(const tl_params *p, const tl_plan_opts *o, const char *dir,
     if (!sec || !blob || !pi || !job) { rc = TL_ENOMEM; goto out; }
     uint8_t *x = sec, *planner_sk = sec + ptlen, *worker_sk = sec + ptlen + 32;
     tl_puzzle *pz = &pi->pub;
-    pz->version = TL_PUZZLE_VERSION;
-    pz->work = p->work;
-    pz->groups = G;
-    pz->steps = p->steps;
-    pz->rate_mhps = p->rate_mhps;
-    strcpy(pz->rate_source, p->rate_source);
-    pz->target_seconds = p->target_seconds;
-    pz->test_only = tl_test_mode();
-    pz->created = pz->test_only ? 0 : (int64_t)time(NULL);
+    tl_puzzle_from_params(pz, p);
     if ((rc = tl_random(pz->id, 16, "puzzle-id", 0)) || (rc = tl_random(pz->key, 32, "key", 0)) ||
         (rc = tl_random(x, 32, "epoch-secret", 0)))
         goto out;
@@ -296,19 +280,19 @@ int tl_plan_create(const tl_params *p, const tl_plan_opts *o, const char *dir,
     util_hex_encode(id, pi->D, 8);
     snprintf(title, sizeof title, "rxlock planner key for plan %s (X25519): keep it off the workers' storage", id);
     if ((rc = tl_plan_key_save(o->planner_key, planner_sk, title, o->force))) {
-        set_err(err, errlen, "%s: %s", o->planner_key, strerror(errno));
+        tl_set_err(err, errlen, "%s: %s", o->planner_key, strerror(errno));
         goto out;
     }
     snprintf(title, sizeof title, "rxlock worker key for plan %s (X25519): opens its job files (the seeds)", id);
     if ((rc = tl_plan_key_save(o->worker_key, worker_sk, title, o->force))) {
-        set_err(err, errlen, "%s: %s", o->worker_key, strerror(errno));
+        tl_set_err(err, errlen, "%s: %s", o->worker_key, strerror(errno));
         goto out;
     }
     if (o->force) { clear_groups(dir, "jobs"); clear_groups(dir, "results"); }
     const char *subs[] = { "jobs", "results", "logs" };
     for (int k = 0; k < 3; k++)
         if (tl_plan_path(path, sizeof path, dir, subs[k], 0) != 0 || mkdir_p1(path) != 0) {
-            set_err(err, errlen, "%s: %s", path, strerror(errno));
+            tl_set_err(err, errlen, "%s: %s", path, strerror(errno));
             rc = TL_EIO;
             goto out;
         }
@@ -327,7 +311,7 @@ int tl_plan_create(const tl_params *p, const tl_plan_opts *o, const char *dir,
         if ((rc = tl_job_seal(jf, pi->D, g, job, pi->worker_pk))) goto out;
         if (tl_plan_path(path, sizeof path, dir, "job", g) != 0 ||
             util_write_file_atomic(path, jf, sizeof jf, 1, 0644) != 0) {
-            set_err(err, errlen, "%s: %s", path, strerror(errno));
+            tl_set_err(err, errlen, "%s: %s", path, strerror(errno));
             rc = TL_EIO;
             goto out;
         }
@@ -335,7 +319,7 @@ int tl_plan_create(const tl_params *p, const tl_plan_opts *o, const char *dir,
     if ((rc = tl_secrets_seal(blob, pi->D, G, sec, planner_sk))) goto out;
     if (tl_plan_path(path, sizeof path, dir, "plan.secrets", 0) != 0 ||
         util_write_file_atomic(path, blob, blen, 1, 0600) != 0) {
-        set_err(err, errlen, "%s: %s", path, strerror(errno));
+        tl_set_err(err, errlen, "%s: %s", path, strerror(errno));
         rc = TL_EIO;
         goto out;
     }
@@ -345,7 +329,7 @@ int tl_plan_create(const tl_params *p, const tl_plan_opts *o, const char *dir,
     if ((rc = tl_plan_info_json(pi, &txt, &tlen))) goto out;
     if (tl_plan_path(path, sizeof path, dir, "plan.json", 0) != 0 ||
         util_write_file_atomic(path, txt, tlen, o->force, 0644) != 0) {
-        set_err(err, errlen, "%s: %s", path, strerror(errno));
+        tl_set_err(err, errlen, "%s: %s", path, strerror(errno));
         rc = TL_EIO;
     }
     free(txt);

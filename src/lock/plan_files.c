@@ -19,14 +19,6 @@ static const char RES_MAGIC[16] = { 'r','x','l','o','c','k','-','r','e','s','u',
 static const char CKPT_MAGIC[16] = "rxlock-ckpt/v1";      /* + 2 NUL */
 static const char SEC_MAGIC[16] = { 'r','x','l','o','c','k','-','s','e','c','r','e','t','s','/','1' };
 
-static void set_err(char *err, size_t errlen, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
-static void set_err(char *err, size_t errlen, const char *fmt, ...) {
-    if (!err || !errlen) return;
-    va_list ap;
-    va_start(ap, fmt);
-    vsnprintf(err, errlen, fmt, ap);
-    va_end(ap);
-}
 
 int tl_plan_path(char *buf, size_t cap, const char *dir, const char *kind, uint32_t g) {
     int n;
@@ -259,37 +251,14 @@ int tl_secrets_open(uint8_t *pt, const uint8_t *in, size_t len, const uint8_t D[
 /* ---- key files ---------------------------------------------------------- */
 int tl_plan_key_save(const char *path, const uint8_t sk[32], const char *title, int force) {
     uint8_t pk[32];
-    char pkhex[65], skhex[65], text[512];
     if (crypto_scalarmult_base(pk, sk) != 0) return TL_EINVAL;
-    util_hex_encode(pkhex, pk, 32);
-    util_hex_encode(skhex, sk, 32);
-    int n = snprintf(text, sizeof text, "# %s\n# public key: %s\n%s\n", title, pkhex, skhex);
-    int rc = TL_OK;
-    if (n < 0 || (size_t)n >= sizeof text) rc = TL_EINVAL;
-    else if (util_write_file_atomic(path, text, (size_t)n, force, 0600) != 0) rc = TL_EIO;
-    sodium_memzero(text, sizeof text);
-    sodium_memzero(skhex, sizeof skhex);
-    return rc;
+    return tl_keyfile_save(path, title, pk, sk, force);
 }
 
 int tl_plan_key_load(const char *path, uint8_t sk[32], uint8_t pk[32]) {
-    uint8_t *data = NULL;
-    size_t len = 0;
-    if (sodium_init() < 0) return TL_ERANDOM;
-    if (util_read_file(path, 4096, &data, &len) != 0) return errno == EFBIG ? TL_ETOOBIG : TL_EIO;
-    int rc = TL_EFORMAT;
-    char *save = NULL;
-    for (char *line = strtok_r((char *)data, "\n", &save); line; line = strtok_r(NULL, "\n", &save)) {
-        size_t l = strlen(line), got = 0;
-        if (l && line[l - 1] == '\r') line[--l] = 0;
-        if (!l || line[0] == '#') continue;
-        if (l == 64 && util_hex_decode(line, sk, 32, &got) == 0 && got == 32 && crypto_scalarmult_base(pk, sk) == 0)
-            rc = TL_OK;
-        break;
-    }
+    int rc = tl_keyfile_load(path, sk);
+    if (rc == TL_OK && crypto_scalarmult_base(pk, sk) != 0) rc = TL_EFORMAT;
     if (rc) sodium_memzero(sk, 32);
-    sodium_memzero(data, len);
-    free(data);
     return rc;
 }
 
@@ -350,28 +319,28 @@ static int parse_plan(json_t *o, tl_plan_info *pi, char *err, size_t errlen) {
                                         "worker_public_key", "planner_public_key" };
     const char *key;
     json_t *val;
-    if (!json_is_object(o)) { set_err(err, errlen, "not a JSON object"); return TL_EFORMAT; }
+    if (!json_is_object(o)) { tl_set_err(err, errlen, "not a JSON object"); return TL_EFORMAT; }
     json_t *ver = json_object_get(o, "rxlock_plan");
-    if (!json_is_integer(ver)) { set_err(err, errlen, "not an rxlock plan (no \"rxlock_plan\" version)"); return TL_EFORMAT; }
+    if (!json_is_integer(ver)) { tl_set_err(err, errlen, "not an rxlock plan (no \"rxlock_plan\" version)"); return TL_EFORMAT; }
     if (json_integer_value(ver) != 1) {
-        set_err(err, errlen, "unsupported plan version %lld", (long long)json_integer_value(ver));
+        tl_set_err(err, errlen, "unsupported plan version %lld", (long long)json_integer_value(ver));
         return TL_EVERSION;
     }
     json_object_foreach(o, key, val) {
         size_t k = 0;
         while (k < sizeof keys / sizeof keys[0] && strcmp(key, keys[k])) k++;
-        if (k == sizeof keys / sizeof keys[0]) { set_err(err, errlen, "unknown field \"%.40s\"", key); return TL_EFORMAT; }
+        if (k == sizeof keys / sizeof keys[0]) { tl_set_err(err, errlen, "unknown field \"%.40s\"", key); return TL_EFORMAT; }
     }
-    if (json_object_size(o) != sizeof keys / sizeof keys[0]) { set_err(err, errlen, "missing fields"); return TL_EFORMAT; }
+    if (json_object_size(o) != sizeof keys / sizeof keys[0]) { tl_set_err(err, errlen, "missing fields"); return TL_EFORMAT; }
     json_t *p = json_object_get(o, "puzzle");
     if (!json_is_object(p) || json_object_get(p, "wraps") || json_object_get(p, "signer") ||
         json_object_get(p, "signature")) {
-        set_err(err, errlen, "field \"puzzle\": want the unsigned puzzle header fields, no wraps");
+        tl_set_err(err, errlen, "field \"puzzle\": want the unsigned puzzle header fields, no wraps");
         return TL_EFORMAT;
     }
     json_t *g = json_object_get(p, "groups");
     if (!json_is_integer(g) || json_integer_value(g) < 1 || json_integer_value(g) > TL_MAX_GROUPS) {
-        set_err(err, errlen, "field \"puzzle\".\"groups\": want 1..%u", TL_MAX_GROUPS);
+        tl_set_err(err, errlen, "field \"puzzle\".\"groups\": want 1..%u", TL_MAX_GROUPS);
         return TL_EFORMAT;
     }
     uint32_t G = (uint32_t)json_integer_value(g);
@@ -392,7 +361,7 @@ static int parse_plan(json_t *o, tl_plan_info *pi, char *err, size_t errlen) {
     char e2[200];
     int rc = tl_puzzle_parse(txt, strlen(txt), &pz, e2, sizeof e2);
     free(txt);
-    if (rc) { set_err(err, errlen, "field \"puzzle\": %s", e2); return rc == TL_ETOOBIG ? TL_EFORMAT : rc; }
+    if (rc) { tl_set_err(err, errlen, "field \"puzzle\": %s", e2); return rc == TL_ETOOBIG ? TL_EFORMAT : rc; }
     pi->pub = *pz;
     pi->pub.wraps = NULL;
     memcpy(pi->D, pz->header_digest, 32);
@@ -401,20 +370,20 @@ static int parse_plan(json_t *o, tl_plan_info *pi, char *err, size_t errlen) {
     const char *ms = json_is_string(m) ? json_string_value(m) : "";
     if (!strcmp(ms, "light")) pi->mode = TL_MODE_LIGHT;
     else if (!strcmp(ms, "full")) pi->mode = TL_MODE_FULL;
-    else { set_err(err, errlen, "field \"mode\": want light or full"); return TL_EFORMAT; }
+    else { tl_set_err(err, errlen, "field \"mode\": want light or full"); return TL_EFORMAT; }
     json_t *b = json_object_get(o, "batch"), *t = json_object_get(o, "tasks");
     if (!json_is_integer(b) || json_integer_value(b) < 1 || json_integer_value(b) > G) {
-        set_err(err, errlen, "field \"batch\": want 1..%u", G);
+        tl_set_err(err, errlen, "field \"batch\": want 1..%u", G);
         return TL_EFORMAT;
     }
     pi->batch = (uint32_t)json_integer_value(b);
     pi->tasks = (G + pi->batch - 1) / pi->batch;
     if (!json_is_integer(t) || json_integer_value(t) != pi->tasks) {
-        set_err(err, errlen, "field \"tasks\": want %u (groups / batch, rounded up)", pi->tasks);
+        tl_set_err(err, errlen, "field \"tasks\": want %u (groups / batch, rounded up)", pi->tasks);
         return TL_EFORMAT;
     }
     if (get_key(o, "worker_public_key", pi->worker_pk) || get_key(o, "planner_public_key", pi->planner_pk)) {
-        set_err(err, errlen, "public keys: want 64 hex digits");
+        tl_set_err(err, errlen, "public keys: want 64 hex digits");
         return TL_EFORMAT;
     }
     return TL_OK;
@@ -426,18 +395,18 @@ int tl_plan_info_load(const char *dir, tl_plan_info *pi, char *err, size_t errle
     size_t len = 0;
     if (err && errlen) err[0] = 0;
     memset(pi, 0, sizeof *pi);
-    if (tl_plan_path(path, sizeof path, dir, "plan.json", 0) != 0) { set_err(err, errlen, "%s: path too long", dir); return TL_EINVAL; }
+    if (tl_plan_path(path, sizeof path, dir, "plan.json", 0) != 0) { tl_set_err(err, errlen, "%s: path too long", dir); return TL_EINVAL; }
     if (util_read_file(path, TL_PLAN_JSON_MAX, &data, &len) != 0) {
-        set_err(err, errlen, "%s: %s", path, errno == EFBIG ? "larger than 1 MiB" : strerror(errno));
+        tl_set_err(err, errlen, "%s: %s", path, errno == EFBIG ? "larger than 1 MiB" : strerror(errno));
         return errno == EFBIG ? TL_ETOOBIG : TL_EIO;
     }
     json_error_t je;
     json_t *o = json_loadb((const char *)data, len, JSON_REJECT_DUPLICATES, &je);
     free(data);
-    if (!o) { set_err(err, errlen, "%s: not valid JSON (line %d: %.80s)", path, je.line, je.text); return TL_EFORMAT; }
+    if (!o) { tl_set_err(err, errlen, "%s: not valid JSON (line %d: %.80s)", path, je.line, je.text); return TL_EFORMAT; }
     char e2[256];
     int rc = parse_plan(o, pi, e2, sizeof e2);
     json_decref(o);
-    if (rc) set_err(err, errlen, "%s: %s", path, e2);
+    if (rc) tl_set_err(err, errlen, "%s: %s", path, e2);
     return rc;
 }

@@ -19,14 +19,6 @@ static const char *const fields[] = {
 };
 #define NFIELDS (sizeof fields / sizeof fields[0])
 
-static void set_err(char *err, size_t errlen, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
-static void set_err(char *err, size_t errlen, const char *fmt, ...) {
-    if (!err || !errlen) return;
-    va_list ap;
-    va_start(ap, fmt);
-    vsnprintf(err, errlen, fmt, ap);
-    va_end(ap);
-}
 
 static int fmt_time(int64_t t, char out[32]) {
     time_t tt = (time_t)t;
@@ -122,7 +114,7 @@ static int get_hex(json_t *o, const char *k, uint8_t *out, size_t n, char *err, 
     size_t got = 0;
     const char *s = json_is_string(v) ? json_string_value(v) : NULL;
     if (!s || strlen(s) != 2 * n || util_hex_decode(s, out, n, &got) != 0 || got != n) {
-        set_err(err, errlen, "field \"%s\": want %zu hex digits", k, 2 * n);
+        tl_set_err(err, errlen, "field \"%s\": want %zu hex digits", k, 2 * n);
         return TL_EFORMAT;
     }
     return TL_OK;
@@ -133,7 +125,7 @@ static int get_uint(json_t *o, const char *k, uint64_t lo, uint64_t hi, uint64_t
     json_t *v = json_object_get(o, k);
     if (!json_is_integer(v) || json_integer_value(v) < 0 ||
         (uint64_t)json_integer_value(v) < lo || (uint64_t)json_integer_value(v) > hi) {
-        set_err(err, errlen, "field \"%s\": want an integer in [%llu, %llu]", k,
+        tl_set_err(err, errlen, "field \"%s\": want an integer in [%llu, %llu]", k,
                 (unsigned long long)lo, (unsigned long long)hi);
         return TL_EFORMAT;
     }
@@ -144,12 +136,12 @@ static int get_uint(json_t *o, const char *k, uint64_t lo, uint64_t hi, uint64_t
 static int parse_obj(json_t *o, tl_puzzle *pz, char *err, size_t errlen) {
     int rc;
     uint64_t u;
-    if (!json_is_object(o)) { set_err(err, errlen, "not a JSON object"); return TL_EFORMAT; }
+    if (!json_is_object(o)) { tl_set_err(err, errlen, "not a JSON object"); return TL_EFORMAT; }
     json_t *ver = json_object_get(o, "rxlock_puzzle");
-    if (!ver) { set_err(err, errlen, "not an rxlock puzzle (no \"rxlock_puzzle\" field)"); return TL_EFORMAT; }
-    if (!json_is_integer(ver)) { set_err(err, errlen, "field \"rxlock_puzzle\": want an integer version"); return TL_EFORMAT; }
+    if (!ver) { tl_set_err(err, errlen, "not an rxlock puzzle (no \"rxlock_puzzle\" field)"); return TL_EFORMAT; }
+    if (!json_is_integer(ver)) { tl_set_err(err, errlen, "field \"rxlock_puzzle\": want an integer version"); return TL_EFORMAT; }
     if (json_integer_value(ver) != TL_PUZZLE_VERSION) {
-        set_err(err, errlen, "unsupported puzzle version %lld (this rxlock reads version %d)",
+        tl_set_err(err, errlen, "unsupported puzzle version %lld (this rxlock reads version %d)",
                 (long long)json_integer_value(ver), TL_PUZZLE_VERSION);
         return TL_EVERSION;
     }
@@ -159,18 +151,18 @@ static int parse_obj(json_t *o, tl_puzzle *pz, char *err, size_t errlen) {
     json_object_foreach(o, key, val) {
         size_t k = 0;
         while (k < NFIELDS && strcmp(key, fields[k]) != 0) k++;
-        if (k == NFIELDS) { set_err(err, errlen, "unknown field \"%.40s\"", key); return TL_EFORMAT; }
+        if (k == NFIELDS) { tl_set_err(err, errlen, "unknown field \"%.40s\"", key); return TL_EFORMAT; }
     }
     json_t *v = json_object_get(o, "work");
     if (!json_is_string(v) || tl_work_parse(json_string_value(v), &pz->work) != 0) {
-        set_err(err, errlen, "field \"work\": want randomx-v2, randomx-v1 or sha3-256");
+        tl_set_err(err, errlen, "field \"work\": want randomx-v2, randomx-v1 or sha3-256");
         return TL_EFORMAT;
     }
     if ((rc = get_uint(o, "groups", 1, TL_MAX_GROUPS, &u, err, errlen))) return rc;
     pz->groups = (uint32_t)u;
     if ((rc = get_uint(o, "steps", 1, TL_MAX_STEPS, &pz->steps, err, errlen))) return rc;
     if (pz->steps > TL_MAX_TOTAL / pz->groups) {
-        set_err(err, errlen, "groups x steps exceeds 2^48");
+        tl_set_err(err, errlen, "groups x steps exceeds 2^48");
         return TL_EFORMAT;
     }
     if ((rc = get_hex(o, "puzzle_id", pz->id, 16, err, errlen)) ||
@@ -178,22 +170,22 @@ static int parse_obj(json_t *o, tl_puzzle *pz, char *err, size_t errlen) {
         (rc = get_hex(o, "seed", pz->seed, 32, err, errlen)) ||
         (rc = get_hex(o, "epoch_public_key", pz->epoch_pk, 32, err, errlen)))
         return rc;
-    if (sodium_is_zero(pz->epoch_pk, 32)) { set_err(err, errlen, "field \"epoch_public_key\": all zero"); return TL_EFORMAT; }
+    if (sodium_is_zero(pz->epoch_pk, 32)) { tl_set_err(err, errlen, "field \"epoch_public_key\": all zero"); return TL_EFORMAT; }
     if ((rc = get_uint(o, "assumed_rate_mhps", 0, 1ull << 62, &pz->rate_mhps, err, errlen))) return rc;
     v = json_object_get(o, "rate_source");
     if (!json_is_string(v) || !rate_source_ok(json_string_value(v))) {
-        set_err(err, errlen, "field \"rate_source\": want printable ASCII, at most %d chars", TL_RATE_SOURCE_MAX - 1);
+        tl_set_err(err, errlen, "field \"rate_source\": want printable ASCII, at most %d chars", TL_RATE_SOURCE_MAX - 1);
         return TL_EFORMAT;
     }
     strcpy(pz->rate_source, json_string_value(v));
     if ((rc = get_uint(o, "target_seconds", 0, 1ull << 62, &pz->target_seconds, err, errlen))) return rc;
     v = json_object_get(o, "created");
     if (!json_is_string(v) || parse_time(json_string_value(v), &pz->created) != 0) {
-        set_err(err, errlen, "field \"created\": want YYYY-MM-DDTHH:MM:SSZ");
+        tl_set_err(err, errlen, "field \"created\": want YYYY-MM-DDTHH:MM:SSZ");
         return TL_EFORMAT;
     }
     v = json_object_get(o, "test_only");
-    if (!json_is_boolean(v)) { set_err(err, errlen, "field \"test_only\": want true or false"); return TL_EFORMAT; }
+    if (!json_is_boolean(v)) { tl_set_err(err, errlen, "field \"test_only\": want true or false"); return TL_EFORMAT; }
     pz->test_only = json_is_true(v);
     if (json_object_get(o, "signer")) {
         if ((rc = get_hex(o, "signer", pz->signer, 32, err, errlen))) return rc;
@@ -204,12 +196,12 @@ static int parse_obj(json_t *o, tl_puzzle *pz, char *err, size_t errlen) {
         pz->has_signature = 1;
     }
     if (pz->has_signature != pz->has_signer) {
-        set_err(err, errlen, "\"signer\" and \"signature\" must appear together");
+        tl_set_err(err, errlen, "\"signer\" and \"signature\" must appear together");
         return TL_EFORMAT;
     }
     v = json_object_get(o, "wraps");
     if (!json_is_array(v) || json_array_size(v) != pz->groups) {
-        set_err(err, errlen, "field \"wraps\": want an array of %u entries", pz->groups);
+        tl_set_err(err, errlen, "field \"wraps\": want an array of %u entries", pz->groups);
         return TL_EFORMAT;
     }
     pz->wraps = calloc(pz->groups, sizeof *pz->wraps);
@@ -217,12 +209,12 @@ static int parse_obj(json_t *o, tl_puzzle *pz, char *err, size_t errlen) {
     for (uint32_t g = 0; g < pz->groups; g++) {
         json_t *e = json_array_get(v, g);
         if (!json_is_object(e) || json_object_size(e) != 2) {
-            set_err(err, errlen, "wrap %u: want {\"nonce\", \"ct\"}", g + 1);
+            tl_set_err(err, errlen, "wrap %u: want {\"nonce\", \"ct\"}", g + 1);
             return TL_EFORMAT;
         }
         if (get_hex(e, "nonce", pz->wraps[g].nonce, 24, NULL, 0) != 0 ||
             get_hex(e, "ct", pz->wraps[g].ct, 48, NULL, 0) != 0) {
-            set_err(err, errlen, "wrap %u: want nonce (48 hex) and ct (96 hex)", g + 1);
+            tl_set_err(err, errlen, "wrap %u: want nonce (48 hex) and ct (96 hex)", g + 1);
             return TL_EFORMAT;
         }
     }
@@ -230,7 +222,7 @@ static int parse_obj(json_t *o, tl_puzzle *pz, char *err, size_t errlen) {
     if ((rc = get_hex(o, "header_digest", want, 32, err, errlen))) return rc;
     if ((rc = tl_header_digest(pz, pz->header_digest))) return rc;
     if (sodium_memcmp(want, pz->header_digest, 32) != 0) {
-        set_err(err, errlen, "header digest mismatch: the puzzle header was modified");
+        tl_set_err(err, errlen, "header digest mismatch: the puzzle header was modified");
         return TL_EFORMAT;
     }
     return TL_OK;
@@ -241,13 +233,13 @@ int tl_puzzle_parse(const char *json, size_t len, tl_puzzle **out, char *err, si
     if (!json || !out) return TL_EINVAL;
     *out = NULL;
     if (len > TL_MAX_PUZZLE_BYTES) {
-        set_err(err, errlen, "puzzle larger than %u bytes", TL_MAX_PUZZLE_BYTES);
+        tl_set_err(err, errlen, "puzzle larger than %u bytes", TL_MAX_PUZZLE_BYTES);
         return TL_ETOOBIG;
     }
     json_error_t je;
     json_t *o = json_loadb(json, len, JSON_REJECT_DUPLICATES, &je);
     if (!o) {
-        set_err(err, errlen, "not valid JSON (line %d: %.80s)", je.line, je.text);
+        tl_set_err(err, errlen, "not valid JSON (line %d: %.80s)", je.line, je.text);
         return TL_EFORMAT;
     }
     tl_puzzle *pz = calloc(1, sizeof *pz);
@@ -266,16 +258,16 @@ int tl_puzzle_load(const char *path, tl_puzzle **out, char *err, size_t errlen) 
     if (!path || !out) return TL_EINVAL;
     if (util_read_file(path, TL_MAX_PUZZLE_BYTES, &data, &len) != 0) {
         if (errno == EFBIG) {
-            set_err(err, errlen, "%s: puzzle larger than %u bytes", path, TL_MAX_PUZZLE_BYTES);
+            tl_set_err(err, errlen, "%s: puzzle larger than %u bytes", path, TL_MAX_PUZZLE_BYTES);
             return TL_ETOOBIG;
         }
-        set_err(err, errlen, "%s: %s", path, strerror(errno));
+        tl_set_err(err, errlen, "%s: %s", path, strerror(errno));
         return TL_EIO;
     }
     char e2[200];
     int rc = tl_puzzle_parse((const char *)data, len, out, e2, sizeof e2);
     free(data);
-    if (rc) set_err(err, errlen, "%s: %s", path, e2);
+    if (rc) tl_set_err(err, errlen, "%s: %s", path, e2);
     return rc;
 }
 
@@ -307,4 +299,15 @@ int tl_puzzle_verify(const tl_puzzle *pz, const uint8_t *pin) {
         if (crypto_sign_verify_detached(pz->signature, buf, len, pz->signer) != 0) return TL_ESIG;
     }
     return TL_OK;
+}
+
+int tl_puzzle_emit(const tl_puzzle *pz, char **json, size_t *json_len) {
+    int rc = tl_puzzle_to_json(pz, json, json_len);
+    if (rc) return rc;
+    tl_puzzle *back = NULL;   /* the text must parse back to the same header */
+    rc = tl_puzzle_parse(*json, strlen(*json), &back, NULL, 0);
+    if (rc == TL_OK && sodium_memcmp(back->header_digest, pz->header_digest, 32) != 0) rc = TL_EFORMAT;
+    tl_puzzle_free(back);
+    if (rc) { free(*json); *json = NULL; }
+    return rc;
 }
