@@ -4,6 +4,7 @@
  *   r8-r15   VM r0-r7              xmm0-3  f0-f3      xmm4-7  e0-e3
  *   rsi      scratchpad            xmm8-11 a0-a3      xmm12   E "and" mask
  *   rdi      dataset + datasetOffset (full mode)      xmm13   FSCAL mask
+ *            cache bytes (light mode)
  *   rbp      struct jit_ctx *      xmm14   E "or" mask (per program)
  *   rbx      iteration counter     xmm15   temporary
  *   rax rcx rdx  temporaries
@@ -64,12 +65,8 @@ struct rx_jit_ctx {
     uint64_t emask_and[2], emask_or[2], scale_mask[2];
     uint8_t *scratchpad;
     const uint8_t *dataset;             /* full mode: bytes + datasetOffset */
-    const rx_cache *cache;              /* light mode */
     uint64_t dataset_offset;
-    uint64_t light_addr;                /* light mode: ma & mask of this read */
-    void (*light_read)(struct rx_jit_ctx *);
-    const rx_jit_ss *ss;                /* light mode: superscalar JIT, or NULL */
-    const uint8_t *cache_mem;
+    const void *ss_item;                /* light mode: rx_jit_ss_item_entry  */
     void (*soft_mix)(struct rx_jit_ctx *);
     uint32_t ma, mx, sp0, sp1;
     uint32_t mxcsr_saved, mxcsr_tmp, fprc, iterations;
@@ -373,8 +370,23 @@ static void emit_program(xe_buf *b, const struct rx_instr *code, unsigned n, con
         xe_prefetch(b, 1, xmi(XR_RDI, XR_RDX, 1, 0));   /* prefetcht0 */
         for (int i = 0; i < 8; i++) xe_alu_rm(b, 1, XA_XOR, RREG(i), xmi(XR_RDI, XR_RAX, 1, 8 * i));
     } else {
-        xe_store(b, 1, CTX(light_addr), XR_RAX);
-        emit_c_call(b, (int32_t)offsetof(struct rx_jit_ctx, light_read));
+        /* light: prefetch the first cache line of the item the next
+         * read(s) will need (SuperscalarHash reads line item % lines first),
+         * then compute this read's item with the superscalar code's
+         * register-ABI entry: r ^= item, spilling only r0-r7. */
+        xe_alu_ri(b, 0, XA_AND, XR_RDX, (int32_t)DS_MASK);
+        xe_load(b, 1, XR_RCX, CTX(dataset_offset));
+        xe_alu_rr(b, 1, XA_ADD, XR_RCX, XR_RDX);
+        xe_shift_ri(b, 1, XS_SHR, XR_RCX, 6);
+        xe_alu_ri(b, 0, XA_AND, XR_RCX, (int32_t)(RX_CACHE_SIZE / 64u - 1u));
+        xe_shift_ri(b, 0, XS_SHL, XR_RCX, 6);
+        xe_prefetch(b, 1, xmi(XR_RDI, XR_RCX, 1, 0));
+        for (int i = 0; i < 8; i++) xe_store(b, 1, CTXO(r, 8 * i), RREG(i));
+        xe_load(b, 1, XR_RDX, CTX(dataset_offset));
+        xe_alu_rr(b, 1, XA_ADD, XR_RDX, XR_RAX);
+        xe_shift_ri(b, 1, XS_SHR, XR_RDX, 6);
+        xe_call_m(b, CTX(ss_item));
+        for (int i = 0; i < 8; i++) xe_alu_rm(b, 1, XA_XOR, RREG(i), CTXO(r, 8 * i));
     }
     /* 9. r -> scratchpad[spAddr1] */
     xe_load(b, 0, XR_RCX, CTX(sp1));
@@ -406,15 +418,6 @@ static void emit_program(xe_buf *b, const struct rx_instr *code, unsigned n, con
 
 /* ---- public ------------------------------------------------------------ */
 int rx_jit_supported(void) { return 1; }
-
-static void light_read_default(struct rx_jit_ctx *c) {
-    uint64_t item[8];
-    uint64_t n = (c->dataset_offset + c->light_addr) / 64u;
-    if (c->ss) (void)rx_jit_dataset_items(c->ss, c->cache_mem, n, 1, (uint8_t *)item);  /* in range */
-    else rx_cache_item(c->cache, n, item);
-    for (int i = 0; i < 8; i++) c->r[i] ^= item[i];
-    sodium_memzero(item, sizeof item);
-}
 
 /* Make jit->ss match the cache; any failure fails the run (never a silent
  * fallback: an mmap/mprotect failure is an error of the hash). */
@@ -463,7 +466,6 @@ int rx_jit_new(rx_jit **out, unsigned flags) {
     struct rx_jit_ctx *c = &j->ctx;
     c->emask_and[0] = c->emask_and[1] = 0x00FFFFFFFFFFFFFFull;
     c->scale_mask[0] = c->scale_mask[1] = 0x80F0000000000000ull;
-    c->light_read = light_read_default;
     c->soft_mix = soft_mix;
     c->iterations = RX_PROGRAM_ITERATIONS;
     *out = j;
@@ -551,14 +553,13 @@ int rx_jit_run(rx_jit *jit, struct rx_vm_state *st) {
     c->emask_or[1] = st->e_mask[1];
     c->scratchpad = st->scratchpad;
     c->dataset = jit->full ? st->dataset + st->dataset_offset : NULL;
-    c->cache = st->cache;
-    c->ss = NULL;
-    c->cache_mem = NULL;
+    c->ss_item = NULL;
     if (!jit->full) {
         int prc = light_prepare(jit, st->cache);
         if (prc) return prc;
-        c->ss = jit->ss;
-        c->cache_mem = jit->ss_cache_mem;
+        c->ss_item = rx_jit_ss_item_entry(jit->ss);
+        if (!c->ss_item) return RX_EPROT;
+        c->dataset = jit->ss_cache_mem;
     }
     c->dataset_offset = st->dataset_offset;
     c->ma = st->ma;
