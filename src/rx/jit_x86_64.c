@@ -56,6 +56,9 @@
 #define PROG_OFF    (2u * PAGE)
 #define CODE_SIZE   (PROG_OFF + STAGE_CAP + PAGE)
 #define RX_JIT_MAX_PROGRAM RX_PROGRAM_MAX_SIZE
+/* stack frame below the 6 saved registers: [rsp, rsp+128) is the light-mode
+ * item pipeline's state (rx_jit_ss_entries), +24 keeps rsp 16-aligned */
+#define FRAME       (128 + 24)
 
 /* What the generated code reads and writes through rbp.  The register
  * file comes first, in the layout of struct rx_vm_state. */
@@ -66,7 +69,7 @@ struct rx_jit_ctx {
     uint8_t *scratchpad;
     const uint8_t *dataset;             /* full mode: bytes + datasetOffset */
     uint64_t dataset_offset;
-    const void *ss_item;                /* light mode: rx_jit_ss_item_entry  */
+    const void *ss_first, *ss_pair;     /* light mode: rx_jit_ss_entries     */
     void (*soft_mix)(struct rx_jit_ctx *);
     uint32_t ma, mx, sp0, sp1;
     uint32_t mxcsr_saved, mxcsr_tmp, fprc, iterations;
@@ -133,7 +136,7 @@ static void emit_c_call(xe_buf *b, int32_t fn_off) {
 static size_t emit_entry(xe_buf *b, const uint8_t *run_base) {
     static const int saved[6] = { XR_RBX, XR_RBP, XR_R12, XR_R13, XR_R14, XR_R15 };
     for (int i = 0; i < 6; i++) xe_push(b, saved[i]);
-    xe_alu_ri(b, 1, XA_SUB, XR_RSP, 24);          /* rsp 16-aligned for C calls */
+    xe_alu_ri(b, 1, XA_SUB, XR_RSP, FRAME);       /* rsp 16-aligned for C calls */
     xe_mov_rr(b, 1, XR_RBP, XR_RDI);
     xe_stmxcsr(b, CTX(mxcsr_saved));
     emit_load_vm_regs(b);
@@ -160,7 +163,7 @@ static size_t emit_entry(xe_buf *b, const uint8_t *run_base) {
     xe_alu_ri(b, 0, XA_AND, XR_RAX, 3);
     xe_store(b, 0, CTX(fprc), XR_RAX);
     xe_ldmxcsr(b, CTX(mxcsr_saved));
-    xe_alu_ri(b, 1, XA_ADD, XR_RSP, 24);
+    xe_alu_ri(b, 1, XA_ADD, XR_RSP, FRAME);
     for (int i = 5; i >= 0; i--) xe_pop(b, saved[i]);
     xe_ret(b);
     return epi;
@@ -314,11 +317,24 @@ static void emit_instr(xe_buf *b, const struct rx_instr *in, int v2, size_t body
     }
 }
 
+/* light mode: rdx = dataset item number of the read at ctx.ma */
+static void emit_light_item(xe_buf *b) {
+    xe_load(b, 0, XR_RDX, CTX(ma));
+    xe_alu_ri(b, 0, XA_AND, XR_RDX, (int32_t)DS_MASK);
+    xe_alu_rm(b, 1, XA_ADD, XR_RDX, CTX(dataset_offset));
+    xe_shift_ri(b, 1, XS_SHR, XR_RDX, 6);
+}
+
 static void emit_program(xe_buf *b, const struct rx_instr *code, unsigned n, const unsigned rr[4],
                          int v2, int soft_aes, int full, const uint8_t *run_base,
                          const uint8_t *epilogue) {
     size_t labels[RX_JIT_MAX_PROGRAM + 1];
     int last_mod[8];
+    if (!full) {            /* light: first half of the first read's item */
+        emit_light_item(b);
+        xe_call_m(b, CTX(ss_first));
+        for (int i = 0; i < 8; i++) xe_load(b, 1, RREG(i), CTXO(r, 8 * i));
+    }
     size_t top = b->len;
     /* 1. spAddr mix */
     xe_mov_rr(b, 1, XR_RAX, RREG(rr[0]));
@@ -370,10 +386,11 @@ static void emit_program(xe_buf *b, const struct rx_instr *code, unsigned n, con
         xe_prefetch(b, 1, xmi(XR_RDI, XR_RDX, 1, 0));   /* prefetcht0 */
         for (int i = 0; i < 8; i++) xe_alu_rm(b, 1, XA_XOR, RREG(i), xmi(XR_RDI, XR_RAX, 1, 8 * i));
     } else {
-        /* light: prefetch the first cache line of the item the next
-         * read(s) will need (SuperscalarHash reads line item % lines first),
-         * then compute this read's item with the superscalar code's
-         * register-ABI entry: r ^= item, spilling only r0-r7. */
+        /* light: prefetch the first cache line of the item read at edx
+         * (next iteration in v1, the one after in v2); then the superscalar
+         * pipeline: finish this read's item (its first half ran during the
+         * previous iteration) while starting the next read's (ma, after the
+         * swap above).  r ^= item, spilling only r0-r7. */
         xe_alu_ri(b, 0, XA_AND, XR_RDX, (int32_t)DS_MASK);
         xe_load(b, 1, XR_RCX, CTX(dataset_offset));
         xe_alu_rr(b, 1, XA_ADD, XR_RCX, XR_RDX);
@@ -382,10 +399,8 @@ static void emit_program(xe_buf *b, const struct rx_instr *code, unsigned n, con
         xe_shift_ri(b, 0, XS_SHL, XR_RCX, 6);
         xe_prefetch(b, 1, xmi(XR_RDI, XR_RCX, 1, 0));
         for (int i = 0; i < 8; i++) xe_store(b, 1, CTXO(r, 8 * i), RREG(i));
-        xe_load(b, 1, XR_RDX, CTX(dataset_offset));
-        xe_alu_rr(b, 1, XA_ADD, XR_RDX, XR_RAX);
-        xe_shift_ri(b, 1, XS_SHR, XR_RDX, 6);
-        xe_call_m(b, CTX(ss_item));
+        emit_light_item(b);
+        xe_call_m(b, CTX(ss_pair));
         for (int i = 0; i < 8; i++) xe_alu_rm(b, 1, XA_XOR, RREG(i), CTXO(r, 8 * i));
     }
     /* 9. r -> scratchpad[spAddr1] */
@@ -553,12 +568,11 @@ int rx_jit_run(rx_jit *jit, struct rx_vm_state *st) {
     c->emask_or[1] = st->e_mask[1];
     c->scratchpad = st->scratchpad;
     c->dataset = jit->full ? st->dataset + st->dataset_offset : NULL;
-    c->ss_item = NULL;
+    c->ss_first = c->ss_pair = NULL;
     if (!jit->full) {
         int prc = light_prepare(jit, st->cache);
+        if (prc == 0) prc = rx_jit_ss_entries(jit->ss, &c->ss_first, &c->ss_pair);
         if (prc) return prc;
-        c->ss_item = rx_jit_ss_item_entry(jit->ss);
-        if (!c->ss_item) return RX_EPROT;
         c->dataset = jit->ss_cache_mem;
     }
     c->dataset_offset = st->dataset_offset;
