@@ -317,6 +317,22 @@ static void emit_instr(xe_buf *b, const struct rx_instr *in, int v2, size_t body
     }
 }
 
+/* 1 when instruction in writes integer register reg (as the interpreter
+ * executes it; CBRANCH adds to its dst). */
+static int writes_reg(const struct rx_instr *in, unsigned reg) {
+    unsigned dst = in->dst & 7u, src = in->src & 7u;
+    switch (rx_instr_type_of(in->opcode)) {
+    case RX_I_IADD_RS: case RX_I_IADD_M: case RX_I_ISUB_R: case RX_I_ISUB_M:
+    case RX_I_IMUL_R: case RX_I_IMUL_M: case RX_I_IMULH_R: case RX_I_IMULH_M:
+    case RX_I_ISMULH_R: case RX_I_ISMULH_M: case RX_I_INEG_R: case RX_I_IXOR_R:
+    case RX_I_IXOR_M: case RX_I_IROR_R: case RX_I_IROL_R: case RX_I_CBRANCH:
+        return dst == reg;
+    case RX_I_IMUL_RCP: return dst == reg && !is_pow2_or_zero(in->imm32);
+    case RX_I_ISWAP_R: return src != dst && (dst == reg || src == reg);
+    default: return 0;
+    }
+}
+
 /* light mode: rdx = dataset item number of the read at ctx.ma */
 static void emit_light_item(xe_buf *b) {
     xe_load(b, 0, XR_RDX, CTX(ma));
@@ -356,12 +372,32 @@ static void emit_program(xe_buf *b, const struct rx_instr *code, unsigned n, con
         xe_sse_rr(b, XO_ANDPS, 4 + i, X_EAND);
         xe_sse_rr(b, XO_ORPS, 4 + i, X_EOR);
     }
-    /* 4. the program */
+    /* 4. the program.  Full mode v1: the next read's address is
+     * mx ^ r[readReg2] ^ r[readReg3]; issue a speculative prefetch of it
+     * right after the last instruction that writes either register (in
+     * program order), not only after the program: the dataset miss starts
+     * earlier whenever those registers are final early.  A taken CBRANCH
+     * back over that point re-issues it with the new values; the exact
+     * prefetch at step 6 stays.  (v2 reads two iterations after the
+     * prefetch already.) */
+    int early = -1;
+    if (full && !v2) {
+        for (unsigned i = 0; i < n; i++)
+            if (writes_reg(&code[i], rr[2]) || writes_reg(&code[i], rr[3])) early = (int)i;
+        if (early >= (int)n - 4) early = -1;    /* too close to the exact one */
+    }
     size_t body = b->len;
     for (int r = 0; r < 8; r++) last_mod[r] = -1;
     for (unsigned i = 0; i < n; i++) {
         labels[i] = b->len;
         emit_instr(b, &code[i], v2, body, labels, last_mod, (int)i);
+        if ((int)i == early) {
+            xe_mov_rr(b, 0, XR_RAX, RREG(rr[2]));
+            xe_alu_rr(b, 0, XA_XOR, XR_RAX, RREG(rr[3]));
+            xe_alu_rm(b, 0, XA_XOR, XR_RAX, CTX(mx));
+            xe_alu_ri(b, 0, XA_AND, XR_RAX, (int32_t)DS_MASK);
+            xe_prefetch(b, 1, xmi(XR_RDI, XR_RAX, 1, 0));
+        }
     }
     labels[n] = b->len;
     /* 5-8. dataset read, mx/ma update */
