@@ -23,7 +23,7 @@
 #include "rx/x86_emit.h"
 #include "rx/aes.h"
 #include "rx/cpu.h"
-#include "rx/cache_internal.h"   /* light mode: the cache's superscalar programs */
+#include "rx/superscalar.h"       /* light mode: rx_ss_program (internal.h rx_cache_superscalar) */
 #include <sodium.h>
 #include <stddef.h>
 #include <stdlib.h>
@@ -83,7 +83,7 @@ struct rx_jit {
     rx_jit_ss *ss;
     const rx_cache *ss_cache;
     const uint8_t *ss_cache_mem;
-    rx_ss_program *ss_progs;           /* RX_CACHE_ACCESSES copies */
+    rx_ss_program *ss_progs;           /* RX_SS_PROGRAMS copies */
     unsigned flags;
     int v2, soft_aes, full;
     int ready;                 /* a program is compiled and sealed */
@@ -473,21 +473,24 @@ int rx_jit_supported(void) { return 1; }
 /* Make jit->ss match the cache; any failure fails the run (never a silent
  * fallback: an mmap/mprotect failure is an error of the hash). */
 static int light_prepare(rx_jit *j, const rx_cache *c) {
-    if (!c->initialized || !c->memory) return RX_ESTATE;
-    if (j->ss && j->ss_cache == c && j->ss_cache_mem == c->memory &&
-        memcmp(j->ss_progs, c->prog, sizeof c->prog) == 0) return 0;
+    const struct rx_ss_program *progs;
+    const uint8_t *mem = rx_cache_superscalar(c, &progs);
+    if (!mem) return RX_ESTATE;
+    const size_t psize = RX_SS_PROGRAMS * sizeof *progs;
+    if (j->ss && j->ss_cache == c && j->ss_cache_mem == mem &&
+        memcmp(j->ss_progs, progs, psize) == 0) return 0;
     rx_jit_ss_free(j->ss);
     j->ss = NULL;
     j->ss_cache = NULL;
     if (!j->ss_progs) {
-        j->ss_progs = malloc(sizeof c->prog);
+        j->ss_progs = malloc(psize);
         if (!j->ss_progs) return RX_ENOMEM;
     }
-    int rc = rx_jit_ss_new(&j->ss, c->prog);
+    int rc = rx_jit_ss_new(&j->ss, progs);
     if (rc) return rc;
-    memcpy(j->ss_progs, c->prog, sizeof c->prog);
+    memcpy(j->ss_progs, progs, psize);
     j->ss_cache = c;
-    j->ss_cache_mem = c->memory;
+    j->ss_cache_mem = mem;
     return 0;
 }
 
