@@ -351,6 +351,7 @@ static void emit_program(xe_buf *b, const struct rx_instr *code, unsigned n, con
         xe_call_m(b, CTX(ss_first));
         for (int i = 0; i < 8; i++) xe_load(b, 1, RREG(i), CTXO(r, 8 * i));
     }
+    xe_align_nop(b, 64);    /* loop top on a cache line (the buffer is page aligned) */
     size_t top = b->len;
     /* 1. spAddr mix */
     xe_mov_rr(b, 1, XR_RAX, RREG(rr[0]));

@@ -121,6 +121,15 @@ static inline void xe_prefetch(xe_buf *b, int hint, xe_mem m) { uint8_t o[2] = {
 static inline void xe_ldmxcsr(xe_buf *b, xe_mem m) { uint8_t o[2] = { 0x0F, 0xAE }; xe_op(b, 0, 0, o, 2, 2, 0, &m); }
 static inline void xe_stmxcsr(xe_buf *b, xe_mem m) { uint8_t o[2] = { 0x0F, 0xAE }; xe_op(b, 0, 0, o, 2, 3, 0, &m); }
 
+/* pad with NOPs (9-byte 66 0F 1F 84 00 00000000, then 90) until len % align == 0 */
+static inline void xe_align_nop(xe_buf *b, size_t align) {
+    static const uint8_t nop9[9] = { 0x66, 0x0F, 0x1F, 0x84, 0x00, 0x00, 0x00, 0x00, 0x00 };
+    while (!b->err && b->len % align) {
+        size_t left = align - b->len % align;
+        if (left >= 9) xe_bytes(b, nop9, 9); else xe_u8(b, 0x90);
+    }
+}
+
 /* ---- jumps: targets are offsets in the same buffer ---- */
 enum { XC_O = 0, XC_B = 2, XC_AE = 3, XC_Z = 4, XC_NZ = 5, XC_BE = 6, XC_A = 7, XC_S = 8,
        XC_L = 12, XC_GE = 13, XC_LE = 14, XC_G = 15 };
