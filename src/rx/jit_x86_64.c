@@ -346,7 +346,14 @@ static void emit_program(xe_buf *b, const struct rx_instr *code, unsigned n, con
                          const uint8_t *epilogue) {
     size_t labels[RX_JIT_MAX_PROGRAM + 1];
     int last_mod[8];
-    if (!full) {            /* light: first half of the first read's item */
+    if (full) {             /* the first two reads' lines (ma now, mx next) */
+        xe_load(b, 0, XR_RAX, CTX(ma));
+        xe_alu_ri(b, 0, XA_AND, XR_RAX, (int32_t)DS_MASK);
+        xe_prefetch(b, 1, xmi(XR_RDI, XR_RAX, 1, 0));
+        xe_load(b, 0, XR_RAX, CTX(mx));
+        xe_alu_ri(b, 0, XA_AND, XR_RAX, (int32_t)DS_MASK);
+        xe_prefetch(b, 1, xmi(XR_RDI, XR_RAX, 1, 0));
+    } else {                /* light: first half of the first read's item */
         emit_light_item(b);
         xe_call_m(b, CTX(ss_first));
         for (int i = 0; i < 8; i++) xe_load(b, 1, RREG(i), CTXO(r, 8 * i));
