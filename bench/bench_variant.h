@@ -321,11 +321,13 @@ static int bench_setup(struct bench_variant *v, const uint8_t key[32], unsigned 
     v->sh = s;
 dataset:
     if (!v->full || s->full) return 0;
-    /* The dataset does not depend on the JIT flag: borrow an equal one. */
-    unsigned dkf = kf & ~(unsigned)(v->impl == IMPL_RX ? RX_FLAG_JIT : RANDOMX_FLAG_JIT);
+    /* The dataset does not depend on the JIT flag (nor, ours, on the
+     * version: RandomX v2 changes only the VM): borrow an equal one. */
+    unsigned nodep = v->impl == IMPL_RX ? (unsigned)(RX_FLAG_JIT | RX_FLAG_V2) : (unsigned)RANDOMX_FLAG_JIT;
+    unsigned dkf = kf & ~nodep;
     for (size_t i = 0; i < bench_pool_n; i++) {
         struct bench_shared *o = &bench_pool[i];
-        unsigned okf = o->key_flags & ~(unsigned)(v->impl == IMPL_RX ? RX_FLAG_JIT : RANDOMX_FLAG_JIT);
+        unsigned okf = o->key_flags & ~nodep;
         if (o != s && o->impl == v->impl && okf == dkf && o->full) {
             s->ds = o->ds; s->lds = o->lds; s->ds_borrowed = 1; s->full = 1;
             return 0;

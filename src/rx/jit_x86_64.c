@@ -349,10 +349,10 @@ static void emit_program(xe_buf *b, const struct rx_instr *code, unsigned n, con
     if (full) {             /* the first two reads' lines (ma now, mx next) */
         xe_load(b, 0, XR_RAX, CTX(ma));
         xe_alu_ri(b, 0, XA_AND, XR_RAX, (int32_t)DS_MASK);
-        xe_prefetch(b, 1, xmi(XR_RDI, XR_RAX, 1, 0));
+        xe_prefetch(b, 0, xmi(XR_RDI, XR_RAX, 1, 0));
         xe_load(b, 0, XR_RAX, CTX(mx));
         xe_alu_ri(b, 0, XA_AND, XR_RAX, (int32_t)DS_MASK);
-        xe_prefetch(b, 1, xmi(XR_RDI, XR_RAX, 1, 0));
+        xe_prefetch(b, 0, xmi(XR_RDI, XR_RAX, 1, 0));
     } else {                /* light: first half of the first read's item */
         emit_light_item(b);
         xe_call_m(b, CTX(ss_first));
@@ -404,7 +404,7 @@ static void emit_program(xe_buf *b, const struct rx_instr *code, unsigned n, con
             xe_alu_rr(b, 0, XA_XOR, XR_RAX, RREG(rr[3]));
             xe_alu_rm(b, 0, XA_XOR, XR_RAX, CTX(mx));
             xe_alu_ri(b, 0, XA_AND, XR_RAX, (int32_t)DS_MASK);
-            xe_prefetch(b, 1, xmi(XR_RDI, XR_RAX, 1, 0));
+            xe_prefetch(b, 0, xmi(XR_RDI, XR_RAX, 1, 0));
         }
     }
     labels[n] = b->len;
@@ -427,7 +427,7 @@ static void emit_program(xe_buf *b, const struct rx_instr *code, unsigned n, con
     xe_alu_ri(b, 0, XA_AND, XR_RAX, (int32_t)DS_MASK);
     if (full) {
         xe_alu_ri(b, 0, XA_AND, XR_RDX, (int32_t)DS_MASK);
-        xe_prefetch(b, 1, xmi(XR_RDI, XR_RDX, 1, 0));   /* prefetcht0 */
+        xe_prefetch(b, 0, xmi(XR_RDI, XR_RDX, 1, 0));   /* prefetchnta: no L2/L3 pollution */
         for (int i = 0; i < 8; i++) xe_alu_rm(b, 1, XA_XOR, RREG(i), xmi(XR_RDI, XR_RAX, 1, 8 * i));
     } else {
         /* light: prefetch the first cache line of the item read at edx
