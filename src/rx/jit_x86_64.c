@@ -198,11 +198,19 @@ static uint64_t reciprocal_fast(uint32_t d) {
     return q;
 }
 
+/* opcode byte -> instruction type, a table (GNU range designators) instead
+ * of instr.h's chain of comparisons: emitting is ~1000 lookups a program */
+static const uint8_t op_type[256] = {
+#define RX_X_(name, freq) [RX_FIRST_OP_##name ... RX_LAST_OP_##name] = (uint8_t)RX_I_##name,
+    RX_INSTR_TABLE(RX_X_)
+#undef RX_X_
+};
+
 static void emit_instr(xe_buf *b, const struct rx_instr *in, int v2, size_t body_start,
                        size_t *labels, int *last_mod, int i) {
     unsigned dst = in->dst & 7u, src = in->src & 7u, mod = in->mod;
     uint32_t imm = in->imm32;
-    enum rx_instr_type t = rx_instr_type_of(in->opcode);
+    enum rx_instr_type t = (enum rx_instr_type)op_type[in->opcode];
     int32_t simm = (int32_t)imm;
     int D = RREG(dst), S = RREG(src);
     xe_mem m;
@@ -321,7 +329,7 @@ static void emit_instr(xe_buf *b, const struct rx_instr *in, int v2, size_t body
  * executes it; CBRANCH adds to its dst). */
 static int writes_reg(const struct rx_instr *in, unsigned reg) {
     unsigned dst = in->dst & 7u, src = in->src & 7u;
-    switch (rx_instr_type_of(in->opcode)) {
+    switch ((enum rx_instr_type)op_type[in->opcode]) {
     case RX_I_IADD_RS: case RX_I_IADD_M: case RX_I_ISUB_R: case RX_I_ISUB_M:
     case RX_I_IMUL_R: case RX_I_IMUL_M: case RX_I_IMULH_R: case RX_I_IMULH_M:
     case RX_I_ISMULH_R: case RX_I_ISMULH_M: case RX_I_INEG_R: case RX_I_IXOR_R:
