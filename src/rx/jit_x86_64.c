@@ -7,7 +7,13 @@
  *            cache bytes (light mode)
  *   rbp      struct jit_ctx *      xmm14   E "or" mask (per program)
  *   rbx      iteration counter     xmm15   temporary
- *   rax rcx rdx  temporaries
+ *   rax rcx rdx  temporaries         [rsp, rsp+128)  light-mode item pipeline
+ *
+ * Light mode: dataset items come from the cache's superscalar code
+ * (jit_superscalar_x86_64.c) through its register-ABI entries, two items in
+ * flight: at each read, "pair" finishes the item this read needs (its
+ * first half ran during the previous iteration) and starts the next read's,
+ * so one item's cache-line misses overlap the other's programs.
  *
  * Code buffer (execmem.c, W^X): page 0 holds the entry (prologue) and the
  * exit (epilogue), written once by rx_jit_new and RX from then on.  The
