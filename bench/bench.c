@@ -47,6 +47,7 @@ static const char usage_text[] =
     "  -g, --group G        group index g in the message (default 1)\n"
     "      --no-warmup      skip the untimed warm-up chain (n/8 hashes) per variant\n"
     "      --test-wrong     allow the test-only variant test-wrong-sha3\n"
+    "      --ref-lib PATH   librandomx.so for the ref-* variants (else $RXLOCK_BENCH_REF_LIB)\n"
     "      --list           list the variant syntax\n"
     "exit: 0 ok, 1 digest mismatch or engine failure, 2 usage\n";
 
@@ -122,6 +123,7 @@ static json_t *base_json(const struct opts *o, const struct bench_variant *v) {
     json_object_set_new(j, "work", json_string(bench_work_names[v->work]));
     json_object_set_new(j, "version", json_string(v->work == WORK_V2 ? "v2" : v->work == WORK_V1 ? "v1" : "sha3"));
     json_object_set_new(j, "impl", json_string(v->impl == IMPL_RX ? "rxlock" : v->impl == IMPL_LIBRX ? "librandomx-1.1.10"
+                                              : v->impl == IMPL_REF ? "ref"
                                               : v->impl == IMPL_OPENSSL ? "openssl" : v->impl == IMPL_WRONG ? "test-wrong" : "rxlock"));
     json_object_set_new(j, "mode", json_string(v->work == WORK_SHA3 ? "none" : v->full ? "full" : "light"));
     json_object_set_new(j, "engine", json_string(bench_engine_actual(v)));
@@ -130,7 +132,7 @@ static json_t *base_json(const struct opts *o, const struct bench_variant *v) {
         json_object_set_new(j, "flags_requested", json_string(fl));
         bench_rx_flag_names(v->actual, fl, sizeof fl);
         json_object_set_new(j, "flags_actual", json_string(fl));
-    } else if (v->impl == IMPL_LIBRX) {
+    } else if (bench_is_peer(v->impl)) {
         bench_librx_flag_names(v->flags, fl, sizeof fl);
         json_object_set_new(j, "flags_requested", json_string(fl));
         json_object_set_new(j, "flags_actual", json_string(fl));
@@ -144,6 +146,10 @@ static json_t *base_json(const struct opts *o, const struct bench_variant *v) {
     util_hex_encode(hex, o->seed, 32);
     json_object_set_new(j, "seed", json_string(hex));
     json_object_set_new(j, "rxlock_version", json_string(RXLOCK_VERSION));
+    if (v->impl == IMPL_REF) {
+        const char *path = bench_ref_path ? bench_ref_path : getenv("RXLOCK_BENCH_REF_LIB");
+        json_object_set_new(j, "ref_lib", json_string(path ? path : ""));
+    }
     return j;
 }
 
@@ -175,16 +181,31 @@ static int check_digests(struct bench_variant *vs, size_t nv, const struct resul
 static int setup_all(const struct opts *o, struct bench_variant *vs, size_t nv) {
     char err[256];
     for (size_t i = 0; i < nv; i++) {
-        if (vs[i].impl == IMPL_RX || vs[i].impl == IMPL_LIBRX)
+        if (vs[i].impl == IMPL_RX || bench_is_peer(vs[i].impl))
             fprintf(stderr, "bench: %s: preparing %s (untimed)...\n", vs[i].name, vs[i].full ? "cache + 2080 MiB dataset" : "cache");
         if (bench_setup(&vs[i], o->key, o->threads, err, sizeof err)) { fprintf(stderr, "bench: %s\n", err); return -1; }
-        if (vs[i].impl == IMPL_RX || vs[i].impl == IMPL_LIBRX) {
+        if (vs[i].impl == IMPL_RX || bench_is_peer(vs[i].impl)) {
             if (vs[i].cache_seconds == 0 && vs[i].dataset_seconds == 0)
                 fprintf(stderr, "bench: %s: shares an earlier variant's cache/dataset\n", vs[i].name);
             else
                 fprintf(stderr, "bench: %s: cache %.2f s, dataset %.1f s\n", vs[i].name, vs[i].cache_seconds, vs[i].dataset_seconds);
         }
         json_t *j = base_json(o, &vs[i]);
+        if (bench_is_peer(vs[i].impl) && vs[i].sh) {
+            /* the peer's page size as it really is (equal-page comparisons):
+             * AnonHugePages of the mappings holding its cache and dataset */
+            const struct bench_rxapi *api = bench_api(vs[i].impl);
+            long hk, sk;
+            if (api->get_cache_memory && bench_thp_of(api->get_cache_memory(vs[i].sh->lcache), &hk, &sk) == 0) {
+                json_object_set_new(j, "cache_thp_kb", json_integer(hk));
+                fprintf(stderr, "bench: %s: cache mapping %ld kB, AnonHugePages %ld kB\n", vs[i].name, sk, hk);
+            }
+            if (vs[i].full && vs[i].sh->lds &&
+                bench_thp_of(api->get_dataset_memory(vs[i].sh->lds), &hk, &sk) == 0) {
+                json_object_set_new(j, "dataset_thp_kb", json_integer(hk));
+                fprintf(stderr, "bench: %s: dataset mapping %ld kB, AnonHugePages %ld kB\n", vs[i].name, sk, hk);
+            }
+        }
         json_object_set_new(j, "event", json_string("setup"));
         json_object_set_new(j, "cache_seconds", json_real(vs[i].cache_seconds));
         json_object_set_new(j, "dataset_seconds", json_real(vs[i].dataset_seconds));
@@ -545,6 +566,7 @@ static void list_variants(void) {
     puts("variants (dash-separated tokens; flags are exactly what the name says):\n"
          "  [rx-]v1|v2[-interp|-jit][-secure][-hardaes|-softaes][-nothp][-light|-full]   ours\n"
          "  librandomx-v1[-interp|-jit][-secure][-hardaes|-softaes][-light|-full]          Debian librandomx 1.1.10\n"
+         "  ref-v1|v2[-interp|-jit][-secure][-hardaes|-softaes][-light|-full]              --ref-lib PATH (dlopen)\n"
          "  sha3            ours: d <- SHA3-256(K || m)\n"
          "  openssl-sha3    the same chain through OpenSSL EVP\n"
          "  test-wrong-sha3 TEST ONLY (--test-wrong): flips a bit of every digest\n"
@@ -559,6 +581,7 @@ int main(int argc, char **argv) {
         {"key", required_argument, 0, 'k'}, {"seed", required_argument, 0, 's'},
         {"group", required_argument, 0, 'g'}, {"no-warmup", no_argument, 0, 'W'},
         {"test-wrong", no_argument, 0, 'T'}, {"list", no_argument, 0, 'L'},
+        {"ref-lib", required_argument, 0, 'R'},
         {"help", no_argument, 0, 'h'}, {0, 0, 0, 0}
     };
     struct opts o;
@@ -602,6 +625,7 @@ int main(int argc, char **argv) {
         case 'g': if (parse_u64(optarg, &x, 1, 0xffffffffu)) return usage_err("bad --group '%s'", optarg); o.group = (uint32_t)x; break;
         case 'W': o.warmup = 0; break;
         case 'T': o.test_wrong = 1; break;
+        case 'R': bench_ref_path = optarg; break;
         case 'L': list_variants(); return 0;
         case 'h': fputs(usage_text, stdout); return 0;
         default: return usage_err("unknown or incomplete option '%s'", argv[optind - 1]);

@@ -6,6 +6,11 @@
  *                                      ours (include/rxlock/rx.h)
  *   librandomx-v1 [-interp|-jit] [-secure] [-hardaes|-softaes] [-light|-full]
  *                                      Debian's librandomx 1.1.10 (oracle, bench only)
+ *   ref-v1|v2 [-interp|-jit] [-secure] [-hardaes|-softaes] [-light|-full]
+ *                                      a reference RandomX library (e.g. tevador/RandomX
+ *                                      v2.0 built outside the repository), dlopen'ed at
+ *                                      run time from --ref-lib PATH or $RXLOCK_BENCH_REF_LIB;
+ *                                      nothing in the product or CI depends on it
  *   sha3                               ours (include/rxlock/sha3.h): SHA3-256(K ‖ m)
  *   openssl-sha3                       the same chain through OpenSSL EVP_Digest
  *   test-wrong-sha3                    TEST ONLY (needs --test-wrong): the sha3
@@ -22,13 +27,105 @@
 #include "rxlock/sha3.h"
 #include <openssl/evp.h>
 #include <pthread.h>
+#include <dlfcn.h>
 #include <randomx.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-enum bench_impl { IMPL_RX, IMPL_LIBRX, IMPL_SHA3, IMPL_OPENSSL, IMPL_WRONG };
+enum bench_impl { IMPL_RX, IMPL_LIBRX, IMPL_SHA3, IMPL_OPENSSL, IMPL_WRONG, IMPL_REF };
+/* RANDOMX_FLAG_V2 of tevador/RandomX v2.0 (Debian's 1.1.10 header has no v2) */
+#define BENCH_REF_FLAG_V2 128u
+
+/* The randomx_* C API, either Debian's (linked) or a reference library's
+ * (dlopen + dlsym; RTLD_DEEPBIND so its internal calls never resolve to the
+ * linked Debian copy of the same symbol names). */
+struct bench_rxapi {
+    randomx_flags (*get_flags)(void);
+    randomx_cache *(*alloc_cache)(randomx_flags);
+    void (*init_cache)(randomx_cache *, const void *, size_t);
+    void *(*get_cache_memory)(randomx_cache *);     /* optional (NULL) */
+    void (*release_cache)(randomx_cache *);
+    randomx_dataset *(*alloc_dataset)(randomx_flags);
+    unsigned long (*dataset_item_count)(void);
+    void (*init_dataset)(randomx_dataset *, randomx_cache *, unsigned long, unsigned long);
+    void *(*get_dataset_memory)(randomx_dataset *);
+    void (*release_dataset)(randomx_dataset *);
+    randomx_vm *(*create_vm)(randomx_flags, randomx_cache *, randomx_dataset *);
+    void (*destroy_vm)(randomx_vm *);
+    void (*calculate_hash)(randomx_vm *, const void *, size_t, void *);
+};
+static const struct bench_rxapi bench_debian_api = {
+    randomx_get_flags, randomx_alloc_cache, randomx_init_cache, NULL /* not in 1.1.10 */,
+    randomx_release_cache, randomx_alloc_dataset, randomx_dataset_item_count,
+    randomx_init_dataset, randomx_get_dataset_memory, randomx_release_dataset,
+    randomx_create_vm, randomx_destroy_vm, randomx_calculate_hash
+};
+static struct bench_rxapi bench_ref_api;
+static int bench_ref_loaded;
+static const char *bench_ref_path;   /* --ref-lib, else $RXLOCK_BENCH_REF_LIB */
+
+/* Load the reference library once.  0, or -1 with a message in err. */
+static int bench_ref_load(char *err, size_t errlen) {
+    if (bench_ref_loaded) return 0;
+    const char *path = bench_ref_path ? bench_ref_path : getenv("RXLOCK_BENCH_REF_LIB");
+    if (!path || !*path) {
+        snprintf(err, errlen, "ref-* variants need --ref-lib PATH or RXLOCK_BENCH_REF_LIB "
+                 "(a librandomx.so built outside the repository, see bench/README.md)");
+        return -1;
+    }
+    void *h = dlopen(path, RTLD_NOW | RTLD_LOCAL | RTLD_DEEPBIND);
+    if (!h) { snprintf(err, errlen, "dlopen %s: %s", path, dlerror()); return -1; }
+    struct { const char *name; void **slot; } syms[] = {
+#define BENCH_SYM(f) { "randomx_" #f, (void **)&bench_ref_api.f }
+        BENCH_SYM(get_flags), BENCH_SYM(alloc_cache), BENCH_SYM(init_cache),
+        BENCH_SYM(get_cache_memory), BENCH_SYM(release_cache), BENCH_SYM(alloc_dataset),
+        BENCH_SYM(dataset_item_count), BENCH_SYM(init_dataset), BENCH_SYM(get_dataset_memory),
+        BENCH_SYM(release_dataset), BENCH_SYM(create_vm), BENCH_SYM(destroy_vm),
+        BENCH_SYM(calculate_hash),
+#undef BENCH_SYM
+    };
+    for (size_t i = 0; i < sizeof syms / sizeof syms[0]; i++) {
+        void *p = dlsym(h, syms[i].name);
+        if (!p && syms[i].slot == (void **)&bench_ref_api.get_cache_memory) continue;
+        if (!p) { snprintf(err, errlen, "%s: no symbol %s", path, syms[i].name); dlclose(h); return -1; }
+        memcpy(syms[i].slot, &p, sizeof p);   /* object -> function pointer (POSIX) */
+    }
+    bench_ref_loaded = 1;
+    return 0;
+}
+static const struct bench_rxapi *bench_api(enum bench_impl impl) {
+    return impl == IMPL_REF ? &bench_ref_api : &bench_debian_api;
+}
+static int bench_is_peer(enum bench_impl impl) { return impl == IMPL_LIBRX || impl == IMPL_REF; }
+
+/* THP coverage of the mapping that holds p: AnonHugePages and Size (kB) of
+ * its /proc/self/smaps entry.  -1 when not found. */
+static int bench_thp_of(const void *p, long *huge_kb, long *size_kb) {
+    *huge_kb = *size_kb = 0;
+    if (!p) return -1;
+    FILE *f = fopen("/proc/self/smaps", "r");
+    if (!f) return -1;
+    char line[512];
+    int in = 0, found = -1;
+    uintptr_t a = (uintptr_t)p;
+    while (fgets(line, sizeof line, f)) {
+        unsigned long lo, hi;
+        if (sscanf(line, "%lx-%lx ", &lo, &hi) == 2 && strchr(line, '-') < strchr(line, ' ')) {
+            if (in) break;
+            in = a >= lo && a < hi;
+            if (in) found = 0;
+            continue;
+        }
+        if (!in) continue;
+        long v;
+        if (sscanf(line, "Size: %ld kB", &v) == 1) *size_kb = v;
+        else if (sscanf(line, "AnonHugePages: %ld kB", &v) == 1) *huge_kb = v;
+    }
+    fclose(f);
+    return found;
+}
 enum bench_work { WORK_V2, WORK_V1, WORK_SHA3 };
 static const char *const bench_work_names[] = { "randomx-v2", "randomx-v1", "sha3-256" };
 
@@ -106,6 +203,7 @@ static int bench_parse_variant(const char *name, int mode_full, int allow_test, 
         v->impl = IMPL_RX;
         if (!strcmp(t, "rx")) t = strtok_r(NULL, "-", &save);
         else if (!strcmp(t, "librandomx")) { v->impl = IMPL_LIBRX; t = strtok_r(NULL, "-", &save); }
+        else if (!strcmp(t, "ref")) { v->impl = IMPL_REF; t = strtok_r(NULL, "-", &save); }
         for (; t; t = strtok_r(NULL, "-", &save)) {
             if (!strcmp(t, "v1")) { v->work = WORK_V1; have_version = 1; }
             else if (!strcmp(t, "v2")) { v->work = WORK_V2; have_version = 1; }
@@ -123,15 +221,18 @@ static int bench_parse_variant(const char *name, int mode_full, int allow_test, 
         }
         if (!have_version) { snprintf(err, errlen, "%s: needs v1 or v2", name); return -1; }
         if (hard && soft) { snprintf(err, errlen, "%s: hardaes and softaes together", name); return -1; }
-        if (v->impl == IMPL_LIBRX) {
-            if (v->work != WORK_V1) { snprintf(err, errlen, "%s: librandomx 1.1.10 is v1 only", name); return -1; }
-            if (nothp) { snprintf(err, errlen, "%s: librandomx has no THP switch", name); return -1; }
+        if (bench_is_peer(v->impl)) {
+            if (v->impl == IMPL_LIBRX && v->work != WORK_V1) { snprintf(err, errlen, "%s: librandomx 1.1.10 is v1 only", name); return -1; }
+            if (nothp) { snprintf(err, errlen, "%s: %s has no THP switch (see bench/README.md: GLIBC_TUNABLES)", name, v->impl == IMPL_REF ? "ref" : "librandomx"); return -1; }
+            if (v->impl == IMPL_REF && bench_ref_load(err, errlen)) return -1;
+            randomx_flags host_flags = bench_api(v->impl)->get_flags();
             unsigned f = RANDOMX_FLAG_DEFAULT;
             if (jit) f |= RANDOMX_FLAG_JIT;
             if (secure) f |= RANDOMX_FLAG_SECURE;
-            if (hard || (!soft && (randomx_get_flags() & RANDOMX_FLAG_HARD_AES))) f |= RANDOMX_FLAG_HARD_AES;
+            if (hard || (!soft && (host_flags & RANDOMX_FLAG_HARD_AES))) f |= RANDOMX_FLAG_HARD_AES;
             if (v->full) f |= RANDOMX_FLAG_FULL_MEM;
-            f |= (unsigned)randomx_get_flags() & RANDOMX_FLAG_ARGON2;
+            f |= (unsigned)host_flags & RANDOMX_FLAG_ARGON2;
+            if (v->impl == IMPL_REF && v->work == WORK_V2) f |= BENCH_REF_FLAG_V2;
             v->flags = f;
         } else {
             unsigned f = 0;
@@ -163,10 +264,10 @@ static void bench_rx_flag_names(unsigned f, char *out, size_t cap) {
     }
 }
 static void bench_librx_flag_names(unsigned f, char *out, size_t cap) {
-    static const char *const n[] = { "largepages", "hardaes", "full", "jit", "secure", "argon2ssse3", "argon2avx2" };
+    static const char *const n[] = { "largepages", "hardaes", "full", "jit", "secure", "argon2ssse3", "argon2avx2", "v2" };
     size_t used = 0;
     out[0] = 0;
-    for (unsigned b = 0; b < 7; b++) {
+    for (unsigned b = 0; b < 8; b++) {
         if (!(f & (1u << b))) continue;
         int k = snprintf(out + used, cap - used, "%s%s", used ? "," : "", n[b]);
         if (k > 0 && (size_t)k < cap - used) used += (size_t)k;
@@ -178,10 +279,10 @@ static void bench_librx_flag_names(unsigned f, char *out, size_t cap) {
 static struct bench_shared bench_pool[BENCH_MAX_SHARED];
 static size_t bench_pool_n;
 
-struct bench_ds_job { randomx_dataset *ds; randomx_cache *c; unsigned long first, count; };
+struct bench_ds_job { const struct bench_rxapi *api; randomx_dataset *ds; randomx_cache *c; unsigned long first, count; };
 static void *bench_ds_thread(void *arg) {
     struct bench_ds_job *j = arg;
-    randomx_init_dataset(j->ds, j->c, j->first, j->count);
+    j->api->init_dataset(j->ds, j->c, j->first, j->count);
     return NULL;
 }
 
@@ -190,10 +291,11 @@ static double bench_now(void);
 /* Build (or reuse) the cache/dataset a variant needs, outside any timing. */
 static int bench_setup(struct bench_variant *v, const uint8_t key[32], unsigned threads,
                        char *err, size_t errlen) {
-    if (v->impl != IMPL_RX && v->impl != IMPL_LIBRX) return 0;
+    if (v->impl != IMPL_RX && !bench_is_peer(v->impl)) return 0;
+    const struct bench_rxapi *api = bench_api(v->impl);
     unsigned kf = v->impl == IMPL_RX
         ? v->flags & (RX_FLAG_V2 | RX_FLAG_JIT | RX_FLAG_NO_THP | RX_FLAG_HUGEPAGES)
-        : v->flags & (RANDOMX_FLAG_JIT | RANDOMX_FLAG_LARGE_PAGES | RANDOMX_FLAG_ARGON2);
+        : v->flags & (RANDOMX_FLAG_JIT | RANDOMX_FLAG_LARGE_PAGES | RANDOMX_FLAG_ARGON2 | BENCH_REF_FLAG_V2);
     struct bench_shared *s = NULL;
     double t0;
     for (size_t i = 0; i < bench_pool_n; i++) {
@@ -210,20 +312,22 @@ static int bench_setup(struct bench_variant *v, const uint8_t key[32], unsigned 
         if (rc == 0) rc = rx_cache_init(s->cache, key, 32);
         if (rc) { snprintf(err, errlen, "%s: cache: %s", v->name, bench_rx_err(rc)); rx_cache_free(s->cache); return -1; }
     } else {
-        s->lcache = randomx_alloc_cache((randomx_flags)kf);
+        s->lcache = api->alloc_cache((randomx_flags)kf);
         if (!s->lcache) { snprintf(err, errlen, "%s: randomx_alloc_cache failed", v->name); return -1; }
-        randomx_init_cache(s->lcache, key, 32);
+        api->init_cache(s->lcache, key, 32);
     }
     v->cache_seconds = bench_now() - t0;
     bench_pool_n++;
     v->sh = s;
 dataset:
     if (!v->full || s->full) return 0;
-    /* The dataset does not depend on the JIT flag: borrow an equal one. */
-    unsigned dkf = kf & ~(unsigned)(v->impl == IMPL_RX ? RX_FLAG_JIT : RANDOMX_FLAG_JIT);
+    /* The dataset does not depend on the JIT flag (nor, ours, on the
+     * version: RandomX v2 changes only the VM): borrow an equal one. */
+    unsigned nodep = v->impl == IMPL_RX ? (unsigned)(RX_FLAG_JIT | RX_FLAG_V2) : (unsigned)RANDOMX_FLAG_JIT;
+    unsigned dkf = kf & ~nodep;
     for (size_t i = 0; i < bench_pool_n; i++) {
         struct bench_shared *o = &bench_pool[i];
-        unsigned okf = o->key_flags & ~(unsigned)(v->impl == IMPL_RX ? RX_FLAG_JIT : RANDOMX_FLAG_JIT);
+        unsigned okf = o->key_flags & ~nodep;
         if (o != s && o->impl == v->impl && okf == dkf && o->full) {
             s->ds = o->ds; s->lds = o->lds; s->ds_borrowed = 1; s->full = 1;
             return 0;
@@ -235,9 +339,9 @@ dataset:
         if (rc == 0) rc = rx_dataset_init_parallel(s->ds, s->cache, threads);
         if (rc) { snprintf(err, errlen, "%s: dataset: %s", v->name, bench_rx_err(rc)); rx_dataset_free(s->ds); s->ds = NULL; return -1; }
     } else {
-        s->lds = randomx_alloc_dataset((randomx_flags)(v->flags & RANDOMX_FLAG_LARGE_PAGES));
+        s->lds = api->alloc_dataset((randomx_flags)(v->flags & RANDOMX_FLAG_LARGE_PAGES));
         if (!s->lds) { snprintf(err, errlen, "%s: randomx_alloc_dataset failed", v->name); return -1; }
-        unsigned long items = randomx_dataset_item_count();
+        unsigned long items = api->dataset_item_count();
         unsigned nt = threads ? threads : (unsigned)sysconf(_SC_NPROCESSORS_ONLN);
         if (nt < 1) nt = 1;
         if (nt > 64) nt = 64;
@@ -245,7 +349,7 @@ dataset:
         struct bench_ds_job job[64];
         unsigned started = 0;
         for (unsigned i = 0; i < nt; i++) {
-            job[i].ds = s->lds; job[i].c = s->lcache;
+            job[i].api = api; job[i].ds = s->lds; job[i].c = s->lcache;
             job[i].first = items * i / nt; job[i].count = items * (i + 1) / nt - job[i].first;
             if (pthread_create(&th[i], NULL, bench_ds_thread, &job[i]) != 0) break;
             started++;
@@ -263,10 +367,10 @@ static void bench_pool_free(void) {
         struct bench_shared *s = &bench_pool[i];
         if (!s->ds_borrowed) {
             rx_dataset_free(s->ds);
-            if (s->lds) randomx_release_dataset(s->lds);
+            if (s->lds) bench_api(s->impl)->release_dataset(s->lds);
         }
         rx_cache_free(s->cache);
-        if (s->lcache) randomx_release_cache(s->lcache);
+        if (s->lcache) bench_api(s->impl)->release_cache(s->lcache);
     }
     bench_pool_n = 0;
 }
@@ -282,8 +386,8 @@ static int bench_worker_new(struct bench_worker *w, struct bench_variant *v, cha
         v->actual = rx_vm_flags(w->vm);
         return 0;
     }
-    case IMPL_LIBRX:
-        w->lvm = randomx_create_vm((randomx_flags)v->flags, v->sh->lcache, v->full ? v->sh->lds : NULL);
+    case IMPL_LIBRX: case IMPL_REF:
+        w->lvm = bench_api(v->impl)->create_vm((randomx_flags)v->flags, v->sh->lcache, v->full ? v->sh->lds : NULL);
         if (!w->lvm) { snprintf(err, errlen, "%s: randomx_create_vm failed", v->name); return -1; }
         v->actual = v->flags;
         return 0;
@@ -298,7 +402,7 @@ static int bench_worker_new(struct bench_worker *w, struct bench_variant *v, cha
 
 static void bench_worker_free(struct bench_worker *w) {
     rx_vm_free(w->vm);
-    if (w->lvm) randomx_destroy_vm(w->lvm);
+    if (w->lvm) bench_api(w->v->impl)->destroy_vm(w->lvm);
     if (w->md) EVP_MD_CTX_free(w->md);
     memset(w, 0, sizeof *w);
 }
@@ -328,8 +432,8 @@ static int bench_chain(struct bench_worker *w, const uint8_t key[32], uint32_t g
             if (rc) { snprintf(err, errlen, "%s: rx_vm_hash: %s", v->name, bench_rx_err(rc)); return -1; }
             break;
         }
-        case IMPL_LIBRX:
-            randomx_calculate_hash(w->lvm, m, 68, out);
+        case IMPL_LIBRX: case IMPL_REF:
+            bench_api(v->impl)->calculate_hash(w->lvm, m, 68, out);
             break;
         case IMPL_SHA3:
             sha3_256(out, buf, 100);
@@ -357,7 +461,7 @@ static int bench_chain(struct bench_worker *w, const uint8_t key[32], uint32_t g
 /* The engine a VM really runs ("jit"/"interp"), for the JSON lines. */
 static const char *bench_engine_actual(const struct bench_variant *v) {
     if (v->impl == IMPL_RX) return (v->actual & RX_FLAG_JIT) ? "jit" : "interp";
-    if (v->impl == IMPL_LIBRX) return (v->actual & RANDOMX_FLAG_JIT) ? "jit" : "interp";
+    if (bench_is_peer(v->impl)) return (v->actual & RANDOMX_FLAG_JIT) ? "jit" : "interp";
     return v->impl == IMPL_OPENSSL ? "openssl" : "native";
 }
 #endif

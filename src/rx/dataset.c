@@ -47,6 +47,14 @@ int rx_cache_init(rx_cache *cache, const void *key, size_t key_len) {
     return RX_OK;
 }
 
+_Static_assert(RX_CACHE_ACCESSES == RX_SS_PROGRAMS, "internal.h RX_SS_PROGRAMS");
+const uint8_t *rx_cache_superscalar(const rx_cache *cache, const struct rx_ss_program **progs) {
+    if (progs) *progs = NULL;
+    if (!cache || !cache->initialized || !cache->memory || !progs) return NULL;
+    *progs = cache->prog;
+    return cache->memory;
+}
+
 void rx_cache_free(rx_cache *cache) {
     if (!cache) return;
     rx_mem_free(cache->memory, RX_CACHE_SIZE);

@@ -29,6 +29,15 @@ extern void (*rx_mem_free_hook)(const void *p, size_t size);
 /* Compute dataset item `item` (0 <= item < RX_DATASET_ITEMS) from an
  * initialised cache: 8 little-endian 64-bit words. */
 void rx_cache_item(const rx_cache *cache, uint64_t item, uint64_t out[8]);
+/* The cache as a JIT's light mode reads it: returns its RX_CACHE_SIZE
+ * bytes and sets *progs to its RX_SS_PROGRAMS SuperscalarHash programs
+ * (struct rx_ss_program, superscalar.h), from which the JIT compiles its own
+ * item code; both stay valid and unchanged until the next rx_cache_init or
+ * rx_cache_free.  NULL (and *progs = NULL) when not initialised.  This is
+ * the only way the VM side reads a cache's contents. */
+struct rx_ss_program;
+#define RX_SS_PROGRAMS 8
+const uint8_t *rx_cache_superscalar(const rx_cache *cache, const struct rx_ss_program **progs);
 /* The dataset's bytes (RX_DATASET_ITEMS * 64), for full-mode VMs. */
 const uint8_t *rx_dataset_bytes(const rx_dataset *ds);
 /* floor(2^x / divisor) as used by IMUL_RCP (divisor not 0, not a power of 2). */

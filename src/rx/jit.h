@@ -47,6 +47,14 @@ int  rx_jit_ss_new(rx_jit_ss **out, const struct rx_ss_program *progs /* [8] */)
  * cache_bytes: the RX_CACHE_SIZE bytes of the cache the programs belong to. */
 int  rx_jit_dataset_items(const rx_jit_ss *code, const uint8_t *cache_bytes,
                           uint64_t first, uint64_t count, uint8_t *out);
+/* The code's entries for a program loop's light-mode reads (x86-64 register
+ * ABI, not C functions; rdi = cache bytes; the caller's [rsp, rsp+128) is
+ * theirs; they clobber rax, rcx, rdx and, for first, r8-r15):
+ *   first: rdx = item number -> [rsp, rsp+64) = its half-computed state
+ *   pair:  [rsp, rsp+64) = item A half-computed, rdx = item B ->
+ *          r8-r15 = item A's 8 words, [rsp, rsp+64) = item B half-computed
+ * 0, RX_EPROT (code not sealed) or RX_ENOTSUP. */
+int  rx_jit_ss_entries(const rx_jit_ss *code, const void **first, const void **pair);
 void rx_jit_ss_free(rx_jit_ss *code);
 
 /* ---- phase profile (built with -DRX_JIT_PROFILE, else all zero) ---- */

@@ -4,9 +4,16 @@
  *   r8-r15   VM r0-r7              xmm0-3  f0-f3      xmm4-7  e0-e3
  *   rsi      scratchpad            xmm8-11 a0-a3      xmm12   E "and" mask
  *   rdi      dataset + datasetOffset (full mode)      xmm13   FSCAL mask
+ *            cache bytes (light mode)
  *   rbp      struct jit_ctx *      xmm14   E "or" mask (per program)
  *   rbx      iteration counter     xmm15   temporary
- *   rax rcx rdx  temporaries
+ *   rax rcx rdx  temporaries         [rsp, rsp+128)  light-mode item pipeline
+ *
+ * Light mode: dataset items come from the cache's superscalar code
+ * (jit_superscalar_x86_64.c) through its register-ABI entries, two items in
+ * flight: at each read, "pair" finishes the item this read needs (its
+ * first half ran during the previous iteration) and starts the next read's,
+ * so one item's cache-line misses overlap the other's programs.
  *
  * Code buffer (execmem.c, W^X): page 0 holds the entry (prologue) and the
  * exit (epilogue), written once by rx_jit_new and RX from then on.  The
@@ -22,7 +29,7 @@
 #include "rx/x86_emit.h"
 #include "rx/aes.h"
 #include "rx/cpu.h"
-#include "rx/cache_internal.h"   /* light mode: the cache's superscalar programs */
+#include "rx/superscalar.h"       /* light mode: rx_ss_program (internal.h rx_cache_superscalar) */
 #include <sodium.h>
 #include <stddef.h>
 #include <stdlib.h>
@@ -55,6 +62,9 @@
 #define PROG_OFF    (2u * PAGE)
 #define CODE_SIZE   (PROG_OFF + STAGE_CAP + PAGE)
 #define RX_JIT_MAX_PROGRAM RX_PROGRAM_MAX_SIZE
+/* stack frame below the 6 saved registers: [rsp, rsp+128) is the light-mode
+ * item pipeline's state (rx_jit_ss_entries), +24 keeps rsp 16-aligned */
+#define FRAME       (128 + 24)
 
 /* What the generated code reads and writes through rbp.  The register
  * file comes first, in the layout of struct rx_vm_state. */
@@ -64,12 +74,8 @@ struct rx_jit_ctx {
     uint64_t emask_and[2], emask_or[2], scale_mask[2];
     uint8_t *scratchpad;
     const uint8_t *dataset;             /* full mode: bytes + datasetOffset */
-    const rx_cache *cache;              /* light mode */
     uint64_t dataset_offset;
-    uint64_t light_addr;                /* light mode: ma & mask of this read */
-    void (*light_read)(struct rx_jit_ctx *);
-    const rx_jit_ss *ss;                /* light mode: superscalar JIT, or NULL */
-    const uint8_t *cache_mem;
+    const void *ss_first, *ss_pair;     /* light mode: rx_jit_ss_entries     */
     void (*soft_mix)(struct rx_jit_ctx *);
     uint32_t ma, mx, sp0, sp1;
     uint32_t mxcsr_saved, mxcsr_tmp, fprc, iterations;
@@ -83,7 +89,7 @@ struct rx_jit {
     rx_jit_ss *ss;
     const rx_cache *ss_cache;
     const uint8_t *ss_cache_mem;
-    rx_ss_program *ss_progs;           /* RX_CACHE_ACCESSES copies */
+    rx_ss_program *ss_progs;           /* RX_SS_PROGRAMS copies */
     unsigned flags;
     int v2, soft_aes, full;
     int ready;                 /* a program is compiled and sealed */
@@ -134,7 +140,7 @@ static void emit_c_call(xe_buf *b, int32_t fn_off) {
 static size_t emit_entry(xe_buf *b, const uint8_t *run_base) {
     static const int saved[6] = { XR_RBX, XR_RBP, XR_R12, XR_R13, XR_R14, XR_R15 };
     for (int i = 0; i < 6; i++) xe_push(b, saved[i]);
-    xe_alu_ri(b, 1, XA_SUB, XR_RSP, 24);          /* rsp 16-aligned for C calls */
+    xe_alu_ri(b, 1, XA_SUB, XR_RSP, FRAME);       /* rsp 16-aligned for C calls */
     xe_mov_rr(b, 1, XR_RBP, XR_RDI);
     xe_stmxcsr(b, CTX(mxcsr_saved));
     emit_load_vm_regs(b);
@@ -161,7 +167,7 @@ static size_t emit_entry(xe_buf *b, const uint8_t *run_base) {
     xe_alu_ri(b, 0, XA_AND, XR_RAX, 3);
     xe_store(b, 0, CTX(fprc), XR_RAX);
     xe_ldmxcsr(b, CTX(mxcsr_saved));
-    xe_alu_ri(b, 1, XA_ADD, XR_RSP, 24);
+    xe_alu_ri(b, 1, XA_ADD, XR_RSP, FRAME);
     for (int i = 5; i >= 0; i--) xe_pop(b, saved[i]);
     xe_ret(b);
     return epi;
@@ -196,11 +202,19 @@ static uint64_t reciprocal_fast(uint32_t d) {
     return q;
 }
 
+/* opcode byte -> instruction type, a table (GNU range designators) instead
+ * of instr.h's chain of comparisons: emitting is ~1000 lookups a program */
+static const uint8_t op_type[256] = {
+#define RX_X_(name, freq) [RX_FIRST_OP_##name ... RX_LAST_OP_##name] = (uint8_t)RX_I_##name,
+    RX_INSTR_TABLE(RX_X_)
+#undef RX_X_
+};
+
 static void emit_instr(xe_buf *b, const struct rx_instr *in, int v2, size_t body_start,
                        size_t *labels, int *last_mod, int i) {
     unsigned dst = in->dst & 7u, src = in->src & 7u, mod = in->mod;
     uint32_t imm = in->imm32;
-    enum rx_instr_type t = rx_instr_type_of(in->opcode);
+    enum rx_instr_type t = (enum rx_instr_type)op_type[in->opcode];
     int32_t simm = (int32_t)imm;
     int D = RREG(dst), S = RREG(src);
     xe_mem m;
@@ -315,11 +329,48 @@ static void emit_instr(xe_buf *b, const struct rx_instr *in, int v2, size_t body
     }
 }
 
+/* 1 when instruction in writes integer register reg (as the interpreter
+ * executes it; CBRANCH adds to its dst). */
+static int writes_reg(const struct rx_instr *in, unsigned reg) {
+    unsigned dst = in->dst & 7u, src = in->src & 7u;
+    switch ((enum rx_instr_type)op_type[in->opcode]) {
+    case RX_I_IADD_RS: case RX_I_IADD_M: case RX_I_ISUB_R: case RX_I_ISUB_M:
+    case RX_I_IMUL_R: case RX_I_IMUL_M: case RX_I_IMULH_R: case RX_I_IMULH_M:
+    case RX_I_ISMULH_R: case RX_I_ISMULH_M: case RX_I_INEG_R: case RX_I_IXOR_R:
+    case RX_I_IXOR_M: case RX_I_IROR_R: case RX_I_IROL_R: case RX_I_CBRANCH:
+        return dst == reg;
+    case RX_I_IMUL_RCP: return dst == reg && !is_pow2_or_zero(in->imm32);
+    case RX_I_ISWAP_R: return src != dst && (dst == reg || src == reg);
+    default: return 0;
+    }
+}
+
+/* light mode: rdx = dataset item number of the read at ctx.ma */
+static void emit_light_item(xe_buf *b) {
+    xe_load(b, 0, XR_RDX, CTX(ma));
+    xe_alu_ri(b, 0, XA_AND, XR_RDX, (int32_t)DS_MASK);
+    xe_alu_rm(b, 1, XA_ADD, XR_RDX, CTX(dataset_offset));
+    xe_shift_ri(b, 1, XS_SHR, XR_RDX, 6);
+}
+
 static void emit_program(xe_buf *b, const struct rx_instr *code, unsigned n, const unsigned rr[4],
                          int v2, int soft_aes, int full, const uint8_t *run_base,
                          const uint8_t *epilogue) {
     size_t labels[RX_JIT_MAX_PROGRAM + 1];
     int last_mod[8];
+    if (full) {             /* the first two reads' lines (ma now, mx next) */
+        xe_load(b, 0, XR_RAX, CTX(ma));
+        xe_alu_ri(b, 0, XA_AND, XR_RAX, (int32_t)DS_MASK);
+        xe_prefetch(b, 0, xmi(XR_RDI, XR_RAX, 1, 0));
+        xe_load(b, 0, XR_RAX, CTX(mx));
+        xe_alu_ri(b, 0, XA_AND, XR_RAX, (int32_t)DS_MASK);
+        xe_prefetch(b, 0, xmi(XR_RDI, XR_RAX, 1, 0));
+    } else {                /* light: first half of the first read's item */
+        emit_light_item(b);
+        xe_call_m(b, CTX(ss_first));
+        for (int i = 0; i < 8; i++) xe_load(b, 1, RREG(i), CTXO(r, 8 * i));
+    }
+    xe_align_nop(b, 64);    /* loop top on a cache line (the buffer is page aligned) */
     size_t top = b->len;
     /* 1. spAddr mix */
     xe_mov_rr(b, 1, XR_RAX, RREG(rr[0]));
@@ -341,12 +392,32 @@ static void emit_program(xe_buf *b, const struct rx_instr *code, unsigned n, con
         xe_sse_rr(b, XO_ANDPS, 4 + i, X_EAND);
         xe_sse_rr(b, XO_ORPS, 4 + i, X_EOR);
     }
-    /* 4. the program */
+    /* 4. the program.  Full mode v1: the next read's address is
+     * mx ^ r[readReg2] ^ r[readReg3]; issue a speculative prefetch of it
+     * right after the last instruction that writes either register (in
+     * program order), not only after the program: the dataset miss starts
+     * earlier whenever those registers are final early.  A taken CBRANCH
+     * back over that point re-issues it with the new values; the exact
+     * prefetch at step 6 stays.  (v2 reads two iterations after the
+     * prefetch already.) */
+    int early = -1;
+    if (full && !v2) {
+        for (unsigned i = 0; i < n; i++)
+            if (writes_reg(&code[i], rr[2]) || writes_reg(&code[i], rr[3])) early = (int)i;
+        if (early >= (int)n - 4) early = -1;    /* too close to the exact one */
+    }
     size_t body = b->len;
     for (int r = 0; r < 8; r++) last_mod[r] = -1;
     for (unsigned i = 0; i < n; i++) {
         labels[i] = b->len;
         emit_instr(b, &code[i], v2, body, labels, last_mod, (int)i);
+        if ((int)i == early) {
+            xe_mov_rr(b, 0, XR_RAX, RREG(rr[2]));
+            xe_alu_rr(b, 0, XA_XOR, XR_RAX, RREG(rr[3]));
+            xe_alu_rm(b, 0, XA_XOR, XR_RAX, CTX(mx));
+            xe_alu_ri(b, 0, XA_AND, XR_RAX, (int32_t)DS_MASK);
+            xe_prefetch(b, 0, xmi(XR_RDI, XR_RAX, 1, 0));
+        }
     }
     labels[n] = b->len;
     /* 5-8. dataset read, mx/ma update */
@@ -368,11 +439,25 @@ static void emit_program(xe_buf *b, const struct rx_instr *code, unsigned n, con
     xe_alu_ri(b, 0, XA_AND, XR_RAX, (int32_t)DS_MASK);
     if (full) {
         xe_alu_ri(b, 0, XA_AND, XR_RDX, (int32_t)DS_MASK);
-        xe_prefetch(b, 1, xmi(XR_RDI, XR_RDX, 1, 0));   /* prefetcht0 */
+        xe_prefetch(b, 0, xmi(XR_RDI, XR_RDX, 1, 0));   /* prefetchnta: no L2/L3 pollution */
         for (int i = 0; i < 8; i++) xe_alu_rm(b, 1, XA_XOR, RREG(i), xmi(XR_RDI, XR_RAX, 1, 8 * i));
     } else {
-        xe_store(b, 1, CTX(light_addr), XR_RAX);
-        emit_c_call(b, (int32_t)offsetof(struct rx_jit_ctx, light_read));
+        /* light: prefetch the first cache line of the item read at edx
+         * (next iteration in v1, the one after in v2); then the superscalar
+         * pipeline: finish this read's item (its first half ran during the
+         * previous iteration) while starting the next read's (ma, after the
+         * swap above).  r ^= item, spilling only r0-r7. */
+        xe_alu_ri(b, 0, XA_AND, XR_RDX, (int32_t)DS_MASK);
+        xe_load(b, 1, XR_RCX, CTX(dataset_offset));
+        xe_alu_rr(b, 1, XA_ADD, XR_RCX, XR_RDX);
+        xe_shift_ri(b, 1, XS_SHR, XR_RCX, 6);
+        xe_alu_ri(b, 0, XA_AND, XR_RCX, (int32_t)(RX_CACHE_SIZE / 64u - 1u));
+        xe_shift_ri(b, 0, XS_SHL, XR_RCX, 6);
+        xe_prefetch(b, 1, xmi(XR_RDI, XR_RCX, 1, 0));
+        for (int i = 0; i < 8; i++) xe_store(b, 1, CTXO(r, 8 * i), RREG(i));
+        emit_light_item(b);
+        xe_call_m(b, CTX(ss_pair));
+        for (int i = 0; i < 8; i++) xe_alu_rm(b, 1, XA_XOR, RREG(i), CTXO(r, 8 * i));
     }
     /* 9. r -> scratchpad[spAddr1] */
     xe_load(b, 0, XR_RCX, CTX(sp1));
@@ -405,33 +490,27 @@ static void emit_program(xe_buf *b, const struct rx_instr *code, unsigned n, con
 /* ---- public ------------------------------------------------------------ */
 int rx_jit_supported(void) { return 1; }
 
-static void light_read_default(struct rx_jit_ctx *c) {
-    uint64_t item[8];
-    uint64_t n = (c->dataset_offset + c->light_addr) / 64u;
-    if (c->ss) (void)rx_jit_dataset_items(c->ss, c->cache_mem, n, 1, (uint8_t *)item);  /* in range */
-    else rx_cache_item(c->cache, n, item);
-    for (int i = 0; i < 8; i++) c->r[i] ^= item[i];
-    sodium_memzero(item, sizeof item);
-}
-
 /* Make jit->ss match the cache; any failure fails the run (never a silent
  * fallback: an mmap/mprotect failure is an error of the hash). */
 static int light_prepare(rx_jit *j, const rx_cache *c) {
-    if (!c->initialized || !c->memory) return RX_ESTATE;
-    if (j->ss && j->ss_cache == c && j->ss_cache_mem == c->memory &&
-        memcmp(j->ss_progs, c->prog, sizeof c->prog) == 0) return 0;
+    const struct rx_ss_program *progs;
+    const uint8_t *mem = rx_cache_superscalar(c, &progs);
+    if (!mem) return RX_ESTATE;
+    const size_t psize = RX_SS_PROGRAMS * sizeof *progs;
+    if (j->ss && j->ss_cache == c && j->ss_cache_mem == mem &&
+        memcmp(j->ss_progs, progs, psize) == 0) return 0;
     rx_jit_ss_free(j->ss);
     j->ss = NULL;
     j->ss_cache = NULL;
     if (!j->ss_progs) {
-        j->ss_progs = malloc(sizeof c->prog);
+        j->ss_progs = malloc(psize);
         if (!j->ss_progs) return RX_ENOMEM;
     }
-    int rc = rx_jit_ss_new(&j->ss, c->prog);
+    int rc = rx_jit_ss_new(&j->ss, progs);
     if (rc) return rc;
-    memcpy(j->ss_progs, c->prog, sizeof c->prog);
+    memcpy(j->ss_progs, progs, psize);
     j->ss_cache = c;
-    j->ss_cache_mem = c->memory;
+    j->ss_cache_mem = mem;
     return 0;
 }
 
@@ -460,7 +539,6 @@ int rx_jit_new(rx_jit **out, unsigned flags) {
     struct rx_jit_ctx *c = &j->ctx;
     c->emask_and[0] = c->emask_and[1] = RX_JIT_EMASK_AND;
     c->scale_mask[0] = c->scale_mask[1] = RX_JIT_SCALE_MASK;
-    c->light_read = light_read_default;
     c->soft_mix = soft_mix;
     c->iterations = RX_PROGRAM_ITERATIONS;
     *out = j;
@@ -530,14 +608,12 @@ int rx_jit_run(rx_jit *jit, struct rx_vm_state *st) {
     rx_jit_regs_in(st, c->r, c->f, c->e, c->a, c->emask_or);
     c->scratchpad = st->scratchpad;
     c->dataset = jit->full ? st->dataset + st->dataset_offset : NULL;
-    c->cache = st->cache;
-    c->ss = NULL;
-    c->cache_mem = NULL;
+    c->ss_first = c->ss_pair = NULL;
     if (!jit->full) {
         int prc = light_prepare(jit, st->cache);
+        if (prc == 0) prc = rx_jit_ss_entries(jit->ss, &c->ss_first, &c->ss_pair);
         if (prc) return prc;
-        c->ss = jit->ss;
-        c->cache_mem = jit->ss_cache_mem;
+        c->dataset = jit->ss_cache_mem;
     }
     c->dataset_offset = st->dataset_offset;
     c->ma = st->ma;

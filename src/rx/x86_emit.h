@@ -41,6 +41,8 @@ static inline void xe_u64(xe_buf *b, uint64_t v) { xe_u32(b, (uint32_t)v); xe_u3
  * or memory operand.  rex_w: 64-bit operand size.  force_rex: for byte regs. */
 static inline void xe_op(xe_buf *b, unsigned pfx, int rex_w, const uint8_t *opc, size_t nopc,
                          int reg, int rm_reg, const xe_mem *mem) {
+    uint8_t t[16];                     /* assembled here, appended with one copy */
+    size_t n = 0;
     unsigned rex = 0x40u | (rex_w ? 8u : 0u) | ((unsigned)(reg & 8) >> 1);
     if (mem) {
         if (mem->index != XE_NOIDX) rex |= (unsigned)(mem->index & 8) >> 2;
@@ -48,11 +50,15 @@ static inline void xe_op(xe_buf *b, unsigned pfx, int rex_w, const uint8_t *opc,
     } else {
         rex |= (unsigned)(rm_reg & 8) >> 3;
     }
-    if (pfx) xe_u8(b, pfx);
-    if (rex != 0x40u) xe_u8(b, rex);
-    xe_bytes(b, opc, nopc);
+    if (pfx) t[n++] = (uint8_t)pfx;
+    if (rex != 0x40u) t[n++] = (uint8_t)rex;
+    for (size_t i = 0; i < nopc && i < 3; i++) t[n++] = opc[i];
     unsigned r = (unsigned)reg & 7u;
-    if (!mem) { xe_u8(b, 0xC0u | (r << 3) | ((unsigned)rm_reg & 7u)); return; }
+    if (!mem) {
+        t[n++] = (uint8_t)(0xC0u | (r << 3) | ((unsigned)rm_reg & 7u));
+        xe_bytes(b, t, n);
+        return;
+    }
     int base = mem->base & 7;
     unsigned mod;
     if (mem->disp == 0 && base != XR_RBP) mod = 0;        /* rbp/r13 need a disp */
@@ -61,13 +67,18 @@ static inline void xe_op(xe_buf *b, unsigned pfx, int rex_w, const uint8_t *opc,
     if (mem->index != XE_NOIDX || base == XR_RSP) {       /* rsp/r12 need a SIB */
         unsigned ss = mem->scale == 8 ? 3u : mem->scale == 4 ? 2u : mem->scale == 2 ? 1u : 0u;
         unsigned idx = mem->index == XE_NOIDX ? 4u : ((unsigned)mem->index & 7u);
-        xe_u8(b, (mod << 6) | (r << 3) | 4u);
-        xe_u8(b, (ss << 6) | (idx << 3) | (unsigned)base);
+        t[n++] = (uint8_t)((mod << 6) | (r << 3) | 4u);
+        t[n++] = (uint8_t)((ss << 6) | (idx << 3) | (unsigned)base);
     } else {
-        xe_u8(b, (mod << 6) | (r << 3) | (unsigned)base);
+        t[n++] = (uint8_t)((mod << 6) | (r << 3) | (unsigned)base);
     }
-    if (mod == 1) xe_u8(b, (unsigned)(uint8_t)(int8_t)mem->disp);
-    else if (mod == 2) xe_u32(b, (uint32_t)mem->disp);
+    if (mod == 1) {
+        t[n++] = (uint8_t)(int8_t)mem->disp;
+    } else if (mod == 2) {
+        uint32_t d = (uint32_t)mem->disp;
+        for (int i = 0; i < 4; i++) t[n++] = (uint8_t)(d >> (8 * i));
+    }
+    xe_bytes(b, t, n);
 }
 static inline void xe_rr(xe_buf *b, int w, unsigned op, int reg, int rm) {
     uint8_t o = (uint8_t)op; xe_op(b, 0, w, &o, 1, reg, rm, NULL);
@@ -120,6 +131,15 @@ static inline void xe_call_r(xe_buf *b, int r) { xe_rr(b, 0, 0xFF, 2, r); }
 static inline void xe_prefetch(xe_buf *b, int hint, xe_mem m) { uint8_t o[2] = { 0x0F, 0x18 }; xe_op(b, 0, 0, o, 2, hint, 0, &m); }
 static inline void xe_ldmxcsr(xe_buf *b, xe_mem m) { uint8_t o[2] = { 0x0F, 0xAE }; xe_op(b, 0, 0, o, 2, 2, 0, &m); }
 static inline void xe_stmxcsr(xe_buf *b, xe_mem m) { uint8_t o[2] = { 0x0F, 0xAE }; xe_op(b, 0, 0, o, 2, 3, 0, &m); }
+
+/* pad with NOPs (9-byte 66 0F 1F 84 00 00000000, then 90) until len % align == 0 */
+static inline void xe_align_nop(xe_buf *b, size_t align) {
+    static const uint8_t nop9[9] = { 0x66, 0x0F, 0x1F, 0x84, 0x00, 0x00, 0x00, 0x00, 0x00 };
+    while (!b->err && b->len % align) {
+        size_t left = align - b->len % align;
+        if (left >= 9) xe_bytes(b, nop9, 9); else xe_u8(b, 0x90);
+    }
+}
 
 /* ---- jumps: targets are offsets in the same buffer ---- */
 enum { XC_O = 0, XC_B = 2, XC_AE = 3, XC_Z = 4, XC_NZ = 5, XC_BE = 6, XC_A = 7, XC_S = 8,

@@ -39,6 +39,12 @@ expect_rc 2 "test-only variant refused without --test-wrong" "$BENCH" screen -n 
 expect_rc 2 "unknown variant" "$BENCH" screen v3-interp
 expect_rc 2 "unknown mode" "$BENCH" frobnicate sha3
 expect_rc 2 "unknown flag" "$BENCH" screen --frob sha3
+# ref-* (a reference library dlopen'ed at run time, never linked): clear usage errors
+expect_rc 2 "ref-v2 without --ref-lib / RXLOCK_BENCH_REF_LIB" env -u RXLOCK_BENCH_REF_LIB "$BENCH" screen -n 1 ref-v2-jit
+check "says how to point it at a library" grep -q 'RXLOCK_BENCH_REF_LIB' "$TMP/.err"
+expect_rc 2 "ref-v2 with a library that does not load" "$BENCH" screen -n 1 --ref-lib "$TMP/none.so" ref-v2-jit
+check "names the dlopen failure" grep -q 'dlopen' "$TMP/.err"
+expect_rc 2 "ref has no THP switch" "$BENCH" screen -n 1 --ref-lib "$TMP/none.so" ref-v2-jit-nothp
 
 S=$TMP/scale.jsonl
 expect_rc 0 "scale: sha3, 1 and 2 workers" "$BENCH" scale -n 20000 -r 1 -w 1,2 sha3 -o "$S"
