@@ -90,6 +90,11 @@ $(BUILD)/tests/test_api_age: $(API_TEST) tests/test.h $(BUILD)/librxlock.so
 	$(CC) -std=c11 $(OPT) -g $(WARN) -MMD -MP -Iinclude $(EXTRA_CFLAGS) -o $@ $< \
 	  -L$(BUILD) -lrxlock -Wl,-rpath,'$$ORIGIN/..' $(LDFLAGS)
 
+# bench_stall switches the test build's loop variants (rx_jit_test_stall)
+$(BUILD)/bench/bench_stall: bench/bench_stall.c $(BUILD)/librxlock-test.a
+	@mkdir -p $(dir $@)
+	$(CC) $(CFLAGS) -DRXLOCK_TESTING -MMD -MP -Ibench -o $@ $< $(BUILD)/librxlock-test.a $(LDFLAGS) $(TEST_LIBS)
+
 $(BUILD)/bench/%: bench/%.c $(BUILD)/librxlock.a
 	@mkdir -p $(dir $@)
 	$(CC) $(CFLAGS) -MMD -MP -Ibench -o $@ $< $(BUILD)/librxlock.a $(LDFLAGS) $(TEST_LIBS)

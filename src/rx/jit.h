@@ -131,4 +131,19 @@ void rx_jit_regs_out(struct rx_vm_state *st, const uint64_t r[8], const uint64_t
 int  rx_jit_profile_copy(const struct rx_jit_profile *prof, struct rx_jit_profile *out);
 void rx_jit_profile_book(struct rx_jit_profile *prof, uint64_t compile_ns, uint64_t open_ns,
                          uint64_t seal_ns, uint64_t exec_ns, uint64_t programs);
+#ifdef RXLOCK_TESTING
+/* Test build only (bench/bench_stall): where the full-mode x86-64 loop's
+ * time goes.  Read when a program is compiled.  TINY and PF_ONLY give wrong
+ * hashes on purpose; NO_PF and DELAY give the right ones. */
+enum rx_jit_stall {
+    RX_JIT_STALL_NONE = 0,      /* the product loop                                   */
+    RX_JIT_STALL_TINY = 1,      /* dataset reads and prefetches within 16 KiB: compute only */
+    RX_JIT_STALL_PF_ONLY = 2,   /* prefetches at the real addresses, reads within 16 KiB */
+    RX_JIT_STALL_NO_PF = 3,     /* no dataset prefetch at all                         */
+    RX_JIT_STALL_DELAY = 4,     /* 20 dependent imuls (~60 cycles) before the program, on
+                                 * every register's chain                              */
+    RX_JIT_STALL_NOPS = 5       /* 64 one-byte nops before the program: ROB entries only */
+};
+extern unsigned rx_jit_test_stall;
+#endif
 #endif

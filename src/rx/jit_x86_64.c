@@ -8,6 +8,9 @@
  *   rbp      struct jit_ctx *      xmm14   E "or" mask (per program)
  *   rbx      iteration counter     xmm15   temporary
  *   rax rcx rdx  temporaries         [rsp, rsp+128)  light-mode item pipeline
+ * Inside a program ISWAP_R renames instead of moving (struct emit_st): VM
+ * r[i] lives in r8 + map[i]; the program's end (and the stub of a taken
+ * CBRANCH into code emitted under another map) moves them back.
  *
  * Light mode: dataset items come from the cache's superscalar code
  * (jit_superscalar_x86_64.c) through its register-ABI entries, two items in
@@ -49,6 +52,7 @@
 #define L3_MASK  0x1FFFF8u
 #define L3_MASK64 0x1FFFC0u
 #define DS_MASK  0x7FFFFFC0u      /* (DATASET_BASE_SIZE - 1) & ~63 */
+#define DS_TINY  0x3FC0u          /* test build, bench_stall: 16 KiB */
 #define MXCSR_BASE 0x9FC0u        /* all exceptions masked, FTZ, DAZ */
 
 /* Layout (4 KiB pages): 0 entry/exit (RX) | 1 guard (none) | 2-6 program
@@ -79,6 +83,9 @@ struct rx_jit_ctx {
     void (*soft_mix)(struct rx_jit_ctx *);
     uint32_t ma, mx, sp0, sp1;
     uint32_t mxcsr_saved, mxcsr_tmp, fprc, iterations;
+    /* IMUL_RCP's reciprocals, written by the compile: "imul r, [rbp+d]" is
+     * one fused uop where "mov rax, imm64; imul r, rax" is two */
+    uint64_t rcp[RX_JIT_MAX_PROGRAM];
 };
 
 
@@ -99,6 +106,10 @@ struct rx_jit {
     struct rx_jit_ctx ctx;
     struct rx_jit_profile prof;
 };
+
+#ifdef RXLOCK_TESTING
+unsigned rx_jit_test_stall;
+#endif
 
 #define CTX(field) xm(XR_RBP, (int32_t)offsetof(struct rx_jit_ctx, field))
 #define CTXO(field, o) xm(XR_RBP, (int32_t)offsetof(struct rx_jit_ctx, field) + (int32_t)(o))
@@ -176,16 +187,48 @@ static size_t emit_entry(xe_buf *b, const uint8_t *run_base) {
 /* ---- program loop ------------------------------------------------------ */
 static uint32_t read_mask(unsigned mod) { return (mod & 3u) ? L1_MASK : L2_MASK; }
 
-/* tmp32 = (src + imm) & mask */
-static void emit_addr(xe_buf *b, int tmp, unsigned src, uint32_t imm, uint32_t mask) {
-    xe_lea(b, 0, tmp, xm(RREG(src), (int32_t)imm));
+/* tmp32 = (host register reg + imm) & mask */
+static void emit_addr(xe_buf *b, int tmp, int reg, uint32_t imm, uint32_t mask) {
+    xe_lea(b, 0, tmp, xm(reg, (int32_t)imm));
     xe_alu_ri(b, 0, XA_AND, tmp, (int32_t)mask);
 }
 /* memory operand of an integer read: [rsi + rax] or [rsi + (imm & L3)] */
-static xe_mem int_src_mem(xe_buf *b, int tmp, unsigned dst, unsigned src, unsigned mod, uint32_t imm) {
+static xe_mem int_src_mem(xe_buf *b, int tmp, unsigned dst, unsigned src, int S, unsigned mod, uint32_t imm) {
     if (src == dst) return xm(XR_RSI, (int32_t)(imm & L3_MASK));
-    emit_addr(b, tmp, src, imm, read_mask(mod));
+    emit_addr(b, tmp, S, imm, read_mask(mod));
     return xmi(XR_RSI, tmp, 1, 0);
+}
+
+/* What the program emitter tracks.  ISWAP_R emits nothing: it swaps where
+ * two VM registers live (map).  A taken CBRANCH whose target was emitted
+ * under another map goes through a stub that moves the registers back
+ * (emitted after the loop, patched in), and the end of the program moves
+ * them back to r8-r15 in order before step 5. */
+struct emit_st {
+    uint8_t map[8];                           /* VM r[i] lives in r8 + map[i] */
+    int last_mod[8];
+    size_t labels[RX_JIT_MAX_PROGRAM + 1];
+    uint8_t lmap[RX_JIT_MAX_PROGRAM + 1][8];  /* map in force at labels[i]   */
+    uint64_t *rcp;                            /* ctx.rcp                     */
+    unsigned nrcp, nfix;
+    struct { size_t pos; unsigned target; uint8_t from[8]; } fix[RX_JIT_MAX_PROGRAM];
+};
+#define P(es, vreg) (XR_R8 + (int)(es)->map[vreg])
+
+/* move the VM registers from map `from` to map `to` (a parallel move: one
+ * cycle at a time through rax) */
+static void emit_remap(xe_buf *b, const uint8_t from[8], const uint8_t to[8]) {
+    int dest[8], done[8] = { 0 };            /* host from[i] -> host to[i] */
+    for (int h = 0; h < 8; h++) dest[h] = h;
+    for (int i = 0; i < 8; i++) dest[from[i]] = to[i];
+    for (int h = 0; h < 8; h++) {
+        if (done[h] || dest[h] == h) continue;
+        int cyc[8], k = 0;                    /* h -> dest[h] -> ... -> h */
+        for (int x = h; !done[x]; x = dest[x]) { done[x] = 1; cyc[k++] = x; }
+        xe_mov_rr(b, 1, XR_RAX, XR_R8 + cyc[k - 1]);
+        for (int j = k - 1; j >= 1; j--) xe_mov_rr(b, 1, XR_R8 + cyc[j], XR_R8 + cyc[j - 1]);
+        xe_mov_rr(b, 1, XR_R8 + cyc[0], XR_RAX);
+    }
 }
 
 static int is_pow2_or_zero(uint32_t v) { return (v & (v - 1)) == 0; }
@@ -210,32 +253,32 @@ static const uint8_t op_type[256] = {
 #undef RX_X_
 };
 
-static void emit_instr(xe_buf *b, const struct rx_instr *in, int v2, size_t body_start,
-                       size_t *labels, int *last_mod, int i) {
+static void emit_instr(xe_buf *b, const struct rx_instr *in, int v2, struct emit_st *es, int i) {
     unsigned dst = in->dst & 7u, src = in->src & 7u, mod = in->mod;
     uint32_t imm = in->imm32;
     enum rx_instr_type t = (enum rx_instr_type)op_type[in->opcode];
     int32_t simm = (int32_t)imm;
-    int D = RREG(dst), S = RREG(src);
+    int D = P(es, dst), S = P(es, src);
+    int *last_mod = es->last_mod;
     xe_mem m;
     switch (t) {
     case RX_I_IADD_RS:
         xe_lea(b, 1, D, xmi(D, S, 1 << ((mod >> 2) & 3u), dst == 5 ? simm : 0));
         last_mod[dst] = i; break;
     case RX_I_IADD_M:
-        m = int_src_mem(b, XR_RAX, dst, src, mod, imm); xe_alu_rm(b, 1, XA_ADD, D, m);
+        m = int_src_mem(b, XR_RAX, dst, src, S, mod, imm); xe_alu_rm(b, 1, XA_ADD, D, m);
         last_mod[dst] = i; break;
     case RX_I_ISUB_R:
         if (src == dst) xe_alu_ri(b, 1, XA_SUB, D, simm); else xe_alu_rr(b, 1, XA_SUB, D, S);
         last_mod[dst] = i; break;
     case RX_I_ISUB_M:
-        m = int_src_mem(b, XR_RAX, dst, src, mod, imm); xe_alu_rm(b, 1, XA_SUB, D, m);
+        m = int_src_mem(b, XR_RAX, dst, src, S, mod, imm); xe_alu_rm(b, 1, XA_SUB, D, m);
         last_mod[dst] = i; break;
     case RX_I_IMUL_R:
         if (src == dst) xe_imul_rri(b, D, D, simm); else xe_imul_rr(b, D, S);
         last_mod[dst] = i; break;
     case RX_I_IMUL_M:
-        m = int_src_mem(b, XR_RAX, dst, src, mod, imm); xe_imul_rm(b, D, m);
+        m = int_src_mem(b, XR_RAX, dst, src, S, mod, imm); xe_imul_rm(b, D, m);
         last_mod[dst] = i; break;
     case RX_I_IMULH_R: case RX_I_ISMULH_R:
         xe_mov_rr(b, 1, XR_RAX, D);
@@ -243,15 +286,16 @@ static void emit_instr(xe_buf *b, const struct rx_instr *in, int v2, size_t body
         xe_mov_rr(b, 1, D, XR_RDX);
         last_mod[dst] = i; break;
     case RX_I_IMULH_M: case RX_I_ISMULH_M:
-        m = int_src_mem(b, XR_RCX, dst, src, mod, imm);
+        m = int_src_mem(b, XR_RCX, dst, src, S, mod, imm);
         xe_mov_rr(b, 1, XR_RAX, D);
         xe_f7_m(b, t == RX_I_IMULH_M ? 4 : 5, m);
         xe_mov_rr(b, 1, D, XR_RDX);
         last_mod[dst] = i; break;
     case RX_I_IMUL_RCP:
         if (!is_pow2_or_zero(imm)) {
-            xe_mov_ri64(b, XR_RAX, reciprocal_fast(imm));
-            xe_imul_rr(b, D, XR_RAX);
+            es->rcp[es->nrcp] = reciprocal_fast(imm);
+            xe_imul_rm(b, D, CTXO(rcp, 8u * es->nrcp));
+            es->nrcp++;
             last_mod[dst] = i;
         }
         break;
@@ -261,7 +305,7 @@ static void emit_instr(xe_buf *b, const struct rx_instr *in, int v2, size_t body
         if (src == dst) xe_alu_ri(b, 1, XA_XOR, D, simm); else xe_alu_rr(b, 1, XA_XOR, D, S);
         last_mod[dst] = i; break;
     case RX_I_IXOR_M:
-        m = int_src_mem(b, XR_RAX, dst, src, mod, imm); xe_alu_rm(b, 1, XA_XOR, D, m);
+        m = int_src_mem(b, XR_RAX, dst, src, S, mod, imm); xe_alu_rm(b, 1, XA_XOR, D, m);
         last_mod[dst] = i; break;
     case RX_I_IROR_R: case RX_I_IROL_R: {
         int kind = t == RX_I_IROR_R ? XS_ROR : XS_ROL;
@@ -270,7 +314,13 @@ static void emit_instr(xe_buf *b, const struct rx_instr *in, int v2, size_t body
         last_mod[dst] = i; break;
     }
     case RX_I_ISWAP_R:
-        if (src != dst) { xe_xchg(b, D, S); last_mod[dst] = i; last_mod[src] = i; }
+        if (src != dst) {
+            uint8_t tmp = es->map[dst];
+            es->map[dst] = es->map[src];
+            es->map[src] = tmp;
+            last_mod[dst] = i;
+            last_mod[src] = i;
+        }
         break;
     case RX_I_FSWAP_R: {
         int x = (int)(in->dst & 7u);   /* F+E: 0-3 f, 4-7 e */
@@ -279,7 +329,7 @@ static void emit_instr(xe_buf *b, const struct rx_instr *in, int v2, size_t body
     case RX_I_FADD_R: xe_sse_rr(b, XO_ADDPD, (int)(dst & 3u), 8 + (int)(src & 3u)); break;
     case RX_I_FSUB_R: xe_sse_rr(b, XO_SUBPD, (int)(dst & 3u), 8 + (int)(src & 3u)); break;
     case RX_I_FADD_M: case RX_I_FSUB_M:
-        emit_addr(b, XR_RAX, src, imm, read_mask(mod));
+        emit_addr(b, XR_RAX, S, imm, read_mask(mod));
         xe_sse_rm(b, XO_CVTDQ2PD, X_TMP, xmi(XR_RSI, XR_RAX, 1, 0));
         if (t == RX_I_FADD_M) xe_sse_rr(b, XO_ADDPD, (int)(dst & 3u), X_TMP);
         else xe_sse_rr(b, XO_SUBPD, (int)(dst & 3u), X_TMP);
@@ -287,7 +337,7 @@ static void emit_instr(xe_buf *b, const struct rx_instr *in, int v2, size_t body
     case RX_I_FSCAL_R: xe_sse_rr(b, XO_XORPS, (int)(dst & 3u), X_SCALE); break;
     case RX_I_FMUL_R: xe_sse_rr(b, XO_MULPD, 4 + (int)(dst & 3u), 8 + (int)(src & 3u)); break;
     case RX_I_FDIV_M:
-        emit_addr(b, XR_RAX, src, imm, read_mask(mod));
+        emit_addr(b, XR_RAX, S, imm, read_mask(mod));
         xe_sse_rm(b, XO_CVTDQ2PD, X_TMP, xmi(XR_RSI, XR_RAX, 1, 0));
         xe_sse_rr(b, XO_ANDPS, X_TMP, X_EAND);
         xe_sse_rr(b, XO_ORPS, X_TMP, X_EOR);
@@ -301,8 +351,16 @@ static void emit_instr(xe_buf *b, const struct rx_instr *in, int v2, size_t body
         c &= ~((uint64_t)1 << (sh - 1));
         xe_alu_ri(b, 1, XA_ADD, D, (int32_t)(uint32_t)c);
         xe_test_ri(b, 1, D, (int32_t)(255u << sh));
-        size_t target = last_mod[dst] < 0 ? body_start : labels[last_mod[dst] + 1];
-        xe_jcc_to(b, XC_Z, target);
+        unsigned ti = last_mod[dst] < 0 ? 0u : (unsigned)last_mod[dst] + 1u;
+        if (memcmp(es->lmap[ti], es->map, 8) == 0) {
+            xe_jcc_to(b, XC_Z, es->labels[ti]);
+        } else {                /* jz rel32 to a remap stub, patched later */
+            xe_u8(b, 0x0F); xe_u8(b, 0x80u + XC_Z); xe_u32(b, 0);
+            es->fix[es->nfix].pos = b->len;
+            es->fix[es->nfix].target = ti;
+            memcpy(es->fix[es->nfix].from, es->map, 8);
+            es->nfix++;
+        }
         for (int r = 0; r < 8; r++) last_mod[r] = i;
         break;
     }
@@ -321,7 +379,7 @@ static void emit_instr(xe_buf *b, const struct rx_instr *in, int v2, size_t body
     }
     case RX_I_ISTORE: {
         uint32_t mask = (mod >> 4) >= 14 ? L3_MASK : read_mask(mod);
-        emit_addr(b, XR_RAX, dst, imm, mask);
+        emit_addr(b, XR_RAX, D, imm, mask);
         xe_store(b, 1, xmi(XR_RSI, XR_RAX, 1, 0), S);
         break;
     }
@@ -355,43 +413,75 @@ static void emit_light_item(xe_buf *b) {
 
 static void emit_program(xe_buf *b, const struct rx_instr *code, unsigned n, const unsigned rr[4],
                          int v2, int soft_aes, int full, const uint8_t *run_base,
-                         const uint8_t *epilogue) {
-    size_t labels[RX_JIT_MAX_PROGRAM + 1];
-    int last_mod[8];
-    if (full) {             /* the first two reads' lines (ma now, mx next) */
+                         const uint8_t *epilogue, uint64_t *rcp) {
+    struct emit_st es;
+    for (int r = 0; r < 8; r++) { es.map[r] = (uint8_t)r; es.last_mod[r] = -1; }
+    es.rcp = rcp;
+    es.nrcp = es.nfix = 0;
+    /* full mode: dataset read mask, prefetch mask, prefetch on, added delay */
+    uint32_t rd_mask = DS_MASK, pf_mask = DS_MASK;
+    int pf_on = 1, delay = 0, nops = 0;
+#ifdef RXLOCK_TESTING
+    switch (rx_jit_test_stall) {
+    case RX_JIT_STALL_TINY: rd_mask = pf_mask = DS_TINY; break;
+    case RX_JIT_STALL_PF_ONLY: rd_mask = DS_TINY; break;
+    case RX_JIT_STALL_NO_PF: pf_on = 0; break;
+    case RX_JIT_STALL_DELAY: delay = 20; break;
+    case RX_JIT_STALL_NOPS: nops = 64; break;
+    default: break;
+    }
+#endif
+    if (full && pf_on) {    /* the first two reads' lines (ma now, mx next) */
         xe_load(b, 0, XR_RAX, CTX(ma));
-        xe_alu_ri(b, 0, XA_AND, XR_RAX, (int32_t)DS_MASK);
+        xe_alu_ri(b, 0, XA_AND, XR_RAX, (int32_t)pf_mask);
         xe_prefetch(b, 0, xmi(XR_RDI, XR_RAX, 1, 0));
         xe_load(b, 0, XR_RAX, CTX(mx));
-        xe_alu_ri(b, 0, XA_AND, XR_RAX, (int32_t)DS_MASK);
+        xe_alu_ri(b, 0, XA_AND, XR_RAX, (int32_t)pf_mask);
         xe_prefetch(b, 0, xmi(XR_RDI, XR_RAX, 1, 0));
-    } else {                /* light: first half of the first read's item */
+    } else if (!full) {     /* light: first half of the first read's item */
         emit_light_item(b);
         xe_call_m(b, CTX(ss_first));
         for (int i = 0; i < 8; i++) xe_load(b, 1, RREG(i), CTXO(r, 8 * i));
     }
-    xe_align_nop(b, 64);    /* loop top on a cache line (the buffer is page aligned) */
-    size_t top = b->len;
-    /* 1. spAddr mix */
+    /* 1. spAddr mix: eax = spAddr0, ecx = spAddr1.  Both are zero from the
+     * second iteration on (step 12), so only the first iteration XORs in
+     * their start values (mx, ma): it runs this block once and joins the
+     * loop after the top's own mix; the loop itself never loads them. */
     xe_mov_rr(b, 1, XR_RAX, RREG(rr[0]));
     xe_alu_rr(b, 1, XA_XOR, XR_RAX, RREG(rr[1]));
-    xe_load(b, 0, XR_RDX, CTX(sp0));
-    xe_alu_rr(b, 0, XA_XOR, XR_RDX, XR_RAX);
-    xe_alu_ri(b, 0, XA_AND, XR_RDX, (int32_t)L3_MASK64);
-    xe_store(b, 0, CTX(sp0), XR_RDX);
-    xe_shift_ri(b, 1, XS_SHR, XR_RAX, 32);
-    xe_load(b, 0, XR_RCX, CTX(sp1));
-    xe_alu_rr(b, 0, XA_XOR, XR_RCX, XR_RAX);
+    xe_mov_rr(b, 1, XR_RCX, XR_RAX);
+    xe_shift_ri(b, 1, XS_SHR, XR_RCX, 32);
+    xe_alu_rm(b, 0, XA_XOR, XR_RAX, CTX(sp0));
+    xe_alu_rm(b, 0, XA_XOR, XR_RCX, CTX(sp1));
+    xe_u8(b, 0xEB);         /* jmp rel8 to join */
+    xe_u8(b, 0);
+    size_t join = b->len;
+    xe_align_nop(b, 64);    /* loop top on a cache line (the buffer is page aligned) */
+    size_t top = b->len;
+    xe_mov_rr(b, 1, XR_RAX, RREG(rr[0]));
+    xe_alu_rr(b, 1, XA_XOR, XR_RAX, RREG(rr[1]));
+    xe_mov_rr(b, 1, XR_RCX, XR_RAX);
+    xe_shift_ri(b, 1, XS_SHR, XR_RCX, 32);
+    xe_patch8(b, join);
+    xe_alu_ri(b, 0, XA_AND, XR_RAX, (int32_t)L3_MASK64);
     xe_alu_ri(b, 0, XA_AND, XR_RCX, (int32_t)L3_MASK64);
+    xe_store(b, 0, CTX(sp0), XR_RAX);     /* for steps 9 and 11 */
     xe_store(b, 0, CTX(sp1), XR_RCX);
     /* 2. r ^= scratchpad[spAddr0]; 3. f, e from scratchpad[spAddr1] */
-    for (int i = 0; i < 8; i++) xe_alu_rm(b, 1, XA_XOR, RREG(i), xmi(XR_RSI, XR_RDX, 1, 8 * i));
+    for (int i = 0; i < 8; i++) xe_alu_rm(b, 1, XA_XOR, RREG(i), xmi(XR_RSI, XR_RAX, 1, 8 * i));
     for (int i = 0; i < 4; i++) xe_sse_rm(b, XO_CVTDQ2PD, i, xmi(XR_RSI, XR_RCX, 1, 8 * i));
     for (int i = 0; i < 4; i++) {
         xe_sse_rm(b, XO_CVTDQ2PD, 4 + i, xmi(XR_RSI, XR_RCX, 1, 32 + 8 * i));
         xe_sse_rr(b, XO_ANDPS, 4 + i, X_EAND);
         xe_sse_rr(b, XO_ORPS, 4 + i, X_EOR);
     }
+    if (delay) {            /* test build: latency added to every register's chain */
+        xe_mov_rr(b, 1, XR_RAX, RREG(0));
+        for (int k = 0; k < delay; k++) xe_imul_rr(b, XR_RAX, XR_RAX);
+        xe_alu_ri(b, 0, XA_AND, XR_RAX, 0);
+        for (int k = 0; k < 8; k++) xe_alu_rr(b, 1, XA_ADD, RREG(k), XR_RAX);
+    }
+    for (int k = 0; k < nops; k++) xe_u8(b, 0x90);
     /* 4. the program.  Full mode v1: the next read's address is
      * mx ^ r[readReg2] ^ r[readReg3]; issue a speculative prefetch of it
      * right after the last instruction that writes either register (in
@@ -401,25 +491,26 @@ static void emit_program(xe_buf *b, const struct rx_instr *code, unsigned n, con
      * prefetch at step 6 stays.  (v2 reads two iterations after the
      * prefetch already.) */
     int early = -1;
-    if (full && !v2) {
+    if (full && !v2 && pf_on) {
         for (unsigned i = 0; i < n; i++)
             if (writes_reg(&code[i], rr[2]) || writes_reg(&code[i], rr[3])) early = (int)i;
         if (early >= (int)n - 4) early = -1;    /* too close to the exact one */
     }
-    size_t body = b->len;
-    for (int r = 0; r < 8; r++) last_mod[r] = -1;
     for (unsigned i = 0; i < n; i++) {
-        labels[i] = b->len;
-        emit_instr(b, &code[i], v2, body, labels, last_mod, (int)i);
+        es.labels[i] = b->len;
+        memcpy(es.lmap[i], es.map, 8);
+        emit_instr(b, &code[i], v2, &es, (int)i);
         if ((int)i == early) {
-            xe_mov_rr(b, 0, XR_RAX, RREG(rr[2]));
-            xe_alu_rr(b, 0, XA_XOR, XR_RAX, RREG(rr[3]));
+            xe_mov_rr(b, 0, XR_RAX, P(&es, rr[2]));
+            xe_alu_rr(b, 0, XA_XOR, XR_RAX, P(&es, rr[3]));
             xe_alu_rm(b, 0, XA_XOR, XR_RAX, CTX(mx));
-            xe_alu_ri(b, 0, XA_AND, XR_RAX, (int32_t)DS_MASK);
+            xe_alu_ri(b, 0, XA_AND, XR_RAX, (int32_t)pf_mask);
             xe_prefetch(b, 0, xmi(XR_RDI, XR_RAX, 1, 0));
         }
     }
-    labels[n] = b->len;
+    static const uint8_t ident[8] = { 0, 1, 2, 3, 4, 5, 6, 7 };
+    emit_remap(b, es.map, ident);    /* VM r0-r7 back in r8-r15 */
+    es.labels[n] = b->len;
     /* 5-8. dataset read, mx/ma update */
     xe_load(b, 0, XR_RAX, CTX(ma));                   /* eax = ma (read address) */
     xe_mov_rr(b, 0, XR_RCX, RREG(rr[2]));
@@ -436,10 +527,10 @@ static void emit_program(xe_buf *b, const struct rx_instr *code, unsigned n, con
         xe_store(b, 0, CTX(ma), XR_RDX);              /* swap: ma = new mx */
         xe_store(b, 0, CTX(mx), XR_RAX);              /*       mx = old ma */
     }
-    xe_alu_ri(b, 0, XA_AND, XR_RAX, (int32_t)DS_MASK);
+    xe_alu_ri(b, 0, XA_AND, XR_RAX, (int32_t)(full ? rd_mask : DS_MASK));
     if (full) {
-        xe_alu_ri(b, 0, XA_AND, XR_RDX, (int32_t)DS_MASK);
-        xe_prefetch(b, 0, xmi(XR_RDI, XR_RDX, 1, 0));   /* prefetchnta: no L2/L3 pollution */
+        xe_alu_ri(b, 0, XA_AND, XR_RDX, (int32_t)pf_mask);
+        if (pf_on) xe_prefetch(b, 0, xmi(XR_RDI, XR_RDX, 1, 0));   /* prefetchnta: no L2/L3 pollution */
         for (int i = 0; i < 8; i++) xe_alu_rm(b, 1, XA_XOR, RREG(i), xmi(XR_RDI, XR_RAX, 1, 8 * i));
     } else {
         /* light: prefetch the first cache line of the item read at edx
@@ -475,16 +566,23 @@ static void emit_program(xe_buf *b, const struct rx_instr *code, unsigned n, con
     } else {
         emit_c_call(b, (int32_t)offsetof(struct rx_jit_ctx, soft_mix));
     }
-    /* 11. f -> scratchpad[spAddr0]; 12. spAddr = 0 */
+    /* 11. f -> scratchpad[spAddr0]; 12. spAddr = 0: implicit (step 1) */
     xe_load(b, 0, XR_RDX, CTX(sp0));
     for (int i = 0; i < 4; i++) xe_movdqu_store(b, xmi(XR_RSI, XR_RDX, 1, 16 * i), i);
-    xe_alu_rr(b, 0, XA_XOR, XR_RAX, XR_RAX);
-    xe_store(b, 0, CTX(sp0), XR_RAX);
-    xe_store(b, 0, CTX(sp1), XR_RAX);
     /* 13. loop */
     xe_alu_ri(b, 0, XA_SUB, XR_RBX, 1);
     xe_jcc_to(b, XC_NZ, top);
     xe_jmp_abs(b, run_base, epilogue);
+    /* CBRANCH remap stubs (out of the loop's straight line) */
+    for (unsigned k = 0; k < es.nfix; k++) {
+        size_t stub = b->len, pos = es.fix[k].pos;
+        emit_remap(b, es.fix[k].from, es.lmap[es.fix[k].target]);
+        xe_jmp_to(b, es.labels[es.fix[k].target]);
+        if (!b->err) {
+            uint32_t d = (uint32_t)(int32_t)((long)stub - (long)pos);
+            for (int q = 0; q < 4; q++) b->p[pos - 4 + (size_t)q] = (uint8_t)(d >> (8 * q));
+        }
+    }
 }
 
 /* ---- public ------------------------------------------------------------ */
@@ -553,7 +651,7 @@ static int compile_raw(rx_jit *jit, const struct rx_instr *code, unsigned n, con
     xe_buf b;
     xe_init(&b, jit->stage, STAGE_CAP);
     emit_program(&b, code, n, read_reg, jit->v2, jit->soft_aes, jit->full,
-                 jit->mem.base + PROG_OFF, jit->mem.base + jit->epilogue_off);
+                 jit->mem.base + PROG_OFF, jit->mem.base + jit->epilogue_off, jit->ctx.rcp);
     if (!xe_ok(&b)) return RX_EINTERNAL;
     RX_PROF_T(t1);
     size_t pages = (b.len + PAGE - 1) / PAGE;

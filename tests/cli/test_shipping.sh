@@ -1,5 +1,6 @@
 # tests/cli/test_shipping.sh — the shipping library and binary carry no test
-# hooks: no fault-injection globals, no RXLOCK_TEST_* switch, no test RNG.
+# hooks: no fault-injection globals, no RXLOCK_TEST_* switch, no test RNG,
+# no JIT stall variants.
 # (The test build, librxlock-test.a / rxlock-test, has them; see Makefile.)
 . tests/cli/lib.sh
 B=$(dirname "$RXLOCK")
@@ -9,6 +10,8 @@ for f in "$B/librxlock.a" "$B/librxlock.so" "$RXLOCK"; do
   check "$(basename "$f"): no test RNG label" sh -c "! strings '$f' | grep -q rxlock/test-rng"
 done
 check "librxlock.a: no hook symbols" sh -c "! nm '$B/librxlock.a' 2>/dev/null | grep -Eq '_hook\$'"
+check "librxlock.a: no JIT stall variants (bench_stall)" sh -c "! nm '$B/librxlock.a' 2>/dev/null | grep -q rx_jit_test_stall"
+check "librxlock-test.a has the JIT stall variants" sh -c "nm '$B/librxlock-test.a' 2>/dev/null | grep -q rx_jit_test_stall || [ \"\$(uname -m)\" != x86_64 ]"
 check "librxlock-test.a has the hooks" sh -c "nm '$B/librxlock-test.a' 2>/dev/null | grep -q rx_execmem_fault_hook"
 check "rxlock-test knows the test switches" sh -c "strings '$RXLOCK_TESTBIN' | grep -q RXLOCK_TEST_SEED"
 summary
