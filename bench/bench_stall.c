@@ -31,6 +31,7 @@ int main(void) { puts("{\"event\":\"skip\",\"why\":\"x86-64 JIT only\"}"); retur
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include "bench_util.h"
 
 #define NV 6
 static const char *const names[NV] = { "product", "tiny", "pfonly", "nopf", "delay", "nops" };
@@ -39,29 +40,17 @@ static const unsigned modes[NV] = { RX_JIT_STALL_NONE, RX_JIT_STALL_TINY, RX_JIT
 /* the digest class of each variant: 0 = the right hash, 1 = tiny reads */
 static const int klass[NV] = { 0, 1, 1, 0, 0, 0 };
 
-static double now_s(void) {
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
-}
-static void hex(char *out, const uint8_t *p, size_t n) {
-    for (size_t i = 0; i < n; i++) sprintf(out + 2 * i, "%02x", p[i]);
-}
 static int cmp_d(const void *a, const void *b) {
     double x = *(const double *)a, y = *(const double *)b;
     return (x > y) - (x < y);
 }
 
-/* m = "rxlock/chain/v1\0\0\0\0\0" || g u32le || 0 u32 || i u64le || d (32) */
+/* the bench's chain, group 1, from d_0 = 42..42 */
 static void chain(rx_vm *vm, long n, uint8_t d[32]) {
     uint8_t m[68];
     memset(d, 0x42, 32);
     for (long i = 0; i < n; i++) {
-        memset(m, 0, sizeof m);
-        memcpy(m, "rxlock/chain/v1", 15);
-        m[20] = 1;
-        for (int k = 0; k < 8; k++) m[28 + k] = (uint8_t)((uint64_t)i >> (8 * k));
-        memcpy(m + 36, d, 32);
+        bench_chain_msg(m, 1, (uint64_t)i, d);
         if (rx_vm_hash(vm, m, sizeof m, d) != RX_OK) { fprintf(stderr, "bench_stall: hash failed\n"); exit(1); }
     }
 }
@@ -93,7 +82,7 @@ int main(int argc, char **argv) {
     rx_cache *cache = NULL;
     rx_dataset *ds = NULL;
     rx_vm *vm = NULL;
-    double t0 = now_s();
+    double t0 = bench_now_s();
     if (rx_cache_new(&cache, flags) || rx_cache_init(cache, key, sizeof key) ||
         rx_dataset_new(&ds, flags) || rx_dataset_init_parallel(ds, cache, threads) ||
         rx_vm_new(&vm, flags, cache, ds)) {
@@ -101,7 +90,7 @@ int main(int argc, char **argv) {
         return 1;
     }
     printf("{\"event\":\"setup\",\"version\":%d,\"thp\":%d,\"dataset_s\":%.1f,\"hashes\":%ld,\"reps\":%d}\n",
-           v1 ? 1 : 2, !nothp, now_s() - t0, n, reps);
+           v1 ? 1 : 2, !nothp, bench_now_s() - t0, n, reps);
     fflush(stdout);
     double hps[NV][64];
     uint8_t dig[NV][32];
@@ -114,16 +103,16 @@ int main(int argc, char **argv) {
         for (int k = 0; k < NV; k++) {
             int v = (r & 1) ? NV - 1 - k : k;
             rx_jit_test_stall = modes[v];
-            double s = now_s();
+            double s = bench_now_s();
             chain(vm, n, d);
-            double secs = now_s() - s;
+            double secs = bench_now_s() - s;
             hps[v][r] = (double)n / secs;
             memcpy(dig[v], d, 32);
             int kl = klass[v];
             if (!have[kl]) { memcpy(ref[kl], d, 32); have[kl] = 1; }
             else if (memcmp(ref[kl], d, 32) != 0) bad = 1;
             char h[65];
-            hex(h, d, 32);
+            bench_hex(h, d, 32);
             printf("{\"event\":\"run\",\"variant\":\"%s\",\"rep\":%d,\"seconds\":%.4f,\"hps\":%.2f,\"digest\":\"%s\"}\n",
                    names[v], r, secs, hps[v][r], h);
             fflush(stdout);
@@ -136,7 +125,7 @@ int main(int argc, char **argv) {
         qsort(a, (size_t)reps, sizeof a[0], cmp_d);
         double med = reps % 2 ? a[reps / 2] : (a[reps / 2 - 1] + a[reps / 2]) / 2;
         char h[65];
-        hex(h, dig[v], 32);
+        bench_hex(h, dig[v], 32);
         printf("{\"event\":\"summary\",\"variant\":\"%s\",\"version\":%d,\"thp\":%d,\"median_hps\":%.2f,"
                "\"ns_per_iteration\":%.1f,\"digest\":\"%s\"}\n",
                names[v], v1 ? 1 : 2, !nothp, med, 1e9 / (med * 16384.0), h);
