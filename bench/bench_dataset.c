@@ -1,14 +1,17 @@
 /* bench/bench_dataset.c — cache init and dataset build: rxlock's engine vs
  * Debian's librandomx (1.1.10) in one run, same key, same thread count.
  *
- *   build/bench/bench_dataset [-t THREADS] [-n ITEMS] [-r REPEATS] [-s]
+ *   build/bench/bench_dataset [-t THREADS] [-n ITEMS] [-r REPEATS] [-s] [-p]
  *
  * -n builds only the first ITEMS items (default: the whole dataset);
- * -s skips the reference's interpreted (RANDOMX_FLAG_DEFAULT) dataset build.
+ * -s skips the reference's interpreted (RANDOMX_FLAG_DEFAULT) dataset build;
+ * -p puts our cache and datasets on 4 KiB pages (RX_FLAG_NO_THP), as the
+ * reference's are unless GLIBC_TUNABLES=glibc.malloc.hugetlb=1 is set.
  * Cache init: median of REPEATS (default 3) for each Argon2 variant, a
  * different key each time (librandomx skips a re-init with the same key).
  * Dataset: ours (rx_dataset_init over THREADS pthreads, like
- * rx_dataset_init_parallel) vs randomx_init_dataset over the same split,
+ * rx_dataset_init_parallel; the C path and the RX_FLAG_JIT path) vs
+ * randomx_init_dataset over the same split,
  * with RANDOMX_FLAG_DEFAULT (interpreted SuperscalarHash) and
  * RANDOMX_FLAG_JIT; the results are compared byte for byte. */
 #include "rxlock/rx.h"
@@ -92,14 +95,16 @@ int main(int argc, char **argv) {
     unsigned threads = 2;
     uint64_t items = RX_DATASET_ITEMS;
     int repeats = 3, skip_interp = 0, opt;
-    while ((opt = getopt(argc, argv, "t:n:r:s")) != -1) {
+    unsigned pages = 0;        /* -p: RX_FLAG_NO_THP, 4 KiB pages like the reference as shipped */
+    while ((opt = getopt(argc, argv, "t:n:r:sp")) != -1) {
         switch (opt) {
         case 't': threads = (unsigned)strtoul(optarg, NULL, 10); break;
         case 'n': items = strtoull(optarg, NULL, 10); break;
         case 'r': repeats = atoi(optarg); break;
         case 's': skip_interp = 1; break;
+        case 'p': pages = RX_FLAG_NO_THP; break;
         default:
-            fprintf(stderr, "usage: bench_dataset [-t THREADS] [-n ITEMS] [-r REPEATS] [-s]\n");
+            fprintf(stderr, "usage: bench_dataset [-t THREADS] [-n ITEMS] [-r REPEATS] [-s] [-p]\n");
             return 2;
         }
     }
@@ -112,7 +117,7 @@ int main(int argc, char **argv) {
 
     /* ---- cache init ---- */
     rx_cache *c = NULL;
-    if (rx_cache_new(&c, 0) != 0) { fprintf(stderr, "rx_cache_new failed\n"); return 1; }
+    if (rx_cache_new(&c, pages) != 0) { fprintf(stderr, "rx_cache_new failed\n"); return 1; }
     double t[50], tc[50];
     for (int impl = RX_ARGON2_PORTABLE; impl <= RX_ARGON2_AVX2; impl++) {
         if (!rx_argon2d_impl_supported(impl)) continue;
@@ -153,13 +158,24 @@ int main(int argc, char **argv) {
     }
 
     /* ---- dataset build ---- */
-    rx_dataset *ds = NULL;
-    if (rx_dataset_new(&ds, 0) != 0) { fprintf(stderr, "rx_dataset_new failed\n"); return 1; }
-    /* fault the pages in first so both sides are timed without page faults */
+    /* ours twice: the portable C path (flags 0), then the SuperscalarHash
+     * JIT (RX_FLAG_JIT, what the product asks for); the JIT one is compared
+     * with the reference below, and both with each other */
+    rx_dataset *dc = NULL, *ds = NULL;
+    if (rx_dataset_new(&dc, pages) != 0 || rx_dataset_new(&ds, RX_FLAG_JIT | pages) != 0) {
+        fprintf(stderr, "rx_dataset_new failed\n");
+        return 1;
+    }
+    /* fault the pages in first so every side is timed without page faults */
+    memset((void *)rx_dataset_bytes(dc), 0, (size_t)items * 64);
     memset((void *)rx_dataset_bytes(ds), 0, (size_t)items * 64);
+    double ours_c = build(1, threads, items, dc, c, NULL, NULL);
+    printf("dataset      rxlock   (C, %d lanes)      %.2f s wall  %.2f s cpu  %.0f items/s\n", RX_SS_LANES, ours_c, g_cpu, (double)items / ours_c);
     double ours = build(1, threads, items, ds, c, NULL, NULL);
     double ours_cpu = g_cpu;
-    printf("dataset      rxlock   (C, %d lanes)      %.2f s wall  %.2f s cpu  %.0f items/s\n", RX_SS_LANES, ours, ours_cpu, (double)items / ours);
+    printf("dataset      rxlock   (JIT)              %.2f s wall  %.2f s cpu  %.0f items/s  (JIT/C: wall %.3f)\n", ours, ours_cpu, (double)items / ours, ours / ours_c);
+    int c_vs_jit = memcmp(rx_dataset_bytes(dc), rx_dataset_bytes(ds), (size_t)items * 64) != 0;
+    rx_dataset_free(dc);
 
     randomx_dataset *rds = randomx_alloc_dataset(RANDOMX_FLAG_DEFAULT);
     if (!rds) { fprintf(stderr, "randomx_alloc_dataset failed\n"); return 1; }
@@ -176,6 +192,7 @@ int main(int argc, char **argv) {
         if (memcmp(rmem, rx_dataset_bytes(ds), (size_t)items * 64) != 0) mismatch = 1;
         randomx_release_cache(rc);
     }
+    mismatch |= c_vs_jit;
     printf("datasets %s\n", mismatch ? "DIFFER" : "identical");
     randomx_release_dataset(rds);
     rx_dataset_free(ds);

@@ -10,6 +10,7 @@
 #include "rx/argon2d.h"
 #include "rx/blake2_gen.h"
 #include "rx/superscalar.h"
+#include "rx/execmem.h"
 #include <sodium.h>
 #include <time.h>
 
@@ -357,6 +358,36 @@ static void t_wipe_on_free(void) {
     }
 }
 
+/* RX_FLAG_JIT builds go through the SuperscalarHash JIT (x86-64) and write
+ * the same bytes as the C path; a JIT that cannot seal its code fails the
+ * build unless RX_FLAG_JIT_FALLBACK lets the C path run. */
+static int fail_seal(int site) { return site == RX_EXECMEM_SITE_SEAL; }
+static void t_jit_build_equals_c(void) {
+    const uint64_t first = 777777, count = 1000 + 3;      /* not a lane multiple */
+    uint8_t *a = malloc(64 * count), *b = malloc(64 * count);
+    CHECK(a && b);
+    if (!a || !b) { free(a); free(b); return; }
+    rx_dataset fc = { a - first * 64u, 0 }, fj = { b - first * 64u, RX_FLAG_JIT };
+    CHECK(rx_dataset_init(&fc, g_cache, first, count) == RX_OK);
+    memset(b, 0, 64 * count);
+    CHECK(rx_dataset_init(&fj, g_cache, first, count) == RX_OK);
+    CHECK_MEM(b, a, 64 * count);
+    CHECK(rx_dataset_init(&fj, g_cache, first, 0) == RX_OK);
+    rx_execmem_fault_hook = fail_seal;
+    memset(b, 0, 64 * count);
+    int rc = rx_dataset_init(&fj, g_cache, first, count);
+#if defined(__x86_64__)
+    CHECK(rc == RX_EPROT);                               /* no silent fallback */
+#else
+    CHECK(rc == RX_OK);                                  /* no SuperscalarHash JIT here: C */
+#endif
+    fj.flags = RX_FLAG_JIT | RX_FLAG_JIT_FALLBACK;
+    CHECK(rx_dataset_init(&fj, g_cache, first, count) == RX_OK);
+    rx_execmem_fault_hook = NULL;
+    CHECK_MEM(b, a, 64 * count);
+    free(a); free(b);
+}
+
 int main(void) {
     if (sodium_init() < 0) { fprintf(stderr, "sodium_init failed\n"); return 1; }
     CHECK(rx_cache_new(&g_cache, 0) == RX_OK);
@@ -371,6 +402,7 @@ int main(void) {
     RUN(t_reciprocal_random);
     RUN(t_dataset_items);
     RUN(t_range_build_matches_items);
+    RUN(t_jit_build_equals_c);
     RUN(t_lanes_equal_scalar);
     RUN(t_argon2_impls_small);
     RUN(t_argon2_impls_full);

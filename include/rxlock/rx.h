@@ -73,6 +73,11 @@ int  rx_cache_new(rx_cache **out, unsigned flags);
 int  rx_cache_init(rx_cache *cache, const void *key, size_t key_len);
 void rx_cache_free(rx_cache *cache);
 
+/* flags: page flags (RX_FLAG_NO_THP, RX_FLAG_HUGEPAGES); with RX_FLAG_JIT the
+ * builds below compile the cache's SuperscalarHash programs once per call
+ * (W^X, x86-64; elsewhere the portable path runs, same bytes), and a JIT
+ * that cannot map its code fails them (RX_EPROT) unless
+ * RX_FLAG_JIT_FALLBACK is also set. */
 int      rx_dataset_new(rx_dataset **out, unsigned flags);
 uint64_t rx_dataset_item_count(void);
 /* Compute items [first, first+count) from an initialised cache.

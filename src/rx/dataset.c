@@ -1,11 +1,14 @@
 /* src/rx/dataset.c — the RandomX Cache (Argon2d fill + 8 SuperscalarHash
  * programs, spec 7.1-7.2) and Dataset (spec 7.3): light-mode item
- * computation, range builds and a pthread parallel build.  Cache and
+ * computation, range builds and a pthread parallel build (through the
+ * SuperscalarHash JIT when the dataset was made with RX_FLAG_JIT and one
+ * exists for this CPU, else the portable 16-lane C path; same bytes).  Cache and
  * dataset memory come from rx_mem_alloc (a private anonymous mapping:
  * after fork() children share the pages until someone writes) and are
  * wiped on free, as are the programs and the handles themselves. */
 #include "rx/cache_internal.h"
 #include "rx/argon2d.h"
+#include "rx/jit.h"             /* the SuperscalarHash JIT: internal.h's contract */
 #include "rx/blake2_gen.h"
 #include <pthread.h>
 #include <stdlib.h>
@@ -170,24 +173,54 @@ static int check_args(const rx_dataset *ds, const rx_cache *cache) {
     return RX_OK;
 }
 
-int rx_dataset_init(rx_dataset *ds, const rx_cache *cache, uint64_t first, uint64_t count) {
-    int rc = check_args(ds, cache);
-    if (rc) return rc;
-    if (first > RX_DATASET_ITEMS || count > RX_DATASET_ITEMS - first) return RX_EINVAL;
-    build_range(cache, ds->memory, first, count);
-    return RX_OK;
+/* The SuperscalarHash JIT for a build, or *ss = NULL for the C path.
+ * RX_FLAG_JIT asks for it; where none exists (RX_ENOTSUP: not x86-64) the
+ * C path runs, since both write the same bytes.  Any other failure (its
+ * W^X mapping could not be made) fails the build unless
+ * RX_FLAG_JIT_FALLBACK allows the C path, as for the VM. */
+static int ss_prepare(const rx_dataset *ds, const rx_cache *cache, rx_jit_ss **ss, const uint8_t **cmem) {
+    *ss = NULL;
+    *cmem = NULL;
+    if (!(ds->flags & RX_FLAG_JIT)) return RX_OK;
+    const struct rx_ss_program *progs;
+    const uint8_t *mem = rx_cache_superscalar(cache, &progs);
+    if (!mem) return RX_ESTATE;
+    int rc = rx_jit_ss_new(ss, progs);
+    if (rc == RX_OK) { *cmem = mem; return RX_OK; }
+    *ss = NULL;
+    if (rc == RX_ENOTSUP || (ds->flags & RX_FLAG_JIT_FALLBACK)) return RX_OK;
+    return rc;
 }
 
 typedef struct job {
     const rx_cache *cache;
+    const rx_jit_ss *ss;          /* NULL: C path */
+    const uint8_t *cmem;          /* the cache's bytes, for ss */
     uint8_t *mem;
     uint64_t first, count;
+    int rc;
 } job;
 
 static void *job_run(void *arg) {
-    const job *j = arg;
-    build_range(j->cache, j->mem, j->first, j->count);
+    job *j = arg;
+    if (j->count == 0) return NULL;
+    if (j->ss) j->rc = rx_jit_dataset_items(j->ss, j->cmem, j->first, j->count, j->mem + j->first * 64u);
+    else build_range(j->cache, j->mem, j->first, j->count);
     return NULL;
+}
+
+int rx_dataset_init(rx_dataset *ds, const rx_cache *cache, uint64_t first, uint64_t count) {
+    int rc = check_args(ds, cache);
+    if (rc) return rc;
+    if (first > RX_DATASET_ITEMS || count > RX_DATASET_ITEMS - first) return RX_EINVAL;
+    job j = { .cache = cache, .mem = ds->memory, .first = first, .count = count, .rc = RX_OK };
+    rx_jit_ss *ss;
+    rc = ss_prepare(ds, cache, &ss, &j.cmem);
+    if (rc) return rc;
+    j.ss = ss;
+    job_run(&j);
+    rx_jit_ss_free(ss);
+    return j.rc;
 }
 
 #define RX_MAX_THREADS 1024u
@@ -200,17 +233,27 @@ int rx_dataset_init_parallel(rx_dataset *ds, const rx_cache *cache, unsigned thr
         threads = n > 0 ? (unsigned)n : 1u;
     }
     if (threads > RX_MAX_THREADS) threads = RX_MAX_THREADS;
-    if (threads == 1) { build_range(cache, ds->memory, 0, RX_DATASET_ITEMS); return RX_OK; }
+    if (threads == 1) return rx_dataset_init(ds, cache, 0, RX_DATASET_ITEMS);
 
+    rx_jit_ss *ss;
+    const uint8_t *cmem;
+    rc = ss_prepare(ds, cache, &ss, &cmem);
+    if (rc) return rc;
     job *jobs = calloc(threads, sizeof *jobs);
     pthread_t *tid = calloc(threads, sizeof *tid);
     unsigned char *started = calloc(threads, 1);
-    if (!jobs || !tid || !started) { free(jobs); free(tid); free(started); return RX_ENOMEM; }
+    if (!jobs || !tid || !started) {
+        free(jobs); free(tid); free(started);
+        rx_jit_ss_free(ss);
+        return RX_ENOMEM;
+    }
     /* Split on multiples of RX_SS_LANES so every thread uses the fast path. */
     uint64_t groups = RX_DATASET_ITEMS / RX_SS_LANES, pos = 0;
     for (unsigned t = 0; t < threads; t++) {
         uint64_t g = groups / threads + (t < groups % threads ? 1 : 0);
         jobs[t].cache = cache;
+        jobs[t].ss = ss;
+        jobs[t].cmem = cmem;
         jobs[t].mem = ds->memory;
         jobs[t].first = pos;
         jobs[t].count = g * RX_SS_LANES;
@@ -226,8 +269,10 @@ int rx_dataset_init_parallel(rx_dataset *ds, const rx_cache *cache, unsigned thr
         if (started[t]) (void)pthread_join(tid[t], NULL);
         else job_run(&jobs[t]);
     }
+    for (unsigned t = 0; t < threads; t++) if (jobs[t].rc && !rc) rc = jobs[t].rc;
     free(jobs); free(tid); free(started);
-    return RX_OK;
+    rx_jit_ss_free(ss);
+    return rc;
 }
 
 void rx_dataset_free(rx_dataset *ds) {

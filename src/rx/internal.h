@@ -3,7 +3,9 @@
  * Ownership: memory.c (large allocations), argon2d.c/blake2_gen.c/
  * superscalar.c/dataset.c (cache + dataset side), aes*.c/program.c/
  * vm*.c (VM side).  Each side may add private headers of its own; the
- * functions below are the only cross-side calls.
+ * functions below are the only cross-side calls, plus one the other way:
+ * dataset.c builds RX_FLAG_JIT datasets through the SuperscalarHash JIT
+ * of jit.h (rx_jit_ss_new, rx_jit_dataset_items, rx_jit_ss_free).
  */
 #ifndef RX_INTERNAL_H
 #define RX_INTERNAL_H
