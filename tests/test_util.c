@@ -1,6 +1,7 @@
 /* tests/test_util.c — hex codec, bounded reads, atomic no-clobber writes. */
 #include "test.h"
 #include "util/util.h"
+#include <sched.h>
 #include <errno.h>
 #include <sys/stat.h>
 #include <unistd.h>
@@ -42,8 +43,27 @@ static void t_atomic(void) {
     unlink(path); rmdir(dir);
 }
 
+/* util_cpus_usable follows the affinity mask (Slurm, cpusets, taskset) */
+static void t_cpus_usable(void) {
+    unsigned all = util_cpus_usable();
+    CHECK(all >= 1);
+    cpu_set_t saved, one;
+    if (sched_getaffinity(0, sizeof saved, &saved) != 0) { CHECK(0); return; }
+    size_t first = CPU_SETSIZE;
+    for (size_t c = 0; c < CPU_SETSIZE && first == CPU_SETSIZE; c++) if (CPU_ISSET(c, &saved)) first = c;
+    CHECK(first < CPU_SETSIZE);
+    if (first >= CPU_SETSIZE) return;
+    CPU_ZERO(&one);
+    CPU_SET(first, &one);
+    CHECK(sched_setaffinity(0, sizeof one, &one) == 0);
+    CHECK(util_cpus_usable() == 1);
+    CHECK(sched_setaffinity(0, sizeof saved, &saved) == 0);
+    CHECK(util_cpus_usable() == all);
+}
+
 int main(void) {
     RUN(t_hex);
     RUN(t_atomic);
+    RUN(t_cpus_usable);
     return test_summary();
 }

@@ -18,7 +18,7 @@ const char cmd_hash_usage[] =
     "  Prints RandomX(key, input) as 64 lowercase hex characters.\n"
     "  --v1, --v2        RandomX version (default v2)\n"
     "  --full            full mode: build the 2080 MiB dataset (else light mode)\n"
-    "  --threads N       dataset build threads, 0 = all CPUs (default 0)\n"
+    "  --threads N       dataset build threads, 0 = usable CPUs (default 0)\n"
     "  -v, --verbose     name the engine that ran on stderr (jit / interpreter,\n"
     "                    hardware / software AES, light / full)\n"
     "  --key HEX         key bytes as hex (may be empty: --key '')\n"

@@ -43,7 +43,7 @@ const char cmd_lock_usage[] =
     "  --rate H/s           assumed sequential solver rate (recorded in the puzzle)\n"
     "  --calibration FILE   take the rate from `rxlock calibrate -o FILE` (work must match)\n"
     "  --mode light|full    RandomX mode for generation (default light; full = 2080 MiB, faster)\n"
-    "  --workers N          concurrent worker processes (default: online cores)\n"
+    "  --workers N          concurrent worker processes (default: usable CPUs)\n"
     "  --sign-key FILE      sign the puzzle header (key from `rxlock keygen-signer`)\n"
     "  --keep-epoch-key FILE  also write the epoch identity now (for a service that encrypts\n"
     "                       during the epoch); otherwise it is wiped\n"

@@ -5,6 +5,7 @@
 #include "cli/cli.h"
 #include "cli/cli_util.h"
 #include "rxlock/calibrate.h"
+#include "util/util.h"
 #include <errno.h>
 #include <getopt.h>
 #include <math.h>
@@ -86,7 +87,7 @@ int cli_lock_resolve(cli_lock_opts *o, const char *cmd) {
         if (!(o->rate > 0)) return cli_usage_error(cmd, "--time needs --rate or --calibration");
         double total = ceil(o->duration * o->rate);
         if (total > (double)TL_MAX_TOTAL) return cli_error("--time x rate = %.3g hashes exceeds 2^48", total);
-        if (!o->groups) o->groups = o->go.workers ? o->go.workers : (uint64_t)sysconf(_SC_NPROCESSORS_ONLN);
+        if (!o->groups) o->groups = o->go.workers ? o->go.workers : (uint64_t)util_cpus_usable();
         if (o->groups < 1) o->groups = 1;
         if (o->groups > TL_MAX_GROUPS) o->groups = TL_MAX_GROUPS;
         if ((double)o->groups > total) o->groups = (uint64_t)total;

@@ -5,6 +5,7 @@
  * polls, aggregates progress, enforces a silence deadline, reaps children,
  * re-runs a failed group up to `retries` times, and otherwise fails. */
 #include "tl_internal.h"
+#include "util/util.h"
 #include <errno.h>
 #include <poll.h>
 #include <signal.h>
@@ -133,7 +134,7 @@ int tl_run_workers(tl_work *w, uint32_t G, uint64_t S, uint8_t (*seeds)[32], uin
                    void *secrets, size_t secrets_len, const tl_gen_opts *o);
 int tl_run_workers(tl_work *w, uint32_t G, uint64_t S, uint8_t (*seeds)[32], uint8_t (*e)[32],
                    void *secrets, size_t secrets_len, const tl_gen_opts *o) {
-    unsigned nw = o && o->workers ? o->workers : (unsigned)sysconf(_SC_NPROCESSORS_ONLN);
+    unsigned nw = o && o->workers ? o->workers : util_cpus_usable();
     if (nw < 1) nw = 1;
     if (nw > G) nw = G;
     if (nw > 1024) nw = 1024;

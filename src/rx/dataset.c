@@ -9,6 +9,7 @@
 #include "rx/cache_internal.h"
 #include "rx/argon2d.h"
 #include "rx/jit.h"             /* the SuperscalarHash JIT: internal.h's contract */
+#include "util/util.h"
 #include "rx/blake2_gen.h"
 #include <pthread.h>
 #include <stdlib.h>
@@ -228,10 +229,7 @@ int rx_dataset_init(rx_dataset *ds, const rx_cache *cache, uint64_t first, uint6
 int rx_dataset_init_parallel(rx_dataset *ds, const rx_cache *cache, unsigned threads) {
     int rc = check_args(ds, cache);
     if (rc) return rc;
-    if (threads == 0) {
-        long n = sysconf(_SC_NPROCESSORS_ONLN);
-        threads = n > 0 ? (unsigned)n : 1u;
-    }
+    if (threads == 0) threads = util_cpus_usable();   /* inside a Slurm/cpuset allocation: its CPUs */
     if (threads > RX_MAX_THREADS) threads = RX_MAX_THREADS;
     if (threads == 1) return rx_dataset_init(ds, cache, 0, RX_DATASET_ITEMS);
 

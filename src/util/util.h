@@ -1,5 +1,6 @@
 /* src/util/util.h — small shared helpers: hex, bounded file reads, atomic
- * no-clobber file writes (temp file + fsync + link/rename + dir fsync). */
+ * no-clobber file writes (temp file + fsync + link/rename + dir fsync),
+ * the number of usable CPUs. */
 #ifndef RXLOCK_UTIL_H
 #define RXLOCK_UTIL_H
 #include <stddef.h>
@@ -36,4 +37,8 @@ int  util_write_file_atomic(const char *path, const void *data, size_t len, int 
 int  util_write_all(int fd, const void *buf, size_t len);
 /* fsync the directory holding path.  0 or -1. */
 int  util_fsync_dir(const char *path);
+
+/* CPUs this process may run on: its affinity mask's size (what Slurm,
+ * cpusets and taskset allow), else the online CPUs; at least 1. */
+unsigned util_cpus_usable(void);
 #endif
