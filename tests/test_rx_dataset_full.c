@@ -1,6 +1,8 @@
 /* tests/test_rx_dataset_full.c — (make check-full) the full 2080 MiB
  * dataset for key "test key 000" built with rx_dataset_init_parallel on 2
- * threads: items against randomx-dataset-items.tsv and rx_cache_item,
+ * threads, as the product builds it (RX_FLAG_JIT: through the SuperscalarHash
+ * JIT where one exists): items against randomx-dataset-items.tsv and
+ * rx_cache_item (the portable path),
  * fork() children reading the same pages, and the wipe on free. */
 #include "test.h"
 #include "rxlock/rx.h"
@@ -105,7 +107,7 @@ int main(void) {
     double t0 = now_s();
     CHECK(rx_cache_init(g_cache, "test key 000", 12) == RX_OK);
     double t1 = now_s();
-    int rc = rx_dataset_new(&g_ds, 0);
+    int rc = rx_dataset_new(&g_ds, RX_FLAG_JIT);
     CHECK(rc == RX_OK);
     if (rc != RX_OK) { rx_cache_free(g_cache); return test_summary(); }
     double t2 = now_s();
