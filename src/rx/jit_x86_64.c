@@ -355,8 +355,7 @@ static void emit_instr(xe_buf *b, const struct rx_instr *in, int v2, struct emit
         if (memcmp(es->lmap[ti], es->map, 8) == 0) {
             xe_jcc_to(b, XC_Z, es->labels[ti]);
         } else {                /* jz rel32 to a remap stub, patched later */
-            xe_u8(b, 0x0F); xe_u8(b, 0x80u + XC_Z); xe_u32(b, 0);
-            es->fix[es->nfix].pos = b->len;
+            es->fix[es->nfix].pos = xe_jcc32_fwd(b, XC_Z);
             es->fix[es->nfix].target = ti;
             memcpy(es->fix[es->nfix].from, es->map, 8);
             es->nfix++;
@@ -403,6 +402,14 @@ static int writes_reg(const struct rx_instr *in, unsigned reg) {
     }
 }
 
+/* rax = r[readReg0] ^ r[readReg1], rcx = its high 32 bits (spec 4.6.2 step 1) */
+static void emit_spmix(xe_buf *b, const unsigned rr[4]) {
+    xe_mov_rr(b, 1, XR_RAX, RREG(rr[0]));
+    xe_alu_rr(b, 1, XA_XOR, XR_RAX, RREG(rr[1]));
+    xe_mov_rr(b, 1, XR_RCX, XR_RAX);
+    xe_shift_ri(b, 1, XS_SHR, XR_RCX, 32);
+}
+
 /* light mode: rdx = dataset item number of the read at ctx.ma */
 static void emit_light_item(xe_buf *b) {
     xe_load(b, 0, XR_RDX, CTX(ma));
@@ -447,21 +454,13 @@ static void emit_program(xe_buf *b, const struct rx_instr *code, unsigned n, con
      * second iteration on (step 12), so only the first iteration XORs in
      * their start values (mx, ma): it runs this block once and joins the
      * loop after the top's own mix; the loop itself never loads them. */
-    xe_mov_rr(b, 1, XR_RAX, RREG(rr[0]));
-    xe_alu_rr(b, 1, XA_XOR, XR_RAX, RREG(rr[1]));
-    xe_mov_rr(b, 1, XR_RCX, XR_RAX);
-    xe_shift_ri(b, 1, XS_SHR, XR_RCX, 32);
+    emit_spmix(b, rr);
     xe_alu_rm(b, 0, XA_XOR, XR_RAX, CTX(sp0));
     xe_alu_rm(b, 0, XA_XOR, XR_RCX, CTX(sp1));
-    xe_u8(b, 0xEB);         /* jmp rel8 to join */
-    xe_u8(b, 0);
-    size_t join = b->len;
+    size_t join = xe_jmp8_fwd(b);
     xe_align_nop(b, 64);    /* loop top on a cache line (the buffer is page aligned) */
     size_t top = b->len;
-    xe_mov_rr(b, 1, XR_RAX, RREG(rr[0]));
-    xe_alu_rr(b, 1, XA_XOR, XR_RAX, RREG(rr[1]));
-    xe_mov_rr(b, 1, XR_RCX, XR_RAX);
-    xe_shift_ri(b, 1, XS_SHR, XR_RCX, 32);
+    emit_spmix(b, rr);
     xe_patch8(b, join);
     xe_alu_ri(b, 0, XA_AND, XR_RAX, (int32_t)L3_MASK64);
     xe_alu_ri(b, 0, XA_AND, XR_RCX, (int32_t)L3_MASK64);
@@ -575,13 +574,9 @@ static void emit_program(xe_buf *b, const struct rx_instr *code, unsigned n, con
     xe_jmp_abs(b, run_base, epilogue);
     /* CBRANCH remap stubs (out of the loop's straight line) */
     for (unsigned k = 0; k < es.nfix; k++) {
-        size_t stub = b->len, pos = es.fix[k].pos;
+        xe_patch32(b, es.fix[k].pos);
         emit_remap(b, es.fix[k].from, es.lmap[es.fix[k].target]);
         xe_jmp_to(b, es.labels[es.fix[k].target]);
-        if (!b->err) {
-            uint32_t d = (uint32_t)(int32_t)((long)stub - (long)pos);
-            for (int q = 0; q < 4; q++) b->p[pos - 4 + (size_t)q] = (uint8_t)(d >> (8 * q));
-        }
     }
 }
 

@@ -162,13 +162,24 @@ static inline void xe_jmp_abs(xe_buf *b, const uint8_t *run_base, const uint8_t 
     long d32 = (long)(target - (run_base + b->len + 5));
     xe_u8(b, 0xE9); xe_u32(b, (uint32_t)(int32_t)d32);
 }
-/* forward short jcc: returns the patch position, xe_patch8 binds it here */
+/* forward short jcc / jmp: returns the patch position, xe_patch8 binds it here */
 static inline size_t xe_jcc8_fwd(xe_buf *b, int cc) { xe_u8(b, 0x70u + (unsigned)cc); xe_u8(b, 0); return b->len; }
+static inline size_t xe_jmp8_fwd(xe_buf *b) { xe_u8(b, 0xEB); xe_u8(b, 0); return b->len; }
 static inline void xe_patch8(xe_buf *b, size_t pos) {
     if (b->err) return;
     long d = (long)b->len - (long)pos;
     if (d > 127) { b->err = 1; return; }
     b->p[pos - 1] = (uint8_t)d;
+}
+/* forward near jcc (rel32): returns the patch position, xe_patch32 binds it here */
+static inline size_t xe_jcc32_fwd(xe_buf *b, int cc) {
+    xe_u8(b, 0x0F); xe_u8(b, 0x80u + (unsigned)cc); xe_u32(b, 0);
+    return b->len;
+}
+static inline void xe_patch32(xe_buf *b, size_t pos) {
+    if (b->err) return;
+    uint32_t d = (uint32_t)(int32_t)((long)b->len - (long)pos);
+    for (size_t q = 0; q < 4; q++) b->p[pos - 4 + q] = (uint8_t)(d >> (8 * q));
 }
 
 /* ---- SSE2 / AES-NI (xmm registers 0-15) ---- */
