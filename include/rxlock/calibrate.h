@@ -13,6 +13,12 @@
  * For "work": "sha3-256" the RandomX-only keys mode, engine and aes are
  * absent.  Version-1 files (mode for every work, no engine / aes) are still
  * read; their engine is unknown (NULL).
+ * Version 3 (issue 19, written now) adds, after "created":
+ *   "setup_seconds": n (cache / dataset build, timed), "windows": n,
+ *   "load_average": n (1-minute load average, the larger of start / end)
+ * Version-2 and -1 files are still read (setup unknown: 0).
+ * Sizing uses the FASTEST window (rate_max): a time-lock promises "no
+ * sooner than", so it must assume the fastest rate this machine showed.
  */
 #ifndef RXLOCK_CALIBRATE_H
 #define RXLOCK_CALIBRATE_H
@@ -25,7 +31,7 @@ extern "C" {
 #endif
 #pragma GCC visibility push(default)   /* public API, also under -fvisibility=hidden */
 
-#define TL_CALIBRATION_VERSION   2
+#define TL_CALIBRATION_VERSION   3
 #define TL_CALIBRATION_MAX_BYTES 4096     /* bound on a file we read        */
 #define TL_CALIBRATE_MIN_SECONDS 0.05
 #define TL_CALIBRATE_MAX_SECONDS 86400.0
@@ -41,7 +47,8 @@ typedef struct {
     double   seconds;        /* timed seconds (setup excluded)             */
     uint64_t hashes;         /* chain steps done (0 in a parsed file)      */
     unsigned windows;        /* windows the spread is over (0 when parsed) */
-    double   setup_seconds;  /* cache / dataset build (0 when parsed)      */
+    double   setup_seconds;  /* cache / dataset build (0 from a v1/v2 file) */
+    double   load_average;   /* 1-min load average (-1 unknown / old file) */
     char     cpu[128];       /* CPU model, printable ASCII                 */
     char     created[32];    /* ISO-8601 UTC                               */
 } tl_calibration;
@@ -75,6 +82,57 @@ int tl_calibration_to_json(const tl_calibration *c, char **json, size_t *len);
  * TL_EVERSION, TL_ETOOBIG). */
 int tl_calibration_parse(const char *json, size_t len, tl_calibration *out, char *err, size_t errlen);
 int tl_calibration_load(const char *path, tl_calibration *out, char *err, size_t errlen);
+/* The statistic a puzzle is sized with: the fastest window (rate_max). */
+double tl_calibration_sizing_rate(const tl_calibration *c);
+/* (rate_max - rate_min) / rate_max: the windows' spread, 0..1. */
+double tl_calibration_spread(const tl_calibration *c);
+
+/* ---- issue 19: the floor (src/lock/floor.c) ----------------------------
+ * The fastest published single-core sequential rates (one dependent chain)
+ * per work function: a built-in table (docs/SECURITY.md §The floor, with
+ * sources) or a user's table file: lines "WORK RATE MACHINE [; CONDITIONS]",
+ * '#' comments, at most TL_FLOOR_MAX_ROWS rows / TL_FLOOR_MAX_BYTES. */
+#define TL_FLOOR_MAX_ROWS  64
+#define TL_FLOOR_MAX_BYTES 16384
+typedef struct {
+    tl_work_type work;
+    double rate;                  /* hashes/s, one chain, one core          */
+    char   machine[64];
+    char   conditions[96];
+} tl_floor_row;
+typedef struct {
+    unsigned n;
+    tl_floor_row rows[TL_FLOOR_MAX_ROWS];
+    char origin[64];              /* "built-in table" / "table NAME"        */
+} tl_floor_table;
+void tl_floor_builtin(tl_floor_table *t);
+/* 0, or TL_EFORMAT / TL_ETOOBIG / TL_EIO with a one-line reason. */
+int  tl_floor_parse(const char *text, size_t len, tl_floor_table *t, char *err, size_t errlen);
+int  tl_floor_load(const char *path, tl_floor_table *t, char *err, size_t errlen);
+/* The fastest row for work, NULL when the table has none (randomx-v1 in
+ * the built-in table: v2 changed rates by -25%..+9% per CPU). */
+const tl_floor_row *tl_floor_fastest(const tl_floor_table *t, tl_work_type work);
+/* total hashes / floor rate (seconds); -1 for no row. */
+double tl_floor_seconds(const tl_floor_row *r, uint64_t total);
+/* ceil(seconds x floor rate): the hashes that make the floor CPU need
+ * `seconds`.  0, TL_EINVAL, or TL_ETOOBIG (over 2^48). */
+int  tl_floor_hashes(const tl_floor_row *r, double seconds, uint64_t *total);
+
+/* ---- issue 19: the promise (src/lock/promise.c) ------------------------ */
+typedef struct {
+    uint64_t total;               /* G x S                                  */
+    double   rate;                /* the puzzle's assumed rate (0 = none)   */
+    double   hash_seconds;        /* total / rate (-1 without a rate)       */
+    double   setup_seconds;       /* recorded setup                         */
+    double   here_seconds;        /* hashing + setup on the rate's machine (-1) */
+    const tl_floor_row *floor;    /* NULL: no floor known for the work      */
+    double   floor_seconds;       /* total / floor rate (-1)                */
+} tl_promise;
+void tl_promise_of(const tl_puzzle *pz, const tl_floor_table *ft, tl_promise *out);
+/* One English sentence, no newline: "opens no sooner than T_min on the
+ * fastest known CPU (NAME, RATE H/s), about T at the assumed rate (H hashing + S setup,
+ * MODE-mode rate)".  Fits in 256 bytes. */
+void tl_promise_text(char *buf, size_t cap, const tl_puzzle *pz, const tl_floor_table *ft);
 
 #pragma GCC visibility pop
 #ifdef __cplusplus

@@ -57,7 +57,7 @@ const char *tl_strerror(int err);
 #define TL_MAX_STEPS         (1ull << 40)
 #define TL_MAX_TOTAL         (1ull << 48)
 #define TL_MAX_PUZZLE_BYTES  (1u << 20)
-#define TL_PUZZLE_VERSION    1
+#define TL_PUZZLE_VERSION    2   /* written; 1 and 2 are read */
 
 typedef enum {
     TL_WORK_RANDOMX_V2 = 1,
@@ -66,6 +66,29 @@ typedef enum {
 } tl_work_type;
 
 typedef enum { TL_MODE_LIGHT = 0, TL_MODE_FULL = 1 } tl_mode;
+
+/* ---- issue 19: the one mode policy (src/lock/mode.c) ------------------ */
+/* Full mode is this many times faster than light mode for RandomX: a
+ * RECORDED figure (bench/README.md, paired runs, v2 jit-secure with THP:
+ * 336.8 vs 74.7 H/s = 4.5x; 3.0x at 4 KiB pages), not measured per run. */
+#define TL_FULL_LIGHT_RATIO 4.5
+typedef struct {
+    tl_mode  mode;                /* the mode to run                        */
+    int      forced;              /* the caller's --mode decided it         */
+    int      low_memory;          /* full does not fit here: light chosen   */
+    uint64_t need_bytes;          /* what full mode needs (dataset + cache + margin) */
+    uint64_t avail_bytes;         /* what the deciding check found (UINT64_MAX = no limit) */
+    const char *why;              /* static: the check that decided         */
+    double   ratio;               /* full/light speed ratio (recorded); 1 for sha3 */
+} tl_mode_choice;
+/* requested: -1 = choose (full when the dataset fits here, else light);
+ * TL_MODE_LIGHT / TL_MODE_FULL = forced.  sha3-256 has no mode (light).
+ * Checks, in order: the test build's RXLOCK_TEST_LOWMEM=1, RLIMIT_AS, the
+ * cgroup v2 memory.max, MemAvailable, then an untouched trial mmap of the
+ * whole size.  0 or TL_EINVAL. */
+int tl_mode_resolve(tl_work_type work, int requested, tl_mode_choice *out);
+/* TL_FULL_LIGHT_RATIO for RandomX, 1 for sha3-256. */
+double tl_full_light_ratio(tl_work_type work);
 
 /* "randomx-v2" / "randomx-v1" / "sha3-256"; NULL for an unknown type. */
 const char *tl_work_name(tl_work_type t);
@@ -107,6 +130,11 @@ void tl_chain_message(uint8_t m[68], uint32_t g, uint64_t i, const uint8_t d[32]
 
 /* ---- puzzles ------------------------------------------------------------ */
 #define TL_RATE_SOURCE_MAX 32
+/* issue 19: the mode a puzzle's rate was measured in (version 2). */
+#define TL_RATE_MODE_NONE  0      /* sha3-256, no rate, or a version-1 puzzle */
+#define TL_RATE_MODE_LIGHT 1
+#define TL_RATE_MODE_FULL  2
+#define TL_MAX_SETUP_MS    (1ull << 40)
 
 typedef struct {
     tl_work_type work;
@@ -115,6 +143,10 @@ typedef struct {
     uint64_t rate_mhps;           /* assumed solver rate, milli-hashes/s; 0 = none */
     char     rate_source[TL_RATE_SOURCE_MAX]; /* "none", "flag", "calibration: <cpu>", ... [ -~]* */
     uint64_t target_seconds;      /* wall-clock target the caller asked for (0 = none) */
+    /* issue 19 (puzzle version 2) */
+    int      rate_mode;           /* TL_RATE_MODE_*: what rate_mhps was measured in */
+    uint64_t setup_ms;            /* work-function setup (cache/dataset build) on the
+                                     rate's machine, ms; part of the promise */
     const uint8_t *sign_sk;       /* Ed25519 secret key (64 bytes, libsodium layout) or NULL */
 } tl_params;
 
@@ -193,6 +225,9 @@ typedef struct tl_puzzle {
     uint64_t rate_mhps;
     char     rate_source[TL_RATE_SOURCE_MAX];
     uint64_t target_seconds;
+    /* issue 19 (version 2; NONE / 0 in a version-1 puzzle) */
+    int      rate_mode;           /* TL_RATE_MODE_*                         */
+    uint64_t setup_ms;            /* setup on the rate's machine, ms        */
     int64_t  created;             /* Unix seconds, UTC                      */
     int      test_only;
     int      has_signer;

@@ -153,6 +153,26 @@ int cli_parse_mode(const char *s, tl_mode *out) {
     return 0;
 }
 
+void cli_mode_warn(const tl_mode_choice *mc) {
+    if (!mc->low_memory) return;
+    double gib = 1024.0 * 1024.0 * 1024.0;
+    if (mc->avail_bytes == UINT64_MAX || mc->avail_bytes == 0)
+        fprintf(stderr, "rxlock: warning: full mode needs %.1f GiB, not available here (%s): using light mode, "
+                        "about %.1fx slower (recorded ratio); --mode full forces it\n",
+                (double)mc->need_bytes / gib, mc->why, mc->ratio);
+    else
+        fprintf(stderr, "rxlock: warning: full mode needs %.1f GiB, %.1f GiB available here (%s): using light mode, "
+                        "about %.1fx slower (recorded ratio); --mode full forces it\n",
+                (double)mc->need_bytes / gib, (double)mc->avail_bytes / gib, mc->why, mc->ratio);
+}
+
+tl_mode cli_mode_pick(tl_work_type work, int requested) {
+    tl_mode_choice mc;
+    if (tl_mode_resolve(work, requested, &mc) != 0) return TL_MODE_LIGHT;
+    cli_mode_warn(&mc);
+    return mc.mode;
+}
+
 int cli_parse_pin(const char *hex, uint8_t pin[32]) {
     size_t n = 0;
     return strlen(hex) == 64 && util_hex_decode(hex, pin, 32, &n) == 0 && n == 32 ? 0 : -1;

@@ -54,6 +54,13 @@ int cli_parse_duration(const char *s, double *out);   /* "7d", "90m", "3600", "1
 int cli_parse_mode(const char *s, tl_mode *out);      /* "light" / "full" */
 int cli_parse_pin(const char *hex, uint8_t pin[32]);  /* 64 hex digits */
 
+/* issue 19: the one mode policy for a command.  requested -1 = choose
+ * (tl_mode_resolve); prints the one warning line when low memory made it
+ * light.  Returns the mode to run. */
+tl_mode cli_mode_pick(tl_work_type work, int requested);
+/* The warning line for a choice (nothing unless low memory chose light). */
+void cli_mode_warn(const tl_mode_choice *mc);
+
 /* Structure, signature and optional pin: CLI_OK, or the exit code after a
  * one-line message (CLI_VERIFY for a bad signature / pin mismatch). */
 int cli_check_puzzle(const char *path, const tl_puzzle *pz, const uint8_t *pin);

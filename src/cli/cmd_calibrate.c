@@ -20,9 +20,14 @@ const char cmd_calibrate_usage[] =
     "  (one dependent chain, as a solver runs it) and writes a calibration file\n"
     "  that `rxlock lock --calibration FILE` uses to choose work counts.\n"
     "  --work W       work function (default randomx-v2)\n"
-    "  --mode M       RandomX light (256 MiB, default) or full (2080 MiB dataset,\n"
-    "                 built first, not timed); ignored by sha3-256\n"
-    "  --seconds S    timed measurement length, 0.05..86400 (default 10)\n"
+    "  --mode M       RandomX full (2080 MiB dataset + 256 MiB cache) or light\n"
+    "                 (256 MiB); default full when it fits here, else light with a\n"
+    "                 warning: a light-mode file cannot size a RandomX puzzle\n"
+    "                 (full mode is ~4.5x faster); ignored by sha3-256\n"
+    "  --seconds S    timed measurement length, 0.05..86400 (default 10), in 3..10\n"
+    "                 windows; puzzles are sized with the FASTEST window (a\n"
+    "                 time-lock promises \"no sooner than\"); a spread over 10% or a\n"
+    "                 load average above the usable CPUs is warned about\n"
     "  -o, --output FILE  where to write (default ./rxlock-calibration.json);\n"
     "                 '-' writes the file's JSON to stdout; never overwrites an\n"
     "                 existing file without --force\n"
@@ -32,7 +37,8 @@ const char cmd_calibrate_usage[] =
     "  --progress     show the progress line even when stderr is not a TTY\n"
     "  The file records the work, and for RandomX the mode, the engine that\n"
     "  ran (jit / interpreter) and the AES (hardware / software); a JIT that\n"
-    "  could not start is one warning line.\n"
+    "  could not start is one warning line.  It also records the setup time\n"
+    "  (cache / dataset build, timed), which `lock --time` counts.\n"
     "  The rate is this machine's.  A faster machine solves sooner: a puzzle\n"
     "  sized from this rate opens earlier for anyone with faster hardware.\n";
 
@@ -40,6 +46,7 @@ typedef struct {
     const char *outpath;
     tl_work_type work;
     tl_mode mode;
+    int mode_req;   /* -1: the mode policy */
     double seconds;
     int force, json, progress, to_stdout;
 } cal_args;
@@ -63,6 +70,7 @@ static int parse_args(int argc, char **argv, cal_args *a) {
             break;
         case 'm':
             if (cli_parse_mode(optarg, &a->mode)) return cli_usage_error(cmd, "unknown mode '%s' (light, full)", optarg);
+            a->mode_req = (int)a->mode;
             break;
         case 's':
             if (cli_parse_double(optarg, TL_CALIBRATE_MIN_SECONDS, TL_CALIBRATE_MAX_SECONDS, &a->seconds))
@@ -85,9 +93,10 @@ static int parse_args(int argc, char **argv, cal_args *a) {
 /* --json: the calibration object plus the run's details, one line. */
 static int report_json(const cal_args *a, const tl_calibration *cal, const char *text) {
     json_t *o = json_loads(text, 0, NULL);
-    json_t *more = json_pack("{s:I, s:i, s:f, s:s, s:s?, s:s}", "hashes", (json_int_t)cal->hashes,
-                             "windows", (int)cal->windows, "setup_seconds", cal->setup_seconds,
+    json_t *more = json_pack("{s:I, s:s, s:s?, s:f, s:s, s:f, s:s}", "hashes", (json_int_t)cal->hashes,
                              "file", a->outpath, "fallback", cal->engine.fallback,
+                             "sizing_rate", tl_calibration_sizing_rate(cal), "sizing_statistic", "fastest window",
+                             "spread", tl_calibration_spread(cal),
                              "note", "this machine's sequential rate; a faster machine solves sooner");
     if (!o || !more || json_object_update(o, more) != 0) { json_decref(o); o = NULL; }
     json_decref(more);
@@ -103,24 +112,43 @@ static void report_text(const cal_args *a, const tl_calibration *cal) {
     cli_engine_text(&cal->engine, eng, sizeof eng);
     if (cal->engine.engine) fprintf(hp, "%s, %s, on %s\n", tl_work_name(cal->work), eng, cal->cpu);
     else fprintf(hp, "%s on %s\n", tl_work_name(cal->work), cal->cpu);
-    fprintf(hp, "rate: %s H/s  (spread %s – %s H/s over %u windows; %llu hashes in %.2f s; setup %.2f s untimed)\n",
-            r, lo, hi, cal->windows, (unsigned long long)cal->hashes, cal->seconds, cal->setup_seconds);
+    fprintf(hp, "rate: %s H/s  (spread %s – %s H/s over %u windows; %llu hashes in %.2f s)\n",
+            r, lo, hi, cal->windows, (unsigned long long)cal->hashes, cal->seconds);
+    fprintf(hp, "sizing rate: %s H/s (the fastest window: a time-lock promises \"no sooner than\"); "
+                "setup %.2f s (timed, counted by lock --time)\n", hi, cal->setup_seconds);
     if (!a->to_stdout) fprintf(hp, "wrote %s\n", a->outpath);
     fprintf(hp, "note: this is THIS machine's sequential rate.  A faster machine solves sooner:\n"
                 "      a puzzle sized from this rate opens earlier for anyone with faster hardware%s.\n",
             cal->work == TL_WORK_SHA3_256 ? " (SHA3 has fast dedicated hardware: prefer randomx-v2)" : "");
 }
 
+/* issue 19: a noisy or loaded run, and a light-mode RandomX file, are
+ * warned about with what to do (stderr, one line each). */
+static void warn_trust(const tl_calibration *cal) {
+    double sp = tl_calibration_spread(cal);
+    unsigned cpus = util_cpus_usable();
+    if (sp > 0.10)
+        fprintf(stderr, "rxlock: warning: the windows differ by %.0f%% (over 10%%): the machine is busy or its clock "
+                        "varies; stop other work and calibrate again, longer (--seconds 60)\n", sp * 100);
+    if (cal->load_average > (double)cpus)
+        fprintf(stderr, "rxlock: warning: load average %.2f is above the %u usable CPU%s: other work competes with "
+                        "the measurement; calibrate again on a quiet machine\n", cal->load_average, cpus, cpus == 1 ? "" : "s");
+    if (cal->work != TL_WORK_SHA3_256 && cal->mode == TL_MODE_LIGHT)
+        fprintf(stderr, "rxlock: warning: a light-mode calibration cannot size a RandomX puzzle (full mode is about "
+                        "%.1fx faster); calibrate with --mode full where 2.3 GiB are free\n", TL_FULL_LIGHT_RATIO);
+}
+
 int cmd_calibrate(int argc, char **argv) {
     cal_args a = { .outpath = "./rxlock-calibration.json", .work = TL_WORK_RANDOMX_V2,
-                   .mode = TL_MODE_LIGHT, .seconds = 10 };
+                   .mode = TL_MODE_LIGHT, .mode_req = -1, .seconds = 10 };
     int rc = parse_args(argc, argv, &a);
     if (rc) return rc;
+    a.mode = cli_mode_pick(a.work, a.mode_req);   /* issue 19: the one mode policy */
     /* Fail before measuring if the output exists (checked again at commit). */
     util_atomic at;
     if (!a.to_stdout && util_atomic_open(&at, a.outpath, a.force, 0644) != 0) return cli_output_error(a.outpath);
     if (a.work != TL_WORK_SHA3_256 && !a.json)
-        fprintf(stderr, "calibrate: building the RandomX %s (not timed)...\n",
+        fprintf(stderr, "calibrate: building the RandomX %s (timed as setup)...\n",
                 a.mode == TL_MODE_FULL ? "cache and 2080 MiB dataset" : "256 MiB cache");
     cli_progress ui;
     cli_progress_init(&ui, "calibrate", 0, cli_progress_when(0, 0, a.progress), 0);
@@ -148,6 +176,7 @@ int cmd_calibrate(int argc, char **argv) {
         errno = e;
         rc = cli_output_error(a.outpath);
     }
+    if (rc == CLI_OK) warn_trust(&cal);
     if (rc == CLI_OK && a.json) rc = report_json(&a, &cal, text);
     else if (rc == CLI_OK) report_text(&a, &cal);
     free(text);

@@ -21,7 +21,8 @@ const char cmd_group_usage[] =
     "\n"
     "  INDEX                  default: $SLURM_ARRAY_TASK_ID, else $JOB_COMPLETION_INDEX\n"
     "  --worker-key FILE      the plan's worker key (default: $RXLOCK_WORKER_KEY)\n"
-    "  --mode light|full      RandomX mode (default: the plan's)\n"
+    "  --mode light|full      RandomX mode (default: the plan's; light, with a warning,\n"
+    "                         when a full-mode plan's 2.3 GiB do not fit on this node)\n"
     "  --checkpoint-every S   sealed checkpoint at least every S seconds (default 60)\n"
     "exit: 0 done (or already done), 1 failure or interrupted (re-run resumes), 2 usage error\n";
 
@@ -58,6 +59,13 @@ int cmd_group(int argc, char **argv) {
     if (cli_parse_u64(idx, 0, TL_MAX_GROUPS - 1, &v)) return cli_usage_error(argv[0], "%s: want a task index 0..%u", src, TL_MAX_GROUPS - 1);
     if (!to.worker_key) to.worker_key = getenv("RXLOCK_WORKER_KEY");
     if (!to.worker_key || !*to.worker_key) return cli_usage_error(argv[0], "missing --worker-key FILE (or RXLOCK_WORKER_KEY)");
+    if (to.mode < 0) {   /* issue 19: the plan's mode, unless full does not fit on this node */
+        tl_mode_choice mc;
+        if (tl_mode_resolve(TL_WORK_RANDOMX_V2, -1, &mc) == 0 && mc.low_memory) {
+            cli_mode_warn(&mc);
+            to.mode = TL_MODE_LIGHT;
+        }
+    }
     cli_progress ui;
     cli_progress_init(&ui, "group", 0, cli_progress_when(0, 0, 0), 0);
     to.stop = ui.stop = cli_catch_signals();

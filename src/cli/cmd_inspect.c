@@ -17,12 +17,17 @@
 
 const char cmd_inspect_usage[] =
     "usage: rxlock inspect PUZZLE [--json] [--mode light|full] [--no-estimate] [--progress]\n"
+    "                     [--floor-table FILE]\n"
     "\n"
     "Show a puzzle: work function, groups x steps, the assumed solver rate and\n"
-    "its source, signer, epoch recipient, and the time a solver would need on\n"
-    "this machine (from a ~1 s calibration in the given mode, default light).\n"
+    "its source, signer, epoch recipient, the promise (no sooner than T_min on\n"
+    "the fastest known CPU; about T, hashing + setup, at the assumed rate), and\n"
+    "the time a solver would need on this machine, setup included (from a ~1 s\n"
+    "calibration in the mode `unlock`/`solve` would pick here).\n"
     "  --json           one JSON object on stdout\n"
-    "  --mode M         RandomX mode for the estimate (full builds the 2080 MiB dataset first)\n"
+    "  --mode M         RandomX mode for the estimate (default: full when its 2.3 GiB fit\n"
+    "                   here, else light with a warning; full builds the dataset first)\n"
+    "  --floor-table F  the floor table (default: the built-in one, docs/SECURITY.md)\n"
     "  --no-estimate    skip the calibration\n"
     "  --progress       progress line for the estimate even when stderr is not a TTY\n"
     "exit: 0 ok, 1 malformed / unreadable puzzle, 2 usage error\n";
@@ -35,13 +40,18 @@ typedef struct {
     double assumed, here;
     int json, estimate, est_rc, progress;
     tl_mode mode;
+    int mode_req;                  /* issue 19: -1 = the mode policy */
+    const char *floor_table;
+    tl_floor_table ft;
+    double est_setup;
     tl_engine_info engine;   /* of the estimate */
 } view;
 
 static int parse_args(int argc, char **argv, view *v) {
     static const struct option opts[] = {
         {"json", no_argument, 0, 'j'}, {"mode", required_argument, 0, 'm'},
-        {"no-estimate", no_argument, 0, 'n'}, {"progress", no_argument, 0, 'P'}, {0, 0, 0, 0}
+        {"no-estimate", no_argument, 0, 'n'}, {"progress", no_argument, 0, 'P'},
+        {"floor-table", required_argument, 0, 'F'}, {0, 0, 0, 0}
     };
     int c;
     optind = 1; opterr = 0;
@@ -52,7 +62,9 @@ static int parse_args(int argc, char **argv, view *v) {
         case 'P': v->progress = 1; break;
         case 'm':
             if (cli_parse_mode(optarg, &v->mode)) return cli_usage_error(argv[0], "--mode: want light or full");
+            v->mode_req = (int)v->mode;
             break;
+        case 'F': v->floor_table = optarg; break;
         case ':': return cli_usage_error(argv[0], "option '%s' needs a value", argv[optind - 1]);
         default: return cli_bad_option(argv[0], optopt, argv[optind - 1]);
         }
@@ -83,10 +95,12 @@ static void describe(const tl_puzzle *pz, view *v) {
     cli_progress_init(&ui, "estimate", 0, cli_progress_when(0, 0, v->progress), 0);
     tl_calibrate_opts co = { .progress = cli_progress_cb, .progress_ctx = &ui, .stop = cli_catch_signals() };
     ui.stop = co.stop;
-    v->est_rc = tl_calibrate(pz->work, pz->work == TL_WORK_SHA3_256 ? TL_MODE_LIGHT : v->mode, 1.0, &co, &cal);
+    v->mode = cli_mode_pick(pz->work, v->mode_req);   /* issue 19: the mode a solver here would run */
+    v->est_rc = tl_calibrate(pz->work, v->mode, 1.0, &co, &cal);
     cli_progress_end(&ui, v->est_rc == 0 && !ui.bar.tty);   /* a TTY line is erased */
     if (v->est_rc) return;
-    v->here = cal.rate;
+    v->here = tl_calibration_sizing_rate(&cal);
+    v->est_setup = cal.setup_seconds;
     v->engine = cal.engine;
     if (cal.engine.fallback) cli_warn_fallback(cal.engine.fallback);
     cli_engine_text(&cal.engine, v->eng, sizeof v->eng);
@@ -112,6 +126,18 @@ static int report_json(const tl_puzzle *pz, const view *v) {
     json_object_set_new(o, "signer", pz->has_signer ? json_string(v->signer) : json_null());
     json_object_set_new(o, "signature", json_string(v->sig));
     json_object_set_new(o, "test_only", json_boolean(pz->test_only));
+    {   /* issue 19: the promise */
+        static const char *const rm[] = { "none", "light", "full" };
+        tl_promise p;
+        tl_promise_of(pz, &v->ft, &p);
+        json_object_set_new(o, "rate_mode", pz->version >= 2 ? json_string(rm[pz->rate_mode]) : json_null());
+        json_object_set_new(o, "setup_seconds", json_real(p.setup_seconds));
+        json_object_set_new(o, "promise_seconds", p.here_seconds >= 0 ? json_real(p.here_seconds) : json_null());
+        json_object_set_new(o, "floor_machine", p.floor ? json_string(p.floor->machine) : json_null());
+        json_object_set_new(o, "floor_rate", p.floor ? json_real(p.floor->rate) : json_null());
+        json_object_set_new(o, "floor_seconds", p.floor ? json_real(p.floor_seconds) : json_null());
+        json_object_set_new(o, "floor_table", json_string(v->ft.origin));
+    }
     if (v->est_rc == 0) {
         if (v->engine.engine) {   /* RandomX only */
             json_object_set_new(o, "estimate_mode", json_string(v->engine.mode));
@@ -119,7 +145,8 @@ static int report_json(const tl_puzzle *pz, const view *v) {
             json_object_set_new(o, "estimate_aes", json_string(v->engine.aes));
         }
         json_object_set_new(o, "estimate_rate", json_real(v->here));
-        json_object_set_new(o, "estimate_seconds", json_real((double)v->total / v->here));
+        json_object_set_new(o, "estimate_setup_seconds", json_real(v->est_setup));
+        json_object_set_new(o, "estimate_seconds", json_real((double)v->total / v->here + v->est_setup));
     }
     char *s = json_dumps(o, JSON_INDENT(2) | JSON_PRESERVE_ORDER);
     json_decref(o);
@@ -140,7 +167,9 @@ static void report_text(const tl_puzzle *pz, const view *v) {
     if (v->assumed > 0) {
         util_format_rate(r1, sizeof r1, v->assumed);
         util_format_duration(d1, sizeof d1, (double)v->total / v->assumed);
-        printf("assumed rate:  %sH/s (%s) -> %s for one solver\n", r1, pz->rate_source, d1);
+        printf("assumed rate:  %sH/s (%s%s) -> %s of hashing for one solver\n", r1, pz->rate_source,
+               pz->version < 2 ? "; mode not recorded" : pz->rate_mode == TL_RATE_MODE_FULL ? "; full-mode rate"
+               : pz->rate_mode == TL_RATE_MODE_LIGHT ? "; LIGHT-mode rate: a full-mode solver is faster" : "", d1);
     } else {
         printf("assumed rate:  none recorded\n");
     }
@@ -148,23 +177,30 @@ static void report_text(const tl_puzzle *pz, const view *v) {
         util_format_duration(d1, sizeof d1, (double)pz->target_seconds);
         printf("target:        %s\n", d1);
     }
+    char pt[400];
+    tl_promise_text(pt, sizeof pt, pz, &v->ft);
+    printf("promise:       %s [%s]\n", pt, v->ft.origin);
     printf("signer:        %s%s%s\n", pz->has_signer ? v->signer : "none (unsigned)", pz->has_signer ? "  signature " : "",
            pz->has_signer ? v->sig : "");
     printf("header digest: %s\n", v->hdr);
     if (v->est_rc == 0) {
         util_format_rate(r2, sizeof r2, v->here);
-        util_format_duration(d2, sizeof d2, (double)v->total / v->here);
-        printf("this machine:  %sH/s (%s, quick calibration) -> about %s to solve\n", r2, v->eng, d2);
+        util_format_duration(d2, sizeof d2, (double)v->total / v->here + v->est_setup);
+        util_format_duration(d1, sizeof d1, v->est_setup);
+        printf("this machine:  %sH/s (%s, quick calibration, fastest window) -> about %s to solve (setup %s included)\n",
+               r2, v->eng, d2, d1);
     } else if (v->estimate) {
         printf("this machine:  no estimate (%s)\n", tl_strerror(v->est_rc));
     }
 }
 
 int cmd_inspect(int argc, char **argv) {
-    view v = { .estimate = 1, .mode = TL_MODE_LIGHT };
+    view v = { .estimate = 1, .mode = TL_MODE_LIGHT, .mode_req = -1 };
     int rc = parse_args(argc, argv, &v);
     if (rc) return rc;
     char err[300];
+    if (!v.floor_table) tl_floor_builtin(&v.ft);
+    else if (tl_floor_load(v.floor_table, &v.ft, err, sizeof err)) return cli_error("%s", err);
     tl_puzzle *pz = NULL;
     if (tl_puzzle_load(v.path, &pz, err, sizeof err)) return cli_error("%s", err);
     describe(pz, &v);

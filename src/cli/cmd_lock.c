@@ -6,6 +6,8 @@
 #include "cli/lock_opts.h"
 #include "rxlock/rxlock.h"
 #include "rxlock/age.h"
+#include "rxlock/calibrate.h"
+#include <limits.h>
 #include "util/progress.h"
 #include "util/util.h"
 #include <getopt.h>
@@ -34,15 +36,25 @@ const char cmd_lock_usage[] =
     "here in parallel worker processes, then solved by anyone only in sequence\n"
     "(G*S hashes).  Prints the epoch recipient (age1...): encrypt to it with\n"
     "`age -r` or `rxlock encrypt`; `rxlock solve` recovers the identity.\n"
+    "Then states the promise on stderr: no sooner than T_min on the fastest\n"
+    "known CPU (the floor), about T (hashing + setup) at the assumed rate.\n"
     "\n"
     "  --work W             work function (default randomx-v2)\n"
     "  --groups G           groups (1..4096; with --time default = workers)\n"
     "  --steps S            steps per group (1..2^40; G*S <= 2^48)\n"
-    "  --time DURATION      wall-clock target for one solver, e.g. 90s, 30m, 12h, 7d, 2w, 1y;\n"
-    "                       G*S = DURATION x rate (needs --rate or --calibration)\n"
-    "  --rate H/s           assumed sequential solver rate (recorded in the puzzle)\n"
-    "  --calibration FILE   take the rate from `rxlock calibrate -o FILE` (work must match)\n"
-    "  --mode light|full    RandomX mode for generation (default light; full = 2080 MiB, faster)\n"
+    "  --time DURATION      wall-clock time for one solver on the calibrated machine,\n"
+    "                       setup (dataset build) INCLUDED, e.g. 90s, 30m, 12h, 7d, 2w, 1y:\n"
+    "                       G*S = (DURATION - setup) x rate (needs --rate, --calibration or --floor)\n"
+    "  --rate H/s           assumed sequential solver rate, full mode for RandomX (recorded)\n"
+    "  --calibration FILE   the rate (its fastest window) and setup time from\n"
+    "                       `rxlock calibrate -o FILE`; work must match; a RandomX\n"
+    "                       light-mode calibration is refused (full mode is ~4.5x faster)\n"
+    "  --floor              size so that the fastest known CPU (the floor table) needs\n"
+    "                       DURATION of hashing: G*S = DURATION x its rate\n"
+    "  --floor-table FILE   the floor table (lines WORK RATE MACHINE [; CONDITIONS]);\n"
+    "                       default: the built-in table (docs/SECURITY.md)\n"
+    "  --mode light|full    RandomX mode for generation (default: full when the 2.3 GiB\n"
+    "                       fit here, else light with a warning)\n"
     "  --workers N          concurrent worker processes (default: usable CPUs)\n"
     "  --sign-key FILE      sign the puzzle header (key from `rxlock keygen-signer`)\n"
     "  --keep-epoch-key FILE  also write the epoch identity now (for a service that encrypts\n"
@@ -141,18 +153,27 @@ static int write_outputs(const lock_args *a, const char *text, size_t len, const
     return rc;
 }
 
-static int report(const lock_args *a, const char *rcp, double secs, double cpu) {
+static int report(const lock_args *a, const char *rcp, double secs, double cpu, const tl_puzzle *pz) {
     const tl_params *p = &a->lo.p;
     const tl_engine_info *e = &a->lo.engine;
     double total = (double)p->groups * (double)p->steps;
+    tl_promise pr;   /* issue 19: what the puzzle promises */
+    tl_promise_of(pz, &a->lo.ft, &pr);
     if (a->json)
-        return cli_print_json(json_pack("{s:s, s:s, s:s, s:i, s:I, s:f, s:f, s:f, s:f, s:s*}", "event", "done",
+        return cli_print_json(json_pack("{s:s, s:s, s:s, s:i, s:I, s:f, s:f, s:f, s:f, s:s*, s:f, s:f, s:f, s:s?, s:f}",
+                                        "event", "done",
                                         "puzzle", a->out, "recipient", rcp, "groups", (int)p->groups,
                                         "steps", (json_int_t)p->steps, "seconds", secs,
                                         "rate", secs > 0 ? total / secs : 0.0, "worker_cpu_seconds", cpu,
                                         "rate_per_worker_cpu_second", cpu > 0 ? total / cpu : 0.0,
-                                        "engine", e->engine));
+                                        "engine", e->engine, "promise_seconds", pr.here_seconds,
+                                        "promise_hash_seconds", pr.hash_seconds, "promise_setup_seconds", pr.setup_seconds,
+                                        "floor_machine", pr.floor ? pr.floor->machine : NULL,
+                                        "floor_seconds", pr.floor_seconds));
     printf("%s\n", rcp);
+    char open_cmd[PATH_MAX + 64];
+    snprintf(open_cmd, sizeof open_cmd, "rxlock solve %s -o IDENTITY", a->out);
+    cli_lock_promise(&a->lo, pz, open_cmd);
     if (isatty(2)) {
         char eng[64];
         cli_engine_text(e, eng, sizeof eng);
@@ -180,5 +201,9 @@ int cmd_lock(int argc, char **argv) {
     if (rc) return rc;
     char rcp[TL_AGE_RECIPIENT_MAX];
     if (tl_age_recipient_encode(pk, rcp) != 0) return cli_error("cannot encode the recipient");
-    return report(&a, rcp, secs, cpu);
+    tl_puzzle *pz = NULL;
+    if (tl_puzzle_load(a.out, &pz, NULL, 0) != 0) return cli_error("%s: written puzzle does not parse", a.out);
+    rc = report(&a, rcp, secs, cpu, pz);
+    tl_puzzle_free(pz);
+    return rc;
 }

@@ -108,6 +108,13 @@ int cmd_lock_file(int argc, char **argv) {
                     a.to_stdout ? "the container to standard output" : a.out, p->groups,
                     (unsigned long long)p->steps, tl_work_name(p->work),
                     (double)p->groups * (double)p->steps, eng, rcp);
+        tl_puzzle *pz = NULL;   /* issue 19: the promise and how to open it */
+        if (tl_puzzle_parse(json, len, &pz, NULL, 0) == 0) {
+            char open_cmd[PATH_MAX + 32];
+            snprintf(open_cmd, sizeof open_cmd, "rxlock unlock %s", a.to_stdout ? "FILE.rxlock" : a.out);
+            cli_lock_promise(&a.lo, pz, open_cmd);
+        }
+        tl_puzzle_free(pz);
     }
     free(json);
     return ret;

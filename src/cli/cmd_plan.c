@@ -26,7 +26,8 @@ const char cmd_plan_usage[] =
     "\n"
     "  --work, --groups, --steps, --time, --rate, --calibration   as in `rxlock lock`\n"
     "                       (--groups is required: it is the cluster's width)\n"
-    "  --mode light|full    RandomX mode the tasks use (default light)\n"
+    "  --mode light|full    RandomX mode the tasks use (default full; a task on a node\n"
+    "                       without 2.3 GiB free runs light, with a warning)\n"
     "  --batch B            groups per task (default 1): task t runs groups t*B+1 .. t*B+B,\n"
     "                       in parallel processes sharing one dataset\n"
     "  --planner-key FILE   written (0600): opens the results and the secrets; needed by\n"
@@ -74,6 +75,10 @@ int cmd_plan(int argc, char **argv) {
     if (!lo.groups) return cli_usage_error(argv[0], "missing --groups G (the number of parallel tasks' groups)");
     if (!po.planner_key || !po.worker_key) return cli_usage_error(argv[0], "missing --planner-key FILE or --worker-key FILE");
     if (batch > lo.groups) return cli_usage_error(argv[0], "--batch: want at most --groups");
+    /* issue 19: the tasks run full mode unless --mode light (the cluster
+     * nodes, not this machine, must hold the dataset; `group` falls back
+     * to light with a warning on a node where it does not fit) */
+    if (lo.mode_req < 0) lo.mode_req = TL_MODE_FULL;
     if ((orc = cli_lock_resolve(&lo, argv[0])) != 0) return orc;
     po.batch = (uint32_t)batch;
     po.mode = lo.go.mode;

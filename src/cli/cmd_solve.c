@@ -26,8 +26,8 @@ const char cmd_solve_usage[] =
     "puzzle refused before any work leaves no file behind.  The progress line\n"
     "(on a TTY) names the engine; a JIT fallback is one warning line.\n"
     "\n"
-    "  --mode full|light        RandomX mode (default full: 2080 MiB, ~10x faster than light;\n"
-    "                           falls back to light when memory is short)\n"
+    "  --mode full|light        RandomX mode (default: full when its 2.3 GiB fit here, about\n"
+    "                           4.5x faster; else light, with one warning line)\n"
     "  --journal FILE           progress journal (default IDENTITY.journal; removed after success)\n"
     "  --no-journal             do not journal (no resume)\n"
     "  --checkpoint-every SECS  journal entry at least this often (default 60)\n"
@@ -134,7 +134,8 @@ int cmd_solve(int argc, char **argv) {
     if ((rc = cli_check_puzzle(a.path, pz, a.pinhex ? a.pin : NULL))) { tl_puzzle_free(pz); return rc; }
     if (pz->test_only)
         fprintf(stderr, "rxlock: WARNING: %s is a TEST-ONLY puzzle (deterministic secrets); it protects nothing\n", a.path);
-    if (pz->work == TL_WORK_SHA3_256) a.so.mode = TL_MODE_LIGHT;
+    /* issue 19: the one mode policy (full when it fits, else light + warning) */
+    a.so.mode = cli_mode_pick(pz->work, a.mode_given ? (int)a.so.mode : -1);
     if (!a.nojournal && !a.journal) {
         if (snprintf(jpath, sizeof jpath, "%s.journal", a.out) >= (int)sizeof jpath) {
             tl_puzzle_free(pz);
@@ -154,7 +155,8 @@ int cmd_solve(int argc, char **argv) {
     rc = tl_solve(pz, &a.so, x, &st);
     if (rc == TL_ENOMEM && a.so.mode == TL_MODE_FULL && !a.mode_given) {
         cli_progress_end(&ui, 0);
-        fprintf(stderr, "rxlock: not enough memory for full mode; solving in light mode\n");
+        fprintf(stderr, "rxlock: warning: full mode could not allocate its memory: solving in light mode, about %.1fx slower\n",
+                TL_FULL_LIGHT_RATIO);
         a.so.mode = TL_MODE_LIGHT;
         rc = tl_solve(pz, &a.so, x, &st);
     }

@@ -27,7 +27,8 @@ const char cmd_unlock_usage[] =
     "  any time and run the same command again to resume.  The journal is\n"
     "  removed after success; a puzzle refused before any work leaves no file.\n"
     "  -o, --output OUT       plaintext output (never overwritten without --force)\n"
-    "      --mode light|full  RandomX mode (full: 2080 MiB, faster; default light)\n"
+    "      --mode light|full  RandomX mode (default: full when its 2.3 GiB fit here,\n"
+    "                         about 4.5x faster; else light, with one warning line)\n"
     "      --journal PATH     journal location (default FILE.rxlock.journal)\n"
     "      --save-identity F  also write the epoch identity (opens other files of\n"
     "                         the same epoch with 'age -d -i F')\n"
@@ -42,6 +43,7 @@ const char cmd_unlock_usage[] =
 typedef struct {
     const char *in_path, *out, *journal, *save_id, *pinhex;
     tl_mode mode;
+    int mode_req;   /* -1: the mode policy */
     int force, quiet, progress;
     uint8_t pin[32];
     char defout[PATH_MAX], defjournal[PATH_MAX];
@@ -59,7 +61,8 @@ static int parse_args(int argc, char **argv, unlock_args *a) {
     while ((c = getopt_long(argc, argv, ":o:q", opts, NULL)) != -1) {
         switch (c) {
         case 'o': a->out = optarg; break;
-        case 'm': if (cli_parse_mode(optarg, &a->mode)) return cli_usage_error(argv[0], "--mode: want light or full"); break;
+        case 'm': if (cli_parse_mode(optarg, &a->mode)) return cli_usage_error(argv[0], "--mode: want light or full");
+                  a->mode_req = (int)a->mode; break;
         case 'j': a->journal = optarg; break;
         case 'I': a->save_id = optarg; break;
         case 'p': a->pinhex = optarg; break;
@@ -112,6 +115,13 @@ static int solve_and_open(const unlock_args *a, int fd, off_t off, const tl_puzz
                          .progress_ctx = &ui, .stop = cli_catch_signals() };
     ui.stop = so.stop;
     int rc = tl_solve(pz, &so, x, st);
+    if (rc == TL_ENOMEM && so.mode == TL_MODE_FULL && a->mode_req < 0) {   /* the trial passed, the build did not */
+        cli_progress_end(&ui, 0);
+        fprintf(stderr, "rxlock: warning: full mode could not allocate its memory: solving in light mode, about %.1fx slower\n",
+                TL_FULL_LIGHT_RATIO);
+        so.mode = TL_MODE_LIGHT;
+        rc = tl_solve(pz, &so, x, st);
+    }
     cli_progress_end(&ui, rc == TL_OK);
     if (rc == TL_EINTR)
         return cli_error("interrupted; progress is saved in %s: run the same command again to resume", a->journal);
@@ -128,7 +138,7 @@ static int solve_and_open(const unlock_args *a, int fd, off_t off, const tl_puzz
 }
 
 int cmd_unlock(int argc, char **argv) {
-    unlock_args a = { .mode = TL_MODE_LIGHT };
+    unlock_args a = { .mode = TL_MODE_LIGHT, .mode_req = -1 };
     int ret = parse_args(argc, argv, &a);
     if (ret) return ret;
     if (sodium_init() < 0) return cli_error("libsodium failed to initialise");
@@ -141,6 +151,7 @@ int cmd_unlock(int argc, char **argv) {
     int out_open = 0;
     tl_solve_stats st;
     if ((ret = load_puzzle(&a, fd, &pz, &off))) goto done;
+    a.mode = cli_mode_pick(pz->work, a.mode_req);   /* issue 19: the one mode policy */
     /* Refuse an existing output before the long solve. */
     if (util_atomic_open(&out, a.out, a.force, 0600) != 0) { ret = cli_output_error(a.out); goto done; }
     out_open = 1;

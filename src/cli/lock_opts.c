@@ -27,6 +27,8 @@ void cli_lock_opts_init(cli_lock_opts *o) {
     strcpy(o->p.rate_source, "none");
     o->go.retries = 1;
     o->go.event = print_event;
+    o->mode_req = -1;
+    o->cpu = "";
 }
 
 int cli_lock_opt(cli_lock_opts *o, int c, const char *arg, const char *cmd) {
@@ -51,7 +53,10 @@ int cli_lock_opt(cli_lock_opts *o, int c, const char *arg, const char *cmd) {
     case 'c': o->calib = arg; return 0;
     case 'm':
         if (cli_parse_mode(arg, &o->go.mode)) return cli_usage_error(cmd, "--mode: want light or full");
+        o->mode_req = (int)o->go.mode;
         return 0;
+    case CLI_OPT_FLOOR: o->floor = 1; return 0;
+    case CLI_OPT_FLOOR_TABLE: o->floor_table = arg; return 0;
     case 'n':
         if (cli_parse_u64(arg, 1, 1024, &v)) return cli_usage_error(cmd, "--workers: want 1..1024");
         o->go.workers = (unsigned)v;
@@ -62,30 +67,78 @@ int cli_lock_opt(cli_lock_opts *o, int c, const char *arg, const char *cmd) {
     }
 }
 
+/* issue 19: a light-mode rate never sizes a RandomX puzzle. */
+static int refuse_light_rate(const cli_lock_opts *o) {
+    char r[32];
+    util_format_rate(r, sizeof r, tl_calibration_sizing_rate(&o->cal));
+    return cli_error("%s: a light-mode rate (%sH/s) cannot size a RandomX puzzle: anyone with 2.3 GiB of\n"
+                     "  memory solves in full mode, about %.1fx faster (recorded ratio), so it would open in about\n"
+                     "  1/%.1f of the time promised.  Calibrate in full mode: rxlock calibrate --work %s --mode full",
+                     o->calib, r, TL_FULL_LIGHT_RATIO, TL_FULL_LIGHT_RATIO, tl_work_name(o->p.work));
+}
+
+static int load_calibration(cli_lock_opts *o) {
+    tl_params *p = &o->p;
+    tl_calibration *cal = &o->cal;
+    char err[256];
+    if (tl_calibration_load(o->calib, cal, err, sizeof err)) return cli_error("%s", err);
+    if (cal->work != p->work)
+        return cli_error("%s: calibration is for %s, not %s", o->calib, tl_work_name(cal->work), tl_work_name(p->work));
+    if (p->work != TL_WORK_SHA3_256 && cal->mode != TL_MODE_FULL) return refuse_light_rate(o);
+    o->rate = tl_calibration_sizing_rate(cal);   /* the fastest window */
+    o->setup = cal->setup_seconds;
+    o->cpu = cal->cpu;
+    /* what applies: RandomX mode (and engine when recorded); nothing for SHA3 */
+    if (!cal->engine.mode) snprintf(p->rate_source, sizeof p->rate_source, "calibration");
+    else if (!cal->engine.engine) snprintf(p->rate_source, sizeof p->rate_source, "calibration (%s)", cal->engine.mode);
+    else snprintf(p->rate_source, sizeof p->rate_source, "calibration (%s, %s)", cal->engine.mode,
+                  !strcmp(cal->engine.engine, "jit") ? "jit" : "interp");
+    return 0;
+}
+
+/* --time: G*S from the duration.  Without --floor the duration is hashing
+ * PLUS setup on the rate's machine; with --floor it is the fastest known
+ * CPU's hashing alone (its setup may be done in parallel, on many cores). */
+static int size_from_time(cli_lock_opts *o, const char *cmd, double *total) {
+    tl_params *p = &o->p;
+    if (o->floor) {
+        const tl_floor_row *row = tl_floor_fastest(&o->ft, p->work);
+        if (!row) return cli_error("--floor: the %s has no fastest known CPU for %s; give --floor-table FILE",
+                                   o->ft.origin, tl_work_name(p->work));
+        uint64_t h;
+        if (tl_floor_hashes(row, o->duration, &h) != 0) return cli_error("--floor: --time x %.4g H/s exceeds 2^48 hashes", row->rate);
+        *total = (double)h;
+        if (!(o->rate > 0)) {   /* no rate of ours: the puzzle assumes the floor's */
+            o->rate = row->rate;
+            snprintf(p->rate_source, sizeof p->rate_source, "floor: %.24s", row->machine);
+        }
+        return 0;
+    }
+    if (!(o->rate > 0)) return cli_usage_error(cmd, "--time needs --rate, --calibration or --floor");
+    if (o->duration <= o->setup)
+        return cli_error("--time %.0f s is not more than the %.1f s of setup (dataset build) the calibrated machine needs",
+                         o->duration, o->setup);
+    *total = ceil((o->duration - o->setup) * o->rate);
+    return 0;
+}
+
 int cli_lock_resolve(cli_lock_opts *o, const char *cmd) {
     tl_params *p = &o->p;
+    int rx = p->work != TL_WORK_SHA3_256;
     if (o->rate > 0 && o->calib) return cli_usage_error(cmd, "give --rate or --calibration, not both");
     if (o->duration > 0 && o->steps) return cli_usage_error(cmd, "give --steps or --time, not both");
     if (!(o->duration > 0) && (!o->groups || !o->steps))
         return cli_usage_error(cmd, "need --groups G --steps S, or --time DURATION");
-    if (o->calib) {
-        tl_calibration cal;
-        char err[256];
-        if (tl_calibration_load(o->calib, &cal, err, sizeof err)) return cli_error("%s", err);
-        if (cal.work != p->work)
-            return cli_error("%s: calibration is for %s, not %s", o->calib, tl_work_name(cal.work), tl_work_name(p->work));
-        o->rate = cal.rate;
-        /* what applies: RandomX mode (and engine when recorded); nothing for SHA3 */
-        if (!cal.engine.mode) snprintf(p->rate_source, sizeof p->rate_source, "calibration");
-        else if (!cal.engine.engine) snprintf(p->rate_source, sizeof p->rate_source, "calibration (%s)", cal.engine.mode);
-        else snprintf(p->rate_source, sizeof p->rate_source, "calibration (%s, %s)", cal.engine.mode,
-                      !strcmp(cal.engine.engine, "jit") ? "jit" : "interp");
-    } else if (o->rate > 0) {
-        strcpy(p->rate_source, "flag");
-    }
+    if (o->floor && !(o->duration > 0)) return cli_usage_error(cmd, "--floor needs --time");
+    char err[256];
+    if (!o->floor_table) tl_floor_builtin(&o->ft);
+    else if (tl_floor_load(o->floor_table, &o->ft, err, sizeof err)) return cli_error("%s", err);
+    int rc;
+    if (o->calib && (rc = load_calibration(o)) != 0) return rc;
+    if (!o->calib && o->rate > 0) strcpy(p->rate_source, "flag");
     if (o->duration > 0) {
-        if (!(o->rate > 0)) return cli_usage_error(cmd, "--time needs --rate or --calibration");
-        double total = ceil(o->duration * o->rate);
+        double total = 0;
+        if ((rc = size_from_time(o, cmd, &total)) != 0) return rc;
         if (total > (double)TL_MAX_TOTAL) return cli_error("--time x rate = %.3g hashes exceeds 2^48", total);
         if (!o->groups) o->groups = o->go.workers ? o->go.workers : (uint64_t)util_cpus_usable();
         if (o->groups < 1) o->groups = 1;
@@ -100,7 +153,28 @@ int cli_lock_resolve(cli_lock_opts *o, const char *cmd) {
     p->groups = (uint32_t)o->groups;
     p->steps = o->steps;
     p->rate_mhps = (uint64_t)llround(o->rate * 1000.0);
+    /* issue 19: RandomX rates are full-mode rates (a light calibration was
+     * refused above; --rate is documented as one); setup counted */
+    p->rate_mode = rx && o->rate > 0 ? TL_RATE_MODE_FULL : TL_RATE_MODE_NONE;
+    p->setup_ms = (uint64_t)llround(o->setup * 1000.0);
+    /* the generation's mode: the one policy */
+    if (tl_mode_resolve(p->work, o->mode_req, &o->mc) != 0) return cli_error("bad work / mode");
+    o->go.mode = o->mc.mode;
+    cli_mode_warn(&o->mc);
     return 0;
+}
+
+void cli_lock_promise(const cli_lock_opts *o, const tl_puzzle *pz, const char *open_cmd) {
+    char t[320];
+    tl_promise_text(t, sizeof t, pz, &o->ft);
+    fprintf(stderr, "rxlock: promise: %s", t);
+    if (o->cpu[0]) fprintf(stderr, "; measured on %s", o->cpu);
+    fprintf(stderr, " [--time %s]\n", o->floor ? "is the fastest known CPU's hashing" : "includes setup");
+    if (open_cmd && pz->work != TL_WORK_SHA3_256)
+        fprintf(stderr, "rxlock: open with: %s (full mode when 2.3 GiB of memory is free; light mode is about %.1fx slower)\n",
+                open_cmd, TL_FULL_LIGHT_RATIO);
+    else if (open_cmd)
+        fprintf(stderr, "rxlock: open with: %s\n", open_cmd);
 }
 
 int cli_lock_generate(cli_lock_opts *o, const char *label, int when, int json,

@@ -6,6 +6,7 @@
 #define RXLOCK_CLI_LOCK_OPTS_H
 #include "cli/cli_util.h"   /* the parsers (cli_parse_u64, cli_parse_duration) */
 #include "rxlock/rxlock.h"
+#include "rxlock/calibrate.h"
 #include <stdint.h>
 
 typedef struct {
@@ -16,18 +17,30 @@ typedef struct {
     double      duration, rate;
     int         progress;      /* --progress: the bar even off a TTY */
     tl_engine_info engine;     /* set by cli_lock_generate: what ran */
+    /* issue 19 */
+    int         mode_req;      /* -1: the mode policy; else --mode */
+    tl_mode_choice mc;         /* the generation mode the policy chose */
+    int         floor;         /* --floor: size for the fastest known CPU */
+    const char *floor_table;   /* --floor-table FILE (else the built-in) */
+    tl_floor_table ft;         /* loaded by cli_lock_resolve */
+    double      setup;         /* setup seconds of the rate's machine */
+    const char *cpu;           /* the calibrated CPU ("" for --rate) */
+    tl_calibration cal;
 } cli_lock_opts;
 
 /* getopt_long entries for the shared options (short codes w g s t r c m n k;
  * --progress returns CLI_OPT_PROGRESS, outside the char range, so commands
  * that add their own letters, e.g. plan's 'P', never clash with it). */
 #define CLI_OPT_PROGRESS 0x150
+#define CLI_OPT_FLOOR 0x151
+#define CLI_OPT_FLOOR_TABLE 0x152
 #define CLI_LOCK_LONG_OPTS \
     {"work", required_argument, 0, 'w'}, {"groups", required_argument, 0, 'g'}, \
     {"steps", required_argument, 0, 's'}, {"time", required_argument, 0, 't'}, \
     {"rate", required_argument, 0, 'r'}, {"calibration", required_argument, 0, 'c'}, \
     {"mode", required_argument, 0, 'm'}, {"workers", required_argument, 0, 'n'}, \
-    {"sign-key", required_argument, 0, 'k'}, {"progress", no_argument, 0, CLI_OPT_PROGRESS}
+    {"sign-key", required_argument, 0, 'k'}, {"progress", no_argument, 0, CLI_OPT_PROGRESS}, \
+    {"floor", no_argument, 0, CLI_OPT_FLOOR}, {"floor-table", required_argument, 0, CLI_OPT_FLOOR_TABLE}
 
 void cli_lock_opts_init(cli_lock_opts *o);
 /* One getopt result: -1 if c is not a shared option, 0 if taken, else the
@@ -36,6 +49,9 @@ int  cli_lock_opt(cli_lock_opts *o, int c, const char *arg, const char *cmd);
 /* Check the combination, load the calibration, turn --time into G x S and
  * fill o->p.  0, or the exit code of an error (already printed). */
 int  cli_lock_resolve(cli_lock_opts *o, const char *cmd);
+/* issue 19: the promise on stderr after a lock: "rxlock: promise: ..." and
+ * how to open it (command and mode). */
+void cli_lock_promise(const cli_lock_opts *o, const tl_puzzle *pz, const char *open_cmd);
 
 /* Load the signing key, run tl_generate with the progress display (label,
  * when / json as cli_progress_init) and the stop signals, wipe the key.

@@ -39,6 +39,12 @@ void tl_cpu_model(char *out, size_t cap) {
     fclose(fp);
 }
 
+/* The 1-minute load average, -1 when unknown. */
+static double load1(void) {
+    double l[1];
+    return getloadavg(l, 1) == 1 ? l[0] : -1;
+}
+
 static void iso_now(char *out, size_t cap) {
     time_t t = time(NULL);
     struct tm tm;
@@ -65,6 +71,7 @@ int tl_calibrate(tl_work_type type, tl_mode mode, double seconds,
     uint8_t key[32], d[32];
     memcpy(key, "rxlock/calibrate/v1 key.........", 32);
     memset(d, 0, sizeof d);
+    out->load_average = load1();
     double t_setup = tl_now();
     tl_work *w = NULL;
     int rc = tl_work_new(&w, type, key, out->mode);
@@ -118,7 +125,17 @@ int tl_calibrate(tl_work_type type, tl_mode mode, double seconds,
     out->rate_min = lo < out->rate ? lo : out->rate;
     out->rate_max = hi > out->rate ? hi : out->rate;
     out->windows = windows;
+    double l = load1();
+    if (l > out->load_average) out->load_average = l;
     return TL_OK;
+}
+
+double tl_calibration_sizing_rate(const tl_calibration *c) {
+    return c ? (c->rate_max > c->rate ? c->rate_max : c->rate) : 0;
+}
+
+double tl_calibration_spread(const tl_calibration *c) {
+    return c && c->rate_max > 0 ? (c->rate_max - c->rate_min) / c->rate_max : 0;
 }
 
 static const char *mode_name(tl_mode m) { return m == TL_MODE_FULL ? "full" : "light"; }
@@ -140,6 +157,12 @@ int tl_calibration_to_json(const tl_calibration *c, char **json, size_t *len) {
         json_t *t = json_pack("{s:f, s:f, s:f, s:f, s:s, s:s}", "rate", c->rate, "rate_min", c->rate_min,
                               "rate_max", c->rate_max, "seconds", c->seconds, "cpu", c->cpu,
                               "created", c->created);
+        if (!t || json_object_update(o, t)) { json_decref(o); o = NULL; }
+        json_decref(t);
+    }
+    if (o) {   /* version 3 (issue 19) */
+        json_t *t = json_pack("{s:f, s:i, s:f}", "setup_seconds", c->setup_seconds, "windows", (int)c->windows,
+                              "load_average", c->load_average);
         if (!t || json_object_update(o, t)) { json_decref(o); o = NULL; }
         json_decref(t);
     }
@@ -183,6 +206,7 @@ static const char *one_of(const char *v, const char *a, const char *b) {
 int tl_calibration_parse(const char *json, size_t len, tl_calibration *out, char *err, size_t errlen) {
     static const char *const common[] = { "rxlock_calibration", "work", "rate", "rate_min", "rate_max",
                                           "seconds", "cpu", "created" };
+    static const char *const v3[] = { "setup_seconds", "windows", "load_average" };
     if (!json || !out) return TL_EINVAL;
     if (len > TL_CALIBRATION_MAX_BYTES) return fmt_err(err, errlen, TL_ETOOBIG, "calibration file too large");
     memset(out, 0, sizeof *out);
@@ -195,7 +219,7 @@ int tl_calibration_parse(const char *json, size_t len, tl_calibration *out, char
     json_t *ver = json_object_get(o, "rxlock_calibration");
     if (!ver || !json_is_integer(ver)) { why = "missing \"rxlock_calibration\": 2"; goto out; }
     json_int_t version = json_integer_value(ver);
-    if (version != 1 && version != TL_CALIBRATION_VERSION) {
+    if (version != 1 && version != 2 && version != TL_CALIBRATION_VERSION) {
         rc = TL_EVERSION; why = "unsupported calibration version"; goto out;
     }
     const char *work = json_string_value(json_object_get(o, "work"));
@@ -208,6 +232,7 @@ int tl_calibration_parse(const char *json, size_t len, tl_calibration *out, char
         int known = (want_mode && !strcmp(k, "mode")) ||
                     (want_engine && (!strcmp(k, "engine") || !strcmp(k, "aes")));
         for (size_t i = 0; i < sizeof common / sizeof common[0]; i++) if (!strcmp(k, common[i])) known = 1;
+        for (size_t i = 0; version >= 3 && i < sizeof v3 / sizeof v3[0]; i++) if (!strcmp(k, v3[i])) known = 1;
         if (!known) { why = "unknown key in calibration file"; goto out; }
     }
     out->engine.work = out->work;
@@ -235,6 +260,17 @@ int tl_calibration_parse(const char *json, size_t len, tl_calibration *out, char
     if (!(out->rate_min > 0 && out->rate_min <= out->rate && out->rate <= out->rate_max &&
           out->rate_max < 1e12 && out->seconds > 0 && out->seconds <= TL_CALIBRATE_MAX_SECONDS * 10)) {
         why = "rates out of range (need 0 < rate_min <= rate <= rate_max)"; goto out;
+    }
+    out->load_average = -1;
+    if (version >= 3) {
+        double wn;
+        if (get_num(o, "setup_seconds", &out->setup_seconds) || get_num(o, "windows", &wn) ||
+            get_num(o, "load_average", &out->load_average) || !(out->setup_seconds >= 0) ||
+            out->setup_seconds > TL_CALIBRATE_MAX_SECONDS || !(wn >= 1 && wn <= 1000) ||
+            !(out->load_average >= -1 && out->load_average < 1e6)) {
+            why = "bad setup_seconds / windows / load_average"; goto out;
+        }
+        out->windows = (unsigned)wn;
     }
     if (!cpu || !printable(cpu, sizeof out->cpu)) { why = "bad \"cpu\""; goto out; }
     if (!created || !printable(created, sizeof out->created) || strlen(created) != 20 ||

@@ -2,6 +2,7 @@
  * puzzle JSON and age payload; bounded parsing of the prelude. */
 #include "rxlock/container.h"
 #include "rxlock/age.h"
+#include "rxlock/calibrate.h"
 #include "util/util.h"
 #include <errno.h>
 #include <inttypes.h>
@@ -36,8 +37,36 @@ static void sanitize(char *dst, size_t cap, const char *src) {
     dst[n] = 0;
 }
 
+/* issue 19: the promise (tl_promise_text, built-in floor table) and the
+ * mode to open it with, as "# " lines wrapped at 72 columns. */
+static void promise_lines(char *out, size_t cap, const tl_puzzle *pz) {
+    char t[400];
+    tl_floor_table ft;
+    tl_floor_builtin(&ft);
+    tl_promise_text(t, sizeof t, pz, &ft);
+    size_t n = 0, len = strlen(t), i = 0;
+    if (len + 1 < sizeof t) { t[len++] = '.'; t[len] = 0; }
+    out[0] = 0;
+    const char *lead = "# It ";
+    while (i < len && n + 80 < cap) {
+        size_t w = len - i, room = 72 - strlen(lead);
+        if (w > room) { w = room; while (w > 0 && t[i + w] != ' ') w--; if (!w) w = room; }
+        n += (size_t)snprintf(out + n, cap - n, "%s%.*s\n", lead, (int)w, t + i);
+        i += w;
+        while (i < len && t[i] == ' ') i++;
+        lead = "# ";
+    }
+    if (pz->work != TL_WORK_SHA3_256 && n + 240 < cap)
+        snprintf(out + n, cap - n,
+                 "# The command above runs RandomX in full mode when 2.3 GiB of memory\n"
+                 "# is free (fastest), else in light mode, about %.1fx slower, with a\n"
+                 "# warning; --mode full|light forces either.\n", TL_FULL_LIGHT_RATIO);
+    n = strlen(out);
+    if (n + 3 < cap) snprintf(out + n, cap - n, "#\n");
+}
+
 int tl_container_notice(char *buf, size_t cap, const tl_puzzle *pz, const char *name) {
-    char nm[128], dur[64], rate[160];
+    char nm[128], dur[64], rate[160], promise[1024];
     if (!buf || !pz || !name) return TL_EINVAL;
     const char *slash = strrchr(name, '/');
     sanitize(nm, sizeof nm, slash ? slash + 1 : name);
@@ -50,6 +79,7 @@ int tl_container_notice(char *buf, size_t cap, const tl_puzzle *pz, const char *
     } else {
         snprintf(rate, sizeof rate, "no solver rate was assumed when it was made");
     }
+    promise_lines(promise, sizeof promise, pz);
     char made[32] = "unknown";
     time_t t = (time_t)pz->created;
     struct tm tmv;
@@ -64,6 +94,7 @@ int tl_container_notice(char *buf, size_t cap, const tl_puzzle *pz, const char *
         "#\n"
         "#     rxlock unlock %s\n"
         "#\n"
+        "%s"
         "# Work: %u group(s) x %" PRIu64 " sequential %s hashes = %.0f hashes,\n"
         "# %s.\n"
         "# The work cannot be spread over several cores.  It can be interrupted\n"
@@ -75,7 +106,7 @@ int tl_container_notice(char *buf, size_t cap, const tl_puzzle *pz, const char *
         "# encrypted to the puzzle's epoch key: 'rxlock solve' gives the identity\n"
         "# and 'age -d -i' opens the rest.\n"
         "#\n",
-        nm, pz->groups, pz->steps, tl_work_name(pz->work) ? tl_work_name(pz->work) : "?",
+        nm, promise, pz->groups, pz->steps, tl_work_name(pz->work) ? tl_work_name(pz->work) : "?",
         total, rate, made, pz->has_signature ? "; the puzzle is signed" : "");
     return (n < 0 || (size_t)n >= cap) ? TL_ETOOBIG : 0;
 }

@@ -28,7 +28,15 @@ int tl_puzzle_header(const tl_puzzle *pz, uint8_t *buf, size_t cap, size_t *len)
     if (pz->has_signer) memcpy(buf + 176, pz->signer, 32);
     buf[208] = (uint8_t)n;
     memcpy(buf + HDR_FIXED, pz->rate_source, n);
-    *len = HDR_FIXED + n;
+    size_t at = HDR_FIXED + n;
+    /* issue 19 block (version 2 only): u8 rate_mode, u64le setup_ms */
+    if (pz->version >= 2) {
+        if (at + 9 > cap || pz->rate_mode < 0 || pz->rate_mode > TL_RATE_MODE_FULL) return TL_EINVAL;
+        buf[at] = (uint8_t)pz->rate_mode;
+        tl_put64(buf + at + 1, pz->setup_ms);
+        at += 9;
+    }
+    *len = at;
     return TL_OK;
 }
 

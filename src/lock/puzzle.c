@@ -15,9 +15,18 @@
 static const char *const fields[] = {
     "rxlock_puzzle", "work", "groups", "steps", "puzzle_id", "key", "seed",
     "epoch_public_key", "assumed_rate_mhps", "rate_source", "target_seconds",
-    "created", "test_only", "signer", "header_digest", "wraps", "signature"
+    "created", "test_only", "signer", "header_digest", "wraps", "signature",
+    /* issue 19 (version 2 only) */
+    "rate_mode", "setup_ms"
 };
 #define NFIELDS (sizeof fields / sizeof fields[0])
+#define NFIELDS_V1 (NFIELDS - 2)
+
+/* ---- issue 19: rate_mode / setup_ms (puzzle version 2) ---------------- */
+static const char *const rate_modes[] = { "none", "light", "full" };
+
+static int add_v2_issue19(json_t *o, const tl_puzzle *pz);
+static int parse_v2_issue19(json_t *o, tl_puzzle *pz, char *err, size_t errlen);
 
 
 static int fmt_time(int64_t t, char out[32]) {
@@ -82,6 +91,7 @@ int tl_puzzle_to_json(const tl_puzzle *pz, char **out, size_t *outlen) {
     bad |= add(o, "target_seconds", json_integer((json_int_t)pz->target_seconds));
     bad |= add(o, "created", json_string(when));
     bad |= add(o, "test_only", json_boolean(pz->test_only));
+    if (pz->version >= 2) bad |= add_v2_issue19(o, pz);
     if (pz->has_signer) bad |= add(o, "signer", hexval(pz->signer, 32));
     bad |= add(o, "header_digest", hexval(H, 32));
     for (uint32_t g = 0; !bad && g < pz->groups; g++) {
@@ -140,19 +150,21 @@ static int parse_obj(json_t *o, tl_puzzle *pz, char *err, size_t errlen) {
     json_t *ver = json_object_get(o, "rxlock_puzzle");
     if (!ver) { tl_set_err(err, errlen, "not an rxlock puzzle (no \"rxlock_puzzle\" field)"); return TL_EFORMAT; }
     if (!json_is_integer(ver)) { tl_set_err(err, errlen, "field \"rxlock_puzzle\": want an integer version"); return TL_EFORMAT; }
-    if (json_integer_value(ver) != TL_PUZZLE_VERSION) {
-        tl_set_err(err, errlen, "unsupported puzzle version %lld (this rxlock reads version %d)",
+    if (json_integer_value(ver) != 1 && json_integer_value(ver) != TL_PUZZLE_VERSION) {
+        tl_set_err(err, errlen, "unsupported puzzle version %lld (this rxlock reads versions 1 and %d)",
                 (long long)json_integer_value(ver), TL_PUZZLE_VERSION);
         return TL_EVERSION;
     }
-    pz->version = TL_PUZZLE_VERSION;
+    pz->version = (int)json_integer_value(ver);
+    const size_t nf = pz->version == 1 ? NFIELDS_V1 : NFIELDS;
     const char *key;
     json_t *val;
     json_object_foreach(o, key, val) {
         size_t k = 0;
-        while (k < NFIELDS && strcmp(key, fields[k]) != 0) k++;
-        if (k == NFIELDS) { tl_set_err(err, errlen, "unknown field \"%.40s\"", key); return TL_EFORMAT; }
+        while (k < nf && strcmp(key, fields[k]) != 0) k++;
+        if (k == nf) { tl_set_err(err, errlen, "unknown field \"%.40s\"", key); return TL_EFORMAT; }
     }
+    if (pz->version >= 2 && (rc = parse_v2_issue19(o, pz, err, errlen))) return rc;
     json_t *v = json_object_get(o, "work");
     if (!json_is_string(v) || tl_work_parse(json_string_value(v), &pz->work) != 0) {
         tl_set_err(err, errlen, "field \"work\": want randomx-v2, randomx-v1 or sha3-256");
@@ -226,6 +238,23 @@ static int parse_obj(json_t *o, tl_puzzle *pz, char *err, size_t errlen) {
         return TL_EFORMAT;
     }
     return TL_OK;
+}
+
+/* ---- issue 19 ---------------------------------------------------------- */
+static int add_v2_issue19(json_t *o, const tl_puzzle *pz) {
+    if (pz->rate_mode < TL_RATE_MODE_NONE || pz->rate_mode > TL_RATE_MODE_FULL || pz->setup_ms > TL_MAX_SETUP_MS)
+        return -1;
+    return add(o, "rate_mode", json_string(rate_modes[pz->rate_mode])) |
+           add(o, "setup_ms", json_integer((json_int_t)pz->setup_ms));
+}
+
+static int parse_v2_issue19(json_t *o, tl_puzzle *pz, char *err, size_t errlen) {
+    const char *m = json_string_value(json_object_get(o, "rate_mode"));
+    int k = 0;
+    while (m && k < 3 && strcmp(m, rate_modes[k]) != 0) k++;
+    if (!m || k == 3) { tl_set_err(err, errlen, "field \"rate_mode\": want none, light or full"); return TL_EFORMAT; }
+    pz->rate_mode = k;
+    return get_uint(o, "setup_ms", 0, TL_MAX_SETUP_MS, &pz->setup_ms, err, errlen);
 }
 
 int tl_puzzle_parse(const char *json, size_t len, tl_puzzle **out, char *err, size_t errlen) {
