@@ -1,6 +1,6 @@
 /* tests/test_bench_calibrate.c — src/lock/calibrate.c: the calibration file
- * round trip (version 2: RandomX records mode / engine / AES, SHA3 none of
- * them) and its validation (version-1 files still read), and short real
+ * round trip (version 3: RandomX records mode / engine / AES, SHA3 none of
+ * them; setup, windows, load average) and its validation (version-1 files still read), and short real
  * measurements (sha3-256; RandomX light with an injected JIT failure) with
  * the public progress callback. */
 #include "test.h"
@@ -18,7 +18,8 @@ static void t_roundtrip(void) {
     char *j = NULL; size_t n = 0; char err[128];
     CHECK(tl_calibration_to_json(&c, &j, &n) == 0 && j && n == strlen(j));
     if (!j) return;
-    CHECK(strstr(j, "\"rxlock_calibration\": 2") != NULL);
+    CHECK(strstr(j, "\"rxlock_calibration\": 3") != NULL);
+    CHECK(strstr(j, "\"setup_seconds\": ") && strstr(j, "\"windows\": ") && strstr(j, "\"load_average\": "));
     CHECK(strstr(j, "\"engine\": \"jit\"") != NULL && strstr(j, "\"aes\": \"hardware\"") != NULL);
     CHECK(tl_calibration_parse(j, n, &d, err, sizeof err) == 0);
     CHECK(d.work == TL_WORK_RANDOMX_V1 && d.mode == TL_MODE_FULL);
@@ -62,7 +63,13 @@ static void t_validation(void) {
     CHECK(bad("{\"rxlock_calibration\":2,\"work\":\"sha3-256\"," GOOD_TAIL, 0));
     CHECK(bad("{\"rxlock_calibration\":2,\"work\":\"sha3-256\",\"mode\":\"light\"," GOOD_TAIL, TL_EFORMAT));
     CHECK(bad("{\"rxlock_calibration\":2,\"work\":\"sha3-256\",\"engine\":\"jit\"," GOOD_TAIL, TL_EFORMAT));
-    CHECK(bad("{\"rxlock_calibration\":3,\"work\":\"randomx-v2\",\"mode\":\"light\"," GOOD_TAIL, TL_EVERSION));
+    CHECK(bad("{\"rxlock_calibration\":4,\"work\":\"randomx-v2\",\"mode\":\"light\"," GOOD_TAIL, TL_EVERSION));
+    /* version 3 (issue 19): setup_seconds, windows, load_average required; not in version 2 */
+#define V3_TAIL "\"rate\":10,\"rate_min\":9,\"rate_max\":11,\"seconds\":5,\"cpu\":\"x\",\"created\":\"2026-01-01T00:00:00Z\""
+    CHECK(bad("{\"rxlock_calibration\":3,\"work\":\"sha3-256\"," V3_TAIL ",\"setup_seconds\":0.5,\"windows\":5,\"load_average\":0.2}", 0));
+    CHECK(bad("{\"rxlock_calibration\":3,\"work\":\"sha3-256\"," V3_TAIL "}", TL_EFORMAT));
+    CHECK(bad("{\"rxlock_calibration\":3,\"work\":\"sha3-256\"," V3_TAIL ",\"setup_seconds\":-1,\"windows\":5,\"load_average\":0.2}", TL_EFORMAT));
+    CHECK(bad("{\"rxlock_calibration\":2,\"work\":\"sha3-256\"," V3_TAIL ",\"setup_seconds\":0.5,\"windows\":5,\"load_average\":0.2}", TL_EFORMAT));
     CHECK(bad("{\"work\":\"randomx-v2\",\"mode\":\"light\"," GOOD_TAIL, TL_EFORMAT));
     CHECK(bad("{\"rxlock_calibration\":1,\"work\":\"md5\",\"mode\":\"light\"," GOOD_TAIL, TL_EFORMAT));
     CHECK(bad("{\"rxlock_calibration\":1,\"work\":\"sha3-256\",\"mode\":\"medium\"," GOOD_TAIL, TL_EFORMAT));

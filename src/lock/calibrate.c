@@ -266,7 +266,7 @@ int tl_calibration_parse(const char *json, size_t len, tl_calibration *out, char
         double wn;
         if (get_num(o, "setup_seconds", &out->setup_seconds) || get_num(o, "windows", &wn) ||
             get_num(o, "load_average", &out->load_average) || !(out->setup_seconds >= 0) ||
-            out->setup_seconds > TL_CALIBRATE_MAX_SECONDS || !(wn >= 1 && wn <= 1000) ||
+            out->setup_seconds > TL_CALIBRATE_MAX_SECONDS || !(wn >= 0 && wn <= 1000) ||
             !(out->load_average >= -1 && out->load_average < 1e6)) {
             why = "bad setup_seconds / windows / load_average"; goto out;
         }

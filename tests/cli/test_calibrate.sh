@@ -8,14 +8,16 @@ expect_rc 0 "calibrate sha3-256 1 s" "$RXLOCK" calibrate --work sha3-256 --secon
 check "prints the rate" grep -q '^rate: .* H/s' "$TMP/.out"
 check "says where it wrote" grep -q "wrote $OUT" "$TMP/.out"
 check "states a faster machine solves sooner" grep -q 'faster machine solves sooner' "$TMP/.out"
-check "no progress line on a pipe" test ! -s "$TMP/.err"
+check "names the sizing statistic" grep -q '^sizing rate: .* (the fastest window' "$TMP/.out"
+check "no progress line on a pipe" sh -c "! grep -q '^calibrate:' '$TMP/.err'"
 check "file exists" test -s "$OUT"
 check "file has exactly the agreed keys and sane values" python3 - "$OUT" <<'PY'
 import json, sys, re
 d = json.load(open(sys.argv[1]))
 assert list(d) == ["rxlock_calibration", "work", "rate", "rate_min", "rate_max",
-                   "seconds", "cpu", "created"], list(d)
-assert d["rxlock_calibration"] == 2 and d["work"] == "sha3-256"
+                   "seconds", "cpu", "created", "setup_seconds", "windows", "load_average"], list(d)
+assert d["rxlock_calibration"] == 3 and d["work"] == "sha3-256"
+assert d["setup_seconds"] >= 0 and d["windows"] >= 3
 assert 0 < d["rate_min"] <= d["rate"] <= d["rate_max"], d
 assert 0.9 < d["seconds"] < 5, d
 assert isinstance(d["cpu"], str) and d["cpu"]
@@ -29,7 +31,8 @@ expect_rc 0 "--force --json" "$RXLOCK" calibrate --work sha3-256 --seconds 0.1 -
 check "--json is one JSON object with file and hashes" python3 -c '
 import json, sys
 d = json.loads(open(sys.argv[1]).read())
-assert d["file"] == sys.argv[2] and d["hashes"] > 0 and d["rxlock_calibration"] == 2
+assert d["file"] == sys.argv[2] and d["hashes"] > 0 and d["rxlock_calibration"] == 3
+assert d["sizing_statistic"] == "fastest window" and d["sizing_rate"] == d["rate_max"] and 0 <= d["spread"] < 1
 assert "mode" not in d and "engine" not in d and d["fallback"] is None' "$TMP/.out" "$OUT"
 check "file replaced" sh -c '! cmp -s "$1" "$2"' sh "$OUT" "$TMP/orig.json"
 expect_rc 0 "-o - to stdout" "$RXLOCK" calibrate --work sha3-256 --seconds 0.1 -o -

@@ -33,31 +33,39 @@ if [ $jit_here -eq 1 ]; then
 fi
 
 # --- calibrate: the file records the engine that ran -------------------------
-RXLOCK_TEST_JIT_FAIL=1 expect_rc 0 "calibrate: fallback" "$T" calibrate --work randomx-v2 --seconds 0.1 -o fb.json
-check "calibrate fallback: one warning" test "$(grep -c 'warning' "$TMP/.err")" -eq 1
+RXLOCK_TEST_JIT_FAIL=1 expect_rc 0 "calibrate: fallback" "$T" calibrate --work randomx-v2 --mode light --seconds 0.1 -o fb.json
+check "calibrate fallback: one JIT warning" test "$(grep -c 'warning: the RandomX JIT' "$TMP/.err")" -eq 1
+check "calibrate light: says it cannot size a puzzle" grep -q 'warning: a light-mode calibration cannot size a RandomX puzzle' "$TMP/.err"
 check "calibrate fallback: file says interpreter" python3 -c '
 import json, sys; d = json.load(open("fb.json"))
 assert list(d) == ["rxlock_calibration", "work", "mode", "engine", "aes", "rate", "rate_min", "rate_max",
-                   "seconds", "cpu", "created"], list(d)
+                   "seconds", "cpu", "created", "setup_seconds", "windows", "load_average"], list(d)
 assert d["engine"] == "interpreter" and d["mode"] == "light" and d["aes"] in ("hardware", "software"), d'
 check "calibrate fallback: report says interpreter" grep -q 'randomx-v2, interpreter, ' "$TMP/.out"
-RXLOCK_TEST_JIT_FAIL=1 RXLOCK_ENGINE=jit expect_rc 1 "calibrate: required JIT fails" "$T" calibrate --work randomx-v2 --seconds 0.1 -o req.json
+RXLOCK_TEST_JIT_FAIL=1 RXLOCK_ENGINE=jit expect_rc 1 "calibrate: required JIT fails" "$T" calibrate --work randomx-v2 --mode light --seconds 0.1 -o req.json
 check "calibrate required: no file" test ! -e req.json
 check "calibrate required: clear message" grep -q 'JIT cannot start' "$TMP/.err"
 if [ $jit_here -eq 1 ]; then
-  expect_rc 0 "calibrate jit --json" "$T" calibrate --work randomx-v2 --seconds 0.1 -o jit.json --json
+  expect_rc 0 "calibrate jit --json" "$T" calibrate --work randomx-v2 --mode light --seconds 0.1 -o jit.json --json
   check "calibrate: file says jit" grep -q '"engine": "jit"' jit.json
   check "calibrate --json: engine jit, no fallback" grep -q '"engine":"jit".*"fallback":null' "$TMP/.out"
-  expect_rc 0 "lock with a jit calibration" "$T" lock --work randomx-v2 --time 1s --calibration jit.json --groups 1 -o pj.json
-  check "rate source names mode and engine" grep -q '"rate_source": "calibration (light, jit)"' pj.json
+  # issue 19: a light-mode rate never sizes a RandomX puzzle
+  expect_rc 1 "lock refuses a light-mode calibration" "$T" lock --work randomx-v2 --mode light --time 5s --calibration jit.json --groups 1 -o pj.json
+  check "light refusal: says why" grep -q 'a light-mode rate .* cannot size a RandomX puzzle: anyone with 2.3 GiB' "$TMP/.err"
+  check "light refusal: says by how much" grep -q 'about 4.5x faster (recorded ratio)' "$TMP/.err"
+  check "light refusal: nothing written" test ! -e pj.json
+  sed 's/"mode": "light"/"mode": "full"/' jit.json > jitf.json
+  expect_rc 0 "lock with a full-mode jit calibration" "$T" lock --work randomx-v2 --mode light --time 5s --calibration jitf.json --groups 1 -o pj.json
+  check "rate source names mode and engine" grep -q '"rate_source": "calibration (full, jit)"' pj.json
+  check "rate mode recorded" grep -q '"rate_mode": "full"' pj.json
 fi
 
 # --- lock / solve: start event and final report name the engine --------------
-RXLOCK_TEST_JIT_FAIL=1 RXLOCK_ENGINE=jit expect_rc 1 "lock: required JIT fails" "$T" lock --work randomx-v2 --groups 1 --steps 2 -o no.json
+RXLOCK_TEST_JIT_FAIL=1 RXLOCK_ENGINE=jit expect_rc 1 "lock: required JIT fails" "$T" lock --work randomx-v2 --mode light --groups 1 --steps 2 -o no.json
 check "lock required: no puzzle" test ! -e no.json
 check "lock required: clear message" grep -q 'JIT cannot start' "$TMP/.err"
 check "lock required: one line" one_line
-RXLOCK_TEST_JIT_FAIL=1 expect_rc 0 "lock: fallback" "$T" lock --work randomx-v2 --groups 1 --steps 2 --workers 1 --json -o p.json
+RXLOCK_TEST_JIT_FAIL=1 expect_rc 0 "lock: fallback" "$T" lock --work randomx-v2 --mode light --groups 1 --steps 2 --workers 1 --json -o p.json
 check "lock fallback: one warning" test "$(grep -c 'warning' "$TMP/.err")" -eq 1
 check "lock --json start event names the engine" grep -q '^{"event":"start","work":"randomx-v2","engine":"interpreter",.*"mode":"light","fallback":"injected' "$TMP/.out"
 check "lock --json done event names the engine" grep -q '"event":"done".*"engine":"interpreter"' "$TMP/.out"
@@ -83,11 +91,11 @@ check "sha3 solved event: no engine key" sh -c "grep '\"event\":\"solved\"' '$TM
 
 # --- unlock -------------------------------------------------------------------
 printf 'secret\n' > s.txt
-expect_rc 0 "lock FILE randomx" "$T" lock s.txt --work randomx-v2 --groups 1 --steps 2 --workers 1 -q
-RXLOCK_TEST_JIT_FAIL=1 RXLOCK_ENGINE=jit expect_rc 1 "unlock: required JIT fails" "$T" unlock s.txt.rxlock -o s.out -q
+expect_rc 0 "lock FILE randomx" "$T" lock s.txt --work randomx-v2 --mode light --groups 1 --steps 2 --workers 1 -q
+RXLOCK_TEST_JIT_FAIL=1 RXLOCK_ENGINE=jit expect_rc 1 "unlock: required JIT fails" "$T" unlock s.txt.rxlock --mode light -o s.out -q
 check "unlock required: no output, no journal" test ! -e s.out -a ! -e s.txt.rxlock.journal
 check "unlock required: clear message" grep -q 'JIT cannot start' "$TMP/.err"
-RXLOCK_TEST_JIT_FAIL=1 expect_rc 0 "unlock: fallback" "$T" unlock s.txt.rxlock -o s.out
+RXLOCK_TEST_JIT_FAIL=1 expect_rc 0 "unlock: fallback" "$T" unlock s.txt.rxlock --mode light -o s.out
 check "unlock fallback: one warning" test "$(grep -c 'warning' "$TMP/.err")" -eq 1
 check "unlock fallback: plaintext" cmp -s s.out s.txt
 check "unlock summary names the engine" grep -q 'wrote s.out (2 hashes computed, interpreter, .* AES, light mode)' "$TMP/.err"

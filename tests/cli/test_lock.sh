@@ -73,7 +73,7 @@ check "mismatch: one line" one_line
 sed 's/"randomx-v2"/"sha3-256"/; s/"rate": 20.0/"rate": 1000.0/; s/"rate_min": 19.0/"rate_min": 900.0/; s/"rate_max": 21.0/"rate_max": 1100.0/' cal.json > cal3.json
 expect_rc 0 "lock --time --calibration" "$R" lock --work sha3-256 --time 3s --calibration cal3.json --groups 3 -o pc.json
 expect_rc 0 "inspect calibration puzzle" "$R" inspect --json --no-estimate pc.json
-check "--calibration: G*S = 3000" grep -q '"total_hashes": 3000' "$TMP/.out"
+check "--calibration: G*S = 3 s x the fastest window (1100 H/s)" grep -q '"total_hashes": 3300' "$TMP/.out"
 check "--calibration: source recorded (no mode for SHA3)" grep -q '"rate_source": "calibration"' "$TMP/.out"
 expect_rc 2 "missing -o" "$R" lock --work sha3-256 --groups 1 --steps 1
 expect_rc 2 "bad groups" "$R" lock --work sha3-256 --groups 0 --steps 1 -o x.json
@@ -159,10 +159,19 @@ check "truncated solve: one line" one_line
 expect_rc 1 "oversized" "$R" verify big.json
 check "oversized: one line" one_line
 check "oversized: says so" grep -q 'larger than' "$TMP/.err"
-sed 's/"rxlock_puzzle": 1/"rxlock_puzzle": 2/' p1.json > v2.json
-expect_rc 1 "wrong version" "$R" verify v2.json
+# issue 19: version-1 puzzles (made before puzzle version 2) still solve
+V=${RXLOCK_VECTORS:-$OLDPWD/tests/vectors}
+expect_rc 0 "version-1 puzzle: solve" "$R" solve "$V/puzzle-v1.json" -o v1id.txt
+check "version-1 puzzle: the identity it was made with" test "$(idline v1id.txt)" = "$(idline "$V/puzzle-v1.identity")"
+expect_rc 0 "version-1 puzzle: inspect" "$R" inspect --no-estimate "$V/puzzle-v1.json"
+check "version-1 puzzle: inspect says version 1, mode not recorded" sh -c "grep -q '(version 1)' '$TMP/.out' && grep -q 'mode not recorded' '$TMP/.out'"
+cp "$V/puzzle-v1.rxlock" v1.rxlock
+expect_rc 0 "version-1 container: unlock" "$R" unlock v1.rxlock -q
+check "version-1 container: plaintext" sh -c "printf 'version-1 secret\n' | cmp -s - v1"
+sed 's/"rxlock_puzzle": 2/"rxlock_puzzle": 3/' p1.json > v3.json
+expect_rc 1 "wrong version" "$R" verify v3.json
 check "wrong version: one line" one_line
-check "wrong version: says so" grep -q 'unsupported puzzle version 2' "$TMP/.err"
+check "wrong version: says so" grep -q 'unsupported puzzle version 3' "$TMP/.err"
 sed 's/"steps": 2000/"steps": 2001/' p1.json > th.json
 expect_rc 1 "tampered header" "$R" verify th.json
 check "tampered header: one line" one_line
