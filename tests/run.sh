@@ -30,6 +30,10 @@ if [ "$mode" = full ]; then
     [ -x "$t" ] || continue
     case "$t" in *_full) run_one "$(basename "$t")" "$t";; esac
   done
+  # the CLI checks that need the real dataset (RXLOCK_TEST_FULL=1 parts)
+  if [ "$BUILD" = build ]; then
+    RXLOCK_TEST_FULL=1 run_one "test_progress.sh (full)" sh tests/cli/test_progress.sh
+  fi
 else
   for t in "$BUILD"/tests/test_*; do
     [ -x "$t" ] || continue

@@ -85,6 +85,10 @@ uint64_t rx_dataset_item_count(void);
 int  rx_dataset_init(rx_dataset *ds, const rx_cache *cache, uint64_t first, uint64_t count);
 /* Convenience: the whole dataset with `threads` threads (0 = online CPUs). */
 int  rx_dataset_init_parallel(rx_dataset *ds, const rx_cache *cache, unsigned threads);
+/* Items [first, first+count) with `threads` threads (0 = usable CPUs): a
+ * build in slices, e.g. to report progress between them (issue 19). */
+int  rx_dataset_init_range_parallel(rx_dataset *ds, const rx_cache *cache, uint64_t first, uint64_t count,
+                                    unsigned threads);
 void rx_dataset_free(rx_dataset *ds);
 
 /* cache is required in light mode; ds is required with RX_FLAG_FULL. */

@@ -160,6 +160,14 @@ typedef struct {
     const tl_engine_info *engine; /* the engine doing the work: set on the
                                      first call, made before any work (NULL
                                      on later calls where not known)       */
+    /* issue 19: calls while the work function is still being built (full
+     * mode: the 2080 MiB dataset), before the first call above: setup = 1,
+     * engine NULL, setup_fraction 0..1, setup_seconds elapsed so far,
+     * eta_seconds = the rest of the setup plus the hashing at the puzzle's
+     * assumed rate (< 0 when it has none).  tl_solve only. */
+    int      setup;
+    double   setup_fraction;
+    double   setup_seconds;
 } tl_progress;
 /* Return non-zero to cancel (the call then fails with TL_EINTR).  tl_solve,
  * tl_generate and tl_calibrate call it once as soon as the work function is

@@ -36,7 +36,24 @@ void cli_progress_init(cli_progress *cp, const char *label, uint64_t total, int 
     memset(cp, 0, sizeof *cp);
     cp->json = json;
     snprintf(cp->base_label, sizeof cp->base_label, "%s", label);
-    util_progress_init(&cp->bar, label, total, 0, json ? UTIL_PROGRESS_NEVER : when);
+    cp->when = json ? UTIL_PROGRESS_NEVER : when;
+    util_progress_init(&cp->bar, label, total, 0, cp->when);
+}
+
+/* issue 19: "dataset: 1040/2080 (50.0%)  86.7 MiB/s  elapsed 12.0s  ETA
+ * 2m12s" while the dataset builds; its ETA includes the hashing after it
+ * at the puzzle's assumed rate.  Ended (drawn final) at the first call
+ * after the setup. */
+static void setup_progress(cli_progress *cp, const tl_progress *p) {
+    const uint64_t mib = 2080;
+    if (cp->setup_state == 0) {
+        util_progress_init(&cp->setup_bar, "dataset", mib, 0, cp->when);
+        snprintf(cp->setup_bar.unit, sizeof cp->setup_bar.unit, "MiB/s");
+        cp->setup_state = 1;
+    }
+    double own = p->setup_fraction > 0 ? p->setup_seconds / p->setup_fraction - p->setup_seconds : -1;
+    cp->setup_bar.eta_extra = p->eta_seconds >= 0 && own >= 0 && p->eta_seconds > own ? p->eta_seconds - own : 0;
+    util_progress_update(&cp->setup_bar, (uint64_t)(p->setup_fraction * (double)mib + 0.5));
 }
 
 void cli_engine_text(const tl_engine_info *e, char *buf, size_t cap) {
@@ -74,6 +91,14 @@ static void progress_start(cli_progress *cp, const tl_progress *p) {
 
 int cli_progress_cb(const tl_progress *p, void *ctx) {
     cli_progress *cp = ctx;
+    if (p->setup) {
+        if (!cp->json) setup_progress(cp, p);
+        return cp->stop && *cp->stop;
+    }
+    if (cp->setup_state == 1) {
+        util_progress_done(&cp->setup_bar);
+        cp->setup_state = 2;
+    }
     if (!cp->started && p->engine) {
         progress_start(cp, p);
         if (cp->json) return cp->stop && *cp->stop;   /* the start line says it all */
@@ -92,6 +117,7 @@ int cli_progress_cb(const tl_progress *p, void *ctx) {
 }
 
 void cli_progress_end(cli_progress *cp, int ok) {
+    if (cp->setup_state == 1) util_progress_clear(&cp->setup_bar);
     if (ok) util_progress_done(&cp->bar);
     else util_progress_clear(&cp->bar);
 }

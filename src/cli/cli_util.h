@@ -29,6 +29,10 @@ typedef struct {
     const volatile int *stop;
     char base_label[16];
     tl_engine_info engine;    /* work == 0 until the library reported it */
+    /* issue 19: the dataset build before the work (full mode) */
+    util_progress setup_bar;  /* "dataset: N/2080 MiB", ETA + the hashing */
+    int  setup_state;         /* 0 none yet, 1 drawing, 2 done */
+    int  when;
 } cli_progress;
 
 /* UTIL_PROGRESS_NEVER for quiet / json, FORCE for --progress, else AUTO. */

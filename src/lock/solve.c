@@ -72,7 +72,18 @@ int tl_solve(const tl_puzzle *pz, const tl_solve_opts *o, uint8_t x[32], tl_solv
         }
         sodium_memzero(pt, 32);
     }
-    if ((rc = tl_work_new(&w, pz->work, pz->key, o ? o->mode : TL_MODE_LIGHT))) goto out;
+    {   /* issue 19: the dataset build shows progress, its ETA counts the hashing after it */
+        tl_progress sp = { .hashes_total = (uint64_t)G * S, .hashes_done = (uint64_t)(g - 1) * S + i,
+                           .groups_total = G, .groups_done = g - 1, .group = g, .step = i };
+        double rate = (double)pz->rate_mhps / 1000.0;
+        double heta = rate > 0 ? (double)(sp.hashes_total - sp.hashes_done) / rate : -1;
+        tl_mode mode = o ? o->mode : TL_MODE_LIGHT;
+        if (o && o->progress && mode == TL_MODE_FULL && pz->work != TL_WORK_SHA3_256)
+            rc = tl_work_new_progress(&w, pz->work, pz->key, mode, o->progress, o->progress_ctx, &sp, heta);
+        else
+            rc = tl_work_new(&w, pz->work, pz->key, mode);
+        if (rc) goto out;
+    }
     (void)tl_work_engine(w, &st.engine);
     double t0 = tl_now(), t_ck = t0, t_prog = t0;
     uint64_t since_ck = 0, batch = 1;

@@ -87,6 +87,13 @@ void tl_work_free_vm(tl_work *w);
 
 double tl_now(void);   /* CLOCK_MONOTONIC seconds */
 
+/* issue 19: tl_work_new, reporting the dataset build (full mode) through
+ * cb in slices: p is copied, with setup = 1, setup_fraction and
+ * setup_seconds filled in, and eta_seconds = the rest of the setup +
+ * hash_eta (when hash_eta >= 0).  cb returning non-zero: TL_EINTR. */
+int tl_work_new_progress(tl_work **w, tl_work_type type, const uint8_t key[32], tl_mode mode,
+                         tl_progress_fn cb, void *ctx, const tl_progress *p, double hash_eta);
+
 /* Report an event to o->event when the caller gave one (worker.c); the
  * message is formatted printf-style into a bounded buffer. */
 void tl_event_emit(const tl_gen_opts *o, tl_event_kind kind, uint32_t group, double seconds,

@@ -56,7 +56,57 @@ void tl_chain_message(uint8_t m[68], uint32_t g, uint64_t i, const uint8_t d[32]
     memmove(m + 36, d, 32);
 }
 
+/* issue 19: the dataset in slices, reporting between them. */
+#define SETUP_SLICES 64
+typedef struct {
+    tl_progress_fn cb;
+    void *ctx;
+    const tl_progress *p;
+    double hash_eta, t0;
+} setup_report;
+
+static int setup_tell(const setup_report *r, double frac) {
+    if (!r || !r->cb) return 0;
+    tl_progress q = *r->p;
+    double el = tl_now() - r->t0;
+    q.engine = NULL;
+    q.setup = 1;
+    q.setup_fraction = frac;
+    q.setup_seconds = el;
+    q.eta_seconds = frac > 0 ? el / frac - el : -1;
+    if (q.eta_seconds >= 0 && r->hash_eta >= 0) q.eta_seconds += r->hash_eta;
+    else if (frac == 0 && r->hash_eta >= 0) q.eta_seconds = -1;
+    return r->cb(&q, r->ctx) ? TL_EINTR : 0;
+}
+
+static int dataset_build(rx_dataset *ds, const rx_cache *cache, const setup_report *r) {
+    if (!r || !r->cb) return rx_dataset_init_parallel(ds, cache, 0);
+    const uint64_t N = rx_dataset_item_count(), unit = 1024;
+    uint64_t pos = 0;
+    int rc = setup_tell(r, 0);
+    for (unsigned k = 1; k <= SETUP_SLICES && rc == 0; k++) {
+        uint64_t end = k == SETUP_SLICES ? N : N / SETUP_SLICES / unit * unit * k;
+        rc = rx_dataset_init_range_parallel(ds, cache, pos, end - pos, 0);
+        pos = end;
+        if (rc == 0) rc = setup_tell(r, (double)pos / (double)N);
+    }
+    return rc;
+}
+
+static int work_new(tl_work **out, tl_work_type type, const uint8_t key[32], tl_mode mode, const setup_report *r);
+
 int tl_work_new(tl_work **out, tl_work_type type, const uint8_t key[32], tl_mode mode) {
+    return work_new(out, type, key, mode, NULL);
+}
+
+int tl_work_new_progress(tl_work **out, tl_work_type type, const uint8_t key[32], tl_mode mode,
+                         tl_progress_fn cb, void *ctx, const tl_progress *p, double hash_eta) {
+    tl_progress zero = {0};
+    setup_report r = { cb, ctx, p ? p : &zero, hash_eta, tl_now() };
+    return work_new(out, type, key, mode, cb ? &r : NULL);
+}
+
+static int work_new(tl_work **out, tl_work_type type, const uint8_t key[32], tl_mode mode, const setup_report *r) {
     if (!out || !key || !tl_work_name(type) || (mode != TL_MODE_LIGHT && mode != TL_MODE_FULL))
         return TL_EINVAL;
     *out = NULL;
@@ -77,12 +127,12 @@ int tl_work_new(tl_work **out, tl_work_type type, const uint8_t key[32], tl_mode
     if (rc == 0 && mode == TL_MODE_FULL) {
         flags |= RX_FLAG_FULL;
         rc = rx_dataset_new(&w->ds, flags);
-        if (rc == 0) rc = rx_dataset_init_parallel(w->ds, w->cache, 0);
+        if (rc == 0) rc = dataset_build(w->ds, w->cache, r);
     }
     if (rc == 0) rc = rx_vm_new(&w->vm, flags, w->cache, w->ds);
     if (rc != 0) {
         tl_work_free(w);
-        return rc == RX_ENOMEM ? TL_ENOMEM : rc;   /* other RX_E* codes pass unchanged */
+        return rc == RX_ENOMEM ? TL_ENOMEM : rc;   /* other RX_E* codes (and TL_EINTR) pass unchanged */
     }
     unsigned eff = rx_vm_flags(w->vm);
     w->info.version = (eff & RX_FLAG_V2) ? 2 : 1;

@@ -227,11 +227,17 @@ int rx_dataset_init(rx_dataset *ds, const rx_cache *cache, uint64_t first, uint6
 #define RX_MAX_THREADS 1024u
 
 int rx_dataset_init_parallel(rx_dataset *ds, const rx_cache *cache, unsigned threads) {
+    return rx_dataset_init_range_parallel(ds, cache, 0, RX_DATASET_ITEMS, threads);
+}
+
+int rx_dataset_init_range_parallel(rx_dataset *ds, const rx_cache *cache, uint64_t first, uint64_t count,
+                                   unsigned threads) {
     int rc = check_args(ds, cache);
     if (rc) return rc;
+    if (first > RX_DATASET_ITEMS || count > RX_DATASET_ITEMS - first) return RX_EINVAL;
     if (threads == 0) threads = util_cpus_usable();   /* inside a Slurm/cpuset allocation: its CPUs */
     if (threads > RX_MAX_THREADS) threads = RX_MAX_THREADS;
-    if (threads == 1) return rx_dataset_init(ds, cache, 0, RX_DATASET_ITEMS);
+    if (threads == 1) return rx_dataset_init(ds, cache, first, count);
 
     rx_jit_ss *ss;
     const uint8_t *cmem;
@@ -246,7 +252,7 @@ int rx_dataset_init_parallel(rx_dataset *ds, const rx_cache *cache, unsigned thr
         return RX_ENOMEM;
     }
     /* Split on multiples of RX_SS_LANES so every thread uses the fast path. */
-    uint64_t groups = RX_DATASET_ITEMS / RX_SS_LANES, pos = 0;
+    uint64_t groups = count / RX_SS_LANES, pos = first;
     for (unsigned t = 0; t < threads; t++) {
         uint64_t g = groups / threads + (t < groups % threads ? 1 : 0);
         jobs[t].cache = cache;
@@ -257,7 +263,7 @@ int rx_dataset_init_parallel(rx_dataset *ds, const rx_cache *cache, unsigned thr
         jobs[t].count = g * RX_SS_LANES;
         pos += jobs[t].count;
     }
-    jobs[threads - 1].count += RX_DATASET_ITEMS - pos;   /* the tail */
+    jobs[threads - 1].count += first + count - pos;   /* the tail */
     /* Worker threads take jobs 1..n-1; this thread runs job 0 and any job
      * whose thread could not be started. */
     for (unsigned t = 1; t < threads; t++)

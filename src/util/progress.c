@@ -62,7 +62,7 @@ static void draw(util_progress *p, double now, int final) {
     if (p->total) {
         double pct = 100.0 * (double)p->done / (double)p->total;
         if (final || p->done >= p->total) snprintf(es, sizeof es, "done");
-        else if (rate > 0) util_format_duration(es, sizeof es, (double)(p->total - p->done) / rate);
+        else if (rate > 0) util_format_duration(es, sizeof es, (double)(p->total - p->done) / rate + p->eta_extra);
         else snprintf(es, sizeof es, "?");
         n = snprintf(line, sizeof line, "%s: %llu/%llu (%.1f%%)  %s %s  elapsed %s  ETA %s",
                      p->label, (unsigned long long)p->done, (unsigned long long)p->total,

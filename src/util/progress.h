@@ -39,6 +39,8 @@ typedef struct {
     double   t_last;      /* last draw                                */
     double   interval;    /* seconds between draws (0.2 on a TTY,
                              10 when forced onto a non-TTY)           */
+    double   eta_extra;   /* seconds of later work added to the ETA
+                             (e.g. hashing after a setup phase); 0    */
 } util_progress;
 
 /* Monotonic clock in seconds. */
