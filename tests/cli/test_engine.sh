@@ -83,6 +83,25 @@ if [ $jit_here -eq 1 ]; then
   check "solve jit: no warning" sh -c "! grep -q warning '$TMP/.err'"
 fi
 
+# --- issue 19: the one mode policy (the test build's low-memory switch) ------
+lowmem='warning: full mode needs 2.3 GiB, not available here (RXLOCK_TEST_LOWMEM=1): using light mode, about 4.5x slower'
+RXLOCK_TEST_LOWMEM=1 expect_rc 0 "solve, low memory: light" "$T" solve p.json -o lm1.txt
+check "solve, low memory: one warning line" test "$(grep -c "$lowmem" "$TMP/.err")" -eq 1
+check "solve, low memory: ran light" grep -q ', light mode' "$TMP/.err"
+RXLOCK_TEST_LOWMEM=1 expect_rc 0 "solve, low memory, --mode light: no warning" "$T" solve p.json --mode light -o lm2.txt
+check "forced mode: no low-memory warning" sh -c "! grep -q 'full mode needs' '$TMP/.err'"
+RXLOCK_TEST_LOWMEM=1 expect_rc 0 "calibrate, low memory: light" "$T" calibrate --work randomx-v2 --seconds 0.1 -o lm.json
+check "calibrate, low memory: warning line" grep -q "$lowmem" "$TMP/.err"
+check "calibrate, low memory: file says light" grep -q '"mode": "light"' lm.json
+RXLOCK_TEST_LOWMEM=1 expect_rc 0 "lock, low memory: light generation" "$T" lock --work randomx-v2 --groups 1 --steps 2 --workers 1 --json -o lm.json2
+check "lock, low memory: warning line" grep -q "$lowmem" "$TMP/.err"
+check "lock, low memory: start event says light" grep -q '"mode":"light"' "$TMP/.out"
+RXLOCK_TEST_LOWMEM=1 expect_rc 0 "inspect, low memory: light estimate" "$T" inspect p.json --json
+check "inspect, low memory: warning line" grep -q "$lowmem" "$TMP/.err"
+check "inspect, low memory: estimate mode light" grep -q '"estimate_mode": "light"' "$TMP/.out"
+RXLOCK_TEST_LOWMEM=1 expect_rc 0 "sha3, low memory: no warning (no mode)" "$T" calibrate --work sha3-256 --seconds 0.1 -o lm3.json
+check "sha3: no low-memory warning" sh -c "! grep -q 'full mode needs' '$TMP/.err'"
+
 # SHA3: no engine, AES or mode keys (they mean nothing there)
 expect_rc 0 "sha3 lock --json" "$T" lock --work sha3-256 --groups 1 --steps 10 --json -o sha.json
 check "sha3 start event: only the work" grep -qx '{"event":"start","work":"sha3-256"}' "$TMP/.out"
@@ -99,4 +118,8 @@ RXLOCK_TEST_JIT_FAIL=1 expect_rc 0 "unlock: fallback" "$T" unlock s.txt.rxlock -
 check "unlock fallback: one warning" test "$(grep -c 'warning' "$TMP/.err")" -eq 1
 check "unlock fallback: plaintext" cmp -s s.out s.txt
 check "unlock summary names the engine" grep -q 'wrote s.out (2 hashes computed, interpreter, .* AES, light mode)' "$TMP/.err"
+RXLOCK_TEST_LOWMEM=1 expect_rc 0 "unlock, low memory: light" "$T" unlock s.txt.rxlock -o s.lm
+check "unlock, low memory: one warning line" test "$(grep -c "$lowmem" "$TMP/.err")" -eq 1
+check "unlock, low memory: plaintext" cmp -s s.lm s.txt
+check "RandomX notice: names the mode policy" grep -q '^# The command above runs RandomX in full mode when 2.3 GiB of memory' s.txt.rxlock
 summary

@@ -14,6 +14,10 @@ expect_rc 0 "lock small file" "$RXLOCK" lock s.txt $W --groups 2 --steps 20000 -
 check "container written" test -f s.txt.rxlock
 check "container magic" sh -c "head -n 1 s.txt.rxlock | grep -qx 'rxlock time-locked file v1'"
 check "notice: how to open" grep -q '^#     rxlock unlock s.txt.rxlock$' s.txt.rxlock
+# issue 19: the notice states the promise (floor and assumed rate, setup included)
+notice_has() { sed -n 's/^# //p' "$1" | tr '\n' ' ' | grep -qF "$2"; }
+check "notice: the promise (floor, assumed rate, setup)" notice_has s.txt.rxlock 'It opens no sooner than 0.0s on the fastest known CPU (Apple M4, 8.07 MH/s), about 0.0s at the assumed rate (0.0s hashing + 0.0s setup).'
+check "notice lines within 80 columns" sh -c "sed '/^puzzle /q' s.txt.rxlock | awk 'length > 80 { bad = 1 } END { exit bad }'"
 check "notice: the work" grep -q '^# Work: 2 group(s) x 20000 sequential sha3-256 hashes = 40000 hashes' s.txt.rxlock
 check "notice: the rate" grep -q 'assumed rate of 1000000.0 hashes/s (flag)' s.txt.rxlock
 check "puzzle line" grep -q '^puzzle [1-9][0-9]*$' s.txt.rxlock
@@ -79,6 +83,35 @@ if command -v script >/dev/null 2>&1; then
   check "lock - to a terminal: says why" grep -q 'refusing to write the container to a terminal' tty.log
 fi
 expect_rc 0 "lock --time --rate" "$RXLOCK" lock s.orig $W --time 2s --rate 5000 --groups 2 -q
+# issue 19: the lock summary states the promise and how to open it
+expect_rc 0 "lock FILE: summary" "$RXLOCK" lock s.orig $W --time 20s --rate 5000 --groups 2 -o sum.rxlock
+check "summary: the promise" grep -q '^rxlock: promise: opens no sooner than 0.0s on the fastest known CPU (Apple M4, 8.07 MH/s), about 20.0s at the assumed rate (20.0s hashing + 0.0s setup) \[--time includes setup\]$' "$TMP/.err"
+check "summary: the command to open it" grep -q '^rxlock: open with: rxlock unlock sum.rxlock$' "$TMP/.err"
+check "summary: the same promise in the notice" notice_has sum.rxlock 'It opens no sooner than 0.0s on the fastest known CPU (Apple M4, 8.07 MH/s), about 20.0s'
+# --time counts the calibrated setup: (3 s - 1 s) x 1000 H/s (the fastest window) = 2000
+printf '{"rxlock_calibration": 3, "work": "sha3-256", "rate": 900.0, "rate_min": 800.0, "rate_max": 1000.0, "seconds": 5.0, "cpu": "test", "created": "2026-01-01T00:00:00Z", "setup_seconds": 1.0, "windows": 5, "load_average": 0.1}\n' > cal.json
+expect_rc 0 "lock --time with a setup" "$RXLOCK" lock s.orig $W --time 3s --calibration cal.json --groups 1 -o setup.rxlock
+check "setup subtracted from --time" notice_has setup.rxlock 'Work: 1 group(s) x 2000 sequential'
+check "setup in the promise" grep -q 'about 3.0s at the assumed rate (2.0s hashing + 1.0s setup)' "$TMP/.err"
+check "setup in the puzzle" grep -aq '"setup_ms": 1000' setup.rxlock
+expect_rc 1 "--time not above the setup" "$RXLOCK" lock s.orig $W --time 1s --calibration cal.json -o x1.rxlock
+check "--time below setup: says why" grep -q 'not more than the 1.0 s of setup' "$TMP/.err"
+# --floor: the fastest known CPU needs --time (built-in: Apple M4, 8.07 MH/s)
+expect_rc 0 "lock --floor" "$RXLOCK" lock $W --time 2s --floor --groups 1 -o fl.json
+expect_rc 0 "inspect --floor puzzle" "$RXLOCK" inspect --json --no-estimate fl.json
+check "--floor: G*S = 2 s x 8.07 MH/s" grep -q '"total_hashes": 16140000' "$TMP/.out"
+check "--floor: floor seconds 2" grep -q '"floor_seconds": 2.0' "$TMP/.out"
+printf '# a small table\nsha3-256 1000 Tiny CPU ; test\nrandomx-v2 5 Slow CPU\n' > floor.txt
+expect_rc 0 "lock --floor --floor-table" "$RXLOCK" lock $W --time 5s --floor --floor-table floor.txt --groups 1 -o ft.json
+expect_rc 0 "inspect --floor-table" "$RXLOCK" inspect --no-estimate --floor-table floor.txt ft.json
+check "--floor-table: G*S = 5 s x 1000" grep -q '1 groups x 5000 steps' "$TMP/.out"
+check "--floor-table: the promise names its CPU" grep -q '^promise:       opens no sooner than 5.0s on the fastest known CPU (Tiny CPU, 1000.0H/s), about 5.0s at the assumed rate' "$TMP/.out"
+printf 'sha3-256 fast Tiny CPU\n' > badfloor.txt
+expect_rc 1 "bad floor table" "$RXLOCK" lock $W --time 5s --floor --floor-table badfloor.txt -o fb.json
+check "bad floor table: names the line" grep -q 'badfloor.txt: line 1: bad rate' "$TMP/.err"
+expect_rc 1 "--floor with no row for the work" "$RXLOCK" lock --work randomx-v1 --time 5s --floor -o fb.json
+check "no row: says so" grep -q 'no fastest known CPU for randomx-v1' "$TMP/.err"
+expect_rc 2 "--floor without --time" "$RXLOCK" lock $W --groups 1 --steps 5 --floor -o fb.json
 check "time-derived work in notice" grep -q '^# Work: 2 group(s) x 5000 sequential sha3-256 hashes = 10000 hashes' s.orig.rxlock
 check "time-derived estimate in notice" grep -q 'about 2 seconds at the assumed rate of 5000.0' s.orig.rxlock
 
