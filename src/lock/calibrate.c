@@ -45,6 +45,8 @@ static double load1(void) {
     return getloadavg(l, 1) == 1 ? l[0] : -1;
 }
 
+static int is_randomx(tl_work_type t) { return t == TL_WORK_RANDOMX_V1 || t == TL_WORK_RANDOMX_V2; }
+
 static void iso_now(char *out, size_t cap) {
     time_t t = time(NULL);
     struct tm tm;
@@ -74,7 +76,13 @@ int tl_calibrate(tl_work_type type, tl_mode mode, double seconds,
     out->load_average = load1();
     double t_setup = tl_now();
     tl_work *w = NULL;
-    int rc = tl_work_new(&w, type, key, out->mode);
+    int rc;
+    if (cb && out->mode == TL_MODE_FULL && is_randomx(type)) {   /* issue 19: the dataset build shows */
+        tl_progress sp = { .eta_seconds = -1 };
+        rc = tl_work_new_progress(&w, type, key, out->mode, cb, ctx, &sp, seconds);
+    } else {
+        rc = tl_work_new(&w, type, key, out->mode);
+    }
     if (rc) return rc;
     out->setup_seconds = tl_now() - t_setup;
     (void)tl_work_engine(w, &out->engine);
@@ -139,8 +147,6 @@ double tl_calibration_spread(const tl_calibration *c) {
 }
 
 static const char *mode_name(tl_mode m) { return m == TL_MODE_FULL ? "full" : "light"; }
-
-static int is_randomx(tl_work_type t) { return t == TL_WORK_RANDOMX_V1 || t == TL_WORK_RANDOMX_V2; }
 
 int tl_calibration_to_json(const tl_calibration *c, char **json, size_t *len) {
     if (!c || !json || !tl_work_name(c->work)) return TL_EINVAL;
