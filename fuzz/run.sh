@@ -1,7 +1,7 @@
 #!/bin/sh
 # fuzz/run.sh — build the libFuzzer targets (clang -fsanitize=fuzzer,address,
 # undefined) and run each for a bounded time on a seed corpus generated from
-# real puzzles and journals.  Fails on any crash, leak or sanitizer report.
+# real puzzles and journals (and a floor table).  Fails on any crash, leak or sanitizer report.
 # Usage: sh fuzz/run.sh [SECONDS_PER_TARGET]     (default 60; $FUZZ_SECONDS)
 # CI: sh fuzz/run.sh 30
 set -eu
@@ -18,8 +18,11 @@ src="src/lock/puzzle.c src/lock/header.c src/lock/errors.c src/rx/errors.c src/a
 for t in puzzle journal; do
   $CC $flags -o "$out/fuzz_$t" "fuzz/fuzz_$t.c" $src $libs
 done
+$CC $flags -o "$out/fuzz_floor" fuzz/fuzz_floor.c src/lock/floor.c src/lock/errors.c src/rx/errors.c src/age/age_errors.c src/util/fileio.c -lm $libs
 # Seed corpus from the real binary (test-only deterministic mode).
-corp=$out/corpus; rm -rf "$corp"; mkdir -p "$corp/puzzle" "$corp/journal"
+corp=$out/corpus; rm -rf "$corp"; mkdir -p "$corp/puzzle" "$corp/journal" "$corp/floor"
+printf '# t\nrandomx-v2 770 Apple M4 ; short runs\nsha3-256 8.07e6 Apple M4\r\n' > "$corp/floor/t1"
+cp tests/vectors/puzzle-v1.json "$corp/puzzle/v1.json"
 tmp=$(mktemp -d); trap 'rm -rf "$tmp"' EXIT
 R=$PWD/build/rxlock
 (
@@ -37,7 +40,7 @@ head -c 200 "$tmp/j1" > "$corp/journal/j1-torn"
 head -c 50 "$tmp/j1" > "$corp/journal/j1-hdr"
 printf '{"rxlock_puzzle": 2}' > "$corp/puzzle/v2.json"
 rc=0
-for t in puzzle journal; do
+for t in puzzle journal floor; do
   echo "fuzz: $t for ${secs}s"
   mkdir -p "$out/work-$t"
   if ! "$out/fuzz_$t" -max_total_time="$secs" -max_len=1100000 -timeout=10 -rss_limit_mb=2048 \
