@@ -164,8 +164,9 @@ typedef struct {
      * mode: the 2080 MiB dataset), before the first call above: setup = 1,
      * engine NULL, setup_fraction 0..1, setup_seconds elapsed so far,
      * eta_seconds = the rest of the setup plus the hashing at the puzzle's
-     * assumed rate (< 0 when it has none).  tl_solve and, for its
-     * measurement, tl_calibrate (eta: the rest of the setup + its seconds). */
+     * assumed rate (< 0 when it has none).  tl_solve, tl_generate (eta:
+     * the setup only) and tl_calibrate (eta: the rest of the setup + its
+     * measuring seconds). */
     int      setup;
     double   setup_fraction;
     double   setup_seconds;

@@ -79,7 +79,13 @@ int tl_generate(const tl_params *p, const tl_gen_opts *o,
     }
     if ((rc = tl_header_digest(pz, pz->header_digest))) goto out;
 
-    if ((rc = tl_work_new(&w, p->work, pz->key, mode))) goto out;
+    if (o && o->progress && mode == TL_MODE_FULL && p->work != TL_WORK_SHA3_256) {   /* issue 19: show the build */
+        tl_progress sp = { .hashes_total = (uint64_t)G * p->steps, .groups_total = G, .eta_seconds = -1 };
+        rc = tl_work_new_progress(&w, p->work, pz->key, mode, o->progress, o->progress_ctx, &sp, -1);
+    } else {
+        rc = tl_work_new(&w, p->work, pz->key, mode);
+    }
+    if (rc) goto out;
     if (o && o->progress) {   /* once before any work: the engine */
         tl_engine_info info;
         (void)tl_work_engine(w, &info);
