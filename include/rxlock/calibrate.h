@@ -66,7 +66,7 @@ typedef struct {
 /* This machine's CPU model (printable ASCII, "unknown" when unreadable). */
 void tl_cpu_model(char *out, size_t cap);
 
-/* Build the work function (untimed), then run one dependent chain for about
+/* Build the work function (timed: setup_seconds), then run one dependent chain for about
  * `seconds` in equal windows (3..10 of them) and report the overall rate,
  * the slowest/fastest window and the engine that ran.  o may be NULL.
  * Returns 0 or an error code (an engine that cannot start: tl_engine_check

@@ -85,12 +85,14 @@ static uint64_t rlimit_room(void) {
     return (uint64_t)rl.rlim_cur > vm ? (uint64_t)rl.rlim_cur - vm : 0;
 }
 
-static int test_lowmem(void) {
+/* The test build's switch: its name when set, else NULL (always NULL in
+ * the shipping build, which carries no RXLOCK_TEST_* string). */
+static const char *test_lowmem(void) {
 #ifdef RXLOCK_TESTING
     const char *s = getenv("RXLOCK_TEST_LOWMEM");
-    return s && !strcmp(s, "1");
+    return s && !strcmp(s, "1") ? "RXLOCK_TEST_LOWMEM=1" : NULL;
 #else
-    return 0;
+    return NULL;
 #endif
 }
 
@@ -112,16 +114,15 @@ int tl_mode_resolve(tl_work_type work, int requested, tl_mode_choice *out) {
         return TL_OK;
     }
     out->mode = TL_MODE_FULL;
-    out->why = "memory available";
     uint64_t room;
-    if (test_lowmem()) { out->why = "RXLOCK_TEST_LOWMEM=1"; out->avail_bytes = 0; }
+    if ((out->why = test_lowmem()) != NULL) out->avail_bytes = 0;
     else if ((room = rlimit_room()) < NEED_BYTES) { out->why = "RLIMIT_AS"; out->avail_bytes = room; }
     else if ((room = cgroup_room()) < NEED_BYTES) { out->why = "cgroup memory.max"; out->avail_bytes = room; }
     else if ((room = proc_kb("/proc/meminfo", "MemAvailable")) < NEED_BYTES) { out->why = "MemAvailable"; out->avail_bytes = room; }
     else {
         void *p = mmap(NULL, (size_t)NEED_BYTES, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
         if (p == MAP_FAILED) { out->why = "trial reservation refused"; out->avail_bytes = 0; }
-        else { munmap(p, (size_t)NEED_BYTES); return TL_OK; }
+        else { munmap(p, (size_t)NEED_BYTES); out->why = "memory available"; return TL_OK; }
     }
     out->mode = TL_MODE_LIGHT;
     out->low_memory = 1;
