@@ -8,6 +8,7 @@
 #include <jansson.h>
 #include <math.h>
 #include <signal.h>
+#include <sodium.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -15,7 +16,10 @@
 #include <unistd.h>
 
 static volatile int cli_stop;
-static void on_stop_signal(int sig) { (void)sig; cli_stop = 1; }
+static volatile sig_atomic_t cli_stop_sig;
+static void on_stop_signal(int sig) { cli_stop_sig = sig; cli_stop = 1; }
+
+int cli_interrupted_rc(void) { return cli_stop_sig ? 128 + cli_stop_sig : CLI_FAIL; }
 
 const volatile int *cli_catch_signals(void) {
     static const int sigs[] = { SIGINT, SIGTERM, SIGHUP };
@@ -100,9 +104,19 @@ int cli_write_identity(const char *path, const uint8_t x[32], const uint8_t id[1
     char comment[128], idhex[33];
     util_hex_encode(idhex, id, 16);
     snprintf(comment, sizeof comment, "rxlock epoch identity for puzzle %s%s", idhex, how);
+    if (!strcmp(path, "-")) {   /* standard output */
+        char *line = sodium_malloc(TL_AGE_IDENTITY_MAX);
+        uint8_t pk[32];
+        char rcp[TL_AGE_RECIPIENT_MAX];
+        int ok = line && tl_age_identity_encode(x, line) == 0 && tl_age_public_key(x, pk) == 0 &&
+                 tl_age_recipient_encode(pk, rcp) == 0;
+        ok = ok && printf("# %s\n# public key: %s\n%s\n", comment, rcp, line) > 0 && fflush(stdout) == 0;
+        if (line) sodium_free(line);
+        return ok ? CLI_OK : cli_error("stdout: cannot write the identity");
+    }
     if (tl_age_identity_file_write(path, x, comment, force) != 0)
         return cli_error("%s: cannot write the identity: %s", path,
-                         errno == EEXIST ? "already exists (use --force to overwrite)" : strerror(errno));
+                         errno == EEXIST ? "already exists (use --force to replace it)" : strerror(errno));
     return CLI_OK;
 }
 
@@ -186,7 +200,8 @@ int cli_work_error(const char *what, int rc, tl_work_type work) {
 
 int cli_output_error(const char *path) {
     int e = errno;
-    return cli_error("%s: %s%s", path, strerror(e), e == EEXIST ? " (use --force to replace it)" : "");
+    if (e == EEXIST) return cli_error("%s: already exists (use --force to replace it)", path);
+    return cli_error("%s: %s", path, strerror(e));
 }
 
 int cli_io_open(cli_io *io, const char *in_path, const char *out_path, int force, mode_t mode) {
@@ -202,11 +217,16 @@ int cli_io_open(cli_io *io, const char *in_path, const char *out_path, int force
         }
     }
     if (!io->out_path) return CLI_OK;
-    if (util_atomic_open(&io->out, io->out_path, force, mode) != 0) {
-        int rc = cli_output_error(io->out_path);
-        if (io->in_fd > 0) close(io->in_fd);
-        return rc;
-    }
+    int rc = cli_io_open_out(io, out_path, force, mode);
+    if (rc && io->in_fd > 0) close(io->in_fd);
+    return rc;
+}
+
+int cli_io_open_out(cli_io *io, const char *out_path, int force, mode_t mode) {
+    io->out_fd = 1;
+    io->out_path = out_path && strcmp(out_path, "-") != 0 ? out_path : NULL;
+    if (!io->out_path) return CLI_OK;
+    if (util_atomic_open(&io->out, io->out_path, force, mode) != 0) return cli_output_error(io->out_path);
     io->out_fd = io->out.fd;
     return CLI_OK;
 }

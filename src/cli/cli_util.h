@@ -16,6 +16,9 @@
 /* SIGINT, SIGTERM and SIGHUP set the returned flag; hand it to the library
  * as its `stop` (it checkpoints / cleans up and returns TL_EINTR). */
 const volatile int *cli_catch_signals(void);
+/* The exit code of a run the stop flag ended: 128 + the signal (130 for
+ * SIGINT), or CLI_FAIL when no signal came (a callback stopped it). */
+int cli_interrupted_rc(void);
 
 /* Progress of a long library call: a one-line bar on stderr (a TTY, or
  * --progress), or JSON lines on stdout (--json).  Its callback prints the
@@ -43,7 +46,7 @@ void cli_engine_text(const tl_engine_info *e, char *buf, size_t cap);
  * or CLI_FAIL after a message (NULL object, write error). */
 int cli_print_json(json_t *o);
 
-/* Age identity file (mode 0600) commented with the puzzle id and `how`
+/* Age identity file (mode 0600; "-": standard output) commented with the puzzle id and `how`
  * (may be ""): CLI_OK, or CLI_FAIL after saying why. */
 int cli_write_identity(const char *path, const uint8_t x[32], const uint8_t id[16], const char *how, int force);
 
@@ -77,6 +80,10 @@ typedef struct {
 } cli_io;
 /* CLI_OK, or CLI_FAIL after a message (nothing left open). */
 int cli_io_open(cli_io *io, const char *in_path, const char *out_path, int force, mode_t mode);
+/* Open only the output (stdout for NULL / "-"), e.g. once the long work
+ * is done: the temp file exists only while writing.  CLI_OK or CLI_FAIL
+ * after a message. */
+int cli_io_open_out(cli_io *io, const char *out_path, int force, mode_t mode);
 /* Close the input; commit the output when ok, else remove it.  CLI_OK, or
  * CLI_FAIL after a message when the commit fails. */
 int cli_io_finish(cli_io *io, int ok);

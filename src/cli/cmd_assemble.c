@@ -3,6 +3,7 @@
  * `rxlock lock` writes); prints the epoch recipient.  The work is in
  * tl_plan_assemble (src/lock/assemble.c). */
 #include "cli/cli.h"
+#include "cli/cli_paths.h"
 #include "cli/cli_util.h"
 #include "rxlock/rxlock.h"
 #include "rxlock/age.h"
@@ -45,7 +46,6 @@ int cmd_assemble(int argc, char **argv) {
     tl_assemble_opts ao = { .report = on_report };
     const char *out = NULL, *keep = NULL, *sign = NULL;
     int force = 0, c;
-    struct stat st;
     optind = 1; opterr = 0;
     while ((c = getopt_long(argc, argv, ":o:", opts, NULL)) != -1) {
         switch (c) {
@@ -63,8 +63,11 @@ int cmd_assemble(int argc, char **argv) {
     if (optind < argc) return cli_usage_error(argv[0], "unexpected argument '%s'", argv[optind]);
     if (!out) return cli_usage_error(argv[0], "missing -o PUZZLE");
     if (!ao.planner_key) return cli_usage_error(argv[0], "missing --planner-key FILE");
-    if (!force && lstat(out, &st) == 0) return cli_error("%s: already exists (use --force to overwrite)", out);
-    if (keep && !force && lstat(keep, &st) == 0) return cli_error("%s: already exists (use --force to overwrite)", keep);
+    const cli_path files[] = {
+        { ao.planner_key, "--planner-key", CLI_PATH_IN }, { sign, "--sign-key", CLI_PATH_IN },
+        { out, "-o", CLI_PATH_OUT }, { keep, "--keep-epoch-key", CLI_PATH_OUT }
+    };
+    if (cli_paths_check(files, sizeof files / sizeof files[0], force)) return CLI_FAIL;
     uint8_t sk[64], spk[32], pk[32], x[32];
     if (sign) {
         int rc = tl_signer_load(sign, sk, spk);

@@ -2,6 +2,7 @@
  * sequential chain rate with the real chain code and write a calibration
  * file for `rxlock lock --calibration FILE`. */
 #include "cli/cli.h"
+#include "cli/cli_paths.h"
 #include "cli/cli_util.h"
 #include "rxlock/calibrate.h"
 #include "util/progress.h"
@@ -118,6 +119,8 @@ int cmd_calibrate(int argc, char **argv) {
     if (rc) return rc;
     /* Fail before measuring if the output exists (checked again at commit). */
     util_atomic at;
+    const cli_path files[] = { { a.outpath, "-o", CLI_PATH_OUT } };
+    if (cli_paths_check(files, 1, a.force)) return CLI_FAIL;
     if (!a.to_stdout && util_atomic_open(&at, a.outpath, a.force, 0644) != 0) return cli_output_error(a.outpath);
     if (a.work != TL_WORK_SHA3_256 && !a.json)
         fprintf(stderr, "calibrate: building the RandomX %s (not timed)...\n",

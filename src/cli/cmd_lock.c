@@ -2,6 +2,7 @@
  * processes and print its epoch recipient; with a positional FILE argument
  * hand over to the single-file mode (cmd_lockfile.c). */
 #include "cli/cli.h"
+#include "cli/cli_paths.h"
 #include "cli/cli_util.h"
 #include "cli/lock_opts.h"
 #include "rxlock/rxlock.h"
@@ -70,11 +71,6 @@ static double child_cpu(void) {
            (double)ru.ru_stime.tv_sec + (double)ru.ru_stime.tv_usec * 1e-6;
 }
 
-static int out_exists(const char *path) {
-    struct stat st;
-    return lstat(path, &st) == 0;
-}
-
 static const struct option lock_opts[] = {
     CLI_LOCK_LONG_OPTS, {"keep-epoch-key", required_argument, 0, 'K'},
     {"retries", required_argument, 0, 'R'}, {"worker-timeout", required_argument, 0, 'T'},
@@ -126,9 +122,11 @@ static int parse_args(int argc, char **argv, lock_args *a) {
     if (optind < argc) return cli_usage_error(argv[0], "unexpected argument '%s'", argv[optind]);
     if (!a->out) return cli_usage_error(argv[0], "missing -o PUZZLE");
     if ((orc = cli_lock_resolve(&a->lo, argv[0])) != 0) return orc;
-    if (!a->force && out_exists(a->out)) return cli_error("%s: already exists (use --force to overwrite)", a->out);
-    if (a->keep && !a->force && out_exists(a->keep)) return cli_error("%s: already exists (use --force to overwrite)", a->keep);
-    return CLI_OK;
+    const cli_path files[] = {
+        { a->lo.sign_key, "--sign-key", CLI_PATH_IN }, { a->lo.calib, "--calibration", CLI_PATH_IN },
+        { a->out, "-o", CLI_PATH_OUT }, { a->keep, "--keep-epoch-key", CLI_PATH_OUT }
+    };
+    return cli_paths_check(files, sizeof files / sizeof files[0], a->force);
 }
 
 static int write_outputs(const lock_args *a, const char *text, size_t len, const uint8_t *x) {

@@ -3,6 +3,7 @@
  * slurm.sbatch, k8s-job.yaml) plus the planner and worker keys; prints the
  * epoch recipient.  The work is in tl_plan_create (src/lock/plan.c). */
 #include "cli/cli.h"
+#include "cli/cli_paths.h"
 #include "cli/lock_opts.h"
 #include "rxlock/rxlock.h"
 #include "rxlock/age.h"
@@ -75,6 +76,11 @@ int cmd_plan(int argc, char **argv) {
     if (!po.planner_key || !po.worker_key) return cli_usage_error(argv[0], "missing --planner-key FILE or --worker-key FILE");
     if (batch > lo.groups) return cli_usage_error(argv[0], "--batch: want at most --groups");
     if ((orc = cli_lock_resolve(&lo, argv[0])) != 0) return orc;
+    const cli_path files[] = {
+        { lo.calib, "--calibration", CLI_PATH_IN }, { po.planner_key, "--planner-key", CLI_PATH_OUT },
+        { po.worker_key, "--worker-key", CLI_PATH_OUT }
+    };
+    if (cli_paths_check(files, sizeof files / sizeof files[0], po.force)) return CLI_FAIL;
     po.batch = (uint32_t)batch;
     po.mode = lo.go.mode;
     uint8_t pk[32];

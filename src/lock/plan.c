@@ -238,7 +238,7 @@ int tl_plan_create(const tl_params *p, const tl_plan_opts *o, const char *dir,
         { if (made) rmdir(dir); return TL_EINVAL; }
     }
     if (!o->force && (lstat(o->planner_key, &st) == 0 || lstat(o->worker_key, &st) == 0)) {
-        tl_set_err(err, errlen, "%s: already exists (use --force to overwrite)",
+        tl_set_err(err, errlen, "%s: already exists (use --force to replace it)",
                 lstat(o->planner_key, &st) == 0 ? o->planner_key : o->worker_key);
         { if (made) rmdir(dir); return TL_EIO; }
     }

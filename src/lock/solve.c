@@ -64,7 +64,9 @@ int tl_solve(const tl_puzzle *pz, const tl_solve_opts *o, uint8_t x[32], tl_solv
         rc = tl_journal_open(&j, o->journal, H, &have, &jg, &ji, pt);
         if (rc) goto out;
         if (have) {
-            if (jg < 1 || jg > G || ji >= S) { rc = TL_EJOURNAL; goto out; }
+            /* (G, S): the final chain state, journalled before the last
+             * wrap is opened (a failed delivery re-runs instantly) */
+            if (jg < 1 || jg > G || ji > S || (ji == S && jg != G)) { rc = TL_EJOURNAL; goto out; }
             g = jg; i = ji;
             memcpy(d, pt, 32);
             st.resumed_group = g;
@@ -118,6 +120,10 @@ int tl_solve(const tl_puzzle *pz, const tl_solve_opts *o, uint8_t x[32], tl_solv
                 p.step = i;
                 if (o->progress(&p, o->progress_ctx)) { rc = TL_EINTR; goto out; }
             }
+        }
+        if (j && g == G && since_ck) {
+            if ((rc = tl_journal_append(j, g, S, d))) goto out;
+            st.checkpoints++;
         }
         const tl_wrap *wr = &pz->wraps[g - 1];
         if (tl_wrap_open(pt, wr->ct, d, pz->id, H, g, wr->nonce) != 0) {

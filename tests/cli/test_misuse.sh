@@ -1,0 +1,100 @@
+# tests/cli/test_misuse.sh — issue 22 "hard to misuse": one section per
+# item of the issue (data and secrets, signatures, CLI consistency), each a
+# case that today's rxlock got wrong.  sha3-256 with small step counts, so
+# everything takes seconds; the fault injection uses the test build's
+# RXLOCK_TEST_* switches.
+. tests/cli/lib.sh
+cd "$TMP" || exit 1
+R=$RXLOCK
+T=$RXLOCK_TESTBIN
+W="--work sha3-256"
+printf 'the secret plan\n' > s.txt
+"$R" keygen-signer -o signer.key > signer.pin 2>/dev/null
+PIN=$(cat signer.pin)
+cp signer.key signer.orig
+
+# --- 1. two options naming one file never destroy it -------------------------
+expect_rc 1 "1: --sign-key X --keep-epoch-key X --force refused" \
+  "$R" lock $W --groups 1 --steps 10 --sign-key signer.key --keep-epoch-key signer.key --force -o p.json
+check "1: the signing key is intact" cmp -s signer.key signer.orig
+check "1: message names both options" grep -q -- '--sign-key and --keep-epoch-key name the same file' "$TMP/.err"
+check "1: nothing written" test ! -e p.json
+expect_rc 1 "1: --keep-epoch-key X -o X refused (no --force)" \
+  "$R" lock $W --groups 1 --steps 10 --keep-epoch-key k.json -o k.json
+check "1: ... and nothing written" test ! -e k.json
+expect_rc 1 "1: --keep-epoch-key X -o ./X --force refused" \
+  "$R" lock $W --groups 1 --steps 10 --keep-epoch-key k.json -o ./k.json --force
+ln -s signer.key link.key
+expect_rc 1 "1: an output that is a link to an input refused" \
+  "$R" lock $W --groups 1 --steps 10 --sign-key signer.key -o link.key --force
+check "1: the signing key is intact (link)" cmp -s signer.key signer.orig
+"$R" lock s.txt $W --groups 1 --steps 100 -q
+mv s.txt s.orig
+expect_rc 1 "1: unlock -o out --save-identity out --force refused" \
+  "$R" unlock s.txt.rxlock -q -o out --save-identity out --force
+check "1: nothing written by unlock" test ! -e out
+expect_rc 1 "1: unlock -o FILE.rxlock refused (output = input)" "$R" unlock s.txt.rxlock -q -o s.txt.rxlock --force
+check "1: container intact" grep -q "^rxlock time-locked file v1$" s.txt.rxlock
+expect_rc 1 "1: solve -o PUZZLE refused (output = input)" "$R" solve k0.json -o k0.json --force
+"$R" lock $W --groups 1 --steps 10 -o p0.json >/dev/null
+expect_rc 1 "1: solve --journal PUZZLE refused" "$R" solve p0.json -o id0 --journal p0.json
+check "1: the puzzle is intact" grep -q rxlock_puzzle p0.json
+expect_rc 1 "1: encrypt -o INPUT refused" "$R" encrypt -r "$("$R" lock $W --groups 1 --steps 1 -o p1.json)" -o s.orig --force s.orig
+check "1: the input is intact" grep -q 'the secret plan' s.orig
+expect_rc 1 "1: plan with the same key file twice refused" \
+  "$R" plan $W --groups 2 --steps 10 --planner-key k.key --worker-key ./k.key -o plan1
+check "1: no plan directory left" test ! -e plan1
+
+# --- 2. every output is checked before the work ----------------------------
+: > exists.id
+expect_rc 1 "2: unlock --save-identity EXISTING refused before the work" \
+  "$T" unlock s.txt.rxlock -q -o s.txt --save-identity exists.id
+check "2: no plaintext written" test ! -e s.txt
+check "2: no journal left" test ! -e s.txt.rxlock.journal
+mkdir ro && chmod 555 ro
+if [ ! -w ro ]; then
+  expect_rc 1 "2: unwritable output directory refused before the work" "$R" unlock s.txt.rxlock -q -o ro/out
+  check "2: ... and the message says so" grep -q 'cannot write in ro' "$TMP/.err"
+fi
+# a container whose age payload is cut, garbled, missing or has trailing bytes
+size=$(wc -c < s.txt.rxlock)
+off=$(grep -abo '^age-encryption.org/v1' s.txt.rxlock | head -n 1 | cut -d: -f1)
+head -c "$off" s.txt.rxlock > nopayload.rxlock
+head -c $((size - 20)) s.txt.rxlock > cut.rxlock
+{ cat s.txt.rxlock; printf 'x'; } > trailing.rxlock
+sed 's/^age-encryption.org\/v1$/age-encryption.org\/v9/' s.txt.rxlock > garbled.rxlock
+for f in nopayload cut garbled; do
+  RXLOCK_TEST_SEED=0f1e2d3c4b5a69788796a5b4c3d2e1f0 RXLOCK_TEST_INSECURE=1 RXLOCK_TEST_COUNTER="$TMP/ctr.$f" expect_rc 1 "2: $f payload refused before the work" \
+    "$T" unlock $f.rxlock -q -o $f.out
+  check "2: $f: no hash computed" sh -c "! test -s '$TMP/ctr.$f' || test \"\$(od -An -tu8 -N8 '$TMP/ctr.$f' | tr -d ' ')\" = 0"
+  check "2: $f: nothing left" sh -c "! ls $f.out* $f.rxlock.journal 2>/dev/null | grep -q ."
+done
+# trailing bytes show only when decrypting: the journal (with the final
+# chain state) is kept, and the re-run computes nothing
+RXLOCK_TEST_SEED=0f1e2d3c4b5a69788796a5b4c3d2e1f0 RXLOCK_TEST_INSECURE=1 RXLOCK_TEST_COUNTER="$TMP/ctr.t1" expect_rc 1 "2: trailing bytes fail the delivery" \
+  "$T" unlock trailing.rxlock -q -o trailing.out
+check "2: trailing: no output" test ! -e trailing.out
+check "2: trailing: the journal is kept" test -s trailing.rxlock.journal
+check "2: trailing: says the state is kept" grep -q 'solved state is kept in trailing.rxlock.journal' "$TMP/.err"
+RXLOCK_TEST_SEED=0f1e2d3c4b5a69788796a5b4c3d2e1f0 RXLOCK_TEST_INSECURE=1 RXLOCK_TEST_COUNTER="$TMP/ctr.t2" expect_rc 1 "2: trailing: re-run fails again" \
+  "$T" unlock trailing.rxlock -q -o trailing.out
+check "2: trailing: the re-run computed no hash (final state journalled)" \
+  sh -c "test \"\$(od -An -tu8 -N8 '$TMP/ctr.t2' | tr -d ' ')\" = 0"
+rm -f trailing.rxlock.journal
+
+# --- 3. no temp file outlives a kill -9; stale ones are cleaned -------------
+printf 'three\n' > three.txt
+"$R" lock three.txt $W --groups 2 --steps 5000000 -q -o three.rxlock
+"$R" unlock three.rxlock -q -o three.out & pid=$!
+sleep 1; kill -9 $pid 2>/dev/null; wait $pid 2>/dev/null
+check "3: no temp file after kill -9 during the solve" sh -c "! ls three.out.tmp-* 2>/dev/null | grep -q ."
+: > three.out.tmp-AbC123
+expect_rc 0 "3: unlock after the kill" "$R" unlock three.rxlock -q -o three.out --force
+check "3: a stale temp file of our naming is removed" test ! -e three.out.tmp-AbC123
+check "3: unlocked" cmp -s three.out three.txt
+"$R" lock three.txt $W --groups 2 --steps 8000000 -q -o three2.rxlock & pid=$!
+sleep 1; kill -9 $pid 2>/dev/null; wait $pid 2>/dev/null
+check "3: no temp file after kill -9 during lock FILE" sh -c "! ls three2.rxlock.tmp-* 2>/dev/null | grep -q ."
+
+# @@END
+summary
