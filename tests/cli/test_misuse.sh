@@ -96,5 +96,29 @@ check "3: unlocked" cmp -s three.out three.txt
 sleep 1; kill -9 $pid 2>/dev/null; wait $pid 2>/dev/null
 check "3: no temp file after kill -9 during lock FILE" sh -c "! ls three2.rxlock.tmp-* 2>/dev/null | grep -q ."
 
+# --- 4. a failed plan leaves nothing ------------------------------------------
+expect_rc 1 "4: plan with ENOSPC at the 2nd job file fails" env RXLOCK_TEST_PLAN_ENOSPC=2 \
+  "$T" plan $W --groups 3 --steps 10 --planner-key pk4 --worker-key wk4 -o plan4
+check "4: ... saying why" grep -q 'No space left on device' "$TMP/.err"
+check "4: no key and no plan directory left" sh -c "! ls -d pk4 wk4 plan4 2>/dev/null | grep -q ."
+expect_rc 0 "4: the retry succeeds" "$T" plan $W --groups 3 --steps 10 --planner-key pk4 --worker-key wk4 -o plan4
+
+# --- 5. no core dumps in processes that hold secrets -------------------------
+for cmd in "keygen-signer -o k5.key" "decrypt -i signer.key -o d5 s.orig" "lock $W --groups 1 --steps 10 -o p5.json" \
+           "solve p0.json -o id5" "unlock s.txt.rxlock -q -o u5"; do
+  rm -f dump.state
+  RXLOCK_TEST_DUMP_STATE=$TMP/dump.state "$T" $cmd >/dev/null 2>&1
+  check "5: ${cmd%% *}: PR_GET_DUMPABLE 0, RLIMIT_CORE 0" grep -qx 'dumpable=0 core=0' dump.state
+done
+"$R" lock $W --groups 1 --steps 8000000 -o p5b.json >/dev/null 2>&1
+# a core limit above 0 to start from (the shell's may already be 0)
+ulimit -S -c "$(ulimit -H -c)" 2>/dev/null
+"$R" solve p5b.json -q -o id5b & pid=$!
+sleep 0.5
+check "5: a running solve's core limit is 0 (/proc/PID/limits)" \
+  sh -c "grep -E '^Max core file size +0 +0 ' /proc/$pid/limits"
+kill -INT $pid 2>/dev/null; wait $pid; rc=$?
+check "10: SIGINT exits 130 (got $rc)" test "$rc" -eq 130
+
 # @@END
 summary
