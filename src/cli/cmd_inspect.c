@@ -2,6 +2,7 @@
  * assumed rate, signer, and the estimated solve time on this machine from a
  * quick calibration; human-readable or --json. */
 #include "cli/cli.h"
+#include "cli/cli_puzzle.h"
 #include "cli/cli_util.h"
 #include "rxlock/rxlock.h"
 #include "rxlock/age.h"
@@ -16,11 +17,13 @@
 #include <time.h>
 
 const char cmd_inspect_usage[] =
-    "usage: rxlock inspect PUZZLE [--json] [--mode light|full] [--no-estimate] [--progress]\n"
+    "usage: rxlock inspect PUZZLE|FILE.rxlock [--json] [--mode light|full] [--no-estimate] [--progress]\n"
     "\n"
     "Show a puzzle: work function, groups x steps, the assumed solver rate and\n"
     "its source, signer, epoch recipient, and the time a solver would need on\n"
     "this machine (from a ~1 s calibration in the given mode, default light).\n"
+    "A .rxlock file's puzzle is shown: its real parameters (the file's notice\n"
+    "text is not authenticated).\n"
     "  --json           one JSON object on stdout\n"
     "  --mode M         RandomX mode for the estimate (full builds the 2080 MiB dataset first)\n"
     "  --no-estimate    skip the calibration\n"
@@ -34,6 +37,7 @@ typedef struct {
     uint64_t total;
     double assumed, here;
     int json, estimate, est_rc, progress;
+    int container;           /* issue 22: the puzzle of a .rxlock file */
     tl_mode mode;
     tl_engine_info engine;   /* of the estimate */
 } view;
@@ -112,6 +116,8 @@ static int report_json(const tl_puzzle *pz, const view *v) {
     json_object_set_new(o, "signer", pz->has_signer ? json_string(v->signer) : json_null());
     json_object_set_new(o, "signature", json_string(v->sig));
     json_object_set_new(o, "test_only", json_boolean(pz->test_only));
+    json_object_set_new(o, "signature_covers_wraps", json_boolean(pz->has_signer && tl_puzzle_signs_wraps(pz)));
+    json_object_set_new(o, "container", json_boolean(v->container));
     if (v->est_rc == 0) {
         if (v->engine.engine) {   /* RandomX only */
             json_object_set_new(o, "estimate_mode", json_string(v->engine.mode));
@@ -132,8 +138,8 @@ static int report_json(const tl_puzzle *pz, const view *v) {
 static void report_text(const tl_puzzle *pz, const view *v) {
     char d1[32], d2[32], r1[32], r2[32];
     printf("puzzle:        %s (version %d)%s\n", v->path, pz->version, pz->test_only ? "  ** TEST-ONLY: deterministic secrets **" : "");
-    printf("work:          %s, %u groups x %llu steps = %llu sequential hashes\n", tl_work_name(pz->work),
-           pz->groups, (unsigned long long)pz->steps, (unsigned long long)v->total);
+    printf("work:          %s, %u group%s x %llu steps = %llu sequential hashes\n", tl_work_name(pz->work),
+           pz->groups, pz->groups == 1 ? "" : "s", (unsigned long long)pz->steps, (unsigned long long)v->total);
     printf("puzzle id:     %s\n", v->idhex);
     printf("recipient:     %s\n", v->rcp);
     printf("created:       %s\n", v->created);
@@ -150,7 +156,11 @@ static void report_text(const tl_puzzle *pz, const view *v) {
     }
     printf("signer:        %s%s%s\n", pz->has_signer ? v->signer : "none (unsigned)", pz->has_signer ? "  signature " : "",
            pz->has_signer ? v->sig : "");
+    if (pz->has_signer && !tl_puzzle_signs_wraps(pz))
+        printf("               (version 1: the signature covers the header, not the wraps)\n");
     printf("header digest: %s\n", v->hdr);
+    if (v->container)
+        printf("container:     a .rxlock file; its notice text is not authenticated, these lines are\n");
     if (v->est_rc == 0) {
         util_format_rate(r2, sizeof r2, v->here);
         util_format_duration(d2, sizeof d2, (double)v->total / v->here);
@@ -164,9 +174,8 @@ int cmd_inspect(int argc, char **argv) {
     view v = { .estimate = 1, .mode = TL_MODE_LIGHT };
     int rc = parse_args(argc, argv, &v);
     if (rc) return rc;
-    char err[300];
     tl_puzzle *pz = NULL;
-    if (tl_puzzle_load(v.path, &pz, err, sizeof err)) return cli_error("%s", err);
+    if (cli_puzzle_load(v.path, 1, &pz, &v.container)) return CLI_FAIL;
     describe(pz, &v);
     if (v.json) rc = report_json(pz, &v);
     else report_text(pz, &v);

@@ -46,6 +46,10 @@ int tl_test_mode(void);
 /* Canonical header (header.c).  TL_HEADER_MAX bounds its size. */
 #define TL_HEADER_MAX 256
 int tl_header_digest(const tl_puzzle *pz, uint8_t H[32]);
+/* issue 22: the message the Ed25519 signature covers: the canonical header,
+ * and from version 2 on the wraps' digest after it (header.c). */
+#define TL_SIGNED_MAX (TL_HEADER_MAX + 32)
+int tl_signed_message(const tl_puzzle *pz, uint8_t *buf, size_t cap, size_t *len);
 /* Sign the canonical header with sign_sk (Ed25519; pz->signer already set)
  * and verify the result (signer.c). */
 /* The public parameters of a new puzzle from p: version, work, G, S, rate

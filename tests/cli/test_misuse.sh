@@ -4,6 +4,7 @@
 # everything takes seconds; the fault injection uses the test build's
 # RXLOCK_TEST_* switches.
 . tests/cli/lib.sh
+VEC=${RXLOCK_VECTORS:-$PWD/tests/vectors}
 cd "$TMP" || exit 1
 R=$RXLOCK
 T=$RXLOCK_TESTBIN
@@ -119,6 +120,38 @@ check "5: a running solve's core limit is 0 (/proc/PID/limits)" \
   sh -c "grep -E '^Max core file size +0 +0 ' /proc/$pid/limits"
 kill -INT $pid 2>/dev/null; wait $pid; rc=$?
 check "10: SIGINT exits 130 (got $rc)" test "$rc" -eq 130
+
+# --- 6. the signature covers the wraps (version 2); low-order epoch key -------
+"$R" lock $W --groups 4 --steps 100 --sign-key signer.key -o p6.json >/dev/null
+check "6: the writer emits version 2" grep -q '"rxlock_puzzle": 2,' p6.json
+expect_rc 0 "6: verify --signer-pin (v2)" "$R" verify p6.json --signer-pin "$PIN"
+check "6: says the wraps are covered" grep -q 'the signature covers the header and wraps' "$TMP/.out"
+# alter the ciphertext of wrap 3 (its 'ct' value's first hex digit)
+awk 'BEGIN{n=0} /"ct": "/{n++; if(n==3){sub(/"ct": "./, "\"ct\": \"" (index($0,"\"ct\": \"0")?"1":"0"))}} {print}' p6.json > p6w.json
+check "6: the altered puzzle differs" sh -c "! cmp -s p6.json p6w.json"
+expect_rc 3 "6: verify --signer-pin refuses an altered wrap" "$R" verify p6w.json --signer-pin "$PIN"
+expect_rc 3 "6: solve refuses it before any work" "$R" solve p6w.json --signer-pin "$PIN" -o id6
+check "6: no identity, no journal" sh -c "! ls id6 id6.journal 2>/dev/null | grep -q ."
+V1=$VEC/puzzle-v1
+expect_rc 0 "6: a version-1 signed puzzle still verifies" "$R" verify "$V1/signed.json" --signer-pin "$(cat "$V1/signer.pin")"
+check "6: ... and says its wraps are not covered" grep -q 'header only (version 1: the wraps are not covered)' "$TMP/.out"
+expect_rc 0 "6: a version-1 puzzle still solves" "$R" solve "$V1/signed.json" --signer-pin "$(cat "$V1/signer.pin")" -o id6v1
+check "6: ... to its identity" sh -c "grep '^AGE-SECRET' id6v1 | cmp -s - '$V1/identity.txt' || test \"\$(grep '^AGE-SECRET' id6v1)\" = \"\$(grep '^AGE-SECRET' '$V1/identity.txt')\""
+expect_rc 0 "6: a version-1 unsigned puzzle verifies" "$R" verify "$V1/unsigned.json"
+# a low-order epoch key (a point of order 8), refused before the header digest
+sed 's/"epoch_public_key": "[0-9a-f]*"/"epoch_public_key": "e0eb7a7c3b41b8ae1656e3faf19fc46ada098deb9c32b1fd866205165f49b800"/' p0.json > low.json
+expect_rc 1 "6: verify refuses a low-order epoch key" "$R" verify low.json
+check "6: ... naming it" grep -q 'low-order point' "$TMP/.err"
+
+# --- 7. inspect / verify read .rxlock files; the notice says it is not authenticated
+expect_rc 0 "7: verify FILE.rxlock" "$R" verify s.txt.rxlock
+check "7: verify says the notice is not authenticated" grep -q 'notice text is not authenticated' "$TMP/.out"
+expect_rc 0 "7: inspect FILE.rxlock" "$R" inspect --no-estimate s.txt.rxlock
+check "7: inspect shows the real parameters" grep -q '^work: *sha3-256, 1 group x 100 steps' "$TMP/.out"
+check "7: the notice's own rules say so" grep -q '^# These notice lines are not authenticated' s.txt.rxlock
+sed 's/^# Work: 1 group(s) x 100 /# Work: 1 group(s) x 1 /' s.txt.rxlock > lie.rxlock
+expect_rc 0 "7: inspect of a container with a replaced notice" "$R" inspect --no-estimate lie.rxlock
+check "7: ... shows the puzzle's steps, not the notice's" grep -q 'x 100 steps' "$TMP/.out"
 
 # @@END
 summary
