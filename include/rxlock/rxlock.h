@@ -242,6 +242,10 @@ typedef struct {
     uint64_t checkpoints;         /* journal entries written               */
     uint32_t failed_group;        /* group whose wrap failed (TL_EAUTH), else 0 */
     tl_engine_info engine;        /* the engine that ran (work = 0 if none) */
+    int      journal_failed;      /* 1: the error came from the journal (open,
+                                     check or append), not the puzzle     */
+    int      journal_errno;       /* then errno at the failure (EBUSY: another
+                                     process holds the journal), else 0   */
 } tl_solve_stats;
 
 /* Solve sequentially; x receives the epoch secret (caller wipes it).  With

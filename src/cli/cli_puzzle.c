@@ -1,6 +1,7 @@
 /* src/cli/cli_puzzle.c — puzzle loading for the CLI (see cli_puzzle.h). */
 #include "cli/cli_puzzle.h"
 #include "cli/cli.h"
+#include "cli/cli_util.h"
 #include "rxlock/container.h"
 #include <errno.h>
 #include <fcntl.h>
@@ -31,6 +32,22 @@ const char *cli_kind_hint(cli_file_kind k) {
     case CLI_KIND_AGE: return "an age file: open it with 'rxlock decrypt -i IDENTITY FILE'";
     default: return NULL;
     }
+}
+
+int cli_solve_error(const char *puzzle_path, const char *journal, int rc, const tl_solve_stats *st,
+                    tl_work_type work) {
+    if (!st->journal_failed || !journal) return cli_work_error(puzzle_path, rc, work);
+    int e = st->journal_errno;
+    if (rc == TL_EJOURNAL && e == EBUSY)
+        return cli_error("%s: in use by another rxlock solving this puzzle now: wait for it or stop it "
+                         "(do not remove the journal)", journal);
+    if (rc == TL_EJOURNAL)
+        return cli_error("%s: the journal belongs to another puzzle or is damaged: pass --journal OTHER to start "
+                         "afresh (or move it away once you are sure it is not needed)", journal);
+    if (rc == TL_EVERSION) return cli_error("%s: a journal of an unsupported version (another rxlock wrote it)", journal);
+    if (rc == TL_EFORMAT) return cli_error("%s: not an rxlock journal", journal);
+    if (rc == TL_EIO && e) return cli_error("%s: journal: %s", journal, strerror(e));
+    return cli_error("%s: journal: %s", journal, tl_strerror(rc));
 }
 
 static int load_container(const char *path, int fd, tl_puzzle **pz) {

@@ -17,4 +17,10 @@ const char *cli_kind_hint(cli_file_kind k);
  * allow_container a .rxlock file gives its puzzle (*was_container = 1).
  * CLI_OK, or CLI_FAIL after one message. */
 int cli_puzzle_load(const char *path, int allow_container, tl_puzzle **pz, int *was_container);
+
+/* A failed tl_solve, named by its real cause: the journal (path, errno:
+ * ELOOP, EROFS, ENOSPC; in use by a running solve; another version; not a
+ * journal) or the puzzle / engine.  Returns the exit code (CLI_FAIL). */
+int cli_solve_error(const char *puzzle_path, const char *journal, int rc, const tl_solve_stats *st,
+                    tl_work_type work);
 #endif

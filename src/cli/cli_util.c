@@ -39,6 +39,7 @@ int cli_progress_when(int quiet, int json, int forced) {
 void cli_progress_init(cli_progress *cp, const char *label, uint64_t total, int when, int json) {
     memset(cp, 0, sizeof *cp);
     cp->json = json;
+    cp->when = when;
     snprintf(cp->base_label, sizeof cp->base_label, "%s", label);
     util_progress_init(&cp->bar, label, total, 0, json ? UTIL_PROGRESS_NEVER : when);
 }
@@ -70,6 +71,9 @@ static void progress_start(cli_progress *cp, const tl_progress *p) {
                                        "mode", e->mode, "fallback", e->fallback));
         return;
     }
+    if (p->hashes_done && p->group && p->hashes_total && cp->when != UTIL_PROGRESS_NEVER)
+        fprintf(stderr, "rxlock: resuming from the journal at group %u of %u, step %llu (%.1f%% done)\n", p->group,
+                p->groups_total, (unsigned long long)p->step, 100.0 * (double)p->hashes_done / (double)p->hashes_total);
     /* the bar's rate counts from here: setup (cache, dataset) excluded */
     if (e->engine) snprintf(cp->bar.label, sizeof cp->bar.label, "%s (%s)", cp->base_label, e->engine);
     cp->bar.t_start = cp->bar.t_last = util_now();
@@ -96,6 +100,7 @@ int cli_progress_cb(const tl_progress *p, void *ctx) {
 }
 
 void cli_progress_end(cli_progress *cp, int ok) {
+    if (ok && cp->bar.total) cp->bar.done = cp->bar.total;   /* the last frame says 100% */
     if (ok) util_progress_done(&cp->bar);
     else util_progress_clear(&cp->bar);
 }
@@ -120,6 +125,14 @@ int cli_write_identity(const char *path, const uint8_t x[32], const uint8_t id[1
     return CLI_OK;
 }
 
+int cli_write_text(const char *path, const void *text, size_t len, int force, mode_t mode) {
+    if (!path || !strcmp(path, "-")) {
+        if (fwrite(text, 1, len, stdout) != len || fflush(stdout) != 0) return cli_error("stdout: %s", strerror(errno));
+        return CLI_OK;
+    }
+    return util_write_file_atomic(path, text, len, force, mode) == 0 ? CLI_OK : cli_output_error(path);
+}
+
 int cli_parse_u64(const char *s, uint64_t lo, uint64_t hi, uint64_t *out) {
     char *end;
     errno = 0;
@@ -139,25 +152,44 @@ int cli_parse_double(const char *s, double lo, double hi, double *out) {
     return 0;
 }
 
-int cli_parse_duration(const char *s, double *out) {
-    char *end;
-    errno = 0;
-    double v = strtod(s, &end), mul = 1;
-    if (errno || end == s || !(v > 0) || !isfinite(v)) return -1;
-    if (*end) {
-        if (end[1]) return -1;
+/* "90", "90s", "1.5h", "1h30m", "2d12h": NULL and *out, or why not. */
+static const char *duration(const char *s, double *out) {
+    double total = 0;
+    int parts = 0;
+    if (!*s) return "empty";
+    while (*s) {
+        char *end;
+        if (!((*s >= '0' && *s <= '9') || *s == '.')) return "want a number, then a unit (s, m, h, d, w, y)";
+        errno = 0;
+        double v = strtod(s, &end), mul;
+        if (errno || end == s || !isfinite(v) || v < 0) return "not a number";
         switch (*end) {
+        case 0:
+            if (parts) return "a number after a unit needs its own unit";
+            mul = 1; break;
         case 's': mul = 1; break;
         case 'm': mul = 60; break;
         case 'h': mul = 3600; break;
         case 'd': mul = 86400; break;
         case 'w': mul = 7 * 86400.0; break;
         case 'y': mul = 365.25 * 86400; break;
-        default: return -1;
+        default: return "unknown unit (use s, m, h, d, w or y)";
         }
+        total += v * mul;
+        parts++;
+        s = *end ? end + 1 : end;
     }
-    *out = v * mul;
-    return 0;
+    if (!(total > 0) || !isfinite(total)) return "must be more than 0";
+    *out = total;
+    return NULL;
+}
+
+int cli_parse_duration(const char *s, double *out) { return duration(s, out) ? -1 : 0; }
+
+const char *cli_duration_error(const char *s) {
+    double v;
+    const char *why = duration(s, &v);
+    return why ? why : "invalid";
 }
 
 int cli_parse_mode(const char *s, tl_mode *out) {

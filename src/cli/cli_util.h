@@ -29,6 +29,7 @@ typedef struct {
     util_progress bar;
     int  json;
     int  started;
+    int  when;                /* UTIL_PROGRESS_*: NEVER = quiet or json */
     const volatile int *stop;
     char base_label[16];
     tl_engine_info engine;    /* work == 0 until the library reported it */
@@ -50,10 +51,16 @@ int cli_print_json(json_t *o);
  * (may be ""): CLI_OK, or CLI_FAIL after saying why. */
 int cli_write_identity(const char *path, const uint8_t x[32], const uint8_t id[16], const char *how, int force);
 
+/* A whole output at once: atomically to path (no clobber without force),
+ * or to stdout for NULL / "-".  CLI_OK, or CLI_FAIL after a message. */
+int cli_write_text(const char *path, const void *text, size_t len, int force, mode_t mode);
+
 /* Parsers: 0 on success, -1 otherwise (nothing printed). */
 int cli_parse_u64(const char *s, uint64_t lo, uint64_t hi, uint64_t *out);     /* decimal */
 int cli_parse_double(const char *s, double lo, double hi, double *out);
-int cli_parse_duration(const char *s, double *out);   /* "7d", "90m", "3600", "1.5h" */
+int cli_parse_duration(const char *s, double *out);   /* "7d", "90m", "3600", "1.5h", "1h30m" */
+/* Why cli_parse_duration refused s: "unknown unit (...)", ... (static). */
+const char *cli_duration_error(const char *s);
 int cli_parse_mode(const char *s, tl_mode *out);      /* "light" / "full" */
 int cli_parse_pin(const char *hex, uint8_t pin[32]);  /* 64 hex digits */
 

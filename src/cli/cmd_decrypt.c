@@ -2,6 +2,7 @@
  * armored) with age X25519 identity files, e.g. a solved epoch identity. */
 #include "cli/cli.h"
 #include "cli/cli_paths.h"
+#include "cli/cli_puzzle.h"
 #include "cli/cli_util.h"
 #include "rxlock/age.h"
 #include "util/util.h"
@@ -64,6 +65,13 @@ int cmd_decrypt(int argc, char **argv) {
     }
     cli_io io;
     if ((rc = cli_io_open(&io, in_path, out, force, 0600))) goto wipe;
+    /* a puzzle or a .rxlock file: name the command that reads it */
+    cli_file_kind kind = io.in_fd > 0 ? cli_file_kind_fd(io.in_fd) : CLI_KIND_OTHER;
+    if (kind == CLI_KIND_PUZZLE || kind == CLI_KIND_CONTAINER) {
+        cli_io_finish(&io, 0);
+        rc = cli_error("%s is not an age file: it is %s", in_path, cli_kind_hint(kind));
+        goto wipe;
+    }
     int e = tl_age_decrypt_fd(io.in_fd, io.out_fd, (const uint8_t (*)[32])sks, nsk);
     int saved = errno;
     rc = cli_io_finish(&io, e == 0);

@@ -16,7 +16,7 @@ const char cmd_plan_usage[] =
     "usage: rxlock plan [--work randomx-v2|randomx-v1|sha3-256] --groups G\n"
     "                   (--steps S | --time DURATION (--rate H/s | --calibration FILE))\n"
     "                   [--mode light|full] [--batch B] --planner-key FILE --worker-key FILE\n"
-    "                   [--force] -o DIR\n"
+    "                   [--force] -o, --output DIR\n"
     "\n"
     "Plan a puzzle for generation on a cluster: draws every secret now, as\n"
     "`rxlock lock` does, and writes DIR: plan.json (public), jobs/ (one sealed job\n"
@@ -36,7 +36,7 @@ const char cmd_plan_usage[] =
     "                       (Kubernetes Secret / a file only your jobs read)\n"
     "                       Neither key may be inside DIR.\n"
     "  --force              replace an existing plan in DIR and existing key files\n"
-    "  -o DIR               the plan directory (created; the workers' shared storage)\n"
+    "  -o, --output DIR     the plan directory (created; the workers' shared storage)\n"
     "exit: 0 ok, 1 failure, 2 usage error\n";
 
 int cmd_plan(int argc, char **argv) {

@@ -115,11 +115,7 @@ static int report_failure(const solve_args *a, const tl_puzzle *pz, int rc, cons
                                                    : "no journal, progress lost");
         return cli_interrupted_rc();
     }
-    if (rc == TL_EJOURNAL)
-        return cli_error("%s: journal belongs to another puzzle, is corrupt, or is in use; remove it or pass --journal",
-                         a->so.journal);
-    if (rc == TL_EFORMAT && a->so.journal) return cli_error("%s: not an rxlock journal", a->so.journal);
-    return cli_work_error(a->path, rc, pz->work);
+    return cli_solve_error(a->path, a->so.journal, rc, st, pz->work);
 }
 
 static int report_success(const solve_args *a, const tl_solve_stats *st, double secs) {

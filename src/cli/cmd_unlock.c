@@ -165,7 +165,7 @@ static int solve(const unlock_args *a, const tl_puzzle *pz, uint8_t *x, tl_solve
         return cli_interrupted_rc();
     }
     if (rc) {
-        cli_work_error(a->in_path, rc, pz->work);
+        cli_solve_error(a->in_path, a->journal, rc, st, pz->work);
         return (rc == TL_EAUTH || rc == TL_ECOMMIT) ? CLI_VERIFY : CLI_FAIL;
     }
     return CLI_OK;

@@ -5,6 +5,7 @@
  * from the last valid entry.  A journal this call creates and never writes
  * an entry to is removed when the call fails (nothing left behind). */
 #include "tl_internal.h"
+#include <errno.h>
 #include <fcntl.h>
 #include <sodium.h>
 #include <stdlib.h>
@@ -30,6 +31,9 @@ static volatile uint64_t *test_counter(void) {
 #else
 static volatile uint64_t *test_counter(void) { return NULL; }
 #endif
+
+/* issue 22: the error came from the journal; keep its errno for the caller */
+#define JOURNAL_FAILED() (st.journal_failed = 1, st.journal_errno = errno)
 
 int tl_solve(const tl_puzzle *pz, const tl_solve_opts *o, uint8_t x[32], tl_solve_stats *stats) {
     tl_solve_stats st = {0};
@@ -62,11 +66,11 @@ int tl_solve(const tl_puzzle *pz, const tl_solve_opts *o, uint8_t x[32], tl_solv
         uint32_t jg = 0;
         uint64_t ji = 0;
         rc = tl_journal_open(&j, o->journal, H, &have, &jg, &ji, pt);
-        if (rc) goto out;
+        if (rc) { JOURNAL_FAILED(); goto out; }
         if (have) {
             /* (G, S): the final chain state, journalled before the last
              * wrap is opened (a failed delivery re-runs instantly) */
-            if (jg < 1 || jg > G || ji > S || (ji == S && jg != G)) { rc = TL_EJOURNAL; goto out; }
+            if (jg < 1 || jg > G || ji > S || (ji == S && jg != G)) { rc = TL_EJOURNAL; errno = 0; JOURNAL_FAILED(); goto out; }
             g = jg; i = ji;
             memcpy(d, pt, 32);
             st.resumed_group = g;
@@ -104,7 +108,7 @@ int tl_solve(const tl_puzzle *pz, const tl_solve_opts *o, uint8_t x[32], tl_solv
             if (now - b0 < 0.01 && batch < (1u << 22)) batch *= 2;
             int stop = o && o->stop && *o->stop;
             if (j && i < S && (stop || now - t_ck >= ck_sec || (ck_steps && since_ck >= ck_steps))) {
-                if ((rc = tl_journal_append(j, g, i, d))) goto out;
+                if ((rc = tl_journal_append(j, g, i, d))) { JOURNAL_FAILED(); goto out; }
                 st.checkpoints++;
                 t_ck = now;
                 since_ck = 0;
@@ -122,7 +126,7 @@ int tl_solve(const tl_puzzle *pz, const tl_solve_opts *o, uint8_t x[32], tl_solv
             }
         }
         if (j && g == G && since_ck) {
-            if ((rc = tl_journal_append(j, g, S, d))) goto out;
+            if ((rc = tl_journal_append(j, g, S, d))) { JOURNAL_FAILED(); goto out; }
             st.checkpoints++;
         }
         const tl_wrap *wr = &pz->wraps[g - 1];
@@ -136,7 +140,7 @@ int tl_solve(const tl_puzzle *pz, const tl_solve_opts *o, uint8_t x[32], tl_solv
         g++;
         i = 0;
         if (j) {
-            if ((rc = tl_journal_append(j, g, 0, d))) goto out;
+            if ((rc = tl_journal_append(j, g, 0, d))) { JOURNAL_FAILED(); goto out; }
             st.checkpoints++;
             t_ck = tl_now();
             since_ck = 0;

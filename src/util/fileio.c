@@ -108,7 +108,10 @@ int util_atomic_open(util_atomic *a, const char *path, int force, mode_t mode) {
     if (a->fd < 0) { a->tmp[0] = 0; return -1; }
     /* held until closed: marks the temp file as in use (clean_stale) */
     if (flock(a->fd, LOCK_EX | LOCK_NB) != 0) { util_atomic_abort(a); return -1; }
-    if (fchmod(a->fd, mode) != 0) { util_atomic_abort(a); return -1; }
+    /* the caller's mode less the umask, as open(2) would give */
+    mode_t um = umask(077);
+    umask(um);
+    if (fchmod(a->fd, mode & ~um) != 0) { util_atomic_abort(a); return -1; }
     return 0;
 }
 
