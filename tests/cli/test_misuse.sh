@@ -114,10 +114,10 @@ done
 "$R" lock $W --groups 1 --steps 8000000 -o p5b.json >/dev/null 2>&1
 # a core limit above 0 to start from (the shell's may already be 0)
 ulimit -S -c "$(ulimit -H -c)" 2>/dev/null
-"$R" solve p5b.json -q -o id5b & pid=$!
+"$R" solve p5b.json -q -o id5b 2>/dev/null & pid=$!
 sleep 0.5
 check "5: a running solve's core limit is 0 (/proc/PID/limits)" \
-  sh -c "grep -E '^Max core file size +0 +0 ' /proc/$pid/limits"
+  sh -c "grep -qE '^Max core file size +0 +0 ' /proc/$pid/limits"
 kill -INT $pid 2>/dev/null; wait $pid; rc=$?
 check "10: SIGINT exits 130 (got $rc)" test "$rc" -eq 130
 
@@ -152,6 +152,84 @@ check "7: the notice's own rules say so" grep -q '^# These notice lines are not 
 sed 's/^# Work: 1 group(s) x 100 /# Work: 1 group(s) x 1 /' s.txt.rxlock > lie.rxlock
 expect_rc 0 "7: inspect of a container with a replaced notice" "$R" inspect --no-estimate lie.rxlock
 check "7: ... shows the puzzle's steps, not the notice's" grep -q 'x 100 steps' "$TMP/.out"
+
+# --- 8. '-' is standard input / output everywhere ----------------------------
+expect_rc 0 "8: solve -o - --no-journal" "$R" solve p0.json -q -o - --no-journal
+check "8: the identity went to stdout" grep -q '^AGE-SECRET-KEY-1' "$TMP/.out"
+check "8: no file named '-'" test ! -e ./-
+expect_rc 0 "8: unlock -o -" "$R" unlock s.txt.rxlock -q -o -
+check "8: the plaintext went to stdout" cmp -s "$TMP/.out" s.orig
+check "8: no file named '-' (unlock)" test ! -e ./-
+expect_rc 0 "8: unlock - (stdin) -o FILE" sh -c "'$R' unlock - -q -o from-stdin < s.txt.rxlock"
+check "8: unlocked from stdin" cmp -s from-stdin s.orig
+expect_rc 0 "8: keygen-signer -o -" "$R" keygen-signer -o -
+check "8: the key file went to stdout" grep -q '^# public key: ' "$TMP/.out"
+check "8: no file named '-' (keygen)" test ! -e ./-
+expect_rc 0 "8: lock -o -" "$R" lock $W --groups 1 --steps 10 -o -
+check "8: the puzzle went to stdout" grep -q '"rxlock_puzzle"' "$TMP/.out"
+check "8: the recipient went to stderr" grep -q '^age1' "$TMP/.err"
+
+# --- 9. a file of the wrong kind names the command to use --------------------
+expect_rc 1 "9: unlock PUZZLE.json" "$R" unlock p0.json -q -o x9
+check "9: ... names rxlock solve" grep -q "rxlock solve" "$TMP/.err"
+expect_rc 1 "9: solve FILE.rxlock" "$R" solve s.txt.rxlock -o x9
+check "9: ... names rxlock unlock" grep -q "rxlock unlock" "$TMP/.err"
+expect_rc 1 "9: decrypt FILE.rxlock" "$R" decrypt -i "$V1/identity.txt" -o x9 s.txt.rxlock
+check "9: ... names rxlock unlock" grep -q "rxlock unlock" "$TMP/.err"
+check "9: nothing written" test ! -e x9
+
+# --- 10. options agree across commands ---------------------------------------
+expect_rc 0 "10: solve -q" "$R" solve p0.json -q -o id10
+check "10: solve -q prints nothing" test ! -s "$TMP/.err"
+expect_rc 0 "10: unlock --json" "$R" unlock s.txt.rxlock --json -o u10
+check "10: unlock --json: a done event" grep -q '"event":"done"' "$TMP/.out"
+expect_rc 0 "10: verify --json" "$R" verify --json p0.json
+check "10: verify --json: one object" grep -q '"ok":true' "$TMP/.out"
+for c in lock solve unlock keygen-signer assemble plan; do
+  check "10: help $c shows --output" sh -c "'$R' help $c | grep -q -- '--output'"
+done
+expect_rc 0 "10: --time 1h30m" "$R" lock $W --time 1h30m --rate 1 --groups 2 -o t10.json
+check "10: 1h30m = 5400 s" grep -q '"target_seconds": 5400' t10.json
+expect_rc 2 "10: --time 1x refused" "$R" lock $W --time 1x --rate 1 -o t10b.json
+check "10: ... echoing the value and why" grep -q "\-\-time '1x': unknown unit" "$TMP/.err"
+for c in "lock $W --groups 1 --steps 1 -o p0.json" "solve p0.json -o id10" "unlock s.txt.rxlock -o u10" \
+         "keygen-signer -o signer.key"; do
+  expect_rc 1 "10: ${c%% *}: existing output" "$R" $c
+  check "10: ${c%% *}: one wording" grep -q 'already exists (use --force to replace it)' "$TMP/.err"
+done
+
+# --- 11. progress: 100% at the end; a resumed run says where it resumes ------
+"$R" lock $W --groups 2 --steps 4000000 -o p11.json >/dev/null 2>&1
+"$R" solve p11.json --progress -o id11 --checkpoint-steps 100000 2>p11a.err & pid=$!
+sleep 1; kill -INT $pid 2>/dev/null; wait $pid
+expect_rc 0 "11: resumed solve" "$R" solve p11.json --progress -o id11
+check "11: says where it resumes from" grep -q '^rxlock: resuming from the journal at group [12] of 2, step [0-9]* ([0-9.]*% done)' "$TMP/.err"
+check "11: its time is this run's" grep -q 'this run' "$TMP/.err"
+check "11: the last frame says 100%" sh -c "grep '^solve' '$TMP/.err' | tail -n 1 | grep -q '8000000/8000000 (100.0%)'"
+
+# --- 12. messages name the real cause and the file ---------------------------
+ln -s loop.j loop.j 2>/dev/null
+expect_rc 1 "12: a journal that is a symlink loop" "$R" solve p0.json -o id12 --journal loop.j
+check "12: ... names the journal and ELOOP" grep -q 'loop.j: .*symbolic links' "$TMP/.err"
+"$R" solve p11.json -q -o id12b --journal busy.j 2>/dev/null & pid=$!
+sleep 0.5
+expect_rc 1 "12: a journal a running solve holds" "$R" solve p11.json -q -o id12c --journal busy.j
+check "12: ... says it is in use, not to remove it" grep -q 'busy.j: in use by another rxlock.*do not remove' "$TMP/.err"
+kill -INT $pid 2>/dev/null; wait $pid
+printf 'rxlock-journal/1\002\000\000\000' > v2.j; head -c 76 /dev/zero >> v2.j
+expect_rc 1 "12: a journal of another version" "$R" solve p0.json -o id12 --journal v2.j
+check "12: ... names the journal" grep -q 'v2.j: a journal of an unsupported version' "$TMP/.err"
+
+# --- 13. small ones ----------------------------------------------------------
+expect_rc 2 "13: --rate 0.0001 refused" "$R" lock $W --time 1d --rate 0.0001 -o r13.json
+check "13: ... saying why" grep -q "below 0.001" "$TMP/.err"
+expect_rc 2 "13: --time 1s --rate 0.5 --groups 2 refused" "$R" lock $W --time 1s --rate 0.5 --groups 2 -o r13.json
+check "13: ... saying why" grep -q "fewer than --groups 2" "$TMP/.err"
+{ grep '^AGE-SECRET' "$V1/identity.txt" | tr -d '\n'; printf '\000junk\n'; } > nul.id
+"$R" encrypt -r "$(cat "$V1/recipient.txt")" -o e13.age s.orig
+expect_rc 1 "13: an identity line followed by NUL refused" "$R" decrypt -i nul.id -o d13 e13.age
+(umask 077; "$R" lock $W --groups 1 --steps 1 -o um.json >/dev/null)
+check "13: public outputs honour the umask (077 -> 600)" test "$(stat -c %a um.json)" = 600
 
 # @@END
 summary
