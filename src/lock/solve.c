@@ -57,7 +57,7 @@ int tl_solve(const tl_puzzle *pz, const tl_solve_opts *o, uint8_t x[32], tl_solv
     tl_journal *j = NULL;
     tl_work *w = NULL;
     volatile uint64_t *ctr = test_counter();
-    int made_journal = 0;
+    int made_journal = 0, retried = 0;
     tl_progress p = {0};
     if (o && o->journal) {
         struct stat jst;
@@ -131,6 +131,19 @@ int tl_solve(const tl_puzzle *pz, const tl_solve_opts *o, uint8_t x[32], tl_solv
         }
         const tl_wrap *wr = &pz->wraps[g - 1];
         if (tl_wrap_open(pt, wr->ct, d, pz->id, H, g, wr->nonce) != 0) {
+            /* issue 22: resumed inside this group, the journal's chain value
+             * may be the wrong one (its checksum only guards the bytes):
+             * once, go back to the group's start and compute it again */
+            if (!retried && st.resumed_group == g && st.resumed_step > 0 &&
+                (g == 1 || (j && tl_journal_group_start(j, g, d) == TL_OK))) {
+                retried = 1;
+                if (g == 1) memcpy(d, pz->seed, 32);
+                i = 0;
+                since_ck = 0;
+                if (j && (rc = tl_journal_append(j, g, 0, d))) { JOURNAL_FAILED(); goto out; }
+                if (j) st.checkpoints++;
+                continue;
+            }
             st.failed_group = g;
             rc = TL_EAUTH;
             goto out;

@@ -74,6 +74,9 @@ int  tl_journal_open(tl_journal **j, const char *path, const uint8_t H[32],
                      int *have, uint32_t *g, uint64_t *i, uint8_t d[32]);
 int  tl_journal_append(tl_journal *j, uint32_t g, uint64_t i, const uint8_t d[32]);
 void tl_journal_close(tl_journal *j);
+/* issue 22: the last valid entry (g, 0, s_g) of j: TL_OK and d, or
+ * TL_EJOURNAL when there is none. */
+int  tl_journal_group_start(tl_journal *j, uint32_t g, uint8_t d[32]);
 #define TL_JOURNAL_HEADER_SIZE 96
 #define TL_JOURNAL_ENTRY_SIZE  80
 /* Pure parser (fuzzed): scan a journal image; returns 0 and fills the last

@@ -219,6 +219,14 @@ kill -INT $pid 2>/dev/null; wait $pid
 printf 'rxlock-journal/1\002\000\000\000' > v2.j; head -c 76 /dev/zero >> v2.j
 expect_rc 1 "12: a journal of another version" "$R" solve p0.json -o id12 --journal v2.j
 check "12: ... names the journal" grep -q 'v2.j: a journal of an unsupported version' "$TMP/.err"
+# a journal entry with a wrong chain value (valid checksum): the solver goes
+# back to its group's start once, instead of failing every re-run
+"$R" lock $W --groups 2 --steps 3000 -o p12.json >/dev/null 2>&1
+expect_rc 0 "12: solve journalling wrong chain values (test hook)" env RXLOCK_TEST_JOURNAL_FLIP=1 \
+  "$T" solve p12.json -q -o id12f --journal f.j --checkpoint-steps 1000
+check "12: the explicit journal is kept" test -s f.j
+expect_rc 0 "12: the re-run falls back to the group's start and solves" "$R" solve p12.json -q -o id12g --journal f.j
+check "12: ... to the same identity" sh -c "test \"\$(grep '^AGE' id12f)\" = \"\$(grep '^AGE' id12g)\""
 
 # --- 13. small ones ----------------------------------------------------------
 expect_rc 2 "13: --rate 0.0001 refused" "$R" lock $W --time 1d --rate 0.0001 -o r13.json
