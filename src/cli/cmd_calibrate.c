@@ -140,7 +140,10 @@ int cmd_calibrate(int argc, char **argv) {
     cli_progress_end(&ui, rc == TL_OK);
     if (rc) {
         if (!a.to_stdout) util_atomic_abort(&at);
-        if (rc == TL_EINTR) return cli_error("calibration interrupted; nothing written");
+        if (rc == TL_EINTR) {
+            cli_error("calibration interrupted; nothing written");
+            return cli_interrupted_rc();
+        }
         return cli_work_error("calibration failed", rc, a.work);
     }
     if (a.to_stdout) {
