@@ -115,17 +115,18 @@ static void t_journal_resume(void) {
     CHECK(tl_solve(pz, &o, got, &st) == 0);
     CHECK_MEM(got, x, 32);
     CHECK(st.checkpoints >= 600 / 30 - 1);
-    /* Re-run: resumes from the last entry (group 3, step 180) */
+    /* Re-run: resumes from the last entry, the final chain state (group 3,
+     * step 200: journalled before the last wrap is opened), computing nothing */
     CHECK(tl_solve(pz, &o, got, &st) == 0);
     CHECK_MEM(got, x, 32);
-    CHECK(st.resumed_group == 3 && st.resumed_step == 180);
-    CHECK(st.steps_computed == 20);
+    CHECK(st.resumed_group == 3 && st.resumed_step == 200);
+    CHECK(st.steps_computed == 0);
     /* Torn tail: append garbage; still resumes */
     FILE *f = fopen(path, "ab");
     CHECK(f != NULL);
     if (f) { fwrite("garbage-tail", 1, 12, f); fclose(f); }
     CHECK(tl_solve(pz, &o, got, &st) == 0);
-    CHECK(st.resumed_group == 3 && st.resumed_step == 180);
+    CHECK(st.resumed_group == 3 && st.resumed_step == 200);
     /* Another puzzle's journal is refused before any work */
     CHECK(tl_solve(other, &o, got, &st) == TL_EJOURNAL);
     CHECK(st.steps_computed == 0);

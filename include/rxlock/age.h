@@ -69,6 +69,14 @@ int tl_age_encrypt_fd(int in_fd, int out_fd, const uint8_t (*pks)[32], size_t np
  * have been written (callers writing files must discard the output). */
 int tl_age_decrypt_fd(int in_fd, int out_fd, const uint8_t (*sks)[32], size_t nsk);
 
+/* Check what can be checked of an age v1 file on in_fd without a key,
+ * reading to EOF: a well-formed header (binary or armored) with X25519
+ * stanzas only, and a payload length that some plaintext gives.  A cut or
+ * an appendix that leaves a plausible length is found only by decrypting.
+ * 0, or the TL_AGE_E* code decrypting would give (TL_AGE_ETRUNC for a
+ * length no age file has). */
+int tl_age_check_fd(int in_fd);
+
 #pragma GCC visibility pop
 #ifdef __cplusplus
 }

@@ -57,7 +57,8 @@ const char *tl_strerror(int err);
 #define TL_MAX_STEPS         (1ull << 40)
 #define TL_MAX_TOTAL         (1ull << 48)
 #define TL_MAX_PUZZLE_BYTES  (1u << 20)
-#define TL_PUZZLE_VERSION    2   /* written; 1 and 2 are read */
+#define TL_PUZZLE_VERSION    2   /* written; versions 1 .. 2 are read */
+#define TL_PUZZLE_VERSION_MIN 1
 
 typedef enum {
     TL_WORK_RANDOMX_V2 = 1,
@@ -260,8 +261,12 @@ int  tl_puzzle_to_json(const tl_puzzle *pz, char **json, size_t *len);
 int  tl_puzzle_header(const tl_puzzle *pz, uint8_t *buf, size_t cap, size_t *len);
 /* Structure + signature.  pin (32 bytes) non-NULL: the puzzle must be signed
  * by exactly that key (TL_EPIN otherwise).  An unsigned puzzle with no pin
- * passes; a present but bad signature always fails (TL_ESIG). */
+ * passes; a present but bad signature always fails (TL_ESIG).  A version 2
+ * signature covers the header and every wrap; a version 1 signature covers
+ * the header only (tl_puzzle_signs_wraps tells which). */
 int  tl_puzzle_verify(const tl_puzzle *pz, const uint8_t *pin);
+/* 1 when pz's signature (if any) covers its wraps (version >= 2), else 0. */
+int  tl_puzzle_signs_wraps(const tl_puzzle *pz);
 
 /* ---- solving ------------------------------------------------------------ */
 typedef struct {
@@ -282,6 +287,10 @@ typedef struct {
     uint64_t checkpoints;         /* journal entries written               */
     uint32_t failed_group;        /* group whose wrap failed (TL_EAUTH), else 0 */
     tl_engine_info engine;        /* the engine that ran (work = 0 if none) */
+    int      journal_failed;      /* 1: the error came from the journal (open,
+                                     check or append), not the puzzle     */
+    int      journal_errno;       /* then errno at the failure (EBUSY: another
+                                     process holds the journal), else 0   */
 } tl_solve_stats;
 
 /* Solve sequentially; x receives the epoch secret (caller wipes it).  With

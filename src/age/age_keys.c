@@ -100,6 +100,7 @@ int tl_age_identity_file_read(const char *path, uint8_t sk[32]) {
         if (ll && p[ll - 1] == '\r') ll--;
         if (ll == 0 || p[0] == '#') { p = nl ? nl + 1 : end; continue; }
         if (ll >= TL_AGE_IDENTITY_MAX) { errno = EINVAL; break; }
+        if (memchr(p, 0, ll)) { errno = EINVAL; break; }   /* "KEY\0...": refused, as age does */
         char line[TL_AGE_IDENTITY_MAX];
         memcpy(line, p, ll);
         line[ll] = 0;

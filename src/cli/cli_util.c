@@ -8,6 +8,7 @@
 #include <jansson.h>
 #include <math.h>
 #include <signal.h>
+#include <sodium.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -15,7 +16,10 @@
 #include <unistd.h>
 
 static volatile int cli_stop;
-static void on_stop_signal(int sig) { (void)sig; cli_stop = 1; }
+static volatile sig_atomic_t cli_stop_sig;
+static void on_stop_signal(int sig) { cli_stop_sig = sig; cli_stop = 1; }
+
+int cli_interrupted_rc(void) { return cli_stop_sig ? 128 + cli_stop_sig : CLI_FAIL; }
 
 const volatile int *cli_catch_signals(void) {
     static const int sigs[] = { SIGINT, SIGTERM, SIGHUP };
@@ -83,6 +87,9 @@ static void progress_start(cli_progress *cp, const tl_progress *p) {
                                        "mode", e->mode, "fallback", e->fallback));
         return;
     }
+    if (p->hashes_done && p->group && p->hashes_total && cp->when != UTIL_PROGRESS_NEVER)
+        fprintf(stderr, "rxlock: resuming from the journal at group %u of %u, step %llu (%.1f%% done)\n", p->group,
+                p->groups_total, (unsigned long long)p->step, 100.0 * (double)p->hashes_done / (double)p->hashes_total);
     /* the bar's rate counts from here: setup (cache, dataset) excluded */
     if (e->engine) snprintf(cp->bar.label, sizeof cp->bar.label, "%s (%s)", cp->base_label, e->engine);
     cp->bar.t_start = cp->bar.t_last = util_now();
@@ -118,6 +125,7 @@ int cli_progress_cb(const tl_progress *p, void *ctx) {
 
 void cli_progress_end(cli_progress *cp, int ok) {
     if (cp->setup_state == 1) util_progress_clear(&cp->setup_bar);
+    if (ok && cp->bar.total) cp->bar.done = cp->bar.total;   /* the last frame says 100% */
     if (ok) util_progress_done(&cp->bar);
     else util_progress_clear(&cp->bar);
 }
@@ -126,10 +134,28 @@ int cli_write_identity(const char *path, const uint8_t x[32], const uint8_t id[1
     char comment[128], idhex[33];
     util_hex_encode(idhex, id, 16);
     snprintf(comment, sizeof comment, "rxlock epoch identity for puzzle %s%s", idhex, how);
+    if (!strcmp(path, "-")) {   /* standard output */
+        char *line = sodium_malloc(TL_AGE_IDENTITY_MAX);
+        uint8_t pk[32];
+        char rcp[TL_AGE_RECIPIENT_MAX];
+        int ok = line && tl_age_identity_encode(x, line) == 0 && tl_age_public_key(x, pk) == 0 &&
+                 tl_age_recipient_encode(pk, rcp) == 0;
+        ok = ok && printf("# %s\n# public key: %s\n%s\n", comment, rcp, line) > 0 && fflush(stdout) == 0;
+        if (line) sodium_free(line);
+        return ok ? CLI_OK : cli_error("stdout: cannot write the identity");
+    }
     if (tl_age_identity_file_write(path, x, comment, force) != 0)
         return cli_error("%s: cannot write the identity: %s", path,
-                         errno == EEXIST ? "already exists (use --force to overwrite)" : strerror(errno));
+                         errno == EEXIST ? "already exists (use --force to replace it)" : strerror(errno));
     return CLI_OK;
+}
+
+int cli_write_text(const char *path, const void *text, size_t len, int force, mode_t mode) {
+    if (!path || !strcmp(path, "-")) {
+        if (fwrite(text, 1, len, stdout) != len || fflush(stdout) != 0) return cli_error("stdout: %s", strerror(errno));
+        return CLI_OK;
+    }
+    return util_write_file_atomic(path, text, len, force, mode) == 0 ? CLI_OK : cli_output_error(path);
 }
 
 int cli_parse_u64(const char *s, uint64_t lo, uint64_t hi, uint64_t *out) {
@@ -151,25 +177,44 @@ int cli_parse_double(const char *s, double lo, double hi, double *out) {
     return 0;
 }
 
-int cli_parse_duration(const char *s, double *out) {
-    char *end;
-    errno = 0;
-    double v = strtod(s, &end), mul = 1;
-    if (errno || end == s || !(v > 0) || !isfinite(v)) return -1;
-    if (*end) {
-        if (end[1]) return -1;
+/* "90", "90s", "1.5h", "1h30m", "2d12h": NULL and *out, or why not. */
+static const char *duration(const char *s, double *out) {
+    double total = 0;
+    int parts = 0;
+    if (!*s) return "empty";
+    while (*s) {
+        char *end;
+        if (!((*s >= '0' && *s <= '9') || *s == '.')) return "want a number, then a unit (s, m, h, d, w, y)";
+        errno = 0;
+        double v = strtod(s, &end), mul;
+        if (errno || end == s || !isfinite(v) || v < 0) return "not a number";
         switch (*end) {
+        case 0:
+            if (parts) return "a number after a unit needs its own unit";
+            mul = 1; break;
         case 's': mul = 1; break;
         case 'm': mul = 60; break;
         case 'h': mul = 3600; break;
         case 'd': mul = 86400; break;
         case 'w': mul = 7 * 86400.0; break;
         case 'y': mul = 365.25 * 86400; break;
-        default: return -1;
+        default: return "unknown unit (use s, m, h, d, w or y)";
         }
+        total += v * mul;
+        parts++;
+        s = *end ? end + 1 : end;
     }
-    *out = v * mul;
-    return 0;
+    if (!(total > 0) || !isfinite(total)) return "must be more than 0";
+    *out = total;
+    return NULL;
+}
+
+int cli_parse_duration(const char *s, double *out) { return duration(s, out) ? -1 : 0; }
+
+const char *cli_duration_error(const char *s) {
+    double v;
+    const char *why = duration(s, &v);
+    return why ? why : "invalid";
 }
 
 int cli_parse_mode(const char *s, tl_mode *out) {
@@ -232,7 +277,8 @@ int cli_work_error(const char *what, int rc, tl_work_type work) {
 
 int cli_output_error(const char *path) {
     int e = errno;
-    return cli_error("%s: %s%s", path, strerror(e), e == EEXIST ? " (use --force to replace it)" : "");
+    if (e == EEXIST) return cli_error("%s: already exists (use --force to replace it)", path);
+    return cli_error("%s: %s", path, strerror(e));
 }
 
 int cli_io_open(cli_io *io, const char *in_path, const char *out_path, int force, mode_t mode) {
@@ -248,11 +294,16 @@ int cli_io_open(cli_io *io, const char *in_path, const char *out_path, int force
         }
     }
     if (!io->out_path) return CLI_OK;
-    if (util_atomic_open(&io->out, io->out_path, force, mode) != 0) {
-        int rc = cli_output_error(io->out_path);
-        if (io->in_fd > 0) close(io->in_fd);
-        return rc;
-    }
+    int rc = cli_io_open_out(io, out_path, force, mode);
+    if (rc && io->in_fd > 0) close(io->in_fd);
+    return rc;
+}
+
+int cli_io_open_out(cli_io *io, const char *out_path, int force, mode_t mode) {
+    io->out_fd = 1;
+    io->out_path = out_path && strcmp(out_path, "-") != 0 ? out_path : NULL;
+    if (!io->out_path) return CLI_OK;
+    if (util_atomic_open(&io->out, io->out_path, force, mode) != 0) return cli_output_error(io->out_path);
     io->out_fd = io->out.fd;
     return CLI_OK;
 }

@@ -16,6 +16,9 @@
 /* SIGINT, SIGTERM and SIGHUP set the returned flag; hand it to the library
  * as its `stop` (it checkpoints / cleans up and returns TL_EINTR). */
 const volatile int *cli_catch_signals(void);
+/* The exit code of a run the stop flag ended: 128 + the signal (130 for
+ * SIGINT), or CLI_FAIL when no signal came (a callback stopped it). */
+int cli_interrupted_rc(void);
 
 /* Progress of a long library call: a one-line bar on stderr (a TTY, or
  * --progress), or JSON lines on stdout (--json).  Its callback prints the
@@ -26,13 +29,13 @@ typedef struct {
     util_progress bar;
     int  json;
     int  started;
+    int  when;                /* UTIL_PROGRESS_*: NEVER = quiet or json */
     const volatile int *stop;
     char base_label[16];
     tl_engine_info engine;    /* work == 0 until the library reported it */
     /* issue 19: the dataset build before the work (full mode) */
     util_progress setup_bar;  /* "dataset: N/2080 MiB", ETA + the hashing */
     int  setup_state;         /* 0 none yet, 1 drawing, 2 done */
-    int  when;
 } cli_progress;
 
 /* UTIL_PROGRESS_NEVER for quiet / json, FORCE for --progress, else AUTO. */
@@ -47,14 +50,20 @@ void cli_engine_text(const tl_engine_info *e, char *buf, size_t cap);
  * or CLI_FAIL after a message (NULL object, write error). */
 int cli_print_json(json_t *o);
 
-/* Age identity file (mode 0600) commented with the puzzle id and `how`
+/* Age identity file (mode 0600; "-": standard output) commented with the puzzle id and `how`
  * (may be ""): CLI_OK, or CLI_FAIL after saying why. */
 int cli_write_identity(const char *path, const uint8_t x[32], const uint8_t id[16], const char *how, int force);
+
+/* A whole output at once: atomically to path (no clobber without force),
+ * or to stdout for NULL / "-".  CLI_OK, or CLI_FAIL after a message. */
+int cli_write_text(const char *path, const void *text, size_t len, int force, mode_t mode);
 
 /* Parsers: 0 on success, -1 otherwise (nothing printed). */
 int cli_parse_u64(const char *s, uint64_t lo, uint64_t hi, uint64_t *out);     /* decimal */
 int cli_parse_double(const char *s, double lo, double hi, double *out);
-int cli_parse_duration(const char *s, double *out);   /* "7d", "90m", "3600", "1.5h" */
+int cli_parse_duration(const char *s, double *out);   /* "7d", "90m", "3600", "1.5h", "1h30m" */
+/* Why cli_parse_duration refused s: "unknown unit (...)", ... (static). */
+const char *cli_duration_error(const char *s);
 int cli_parse_mode(const char *s, tl_mode *out);      /* "light" / "full" */
 int cli_parse_pin(const char *hex, uint8_t pin[32]);  /* 64 hex digits */
 
@@ -88,6 +97,10 @@ typedef struct {
 } cli_io;
 /* CLI_OK, or CLI_FAIL after a message (nothing left open). */
 int cli_io_open(cli_io *io, const char *in_path, const char *out_path, int force, mode_t mode);
+/* Open only the output (stdout for NULL / "-"), e.g. once the long work
+ * is done: the temp file exists only while writing.  CLI_OK or CLI_FAIL
+ * after a message. */
+int cli_io_open_out(cli_io *io, const char *out_path, int force, mode_t mode);
 /* Close the input; commit the output when ok, else remove it.  CLI_OK, or
  * CLI_FAIL after a message when the commit fails. */
 int cli_io_finish(cli_io *io, int ok);

@@ -3,6 +3,7 @@
  * `rxlock lock` writes); prints the epoch recipient.  The work is in
  * tl_plan_assemble (src/lock/assemble.c). */
 #include "cli/cli.h"
+#include "cli/cli_paths.h"
 #include "cli/cli_util.h"
 #include "rxlock/rxlock.h"
 #include "rxlock/age.h"
@@ -17,7 +18,7 @@
 
 const char cmd_assemble_usage[] =
     "usage: rxlock assemble DIR --planner-key FILE [--sign-key FILE]\n"
-    "                       [--keep-epoch-key FILE] [--force] -o PUZZLE\n"
+    "                       [--keep-epoch-key FILE|-] [--force] -o, --output PUZZLE|-\n"
     "\n"
     "Check every group result of the plan in DIR (present, authenticated, this\n"
     "plan, right group and steps, nothing stray) and write the puzzle, the same\n"
@@ -28,7 +29,8 @@ const char cmd_assemble_usage[] =
     "  --sign-key FILE        sign the puzzle header (key from `rxlock keygen-signer`)\n"
     "  --keep-epoch-key FILE  also write the epoch identity now\n"
     "  --force                overwrite existing output files\n"
-    "  -o PUZZLE              output puzzle file\n"
+    "  -o, --output PUZZLE    output puzzle file ('-': standard output, the recipient\n"
+    "                         then goes to standard error)\n"
     "exit: 0 ok, 1 failure (nothing written), 2 usage error\n";
 
 static void on_report(const char *msg, void *ctx) {
@@ -45,7 +47,6 @@ int cmd_assemble(int argc, char **argv) {
     tl_assemble_opts ao = { .report = on_report };
     const char *out = NULL, *keep = NULL, *sign = NULL;
     int force = 0, c;
-    struct stat st;
     optind = 1; opterr = 0;
     while ((c = getopt_long(argc, argv, ":o:", opts, NULL)) != -1) {
         switch (c) {
@@ -63,8 +64,11 @@ int cmd_assemble(int argc, char **argv) {
     if (optind < argc) return cli_usage_error(argv[0], "unexpected argument '%s'", argv[optind]);
     if (!out) return cli_usage_error(argv[0], "missing -o PUZZLE");
     if (!ao.planner_key) return cli_usage_error(argv[0], "missing --planner-key FILE");
-    if (!force && lstat(out, &st) == 0) return cli_error("%s: already exists (use --force to overwrite)", out);
-    if (keep && !force && lstat(keep, &st) == 0) return cli_error("%s: already exists (use --force to overwrite)", keep);
+    const cli_path files[] = {
+        { ao.planner_key, "--planner-key", CLI_PATH_IN }, { sign, "--sign-key", CLI_PATH_IN },
+        { out, "-o", CLI_PATH_OUT }, { keep, "--keep-epoch-key", CLI_PATH_OUT }
+    };
+    if (cli_paths_check(files, sizeof files / sizeof files[0], force)) return CLI_FAIL;
     uint8_t sk[64], spk[32], pk[32], x[32];
     if (sign) {
         int rc = tl_signer_load(sign, sk, spk);
@@ -81,8 +85,8 @@ int cmd_assemble(int argc, char **argv) {
     }
     int ret = CLI_OK;
     tl_puzzle *pz = NULL;
-    if (util_write_file_atomic(out, text, len, force, 0644) != 0) {
-        ret = cli_output_error(out);
+    if (cli_write_text(out, text, len, force, 0644) != CLI_OK) {
+        ret = CLI_FAIL;
     } else if (keep) {
         if (tl_puzzle_parse(text, len, &pz, NULL, 0) != 0) ret = cli_error("%s: cannot re-read the puzzle just written", out);
         else ret = cli_write_identity(keep, x, pz->id, " (kept at assembly)", force);
@@ -93,6 +97,6 @@ int cmd_assemble(int argc, char **argv) {
     if (ret) return ret;
     char rcp[TL_AGE_RECIPIENT_MAX];
     if (tl_age_recipient_encode(pk, rcp) != 0) return cli_error("cannot encode the recipient");
-    printf("%s\n", rcp);
+    fprintf(cli_path_is_std(out) ? stderr : stdout, "%s\n", rcp);
     return CLI_OK;
 }

@@ -2,6 +2,7 @@
  * sequential chain rate with the real chain code and write a calibration
  * file for `rxlock lock --calibration FILE`. */
 #include "cli/cli.h"
+#include "cli/cli_paths.h"
 #include "cli/cli_util.h"
 #include "rxlock/calibrate.h"
 #include "util/progress.h"
@@ -146,6 +147,8 @@ int cmd_calibrate(int argc, char **argv) {
     a.mode = cli_mode_pick(a.work, a.mode_req);   /* issue 19: the one mode policy */
     /* Fail before measuring if the output exists (checked again at commit). */
     util_atomic at;
+    const cli_path files[] = { { a.outpath, "-o", CLI_PATH_OUT } };
+    if (cli_paths_check(files, 1, a.force)) return CLI_FAIL;
     if (!a.to_stdout && util_atomic_open(&at, a.outpath, a.force, 0644) != 0) return cli_output_error(a.outpath);
     if (a.work != TL_WORK_SHA3_256 && !a.json)
         fprintf(stderr, "calibrate: building the RandomX %s (timed as setup)...\n",
@@ -165,7 +168,10 @@ int cmd_calibrate(int argc, char **argv) {
     cli_progress_end(&ui, rc == TL_OK);
     if (rc) {
         if (!a.to_stdout) util_atomic_abort(&at);
-        if (rc == TL_EINTR) return cli_error("calibration interrupted; nothing written");
+        if (rc == TL_EINTR) {
+            cli_error("calibration interrupted; nothing written");
+            return cli_interrupted_rc();
+        }
         return cli_work_error("calibration failed", rc, a.work);
     }
     if (a.to_stdout) {

@@ -1,6 +1,8 @@
 /* src/cli/cmd_decrypt.c — `rxlock decrypt`: open an age v1 file (binary or
  * armored) with age X25519 identity files, e.g. a solved epoch identity. */
 #include "cli/cli.h"
+#include "cli/cli_paths.h"
+#include "cli/cli_puzzle.h"
 #include "cli/cli_util.h"
 #include "rxlock/age.h"
 #include "util/util.h"
@@ -47,6 +49,9 @@ int cmd_decrypt(int argc, char **argv) {
     if (nsk == 0) return cli_usage_error(argv[0], "missing -i IDENTITY");
     if (argc - optind > 1) return cli_usage_error(argv[0], "too many arguments");
     if (argc - optind == 1) in_path = argv[optind];
+    cli_path files[TL_AGE_MAX_IDENTITIES + 2] = { { in_path, "FILE", CLI_PATH_IN }, { out, "-o", CLI_PATH_OUT } };
+    for (size_t i = 0; i < nsk; i++) files[2 + i] = (cli_path){ ids[i], "-i", CLI_PATH_IN };
+    if (cli_paths_check(files, 2 + nsk, force)) return CLI_FAIL;
     for (size_t i = 0; i < nsk; i++) {
         if (strcmp(ids[i], "-") == 0 && strcmp(in_path, "-") == 0) {
             rc = cli_usage_error(argv[0], "the identity and the input cannot both be stdin");
@@ -60,6 +65,13 @@ int cmd_decrypt(int argc, char **argv) {
     }
     cli_io io;
     if ((rc = cli_io_open(&io, in_path, out, force, 0600))) goto wipe;
+    /* a puzzle or a .rxlock file: name the command that reads it */
+    cli_file_kind kind = io.in_fd > 0 ? cli_file_kind_fd(io.in_fd) : CLI_KIND_OTHER;
+    if (kind == CLI_KIND_PUZZLE || kind == CLI_KIND_CONTAINER) {
+        cli_io_finish(&io, 0);
+        rc = cli_error("%s is not an age file: it is %s", in_path, cli_kind_hint(kind));
+        goto wipe;
+    }
     int e = tl_age_decrypt_fd(io.in_fd, io.out_fd, (const uint8_t (*)[32])sks, nsk);
     int saved = errno;
     rc = cli_io_finish(&io, e == 0);

@@ -1,6 +1,7 @@
 /* src/cli/cmd_encrypt.c — `rxlock encrypt`: encrypt a file or stdin to one
  * or more age X25519 recipients (age v1 format, optional ASCII armor). */
 #include "cli/cli.h"
+#include "cli/cli_paths.h"
 #include "cli/cli_util.h"
 #include "rxlock/age.h"
 #include "util/util.h"
@@ -50,6 +51,8 @@ int cmd_encrypt(int argc, char **argv) {
 
     if (!armor && (!out || !strcmp(out, "-")) && isatty(1))
         return cli_error("refusing to write binary ciphertext to a terminal (use -a or -o)");
+    const cli_path files[] = { { in_path, "FILE", CLI_PATH_IN }, { out, "-o", CLI_PATH_OUT } };
+    if (cli_paths_check(files, 2, force)) return CLI_FAIL;
     cli_io io;
     int rc = cli_io_open(&io, in_path, out, force, 0644);
     if (rc) return rc;

@@ -24,7 +24,8 @@ const char cmd_group_usage[] =
     "  --mode light|full      RandomX mode (default: the plan's; light, with a warning,\n"
     "                         when a full-mode plan's 2.3 GiB do not fit on this node)\n"
     "  --checkpoint-every S   sealed checkpoint at least every S seconds (default 60)\n"
-    "exit: 0 done (or already done), 1 failure or interrupted (re-run resumes), 2 usage error\n";
+    "exit: 0 done (or already done), 1 failure, 2 usage error, 128+N stopped by signal N\n"
+    "      (130 SIGINT, 143 SIGTERM; a re-run resumes)\n";
 
 int cmd_group(int argc, char **argv) {
     static const struct option opts[] = {
@@ -75,7 +76,10 @@ int cmd_group(int argc, char **argv) {
     char err[512];
     int rc = tl_plan_task(dir, (uint32_t)v, &to, &st, err, sizeof err);
     cli_progress_end(&ui, 0);
-    if (rc) return cli_error("task %llu: %s", (unsigned long long)v, err[0] ? err : tl_strerror(rc));
+    if (rc) {
+        cli_error("task %llu: %s", (unsigned long long)v, err[0] ? err : tl_strerror(rc));
+        return rc == TL_EINTR ? cli_interrupted_rc() : CLI_FAIL;
+    }
     printf("rxlock group: task %llu (groups %u..%u): %u computed%s, %u already done\n", (unsigned long long)v,
            st.first, st.last, st.computed, st.resumed ? " (resumed from a checkpoint)" : "", st.present);
     return CLI_OK;

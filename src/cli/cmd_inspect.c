@@ -2,6 +2,7 @@
  * assumed rate, signer, and the estimated solve time on this machine from a
  * quick calibration; human-readable or --json. */
 #include "cli/cli.h"
+#include "cli/cli_puzzle.h"
 #include "cli/cli_util.h"
 #include "rxlock/rxlock.h"
 #include "rxlock/age.h"
@@ -16,14 +17,16 @@
 #include <time.h>
 
 const char cmd_inspect_usage[] =
-    "usage: rxlock inspect PUZZLE [--json] [--mode light|full] [--no-estimate] [--progress]\n"
-    "                     [--floor-table FILE]\n"
+    "usage: rxlock inspect PUZZLE|FILE.rxlock [--json] [--mode light|full] [--no-estimate]\n"
+    "                     [--progress] [--floor-table FILE]\n"
     "\n"
     "Show a puzzle: work function, groups x steps, the assumed solver rate and\n"
     "its source, signer, epoch recipient, the promise (no sooner than T_min on\n"
     "the fastest known CPU; about T, hashing + setup, at the assumed rate), and\n"
     "the time a solver would need on this machine, setup included (from a ~1 s\n"
-    "calibration in the mode `unlock`/`solve` would pick here).\n"
+    "calibration in the mode `unlock`/`solve` would pick here).  A .rxlock\n"
+    "file's puzzle is shown: its real parameters (the file's notice text is not\n"
+    "authenticated).\n"
     "  --json           one JSON object on stdout\n"
     "  --mode M         RandomX mode for the estimate (default: full when its 2.3 GiB fit\n"
     "                   here, else light with a warning; full builds the dataset first)\n"
@@ -39,6 +42,7 @@ typedef struct {
     uint64_t total;
     double assumed, here;
     int json, estimate, est_rc, progress;
+    int container;           /* issue 22: the puzzle of a .rxlock file */
     tl_mode mode;
     int mode_req;                  /* issue 19: -1 = the mode policy */
     const char *floor_table;
@@ -138,6 +142,8 @@ static int report_json(const tl_puzzle *pz, const view *v) {
         json_object_set_new(o, "floor_seconds", p.floor ? json_real(p.floor_seconds) : json_null());
         json_object_set_new(o, "floor_table", json_string(v->ft.origin));
     }
+    json_object_set_new(o, "signature_covers_wraps", json_boolean(pz->has_signer && tl_puzzle_signs_wraps(pz)));
+    json_object_set_new(o, "container", json_boolean(v->container));
     if (v->est_rc == 0) {
         if (v->engine.engine) {   /* RandomX only */
             json_object_set_new(o, "estimate_mode", json_string(v->engine.mode));
@@ -159,8 +165,8 @@ static int report_json(const tl_puzzle *pz, const view *v) {
 static void report_text(const tl_puzzle *pz, const view *v) {
     char d1[32], d2[32], r1[32], r2[32];
     printf("puzzle:        %s (version %d)%s\n", v->path, pz->version, pz->test_only ? "  ** TEST-ONLY: deterministic secrets **" : "");
-    printf("work:          %s, %u groups x %llu steps = %llu sequential hashes\n", tl_work_name(pz->work),
-           pz->groups, (unsigned long long)pz->steps, (unsigned long long)v->total);
+    printf("work:          %s, %u group%s x %llu steps = %llu sequential hashes\n", tl_work_name(pz->work),
+           pz->groups, pz->groups == 1 ? "" : "s", (unsigned long long)pz->steps, (unsigned long long)v->total);
     printf("puzzle id:     %s\n", v->idhex);
     printf("recipient:     %s\n", v->rcp);
     printf("created:       %s\n", v->created);
@@ -182,7 +188,11 @@ static void report_text(const tl_puzzle *pz, const view *v) {
     printf("promise:       %s [%s]\n", pt, v->ft.origin);
     printf("signer:        %s%s%s\n", pz->has_signer ? v->signer : "none (unsigned)", pz->has_signer ? "  signature " : "",
            pz->has_signer ? v->sig : "");
+    if (pz->has_signer && !tl_puzzle_signs_wraps(pz))
+        printf("               (version 1: the signature covers the header, not the wraps)\n");
     printf("header digest: %s\n", v->hdr);
+    if (v->container)
+        printf("container:     a .rxlock file; its notice text is not authenticated, these lines are\n");
     if (v->est_rc == 0) {
         util_format_rate(r2, sizeof r2, v->here);
         util_format_duration(d2, sizeof d2, (double)v->total / v->here + v->est_setup);
@@ -202,7 +212,7 @@ int cmd_inspect(int argc, char **argv) {
     if (!v.floor_table) tl_floor_builtin(&v.ft);
     else if (tl_floor_load(v.floor_table, &v.ft, err, sizeof err)) return cli_error("%s", err);
     tl_puzzle *pz = NULL;
-    if (tl_puzzle_load(v.path, &pz, err, sizeof err)) return cli_error("%s", err);
+    if (cli_puzzle_load(v.path, 1, &pz, &v.container)) return CLI_FAIL;
     describe(pz, &v);
     if (v.json) rc = report_json(pz, &v);
     else report_text(pz, &v);

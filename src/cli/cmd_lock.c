@@ -2,6 +2,7 @@
  * processes and print its epoch recipient; with a positional FILE argument
  * hand over to the single-file mode (cmd_lockfile.c). */
 #include "cli/cli.h"
+#include "cli/cli_paths.h"
 #include "cli/cli_util.h"
 #include "cli/lock_opts.h"
 #include "rxlock/rxlock.h"
@@ -27,10 +28,10 @@ const char cmd_lock_usage[] =
     "                   (--groups G --steps S | --time DURATION [--groups G])\n"
     "                   [--rate H/s | --calibration FILE] [--mode light|full]\n"
     "                   [--workers N] [--sign-key FILE] [--keep-epoch-key FILE]\n"
-    "                   [--retries N] [--worker-timeout SECONDS] [--json] [--progress]\n"
-    "                   [--force] -o PUZZLE\n"
+    "                   [--retries N] [--worker-timeout SECONDS] [-q | --json | --progress]\n"
+    "                   [--force] -o, --output PUZZLE|-\n"
     "       rxlock lock FILE|- [the size, rate, mode, workers and key options above]\n"
-    "                   [-o OUT] [--force] [-q | --progress]\n"
+    "                   [-o, --output OUT|-] [--force] [-q | --progress]\n"
     "\n"
     "Generate a time-lock puzzle: G groups of S sequential hashes each, computed\n"
     "here in parallel worker processes, then solved by anyone only in sequence\n"
@@ -43,7 +44,7 @@ const char cmd_lock_usage[] =
     "  --groups G           groups (1..4096; with --time default = workers)\n"
     "  --steps S            steps per group (1..2^40; G*S <= 2^48)\n"
     "  --time DURATION      wall-clock time for one solver on the calibrated machine,\n"
-    "                       setup (dataset build) INCLUDED, e.g. 90s, 30m, 12h, 7d, 2w, 1y:\n"
+    "                       setup (dataset build) INCLUDED, e.g. 90s, 30m, 1h30m, 7d, 2w, 1y:\n"
     "                       G*S = (DURATION - setup) x rate (needs --rate, --calibration or --floor)\n"
     "  --rate H/s           assumed sequential solver rate, full mode for RandomX (recorded)\n"
     "  --calibration FILE   the rate (its fastest window) and setup time from\n"
@@ -57,22 +58,26 @@ const char cmd_lock_usage[] =
     "                       fit here, else light with a warning)\n"
     "  --workers N          concurrent worker processes (default: usable CPUs)\n"
     "  --sign-key FILE      sign the puzzle header (key from `rxlock keygen-signer`)\n"
-    "  --keep-epoch-key FILE  also write the epoch identity now (for a service that encrypts\n"
+    "  --keep-epoch-key FILE  also write the epoch identity now ('-': standard output; for a service that encrypts\n"
     "                       during the epoch); otherwise it is wiped\n"
     "  --retries N          re-run a failed worker's group up to N times (default 1)\n"
     "  --worker-timeout S   a worker silent for S seconds is killed (default 120)\n"
     "  --json               progress and result as JSON lines on stdout (a first\n"
     "                       {\"event\":\"start\"} line names the engine)\n"
     "  --progress           progress line on stderr even when it is not a TTY\n"
+    "  -q, --quiet          no progress line, no summary (the recipient is still printed)\n"
     "  --force              overwrite existing output files\n"
-    "  -o PUZZLE            output puzzle file (never overwritten without --force)\n"
+    "  -o, --output PUZZLE  output puzzle file (never overwritten without --force); '-': the\n"
+    "                       puzzle to standard output and the recipient to standard error\n"
+    "  Every file is checked before the work: no output may exist (unless --force)\n"
+    "  or name the same file as another output or an input.\n"
     "\n"
     "Single-file mode: FILE -> FILE.rxlock (or -o OUT), one file holding a notice,\n"
     "the puzzle and FILE encrypted (age) to its epoch recipient; `rxlock unlock`\n"
     "opens it.  '-' reads standard input (not a terminal) and writes the\n"
     "container to standard output unless -o OUT is given (not to a terminal).\n"
     "  -q, --quiet          no progress line, no summary\n"
-    "exit: 0 ok, 1 failure (nothing written), 2 usage error\n";
+    "exit: 0 ok, 1 failure (nothing written), 2 usage error, 128+N killed by signal N\n";
 
 /* CPU seconds used by finished children (the worker processes). */
 static double child_cpu(void) {
@@ -82,16 +87,11 @@ static double child_cpu(void) {
            (double)ru.ru_stime.tv_sec + (double)ru.ru_stime.tv_usec * 1e-6;
 }
 
-static int out_exists(const char *path) {
-    struct stat st;
-    return lstat(path, &st) == 0;
-}
-
 static const struct option lock_opts[] = {
     CLI_LOCK_LONG_OPTS, {"keep-epoch-key", required_argument, 0, 'K'},
     {"retries", required_argument, 0, 'R'}, {"worker-timeout", required_argument, 0, 'T'},
     {"json", no_argument, 0, 'j'}, {"force", no_argument, 0, 'f'},
-    {"output", required_argument, 0, 'o'}, {0, 0, 0, 0}
+    {"output", required_argument, 0, 'o'}, {"quiet", no_argument, 0, 'q'}, {0, 0, 0, 0}
 };
 
 /* A positional FILE argument ('-' = stdin) selects the single-file mode. */
@@ -111,7 +111,7 @@ static int has_file_arg(int argc, char **argv) {
 typedef struct {
     cli_lock_opts lo;
     const char *out, *keep;
-    int json, force;
+    int json, force, quiet;
 } lock_args;
 
 static int parse_args(int argc, char **argv, lock_args *a) {
@@ -119,7 +119,7 @@ static int parse_args(int argc, char **argv, lock_args *a) {
     int c, orc;
     cli_lock_opts_init(&a->lo);
     optind = 1; opterr = 0;
-    while ((c = getopt_long(argc, argv, ":o:", lock_opts, NULL)) != -1) {
+    while ((c = getopt_long(argc, argv, ":o:q", lock_opts, NULL)) != -1) {
         if ((orc = cli_lock_opt(&a->lo, c, optarg, argv[0])) >= 0) {
             if (orc) return orc;
             continue;
@@ -131,20 +131,25 @@ static int parse_args(int argc, char **argv, lock_args *a) {
         case 'j': a->json = 1; break;
         case 'f': a->force = 1; break;
         case 'o': a->out = optarg; break;
+        case 'q': a->quiet = 1; break;
         case ':': return cli_usage_error(argv[0], "option '%s' needs a value", argv[optind - 1]);
         default: return cli_bad_option(argv[0], optopt, argv[optind - 1]);
         }
     }
     if (optind < argc) return cli_usage_error(argv[0], "unexpected argument '%s'", argv[optind]);
     if (!a->out) return cli_usage_error(argv[0], "missing -o PUZZLE");
+    if (cli_path_is_std(a->out) && (a->json || (a->keep && cli_path_is_std(a->keep))))
+        return cli_usage_error(argv[0], "-o - writes the puzzle to standard output: no --json, no --keep-epoch-key -");
     if ((orc = cli_lock_resolve(&a->lo, argv[0])) != 0) return orc;
-    if (!a->force && out_exists(a->out)) return cli_error("%s: already exists (use --force to overwrite)", a->out);
-    if (a->keep && !a->force && out_exists(a->keep)) return cli_error("%s: already exists (use --force to overwrite)", a->keep);
-    return CLI_OK;
+    const cli_path files[] = {
+        { a->lo.sign_key, "--sign-key", CLI_PATH_IN }, { a->lo.calib, "--calibration", CLI_PATH_IN },
+        { a->out, "-o", CLI_PATH_OUT }, { a->keep, "--keep-epoch-key", CLI_PATH_OUT }
+    };
+    return cli_paths_check(files, sizeof files / sizeof files[0], a->force);
 }
 
 static int write_outputs(const lock_args *a, const char *text, size_t len, const uint8_t *x) {
-    if (util_write_file_atomic(a->out, text, len, a->force, 0644) != 0) return cli_output_error(a->out);
+    if (cli_write_text(a->out, text, len, a->force, 0644) != CLI_OK) return CLI_FAIL;
     if (!a->keep) return CLI_OK;
     tl_puzzle *pz = NULL;
     if (tl_puzzle_parse(text, len, &pz, NULL, 0) != 0) return cli_error("generated puzzle does not parse");
@@ -170,11 +175,12 @@ static int report(const lock_args *a, const char *rcp, double secs, double cpu, 
                                         "promise_hash_seconds", pr.hash_seconds, "promise_setup_seconds", pr.setup_seconds,
                                         "floor_machine", pr.floor ? pr.floor->machine : NULL,
                                         "floor_seconds", pr.floor_seconds));
-    printf("%s\n", rcp);
+    if (cli_path_is_std(a->out)) fprintf(stderr, "%s\n", rcp);
+    else printf("%s\n", rcp);
     char open_cmd[PATH_MAX + 64];
     snprintf(open_cmd, sizeof open_cmd, "rxlock solve %s -o IDENTITY", a->out);
-    cli_lock_promise(&a->lo, pz, open_cmd);
-    if (isatty(2)) {
+    if (!a->quiet) cli_lock_promise(&a->lo, pz, open_cmd);
+    if (isatty(2) && !a->quiet) {
         char eng[64];
         cli_engine_text(e, eng, sizeof eng);
         fprintf(stderr, "rxlock: wrote %s (%u x %llu %s hashes in %.1f s, %.1f H/s total; %s)\n", a->out, p->groups,
@@ -192,7 +198,7 @@ int cmd_lock(int argc, char **argv) {
     char *text = NULL;
     size_t len = 0;
     double t0 = util_now(), c0 = child_cpu();
-    rc = cli_lock_generate(&a.lo, "lock", cli_progress_when(0, a.json, a.lo.progress), a.json,
+    rc = cli_lock_generate(&a.lo, "lock", cli_progress_when(a.quiet, a.json, a.lo.progress), a.json,
                            &text, &len, pk, a.keep ? x : NULL);
     double secs = util_now() - t0, cpu = child_cpu() - c0;
     if (rc == CLI_OK) rc = write_outputs(&a, text, len, x);

@@ -6,6 +6,7 @@
  * would come minutes late); its container goes to standard output unless
  * -o OUT is given (refused when stdout is a terminal: binary payload). */
 #include "cli/cli.h"
+#include "cli/cli_paths.h"
 #include "cli/cli_util.h"
 #include "cli/lock_opts.h"
 #include "rxlock/rxlock.h"
@@ -89,14 +90,22 @@ int cmd_lock_file(int argc, char **argv) {
     lockfile_args a = {0};
     int ret = parse_args(argc, argv, &a);
     if (ret) return ret;
-    /* Open both ends (refusing an existing output) before the generation work. */
+    /* Check every file and open the input before the generation work; the
+     * output's temp file is made only when writing starts. */
+    const cli_path files[] = {
+        { a.lo.sign_key, "--sign-key", CLI_PATH_IN }, { a.lo.calib, "--calibration", CLI_PATH_IN },
+        { a.in_path, "FILE", CLI_PATH_IN }, { a.to_stdout ? NULL : a.out, "-o", CLI_PATH_OUT }
+    };
+    if ((ret = cli_paths_check(files, sizeof files / sizeof files[0], a.force))) return ret;
     cli_io io;
-    if ((ret = cli_io_open(&io, a.in_path, a.out, a.force, 0644))) return ret;
+    if ((ret = cli_io_open(&io, a.in_path, NULL, a.force, 0644))) return ret;
     uint8_t pk[32];
     char *json = NULL;
     size_t len = 0;
     ret = cli_lock_generate(&a.lo, "lock", cli_progress_when(a.quiet, 0, a.lo.progress), 0, &json, &len, pk, NULL);
+    if (ret == CLI_OK && !a.to_stdout) ret = cli_io_open_out(&io, a.out, a.force, 0644);
     if (ret == CLI_OK) ret = write_container(&a, io.out_fd, io.in_fd, json, len, pk);
+    else io.out_path = NULL;
     int fin = cli_io_finish(&io, ret == CLI_OK);
     if (ret == CLI_OK) ret = fin;
     if (ret == CLI_OK && !a.quiet) {

@@ -3,6 +3,7 @@
  * slurm.sbatch, k8s-job.yaml) plus the planner and worker keys; prints the
  * epoch recipient.  The work is in tl_plan_create (src/lock/plan.c). */
 #include "cli/cli.h"
+#include "cli/cli_paths.h"
 #include "cli/lock_opts.h"
 #include "rxlock/rxlock.h"
 #include "rxlock/age.h"
@@ -15,7 +16,7 @@ const char cmd_plan_usage[] =
     "usage: rxlock plan [--work randomx-v2|randomx-v1|sha3-256] --groups G\n"
     "                   (--steps S | --time DURATION (--rate H/s | --calibration FILE))\n"
     "                   [--mode light|full] [--batch B] --planner-key FILE --worker-key FILE\n"
-    "                   [--force] -o DIR\n"
+    "                   [--force] -o, --output DIR\n"
     "\n"
     "Plan a puzzle for generation on a cluster: draws every secret now, as\n"
     "`rxlock lock` does, and writes DIR: plan.json (public), jobs/ (one sealed job\n"
@@ -36,7 +37,7 @@ const char cmd_plan_usage[] =
     "                       (Kubernetes Secret / a file only your jobs read)\n"
     "                       Neither key may be inside DIR.\n"
     "  --force              replace an existing plan in DIR and existing key files\n"
-    "  -o DIR               the plan directory (created; the workers' shared storage)\n"
+    "  -o, --output DIR     the plan directory (created; the workers' shared storage)\n"
     "exit: 0 ok, 1 failure, 2 usage error\n";
 
 int cmd_plan(int argc, char **argv) {
@@ -80,6 +81,11 @@ int cmd_plan(int argc, char **argv) {
      * to light with a warning on a node where it does not fit) */
     if (lo.mode_req < 0) lo.mode_req = TL_MODE_FULL;
     if ((orc = cli_lock_resolve(&lo, argv[0])) != 0) return orc;
+    const cli_path files[] = {
+        { lo.calib, "--calibration", CLI_PATH_IN }, { po.planner_key, "--planner-key", CLI_PATH_OUT },
+        { po.worker_key, "--worker-key", CLI_PATH_OUT }
+    };
+    if (cli_paths_check(files, sizeof files / sizeof files[0], po.force)) return CLI_FAIL;
     po.batch = (uint32_t)batch;
     po.mode = lo.go.mode;
     uint8_t pk[32];

@@ -2,6 +2,8 @@
  * sequentially with a crash-safe journal (re-running resumes), and write the
  * epoch identity as an age identity file. */
 #include "cli/cli.h"
+#include "cli/cli_paths.h"
+#include "cli/cli_puzzle.h"
 #include "cli/cli_util.h"
 #include "rxlock/rxlock.h"
 #include "util/progress.h"
@@ -18,32 +20,37 @@
 const char cmd_solve_usage[] =
     "usage: rxlock solve PUZZLE [--mode full|light] [--journal FILE | --no-journal]\n"
     "                    [--checkpoint-every SECONDS] [--checkpoint-steps N]\n"
-    "                    [--signer-pin HEX] [--json] [--progress] [--force] -o IDENTITY\n"
+    "                    [--signer-pin HEX] [-q | --json | --progress] [--force]\n"
+    "                    -o, --output IDENTITY|-\n"
     "\n"
     "Solve a puzzle sequentially (one core) and write its epoch identity\n"
-    "(AGE-SECRET-KEY-1...) to IDENTITY.  Progress is journalled; re-running the\n"
-    "same command resumes where it stopped (also after a crash or Ctrl-C).  A\n"
-    "puzzle refused before any work leaves no file behind.  The progress line\n"
-    "(on a TTY) names the engine; a JIT fallback is one warning line.\n"
+    "(AGE-SECRET-KEY-1...) to IDENTITY ('-': standard output).  Progress is\n"
+    "journalled; re-running the same command resumes where it stopped (also\n"
+    "after a crash or Ctrl-C).  Every file is checked before the work; a puzzle\n"
+    "refused before any work leaves no file behind.  The progress line (on a\n"
+    "TTY) names the engine; a JIT fallback is one warning line.  A .rxlock file\n"
+    "is opened with `rxlock unlock`.\n"
     "\n"
     "  --mode full|light        RandomX mode (default: full when its 2.3 GiB fit here, about\n"
     "                           4.5x faster; else light, with one warning line)\n"
-    "  --journal FILE           progress journal (default IDENTITY.journal; removed after success)\n"
+    "  --journal FILE           progress journal (default IDENTITY.journal; removed after success;\n"
+    "                           with -o - give --journal or --no-journal)\n"
     "  --no-journal             do not journal (no resume)\n"
     "  --checkpoint-every SECS  journal entry at least this often (default 60)\n"
     "  --checkpoint-steps N     also a journal entry every N steps\n"
     "  --signer-pin HEX         refuse (before any work) unless signed by this Ed25519 key\n"
+    "  -q, --quiet              no progress line, no summary\n"
     "  --json                   progress and result as JSON lines on stdout (a first\n"
     "                           {\"event\":\"start\"} line names the engine)\n"
     "  --progress               progress line on stderr even when it is not a TTY\n"
     "  --force                  overwrite an existing IDENTITY\n"
-    "exit: 0 solved, 1 failure (bad puzzle, tampered wrap, I/O, interrupted),\n"
-    "      2 usage error, 3 signature / pin check failed\n";
+    "exit: 0 solved, 1 failure (bad puzzle, tampered wrap, I/O), 2 usage error,\n"
+    "      3 signature / pin check failed, 128+N killed by signal N (130: Ctrl-C)\n";
 
 typedef struct {
     tl_solve_opts so;
     const char *out, *journal, *pinhex, *path;
-    int json, force, nojournal, mode_given, progress;
+    int json, force, nojournal, mode_given, progress, quiet;
     uint8_t pin[32];
 } solve_args;
 
@@ -53,11 +60,12 @@ static int parse_args(int argc, char **argv, solve_args *a) {
         {"no-journal", no_argument, 0, 'N'}, {"checkpoint-every", required_argument, 0, 'c'},
         {"checkpoint-steps", required_argument, 0, 'C'}, {"signer-pin", required_argument, 0, 'p'},
         {"json", no_argument, 0, 'j'}, {"force", no_argument, 0, 'f'},
-        {"progress", no_argument, 0, 'P'}, {"output", required_argument, 0, 'o'}, {0, 0, 0, 0}
+        {"progress", no_argument, 0, 'P'}, {"output", required_argument, 0, 'o'},
+        {"quiet", no_argument, 0, 'q'}, {0, 0, 0, 0}
     };
     int c;
     optind = 1; opterr = 0;
-    while ((c = getopt_long(argc, argv, ":o:", opts, NULL)) != -1) {
+    while ((c = getopt_long(argc, argv, ":o:q", opts, NULL)) != -1) {
         switch (c) {
         case 'm':
             a->mode_given = 1;
@@ -79,6 +87,7 @@ static int parse_args(int argc, char **argv, solve_args *a) {
         case 'f': a->force = 1; break;
         case 'P': a->progress = 1; break;
         case 'o': a->out = optarg; break;
+        case 'q': a->quiet = 1; break;
         case ':': return cli_usage_error(argv[0], "option '%s' needs a value", argv[optind - 1]);
         default: return cli_bad_option(argv[0], optopt, argv[optind - 1]);
         }
@@ -87,6 +96,10 @@ static int parse_args(int argc, char **argv, solve_args *a) {
     if (optind + 1 < argc) return cli_usage_error(argv[0], "unexpected argument '%s'", argv[optind + 1]);
     if (!a->out) return cli_usage_error(argv[0], "missing -o IDENTITY");
     if (a->journal && a->nojournal) return cli_usage_error(argv[0], "--journal and --no-journal conflict");
+    if (cli_path_is_std(a->out) && !a->journal && !a->nojournal)
+        return cli_usage_error(argv[0], "-o -: give --journal FILE or --no-journal");
+    if (cli_path_is_std(a->out) && a->json)
+        return cli_usage_error(argv[0], "--json and -o - both write to standard output");
     if (a->pinhex && cli_parse_pin(a->pinhex, a->pin))
         return cli_usage_error(argv[0], "--signer-pin: want 64 hex digits (an Ed25519 public key)");
     a->path = argv[optind];
@@ -97,14 +110,12 @@ static int report_failure(const solve_args *a, const tl_puzzle *pz, int rc, cons
     if (rc == TL_EAUTH)
         return cli_error("%s: group %u of %u: wrap failed to authenticate: the puzzle was tampered with or corrupted",
                          a->path, st->failed_group, pz->groups);
-    if (rc == TL_EINTR)
-        return cli_error("interrupted; %s", a->so.journal ? "progress saved: re-run the same command to resume"
-                                                          : "no journal, progress lost");
-    if (rc == TL_EJOURNAL)
-        return cli_error("%s: journal belongs to another puzzle, is corrupt, or is in use; remove it or pass --journal",
-                         a->so.journal);
-    if (rc == TL_EFORMAT && a->so.journal) return cli_error("%s: not an rxlock journal", a->so.journal);
-    return cli_work_error(a->path, rc, pz->work);
+    if (rc == TL_EINTR) {
+        cli_error("interrupted; %s", a->so.journal ? "progress saved: re-run the same command to resume"
+                                                   : "no journal, progress lost");
+        return cli_interrupted_rc();
+    }
+    return cli_solve_error(a->path, a->so.journal, rc, st, pz->work);
 }
 
 static int report_success(const solve_args *a, const tl_solve_stats *st, double secs) {
@@ -115,6 +126,7 @@ static int report_success(const solve_args *a, const tl_solve_stats *st, double 
                                         "resumed_step", (json_int_t)st->resumed_step,
                                         "checkpoints", (json_int_t)st->checkpoints, "seconds", secs,
                                         "engine", st->engine.engine));
+    if (a->quiet) return CLI_OK;
     char eng[64];
     cli_engine_text(&st->engine, eng, sizeof eng);
     fprintf(stderr, "rxlock: solved %s: wrote %s (%llu hashes this run in %.1f s, %s%s)\n", a->path, a->out,
@@ -126,30 +138,33 @@ int cmd_solve(int argc, char **argv) {
     solve_args a = { .so = { .mode = TL_MODE_FULL } };
     int rc = parse_args(argc, argv, &a);
     if (rc) return rc;
-    struct stat sb;
-    if (!a.force && lstat(a.out, &sb) == 0) return cli_error("%s: already exists (use --force to overwrite)", a.out);
-    char err[300], jpath[PATH_MAX];
+    char jpath[PATH_MAX];
+    if (!a.nojournal && !a.journal) {
+        if (snprintf(jpath, sizeof jpath, "%s.journal", a.out) >= (int)sizeof jpath)
+            return cli_error("%s: path too long", a.out);
+        a.journal = jpath;
+    }
+    const cli_path files[] = {
+        { a.path, "PUZZLE", CLI_PATH_IN }, { a.out, "-o", CLI_PATH_OUT },
+        { a.nojournal ? NULL : a.journal, "--journal", CLI_PATH_STATE }
+    };
+    if ((rc = cli_paths_check(files, sizeof files / sizeof files[0], a.force))) return rc;
     tl_puzzle *pz = NULL;
-    if (tl_puzzle_load(a.path, &pz, err, sizeof err)) return cli_error("%s", err);
+    if (cli_puzzle_load(a.path, 0, &pz, NULL)) return CLI_FAIL;
     if ((rc = cli_check_puzzle(a.path, pz, a.pinhex ? a.pin : NULL))) { tl_puzzle_free(pz); return rc; }
     if (pz->test_only)
         fprintf(stderr, "rxlock: WARNING: %s is a TEST-ONLY puzzle (deterministic secrets); it protects nothing\n", a.path);
     /* issue 19: the one mode policy (full when it fits, else light + warning) */
     a.so.mode = cli_mode_pick(pz->work, a.mode_given ? (int)a.so.mode : -1);
-    if (!a.nojournal && !a.journal) {
-        if (snprintf(jpath, sizeof jpath, "%s.journal", a.out) >= (int)sizeof jpath) {
-            tl_puzzle_free(pz);
-            return cli_error("%s: path too long", a.out);
-        }
-        a.journal = jpath;
-    }
     a.so.journal = a.nojournal ? NULL : a.journal;
     cli_progress ui;
-    cli_progress_init(&ui, "solve", (uint64_t)pz->groups * pz->steps, cli_progress_when(0, a.json, a.progress), a.json);
+    cli_progress_init(&ui, "solve", (uint64_t)pz->groups * pz->steps, cli_progress_when(a.quiet, a.json, a.progress),
+                      a.json);
     a.so.stop = ui.stop = cli_catch_signals();
     a.so.progress = cli_progress_cb;
     a.so.progress_ctx = &ui;
-    uint8_t x[32];
+    uint8_t *x = sodium_malloc(32);   /* the epoch secret: locked, wiped */
+    if (!x) { tl_puzzle_free(pz); return cli_error("out of memory"); }
     tl_solve_stats st;
     double t0 = util_now();
     rc = tl_solve(pz, &a.so, x, &st);
@@ -164,7 +179,7 @@ int cmd_solve(int argc, char **argv) {
     cli_progress_end(&ui, rc == TL_OK);
     if (rc == TL_OK) rc = cli_write_identity(a.out, x, pz->id, "", a.force);
     else rc = report_failure(&a, pz, rc, &st);
-    sodium_memzero(x, sizeof x);
+    sodium_free(x);
     if (rc == CLI_OK) {
         if (a.journal == jpath) (void)unlink(jpath);
         rc = report_success(&a, &st, secs);

@@ -2,6 +2,8 @@
  * solve its puzzle sequentially (resumable through FILE.rxlock.journal),
  * then decrypt the age payload with the recovered epoch identity. */
 #include "cli/cli.h"
+#include "cli/cli_paths.h"
+#include "cli/cli_puzzle.h"
 #include "cli/cli_util.h"
 #include "rxlock/rxlock.h"
 #include "rxlock/age.h"
@@ -11,6 +13,8 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <getopt.h>
+#include <jansson.h>
+#include <sys/mman.h>
 #include <sodium.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -18,14 +22,19 @@
 #include <unistd.h>
 
 const char cmd_unlock_usage[] =
-    "usage: rxlock unlock FILE.rxlock [-o OUT] [--mode light|full] [--force]\n"
-    "                     [--journal PATH] [--save-identity FILE] [--signer-pin HEX]\n"
-    "                     [--quiet | --progress]\n"
+    "usage: rxlock unlock FILE.rxlock|- [-o, --output OUT|-] [--mode light|full] [--force]\n"
+    "                     [--journal PATH] [--save-identity FILE|-] [--signer-pin HEX]\n"
+    "                     [-q, --quiet | --progress | --json]\n"
     "  Solve the time-lock puzzle inside FILE.rxlock (made by 'rxlock lock FILE')\n"
     "  and write the plaintext to OUT (default: FILE, i.e. the name without\n"
     "  .rxlock).  Progress is journalled to FILE.rxlock.journal; interrupt at\n"
-    "  any time and run the same command again to resume.  The journal is\n"
-    "  removed after success; a puzzle refused before any work leaves no file.\n"
+    "  any time and run the same command again to resume.  Every file is checked\n"
+    "  before the work: outputs must not exist (unless --force) nor name the same\n"
+    "  file as another, and the payload's header and length are checked.  The\n"
+    "  journal is removed only once everything was written; a puzzle refused\n"
+    "  before any work leaves no file.\n"
+    "  '-' as FILE reads standard input (then give -o OUT, or --journal PATH);\n"
+    "  '-o -' writes the plaintext to standard output.\n"
     "  -o, --output OUT       plaintext output (never overwritten without --force)\n"
     "      --mode light|full  RandomX mode (default: full when its 2.3 GiB fit here,\n"
     "                         about 4.5x faster; else light, with one warning line)\n"
@@ -37,14 +46,15 @@ const char cmd_unlock_usage[] =
     "      --force            replace an existing OUT / identity file\n"
     "  -q, --quiet            no progress line, no summary\n"
     "      --progress         progress line even when stderr is not a TTY\n"
+    "      --json             progress and result as JSON lines on stdout\n"
     "  exit: 0 ok, 1 failure, 2 usage error, 3 verification failed (bad signature,\n"
-    "        puzzle or payload does not match)\n";
+    "        puzzle or payload does not match), 128+N killed by signal N (130: Ctrl-C)\n";
 
 typedef struct {
     const char *in_path, *out, *journal, *save_id, *pinhex;
     tl_mode mode;
     int mode_req;   /* -1: the mode policy */
-    int force, quiet, progress;
+    int force, quiet, progress, json;
     uint8_t pin[32];
     char defout[PATH_MAX], defjournal[PATH_MAX];
 } unlock_args;
@@ -54,7 +64,8 @@ static int parse_args(int argc, char **argv, unlock_args *a) {
         {"output", required_argument, 0, 'o'}, {"mode", required_argument, 0, 'm'},
         {"journal", required_argument, 0, 'j'}, {"save-identity", required_argument, 0, 'I'},
         {"signer-pin", required_argument, 0, 'p'}, {"force", no_argument, 0, 'f'},
-        {"quiet", no_argument, 0, 'q'}, {"progress", no_argument, 0, 'P'}, {0, 0, 0, 0}
+        {"quiet", no_argument, 0, 'q'}, {"progress", no_argument, 0, 'P'},
+        {"json", no_argument, 0, 'J'}, {0, 0, 0, 0}
     };
     int c;
     optind = 1; opterr = 0;
@@ -69,6 +80,7 @@ static int parse_args(int argc, char **argv, unlock_args *a) {
         case 'f': a->force = 1; break;
         case 'q': a->quiet = 1; break;
         case 'P': a->progress = 1; break;
+        case 'J': a->json = 1; break;
         case ':': return cli_usage_error(argv[0], "option '%s' needs a value", argv[optind - 1]);
         default: return cli_bad_option(argv[0], optopt, argv[optind - 1]);
         }
@@ -77,8 +89,10 @@ static int parse_args(int argc, char **argv, unlock_args *a) {
     if (a->pinhex && cli_parse_pin(a->pinhex, a->pin))
         return cli_usage_error(argv[0], "--signer-pin: want 64 hex digits (an Ed25519 public key)");
     a->in_path = argv[optind];
+    int from_stdin = !strcmp(a->in_path, "-");
     size_t il = strlen(a->in_path);
     if (!a->out) {
+        if (from_stdin) return cli_usage_error(argv[0], "reading standard input: give -o OUT");
         if (il <= 7 || strcmp(a->in_path + il - 7, ".rxlock") != 0)
             return cli_usage_error(argv[0], "%s does not end in .rxlock: give -o OUT", a->in_path);
         if (il - 7 >= sizeof a->defout) return cli_error("%s: name too long", a->in_path);
@@ -86,31 +100,64 @@ static int parse_args(int argc, char **argv, unlock_args *a) {
         a->defout[il - 7] = 0;
         a->out = a->defout;
     }
+    if (cli_path_is_std(a->out) && a->save_id && cli_path_is_std(a->save_id))
+        return cli_usage_error(argv[0], "the plaintext and the identity cannot both go to standard output");
+    if (cli_path_is_std(a->out) && a->json)
+        return cli_usage_error(argv[0], "--json and -o - both write to standard output");
     if (!a->journal) {
-        if (snprintf(a->defjournal, sizeof a->defjournal, "%s.journal", a->in_path) >= (int)sizeof a->defjournal)
-            return cli_error("%s: name too long", a->in_path);
+        const char *base = from_stdin ? a->out : a->in_path;
+        if (from_stdin && cli_path_is_std(a->out))
+            return cli_usage_error(argv[0], "reading standard input and writing standard output: give --journal PATH");
+        if (snprintf(a->defjournal, sizeof a->defjournal, "%s.journal", base) >= (int)sizeof a->defjournal)
+            return cli_error("%s: name too long", base);
         a->journal = a->defjournal;
     }
     return CLI_OK;
 }
 
-/* Read the container's puzzle and check it: CLI_OK or an exit code. */
+/* Standard input copied into an anonymous file: the container is read
+ * twice (the puzzle now, the payload after the solve). */
+static int stdin_copy(void) {
+    int fd = memfd_create("rxlock-unlock-input", MFD_CLOEXEC);
+    if (fd < 0) return -1;
+    char buf[65536];
+    for (;;) {
+        ssize_t k = read(0, buf, sizeof buf);
+        if (k < 0 && errno == EINTR) continue;
+        if (k < 0 || (k > 0 && util_write_all(fd, buf, (size_t)k) != 0)) { int e = errno; close(fd); errno = e; return -1; }
+        if (k == 0) break;
+    }
+    if (lseek(fd, 0, SEEK_SET) != 0) { close(fd); return -1; }
+    return fd;
+}
+
+/* Read the container's puzzle, check it and check its payload's shape:
+ * CLI_OK or an exit code. */
 static int load_puzzle(const unlock_args *a, int fd, tl_puzzle **pz, off_t *off) {
     char *json = NULL, err[256] = "";
     size_t len = 0;
     int rc;
+    cli_file_kind k = cli_file_kind_fd(fd);
+    if (k != CLI_KIND_CONTAINER && k != CLI_KIND_OTHER)
+        return cli_error("%s is not a time-locked file: it is %s", a->in_path, cli_kind_hint(k));
     if (tl_container_parse(fd, &json, &len, off, err, sizeof err) != 0) return cli_error("%s: %s", a->in_path, err);
     rc = tl_puzzle_parse(json, len, pz, err, sizeof err);
     free(json);
     if (rc) return cli_error("%s: bad puzzle: %s", a->in_path, err[0] ? err : tl_strerror(rc));
-    return cli_check_puzzle(a->in_path, *pz, a->pinhex ? a->pin : NULL);
+    if ((rc = cli_check_puzzle(a->in_path, *pz, a->pinhex ? a->pin : NULL))) return rc;
+    /* the payload, as far as it can be checked without the key */
+    if (lseek(fd, *off, SEEK_SET) != *off) return cli_error("%s: %s", a->in_path, strerror(errno));
+    rc = tl_age_check_fd(fd);
+    if (rc) return cli_error("%s: the encrypted payload is unusable (%s): refusing before the work", a->in_path,
+                             rc == TL_AGE_EIO ? strerror(errno) : tl_age_strerror(rc));
+    return CLI_OK;
 }
 
-/* Solve, then decrypt the payload into the atomic output. */
-static int solve_and_open(const unlock_args *a, int fd, off_t off, const tl_puzzle *pz, util_atomic *out,
-                          uint8_t *x, tl_solve_stats *st) {
+/* Solve: CLI_OK with x, or an exit code after a message. */
+static int solve(const unlock_args *a, const tl_puzzle *pz, uint8_t *x, tl_solve_stats *st) {
     cli_progress ui;
-    cli_progress_init(&ui, "unlock", (uint64_t)pz->groups * pz->steps, cli_progress_when(a->quiet, 0, a->progress), 0);
+    cli_progress_init(&ui, "unlock", (uint64_t)pz->groups * pz->steps, cli_progress_when(a->quiet, a->json, a->progress),
+                      a->json);
     tl_solve_opts so = { .mode = a->mode, .journal = a->journal, .progress = cli_progress_cb,
                          .progress_ctx = &ui, .stop = cli_catch_signals() };
     ui.stop = so.stop;
@@ -123,18 +170,32 @@ static int solve_and_open(const unlock_args *a, int fd, off_t off, const tl_puzz
         rc = tl_solve(pz, &so, x, st);
     }
     cli_progress_end(&ui, rc == TL_OK);
-    if (rc == TL_EINTR)
-        return cli_error("interrupted; progress is saved in %s: run the same command again to resume", a->journal);
+    if (rc == TL_EINTR) {
+        cli_error("interrupted; progress is saved in %s: run the same command again to resume", a->journal);
+        return cli_interrupted_rc();
+    }
     if (rc) {
-        cli_work_error(a->in_path, rc, pz->work);
+        cli_solve_error(a->in_path, a->journal, rc, st, pz->work);
         return (rc == TL_EAUTH || rc == TL_ECOMMIT) ? CLI_VERIFY : CLI_FAIL;
     }
-    rc = tl_container_open_payload(fd, off, x, out->fd);
-    if (rc) {
-        cli_error("%s: payload: %s", a->in_path, tl_age_strerror(rc));
-        return rc == TL_AGE_ENOMATCH ? CLI_VERIFY : CLI_FAIL;
-    }
     return CLI_OK;
+}
+
+/* Decrypt the payload into OUT (its temp file made only now) or stdout. */
+static int deliver(const unlock_args *a, int fd, off_t off, const uint8_t *x) {
+    cli_io io = { .in_fd = -1 };
+    int rc = cli_io_open_out(&io, a->out, a->force, 0600);
+    if (rc) return rc;
+    int e = tl_container_open_payload(fd, off, x, io.out_fd);
+    int saved = errno;
+    int fin = cli_io_finish(&io, e == 0);
+    if (e) {
+        if (e == TL_AGE_EIO) cli_error("%s: payload: %s: %s", a->in_path, tl_age_strerror(e), strerror(saved));
+        else cli_error("%s: payload: %s%s", a->in_path, tl_age_strerror(e),
+                       io.out_path ? "" : " (output written so far to stdout is not to be trusted)");
+        return e == TL_AGE_ENOMATCH ? CLI_VERIFY : CLI_FAIL;
+    }
+    return fin;
 }
 
 int cmd_unlock(int argc, char **argv) {
@@ -142,33 +203,44 @@ int cmd_unlock(int argc, char **argv) {
     int ret = parse_args(argc, argv, &a);
     if (ret) return ret;
     if (sodium_init() < 0) return cli_error("libsodium failed to initialise");
-    int fd = open(a.in_path, O_RDONLY | O_CLOEXEC);
+    const cli_path files[] = {
+        { a.in_path, "FILE", CLI_PATH_IN }, { a.out, "-o", CLI_PATH_OUT },
+        { a.save_id, "--save-identity", CLI_PATH_OUT }, { a.journal, "--journal", CLI_PATH_STATE }
+    };
+    if ((ret = cli_paths_check(files, sizeof files / sizeof files[0], a.force))) return ret;
+    int fd = !strcmp(a.in_path, "-") ? stdin_copy() : open(a.in_path, O_RDONLY | O_CLOEXEC);
     if (fd < 0) return cli_error("%s: %s", a.in_path, strerror(errno));
     tl_puzzle *pz = NULL;
     uint8_t *x = NULL;
     off_t off = 0;
-    util_atomic out;
-    int out_open = 0;
     tl_solve_stats st;
     if ((ret = load_puzzle(&a, fd, &pz, &off))) goto done;
     a.mode = cli_mode_pick(pz->work, a.mode_req);   /* issue 19: the one mode policy */
-    /* Refuse an existing output before the long solve. */
-    if (util_atomic_open(&out, a.out, a.force, 0600) != 0) { ret = cli_output_error(a.out); goto done; }
-    out_open = 1;
     if (!(x = sodium_malloc(32))) { ret = cli_error("out of memory"); goto done; }
-    if ((ret = solve_and_open(&a, fd, off, pz, &out, x, &st))) goto done;
-    out_open = 0;
-    if (util_atomic_commit(&out) != 0) { ret = cli_output_error(a.out); goto done; }
-    if (a.save_id) ret = cli_write_identity(a.save_id, x, pz->id, "", a.force);
+    if ((ret = solve(&a, pz, x, &st))) goto done;
+    ret = deliver(&a, fd, off, x);
+    if (ret == CLI_OK && a.save_id) ret = cli_write_identity(a.save_id, x, pz->id, "", a.force);
+    if (ret != CLI_OK) {
+        /* the result was not fully delivered: the journal (which holds the
+         * final chain state) makes the re-run immediate */
+        fprintf(stderr, "rxlock: the solved state is kept in %s: fix the cause and run the same command again\n",
+                a.journal);
+        goto done;
+    }
     if (unlink(a.journal) != 0 && errno != ENOENT)
         fprintf(stderr, "rxlock: warning: cannot remove %s: %s\n", a.journal, strerror(errno));
     char eng[64];
     cli_engine_text(&st.engine, eng, sizeof eng);
-    if (!a.quiet)
-        fprintf(stderr, "rxlock: wrote %s (%llu hashes computed, %s%s)\n", a.out, (unsigned long long)st.steps_computed,
-                eng, st.resumed_group ? ", resumed from the journal" : "");
+    if (a.json)
+        ret = cli_print_json(json_pack("{s:s, s:s, s:I, s:i, s:I, s:s*}", "event", "done", "output", a.out,
+                                       "steps_computed", (json_int_t)st.steps_computed,
+                                       "resumed_group", (int)st.resumed_group,
+                                       "resumed_step", (json_int_t)st.resumed_step, "engine", st.engine.engine));
+    else if (!a.quiet)
+        fprintf(stderr, "rxlock: wrote %s (%llu hashes computed, %s%s)\n",
+                cli_path_is_std(a.out) ? "the plaintext to standard output" : a.out,
+                (unsigned long long)st.steps_computed, eng, st.resumed_group ? ", resumed from the journal" : "");
 done:
-    if (out_open) util_atomic_abort(&out);
     if (x) sodium_free(x);
     tl_puzzle_free(pz);
     close(fd);

@@ -44,11 +44,14 @@ int cli_lock_opt(cli_lock_opts *o, int c, const char *arg, const char *cmd) {
         if (cli_parse_u64(arg, 1, TL_MAX_STEPS, &o->steps)) return cli_usage_error(cmd, "--steps: want 1..2^40");
         return 0;
     case 't':
-        if (cli_parse_duration(arg, &o->duration)) return cli_usage_error(cmd, "--time: want e.g. 90s, 30m, 12h, 7d, 2w, 1y");
+        if (cli_parse_duration(arg, &o->duration))
+            return cli_usage_error(cmd, "--time '%s': %s", arg, cli_duration_error(arg));
         return 0;
     case 'r':
         if (cli_parse_double(arg, 1e-9, 1e15, &o->rate))
-            return cli_usage_error(cmd, "--rate: want a positive number of hashes/s");
+            return cli_usage_error(cmd, "--rate '%s': want a positive number of hashes/s", arg);
+        if (o->rate < 0.001)   /* the puzzle records milli-hashes/s: it would be stored as 0 */
+            return cli_usage_error(cmd, "--rate '%s': below 0.001 hashes/s, the smallest rate a puzzle records", arg);
         return 0;
     case 'c': o->calib = arg; return 0;
     case 'm':
@@ -140,6 +143,10 @@ int cli_lock_resolve(cli_lock_opts *o, const char *cmd) {
         double total = 0;
         if ((rc = size_from_time(o, cmd, &total)) != 0) return rc;
         if (total > (double)TL_MAX_TOTAL) return cli_error("--time x rate = %.3g hashes exceeds 2^48", total);
+        if (o->groups && (double)o->groups > total)   /* issue 22: never silently fewer groups */
+            return cli_usage_error(cmd, "--time x rate = %.0f hash%s, fewer than --groups %llu: give fewer groups, "
+                                   "a longer --time or a higher rate", total, total == 1 ? "" : "es",
+                                   (unsigned long long)o->groups);
         if (!o->groups) o->groups = o->go.workers ? o->go.workers : (uint64_t)util_cpus_usable();
         if (o->groups < 1) o->groups = 1;
         if (o->groups > TL_MAX_GROUPS) o->groups = TL_MAX_GROUPS;
@@ -199,6 +206,9 @@ int cli_lock_generate(cli_lock_opts *o, const char *label, int when, int json,
     if (keep_sk) sodium_memzero(keep_sk, 32);
     if (rc == TL_ENOMEM && o->go.mode == TL_MODE_FULL)
         fprintf(stderr, "rxlock: not enough memory for full mode; try --mode light\n");
-    if (*o->go.stop || rc == TL_EINTR) return cli_error("lock failed: interrupted; nothing written");
+    if (*o->go.stop || rc == TL_EINTR) {
+        cli_error("lock failed: interrupted; nothing written");
+        return cli_interrupted_rc();
+    }
     return cli_work_error("lock failed (nothing written)", rc, o->p.work);
 }

@@ -1,6 +1,8 @@
 /* src/cli/main.c — `rxlock` entry point: global flags, help, and dispatch
  * to one file per subcommand (src/cli/cmd_*.c). */
 #include "cli/cli.h"
+#include "util/util.h"
+#include <sodium.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -92,6 +94,13 @@ int main(int argc, char **argv) {
     for (int i = 2; i < argc; i++) {
         if (!strcmp(argv[i], "--")) break;
         if (!strcmp(argv[i], "--help") || !strcmp(argv[i], "-h")) { fputs(c->usage, stdout); return CLI_OK; }
+    }
+    /* Every command may hold secrets (keys, identities, plaintext, chain
+     * values): no core dumps, no ptrace by other processes; fail closed. */
+    if (sodium_init() < 0) { fprintf(stderr, "rxlock: libsodium failed to initialise\n"); return CLI_FAIL; }
+    if (util_no_core_dumps() != 0) {
+        fprintf(stderr, "rxlock: cannot disable core dumps (RLIMIT_CORE / PR_SET_DUMPABLE): refusing to run\n");
+        return CLI_FAIL;
     }
     return c->run(argc - 1, argv + 1);
 }

@@ -105,9 +105,14 @@ int tl_container_notice(char *buf, size_t cap, const tl_puzzle *pz, const char *
         "# a \"puzzle <bytes>\" line, the rxlock puzzle (JSON), then an age v1 file\n"
         "# encrypted to the puzzle's epoch key: 'rxlock solve' gives the identity\n"
         "# and 'age -d -i' opens the rest.\n"
+        "#\n"
+        "# These notice lines are not authenticated (anyone can change them):\n"
+        "# before spending the time, check the real parameters with\n"
+        "#     rxlock inspect %s\n"
+        "# (and rxlock verify %s --signer-pin KEY for a signed file).\n"
         "#\n",
         nm, promise, pz->groups, pz->steps, tl_work_name(pz->work) ? tl_work_name(pz->work) : "?",
-        total, rate, made, pz->has_signature ? "; the puzzle is signed" : "");
+        total, rate, made, pz->has_signature ? "; the puzzle is signed" : "", nm, nm);
     return (n < 0 || (size_t)n >= cap) ? TL_ETOOBIG : 0;
 }
 

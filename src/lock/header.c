@@ -40,6 +40,32 @@ int tl_puzzle_header(const tl_puzzle *pz, uint8_t *buf, size_t cap, size_t *len)
     return TL_OK;
 }
 
+/* ---- issue 22: the signed message (puzzle format version 2) ----------------
+ * version 1: M = header.  version 2: M = header || W, where
+ * W = BLAKE2b-256("rxlock/wraps/v2" || u32le(G) || nonce_1 || ct_1 || ... ||
+ * nonce_G || ct_G): the signature covers every wrap (the wraps cannot be in
+ * H, which they authenticate as their aad). */
+int tl_puzzle_signs_wraps(const tl_puzzle *pz) { return pz && pz->version >= 2; }
+
+int tl_signed_message(const tl_puzzle *pz, uint8_t *buf, size_t cap, size_t *len) {
+    int rc = tl_puzzle_header(pz, buf, cap, len);
+    if (rc || !tl_puzzle_signs_wraps(pz)) return rc;
+    if (!pz->wraps || *len + 32 > cap) return TL_EINVAL;
+    uint8_t g4[4];
+    crypto_generichash_state st;
+    tl_put32(g4, pz->groups);
+    crypto_generichash_init(&st, NULL, 0, 32);
+    crypto_generichash_update(&st, (const uint8_t *)"rxlock/wraps/v2", 15);
+    crypto_generichash_update(&st, g4, 4);
+    for (uint32_t g = 0; g < pz->groups; g++) {
+        crypto_generichash_update(&st, pz->wraps[g].nonce, 24);
+        crypto_generichash_update(&st, pz->wraps[g].ct, 48);
+    }
+    crypto_generichash_final(&st, buf + *len, 32);
+    *len += 32;
+    return TL_OK;
+}
+
 int tl_header_digest(const tl_puzzle *pz, uint8_t H[32]) {
     uint8_t buf[TL_HEADER_MAX];
     size_t len;

@@ -188,6 +188,43 @@ static int rate_source_valid(const char *s) {
     return 1;
 }
 
+/* ---- issue 22: a failed plan leaves nothing ------------------------------
+ * What tl_plan_create made so far, removed again when it fails: the key
+ * files it wrote, the plan's files, the sub-directories and the directory
+ * it created. */
+typedef struct {
+    int made_dir, made_sub[3], began, planner_key, worker_key;
+} plan_made;
+static const char *const plan_subs[3] = { "jobs", "results", "logs" };
+
+static void plan_undo(const char *dir, const tl_plan_opts *o, const plan_made *m) {
+    char path[PATH_MAX];
+    if (m->planner_key) (void)unlink(o->planner_key);
+    if (m->worker_key) (void)unlink(o->worker_key);
+    if (!m->began) { if (m->made_dir) (void)rmdir(dir); return; }
+    clear_groups(dir, "jobs");
+    clear_groups(dir, "results");
+    static const char *const files[] = { "plan.secrets", "slurm.sbatch", "k8s-job.yaml", "plan.json" };
+    for (int k = 0; k < 4; k++)
+        if (tl_plan_path(path, sizeof path, dir, files[k], 0) == 0) (void)unlink(path);
+    for (int k = 0; k < 3; k++)
+        if (m->made_sub[k] && tl_plan_path(path, sizeof path, dir, plan_subs[k], 0) == 0) (void)rmdir(path);
+    if (m->made_dir) (void)rmdir(dir);
+}
+
+#ifdef RXLOCK_TESTING
+/* Test build: RXLOCK_TEST_PLAN_ENOSPC=N fails the N-th job file's write
+ * with ENOSPC (a disk that fills up mid-plan). */
+static int plan_fault(uint32_t g) {
+    const char *v = getenv("RXLOCK_TEST_PLAN_ENOSPC");
+    if (!v || strtoul(v, NULL, 10) != g) return 0;
+    errno = ENOSPC;
+    return 1;
+}
+#else
+static int plan_fault(uint32_t g) { (void)g; return 0; }
+#endif
+
 int tl_plan_create(const tl_params *p, const tl_plan_opts *o, const char *dir,
                    uint8_t pk[32], char *err, size_t errlen) {
     if (err && errlen) err[0] = 0;
@@ -205,6 +242,7 @@ int tl_plan_create(const tl_params *p, const tl_plan_opts *o, const char *dir,
     /* The directory: new, or (with force) an old plan's.  One we create is
      * removed again if the checks below refuse the plan. */
     int made = mkdir(dir, 0755) == 0;
+    plan_made undo = { .made_dir = made };
     if ((!made && mkdir_p1(dir) != 0) || !realpath(dir, rdir)) {
         tl_set_err(err, errlen, "%s: cannot create the plan directory: %s", dir, strerror(errno));
         return TL_EIO;
@@ -238,7 +276,7 @@ int tl_plan_create(const tl_params *p, const tl_plan_opts *o, const char *dir,
         { if (made) rmdir(dir); return TL_EINVAL; }
     }
     if (!o->force && (lstat(o->planner_key, &st) == 0 || lstat(o->worker_key, &st) == 0)) {
-        tl_set_err(err, errlen, "%s: already exists (use --force to overwrite)",
+        tl_set_err(err, errlen, "%s: already exists (use --force to replace it)",
                 lstat(o->planner_key, &st) == 0 ? o->planner_key : o->worker_key);
         { if (made) rmdir(dir); return TL_EIO; }
     }
@@ -279,19 +317,22 @@ int tl_plan_create(const tl_params *p, const tl_plan_opts *o, const char *dir,
     char id[17], title[160];
     util_hex_encode(id, pi->D, 8);
     snprintf(title, sizeof title, "rxlock planner key for plan %s (X25519): keep it off the workers' storage", id);
+    undo.began = 1;
     if ((rc = tl_plan_key_save(o->planner_key, planner_sk, title, o->force))) {
         tl_set_err(err, errlen, "%s: %s", o->planner_key, strerror(errno));
         goto out;
     }
+    undo.planner_key = 1;
     snprintf(title, sizeof title, "rxlock worker key for plan %s (X25519): opens its job files (the seeds)", id);
     if ((rc = tl_plan_key_save(o->worker_key, worker_sk, title, o->force))) {
         tl_set_err(err, errlen, "%s: %s", o->worker_key, strerror(errno));
         goto out;
     }
+    undo.worker_key = 1;
     if (o->force) { clear_groups(dir, "jobs"); clear_groups(dir, "results"); }
-    const char *subs[] = { "jobs", "results", "logs" };
     for (int k = 0; k < 3; k++)
-        if (tl_plan_path(path, sizeof path, dir, subs[k], 0) != 0 || mkdir_p1(path) != 0) {
+        if (tl_plan_path(path, sizeof path, dir, plan_subs[k], 0) != 0 ||
+            ((undo.made_sub[k] = mkdir(path, 0755) == 0) == 0 && mkdir_p1(path) != 0)) {
             tl_set_err(err, errlen, "%s: %s", path, strerror(errno));
             rc = TL_EIO;
             goto out;
@@ -309,7 +350,7 @@ int tl_plan_create(const tl_params *p, const tl_plan_opts *o, const char *dir,
         memcpy(job->seed, e + 24, 32);
         memcpy(job->rkey, e + 56, 32);
         if ((rc = tl_job_seal(jf, pi->D, g, job, pi->worker_pk))) goto out;
-        if (tl_plan_path(path, sizeof path, dir, "job", g) != 0 ||
+        if (tl_plan_path(path, sizeof path, dir, "job", g) != 0 || plan_fault(g) ||
             util_write_file_atomic(path, jf, sizeof jf, 1, 0644) != 0) {
             tl_set_err(err, errlen, "%s: %s", path, strerror(errno));
             rc = TL_EIO;
@@ -335,6 +376,7 @@ int tl_plan_create(const tl_params *p, const tl_plan_opts *o, const char *dir,
     free(txt);
     if (rc == TL_OK) memcpy(pk, pz->epoch_pk, 32);
 out:
+    if (rc != TL_OK) plan_undo(dir, o, &undo);
     if (sec) sodium_free(sec);
     if (job) sodium_free(job);
     free(blob);

@@ -62,6 +62,17 @@ static int rate_source_ok(const char *s) {
     return 1;
 }
 
+/* issue 22: X of small order (a point of the 8-torsion): X25519 with any
+ * scalar (clamped: a multiple of 8) gives zero, so no x has X25519(x, 9) = X
+ * and the puzzle is unsolvable by construction. */
+static int tl_low_order_point(const uint8_t X[32]) {
+    uint8_t n[32], q[32];
+    memset(n, 0x5a, sizeof n);
+    int low = crypto_scalarmult(q, n, X) != 0;
+    sodium_memzero(q, sizeof q);
+    return low;
+}
+
 static int add(json_t *o, const char *k, json_t *v) {
     return v && json_object_set_new(o, k, v) == 0 ? 0 : -1;
 }
@@ -150,9 +161,9 @@ static int parse_obj(json_t *o, tl_puzzle *pz, char *err, size_t errlen) {
     json_t *ver = json_object_get(o, "rxlock_puzzle");
     if (!ver) { tl_set_err(err, errlen, "not an rxlock puzzle (no \"rxlock_puzzle\" field)"); return TL_EFORMAT; }
     if (!json_is_integer(ver)) { tl_set_err(err, errlen, "field \"rxlock_puzzle\": want an integer version"); return TL_EFORMAT; }
-    if (json_integer_value(ver) != 1 && json_integer_value(ver) != TL_PUZZLE_VERSION) {
-        tl_set_err(err, errlen, "unsupported puzzle version %lld (this rxlock reads versions 1 and %d)",
-                (long long)json_integer_value(ver), TL_PUZZLE_VERSION);
+    if (json_integer_value(ver) < TL_PUZZLE_VERSION_MIN || json_integer_value(ver) > TL_PUZZLE_VERSION) {
+        tl_set_err(err, errlen, "unsupported puzzle version %lld (this rxlock reads versions %d to %d)",
+                (long long)json_integer_value(ver), TL_PUZZLE_VERSION_MIN, TL_PUZZLE_VERSION);
         return TL_EVERSION;
     }
     pz->version = (int)json_integer_value(ver);
@@ -183,6 +194,10 @@ static int parse_obj(json_t *o, tl_puzzle *pz, char *err, size_t errlen) {
         (rc = get_hex(o, "epoch_public_key", pz->epoch_pk, 32, err, errlen)))
         return rc;
     if (sodium_is_zero(pz->epoch_pk, 32)) { tl_set_err(err, errlen, "field \"epoch_public_key\": all zero"); return TL_EFORMAT; }
+    if (tl_low_order_point(pz->epoch_pk)) {   /* issue 22 */
+        tl_set_err(err, errlen, "field \"epoch_public_key\": a low-order point (no secret opens it: unsolvable)");
+        return TL_EFORMAT;
+    }
     if ((rc = get_uint(o, "assumed_rate_mhps", 0, 1ull << 62, &pz->rate_mhps, err, errlen))) return rc;
     v = json_object_get(o, "rate_source");
     if (!json_is_string(v) || !rate_source_ok(json_string_value(v))) {
@@ -321,10 +336,10 @@ int tl_puzzle_verify(const tl_puzzle *pz, const uint8_t *pin) {
         if (sodium_memcmp(pin, pz->signer, 32) != 0) return TL_EPIN;
     }
     if (pz->has_signer) {
-        uint8_t buf[TL_HEADER_MAX];
+        uint8_t buf[TL_SIGNED_MAX];
         size_t len;
         if (!pz->has_signature) return TL_ESIG;
-        if (tl_puzzle_header(pz, buf, sizeof buf, &len) != 0) return TL_EFORMAT;
+        if (tl_signed_message(pz, buf, sizeof buf, &len) != 0) return TL_EFORMAT;
         if (crypto_sign_verify_detached(pz->signature, buf, len, pz->signer) != 0) return TL_ESIG;
     }
     return TL_OK;

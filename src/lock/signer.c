@@ -62,9 +62,9 @@ int tl_signer_load(const char *path, uint8_t sk[64], uint8_t pk[32]) {
 }
 
 int tl_puzzle_sign(tl_puzzle *pz, const uint8_t sign_sk[64]) {
-    uint8_t hdr[TL_HEADER_MAX];
+    uint8_t hdr[TL_SIGNED_MAX];
     size_t hlen;
-    int rc = tl_puzzle_header(pz, hdr, sizeof hdr, &hlen);
+    int rc = tl_signed_message(pz, hdr, sizeof hdr, &hlen);
     if (rc) return rc;
     if (crypto_sign_detached(pz->signature, NULL, hdr, hlen, sign_sk) != 0) return TL_ESIG;
     pz->has_signature = 1;

@@ -5,6 +5,7 @@
  * from the last valid entry.  A journal this call creates and never writes
  * an entry to is removed when the call fails (nothing left behind). */
 #include "tl_internal.h"
+#include <errno.h>
 #include <fcntl.h>
 #include <sodium.h>
 #include <stdlib.h>
@@ -31,6 +32,9 @@ static volatile uint64_t *test_counter(void) {
 static volatile uint64_t *test_counter(void) { return NULL; }
 #endif
 
+/* issue 22: the error came from the journal; keep its errno for the caller */
+#define JOURNAL_FAILED() (st.journal_failed = 1, st.journal_errno = errno)
+
 int tl_solve(const tl_puzzle *pz, const tl_solve_opts *o, uint8_t x[32], tl_solve_stats *stats) {
     tl_solve_stats st = {0};
     if (stats) *stats = st;
@@ -53,7 +57,7 @@ int tl_solve(const tl_puzzle *pz, const tl_solve_opts *o, uint8_t x[32], tl_solv
     tl_journal *j = NULL;
     tl_work *w = NULL;
     volatile uint64_t *ctr = test_counter();
-    int made_journal = 0;
+    int made_journal = 0, retried = 0;
     tl_progress p = {0};
     if (o && o->journal) {
         struct stat jst;
@@ -62,9 +66,11 @@ int tl_solve(const tl_puzzle *pz, const tl_solve_opts *o, uint8_t x[32], tl_solv
         uint32_t jg = 0;
         uint64_t ji = 0;
         rc = tl_journal_open(&j, o->journal, H, &have, &jg, &ji, pt);
-        if (rc) goto out;
+        if (rc) { JOURNAL_FAILED(); goto out; }
         if (have) {
-            if (jg < 1 || jg > G || ji >= S) { rc = TL_EJOURNAL; goto out; }
+            /* (G, S): the final chain state, journalled before the last
+             * wrap is opened (a failed delivery re-runs instantly) */
+            if (jg < 1 || jg > G || ji > S || (ji == S && jg != G)) { rc = TL_EJOURNAL; errno = 0; JOURNAL_FAILED(); goto out; }
             g = jg; i = ji;
             memcpy(d, pt, 32);
             st.resumed_group = g;
@@ -113,7 +119,7 @@ int tl_solve(const tl_puzzle *pz, const tl_solve_opts *o, uint8_t x[32], tl_solv
             if (now - b0 < 0.01 && batch < (1u << 22)) batch *= 2;
             int stop = o && o->stop && *o->stop;
             if (j && i < S && (stop || now - t_ck >= ck_sec || (ck_steps && since_ck >= ck_steps))) {
-                if ((rc = tl_journal_append(j, g, i, d))) goto out;
+                if ((rc = tl_journal_append(j, g, i, d))) { JOURNAL_FAILED(); goto out; }
                 st.checkpoints++;
                 t_ck = now;
                 since_ck = 0;
@@ -130,8 +136,25 @@ int tl_solve(const tl_puzzle *pz, const tl_solve_opts *o, uint8_t x[32], tl_solv
                 if (o->progress(&p, o->progress_ctx)) { rc = TL_EINTR; goto out; }
             }
         }
+        if (j && g == G && since_ck) {
+            if ((rc = tl_journal_append(j, g, S, d))) { JOURNAL_FAILED(); goto out; }
+            st.checkpoints++;
+        }
         const tl_wrap *wr = &pz->wraps[g - 1];
         if (tl_wrap_open(pt, wr->ct, d, pz->id, H, g, wr->nonce) != 0) {
+            /* issue 22: resumed inside this group, the journal's chain value
+             * may be the wrong one (its checksum only guards the bytes):
+             * once, go back to the group's start and compute it again */
+            if (!retried && st.resumed_group == g && st.resumed_step > 0 &&
+                (g == 1 || (j && tl_journal_group_start(j, g, d) == TL_OK))) {
+                retried = 1;
+                if (g == 1) memcpy(d, pz->seed, 32);
+                i = 0;
+                since_ck = 0;
+                if (j && (rc = tl_journal_append(j, g, 0, d))) { JOURNAL_FAILED(); goto out; }
+                if (j) st.checkpoints++;
+                continue;
+            }
             st.failed_group = g;
             rc = TL_EAUTH;
             goto out;
@@ -141,7 +164,7 @@ int tl_solve(const tl_puzzle *pz, const tl_solve_opts *o, uint8_t x[32], tl_solv
         g++;
         i = 0;
         if (j) {
-            if ((rc = tl_journal_append(j, g, 0, d))) goto out;
+            if ((rc = tl_journal_append(j, g, 0, d))) { JOURNAL_FAILED(); goto out; }
             st.checkpoints++;
             t_ck = tl_now();
             since_ck = 0;

@@ -46,6 +46,10 @@ int tl_test_mode(void);
 /* Canonical header (header.c).  TL_HEADER_MAX bounds its size. */
 #define TL_HEADER_MAX 256
 int tl_header_digest(const tl_puzzle *pz, uint8_t H[32]);
+/* issue 22: the message the Ed25519 signature covers: the canonical header,
+ * and from version 2 on the wraps' digest after it (header.c). */
+#define TL_SIGNED_MAX (TL_HEADER_MAX + 32)
+int tl_signed_message(const tl_puzzle *pz, uint8_t *buf, size_t cap, size_t *len);
 /* Sign the canonical header with sign_sk (Ed25519; pz->signer already set)
  * and verify the result (signer.c). */
 /* The public parameters of a new puzzle from p: version, work, G, S, rate
@@ -70,6 +74,9 @@ int  tl_journal_open(tl_journal **j, const char *path, const uint8_t H[32],
                      int *have, uint32_t *g, uint64_t *i, uint8_t d[32]);
 int  tl_journal_append(tl_journal *j, uint32_t g, uint64_t i, const uint8_t d[32]);
 void tl_journal_close(tl_journal *j);
+/* issue 22: the last valid entry (g, 0, s_g) of j: TL_OK and d, or
+ * TL_EJOURNAL when there is none. */
+int  tl_journal_group_start(tl_journal *j, uint32_t g, uint8_t d[32]);
 #define TL_JOURNAL_HEADER_SIZE 96
 #define TL_JOURNAL_ENTRY_SIZE  80
 /* Pure parser (fuzzed): scan a journal image; returns 0 and fills the last

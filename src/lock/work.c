@@ -20,8 +20,12 @@ struct tl_work {
     rx_cache *cache;
     rx_dataset *ds;
     rx_vm *vm;
+    uint8_t *msg;             /* key (sha3) + chain message, the live chain
+                                 value among them: sodium_malloc'd (locked,
+                                 guarded, not on the stack), wiped */
     tl_engine_info info;      /* fixed when the VM is built */
 };
+#define WORK_MSG_SIZE (32 + 68)
 
 static unsigned work_flags(tl_work_type type) {
     unsigned flags = rx_flags_from_env(rx_flags_default());
@@ -115,6 +119,7 @@ static int work_new(tl_work **out, tl_work_type type, const uint8_t key[32], tl_
     w->type = type;
     w->info.work = type;
     memcpy(w->key, key, 32);
+    if (sodium_init() < 0 || !(w->msg = sodium_malloc(WORK_MSG_SIZE))) { free(w); return TL_ENOMEM; }
     if (type == TL_WORK_SHA3_256) {
         *out = w;
         return TL_OK;
@@ -146,30 +151,30 @@ static int work_new(tl_work **out, tl_work_type type, const uint8_t key[32], tl_
 
 int tl_work_step(tl_work *w, uint32_t g, uint64_t i, const uint8_t d_in[32], uint8_t d_out[32]) {
     if (!w || !d_in || !d_out) return TL_EINVAL;
-    uint8_t buf[32 + 68];
+    uint8_t *buf = w->msg;
     int rc = TL_OK;
     if (w->type == TL_WORK_SHA3_256) {
         memcpy(buf, w->key, 32);
         tl_chain_message(buf + 32, g, i, d_in);
-        sha3_256(d_out, buf, sizeof buf);
+        sha3_256(d_out, buf, WORK_MSG_SIZE);
     } else {
         tl_chain_message(buf, g, i, d_in);
         rc = rx_vm_hash(w->vm, buf, 68, d_out);
     }
-    sodium_memzero(buf, sizeof buf);
+    sodium_memzero(buf, WORK_MSG_SIZE);
     return rc;
 }
 
 int tl_work_steps(tl_work *w, uint32_t g, uint64_t i0, uint64_t n, uint8_t d[32]) {
     if (!w || !d) return TL_EINVAL;
-    uint8_t buf[32 + 68];
+    uint8_t *buf = w->msg;
     int rc = TL_OK;
     if (w->type == TL_WORK_SHA3_256) {
         memcpy(buf, w->key, 32);
         tl_chain_message(buf + 32, g, 0, d);
         for (uint64_t k = 0; k < n; k++) {
             tl_put64(buf + 32 + 28, i0 + k);
-            sha3_256(buf + 32 + 36, buf, sizeof buf);
+            sha3_256(buf + 32 + 36, buf, WORK_MSG_SIZE);
         }
         memcpy(d, buf + 32 + 36, 32);
     } else {
@@ -180,7 +185,7 @@ int tl_work_steps(tl_work *w, uint32_t g, uint64_t i0, uint64_t n, uint8_t d[32]
         }
         if (rc == TL_OK) memcpy(d, buf + 36, 32);
     }
-    sodium_memzero(buf, sizeof buf);
+    sodium_memzero(buf, WORK_MSG_SIZE);
     return rc;
 }
 
@@ -189,6 +194,7 @@ void tl_work_free_vm(tl_work *w) {
     if (w->vm) rx_vm_free(w->vm);
     w->vm = NULL;
     sodium_memzero(w->key, sizeof w->key);
+    if (w->msg) sodium_memzero(w->msg, WORK_MSG_SIZE);
 }
 
 void tl_work_free(tl_work *w) {
@@ -196,6 +202,7 @@ void tl_work_free(tl_work *w) {
     if (w->vm) rx_vm_free(w->vm);
     if (w->ds) rx_dataset_free(w->ds);
     if (w->cache) rx_cache_free(w->cache);
+    if (w->msg) sodium_free(w->msg);
     sodium_memzero(w, sizeof *w);
     free(w);
 }

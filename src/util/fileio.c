@@ -1,11 +1,14 @@
-/* src/util/fileio.c — bounded reads and crash-safe, no-clobber writes. */
+/* src/util/fileio.c — bounded reads and crash-safe, no-clobber writes
+ * (temp files flock'ed while written; stale ones removed by the next write). */
 #include "util/util.h"
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <libgen.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/file.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -62,6 +65,35 @@ int util_fsync_dir(const char *path) {
     return rc;
 }
 
+/* Remove temp files of our naming ("BASE.tmp-XXXXXX" beside path) that no
+ * live writer holds (each writer keeps its temp file flock'ed): what a
+ * kill -9 left behind. */
+static void clean_stale(const char *path) {
+    char dir[PATH_MAX], f[PATH_MAX];
+    const char *slash = strrchr(path, '/');
+    const char *base = slash ? slash + 1 : path;
+    size_t bl = strlen(base);
+    if (!slash) strcpy(dir, ".");
+    else if (slash == path) strcpy(dir, "/");
+    else if ((size_t)(slash - path) < sizeof dir) { memcpy(dir, path, (size_t)(slash - path)); dir[slash - path] = 0; }
+    else return;
+    DIR *d = opendir(dir);
+    if (!d) return;
+    for (struct dirent *de; (de = readdir(d));) {
+        const char *n = de->d_name;
+        if (strlen(n) != bl + 11 || strncmp(n, base, bl) != 0 || strncmp(n + bl, ".tmp-", 5) != 0) continue;
+        if (snprintf(f, sizeof f, "%s/%s", dir, n) >= (int)sizeof f) continue;
+        int fd = open(f, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC);
+        struct stat st;
+        if (fd < 0) continue;
+        if (fstat(fd, &st) == 0 && S_ISREG(st.st_mode) && st.st_uid == geteuid() &&
+            flock(fd, LOCK_EX | LOCK_NB) == 0)
+            (void)unlink(f);
+        close(fd);
+    }
+    closedir(d);
+}
+
 int util_atomic_open(util_atomic *a, const char *path, int force, mode_t mode) {
     a->fd = -1;
     a->force = force;
@@ -71,9 +103,15 @@ int util_atomic_open(util_atomic *a, const char *path, int force, mode_t mode) {
     }
     struct stat st;
     if (!force && lstat(path, &st) == 0) { errno = EEXIST; return -1; }
+    clean_stale(path);
     a->fd = mkostemp(a->tmp, O_CLOEXEC);
-    if (a->fd < 0) return -1;
-    if (fchmod(a->fd, mode) != 0) { util_atomic_abort(a); return -1; }
+    if (a->fd < 0) { a->tmp[0] = 0; return -1; }
+    /* held until closed: marks the temp file as in use (clean_stale) */
+    if (flock(a->fd, LOCK_EX | LOCK_NB) != 0) { util_atomic_abort(a); return -1; }
+    /* the caller's mode less the umask, as open(2) would give */
+    mode_t um = umask(077);
+    umask(um);
+    if (fchmod(a->fd, mode & ~um) != 0) { util_atomic_abort(a); return -1; }
     return 0;
 }
 

@@ -64,9 +64,10 @@ static void draw(util_progress *p, double now, int final) {
         if (final || p->done >= p->total) snprintf(es, sizeof es, "done");
         else if (rate > 0) util_format_duration(es, sizeof es, (double)(p->total - p->done) / rate + p->eta_extra);
         else snprintf(es, sizeof es, "?");
-        n = snprintf(line, sizeof line, "%s: %llu/%llu (%.1f%%)  %s %s  elapsed %s  ETA %s",
+        /* resumed: the time shown is this run's, not since the first start */
+        n = snprintf(line, sizeof line, "%s: %llu/%llu (%.1f%%)  %s %s  %s %s  ETA %s",
                      p->label, (unsigned long long)p->done, (unsigned long long)p->total,
-                     pct > 100 ? 100.0 : pct, rs, p->unit, ts, es);
+                     pct > 100 ? 100.0 : pct, rs, p->unit, p->base ? "this run" : "elapsed", ts, es);
     } else {
         n = snprintf(line, sizeof line, "%s: %llu  %s %s  elapsed %s", p->label,
                      (unsigned long long)p->done, rs, p->unit, ts);

@@ -38,6 +38,11 @@ int  util_write_all(int fd, const void *buf, size_t len);
 /* fsync the directory holding path.  0 or -1. */
 int  util_fsync_dir(const char *path);
 
+/* No core dumps of this process or its children: RLIMIT_CORE 0 and
+ * PR_SET_DUMPABLE 0 (also keeps other processes of the user from ptrace
+ * and /proc/PID/mem).  0, or -1 when either call failed. */
+int  util_no_core_dumps(void);
+
 /* CPUs this process may run on: its affinity mask's size (what Slurm,
  * cpusets and taskset allow), else the online CPUs; at least 1. */
 unsigned util_cpus_usable(void);

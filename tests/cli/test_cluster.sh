@@ -200,7 +200,7 @@ RXLOCK_WORKER_KEY=keys/worker.key JOB_COMPLETION_INDEX=0 expect_rc 0 "index and 
 # --- checkpoints: SIGINT and kill -9 mid-chain, re-run resumes ----------------------
 "$R" group B 0 --worker-key keys/wb.key > int.log 2>&1 & kp=$!
 sleep 1; kill -INT $kp; wait $kp; irc=$?
-check "SIGINT: exit 1" test $irc -eq 1
+check "SIGINT: exit 130 (128 + SIGINT)" test $irc -eq 130
 check "SIGINT: checkpointed" test -e B/results/group-0001.ckpt
 check "SIGINT: says so" grep -q 'interrupted (checkpointed)' int.log
 rm -f B/results/group-0001.ckpt
@@ -239,7 +239,7 @@ check "not test-only" grep -q '"test_only": false' s.json
 expect_rc 0 "plan batch big" "$R" plan --work sha3-256 --groups 2 --steps 15000000 --batch 2 --planner-key keys/pbb.key --worker-key keys/wbb.key -o BB
 "$R" group BB 0 --worker-key keys/wbb.key > term.log 2>&1 & kp=$!
 sleep 1; kill -TERM $kp; wait $kp; trc=$?
-check "batch SIGTERM: exit 1" test $trc -eq 1
+check "batch SIGTERM: exit 143 (128 + SIGTERM)" test $trc -eq 143
 check "batch SIGTERM: both groups checkpointed" test -e BB/results/group-0001.ckpt -a -e BB/results/group-0002.ckpt
 check "batch SIGTERM: no result yet" test ! -e BB/results/group-0001.result -a ! -e BB/results/group-0002.result
 expect_rc 0 "batch re-run" "$R" group BB 0 --worker-key keys/wbb.key

@@ -54,10 +54,10 @@ expect_rc 1 "foreign journal refused" "$R" solve q.json --journal keep.journal -
 check "foreign journal: one line" test "$(wc -l < "$TMP/.err")" -eq 1
 check "foreign journal: says so" grep -q 'another puzzle' "$TMP/.err"
 check "foreign journal: untouched, no identity" test ! -e q.txt
-# SIGINT: checkpoint, exit 1, resume
+# SIGINT: checkpoint, exit 130 (128 + SIGINT), resume
 "$R" solve p.json --mode light -o id3.txt >/dev/null 2>"$TMP/int.err" & sp=$!
 sleep 0.5; kill -INT $sp; wait $sp; rc=$?
-check "solve SIGINT: exit 1" test $rc -eq 1
+check "solve SIGINT: exit 130" test $rc -eq 130
 check "solve SIGINT: says resume" grep -q 're-run the same command' "$TMP/int.err"
 check "solve SIGINT: journal kept, no identity" test -s id3.txt.journal -a ! -e id3.txt
 expect_rc 0 "solve after SIGINT" "$R" solve p.json --mode light --json -o id3.txt

@@ -141,7 +141,7 @@ check "kill -9 worker, no retries: no puzzle" test ! -e kw0.json
 # SIGINT to the supervisor: stops all workers, nothing written
 "$R" lock $big -o int.json >/dev/null 2>&1 & lp=$!
 sleep 0.5; kill -INT $lp; wait $lp; rc=$?
-check "SIGINT: exit 1" test $rc -eq 1
+check "SIGINT: exit 130 (128 + SIGINT)" test $rc -eq 130
 check "SIGINT: no puzzle" test ! -e int.json
 check "SIGINT: no temp files" sh -c '! ls int.json.tmp* 2>/dev/null | grep -q .'
 sleep 0.2

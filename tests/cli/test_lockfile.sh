@@ -166,7 +166,7 @@ if [ "$irc" -eq 0 ]; then
   echo "note: unlock finished before the interrupt (fast machine); resume not exercised" >&2
   ok; ok; ok
 else
-  check "interrupted unlock exits 1 (got $irc)" test "$irc" -eq 1
+  check "interrupted unlock exits 130 (128 + SIGINT; got $irc)" test "$irc" -eq 130
   check "interrupt message mentions resume" grep -q 'run the same command again to resume' int.err
   check "journal beside the file" test -s r.bin.rxlock.journal
   check "no plaintext after interrupt" test ! -e r.bin
