@@ -149,8 +149,10 @@ static void sbatch(FILE *f, const tl_plan_job_files *in) {
         in->id, pz->groups, (unsigned long long)pz->steps, wn, md, pi->batch, in->rdir, wkdef, in->wk_local,
         wkdef, in->rdir);
     if (in->time_limit)
-        fprintf(f, "# Time limit: %s rxlock plan --slurm-time.\n",
-                o->slurm_time ? "from" : "twice the per-group work at the plan's rate, plus setup and 10 min; see");
+        fprintf(f, "# Time limit: %s.\n", o->slurm_time ? "from rxlock plan --slurm-time"
+                   : o->task_rate_mhps ? "twice one group's work at rxlock plan --task-rate, plus setup and 10 min"
+                   : "twice one group's work at the plan's rate, plus setup and 10 min (rxlock plan\n"
+                     "# --slurm-time or --task-rate set it; nodes slower than that rate need it)");
     else
         fprintf(f, "# No --time: the plan has no rate (--steps without --rate), so the partition's\n"
                    "# default limit applies; re-plan with --slurm-time or --task-rate to set one.\n");
