@@ -8,6 +8,9 @@
 #   bench          build the benchmarks in bench/
 #   install        PREFIX=/usr/local (DESTDIR honoured), man page included
 #   lint-man       check docs/rxlock.1 (mandoc -T lint, else groff -ww)
+#   static         build/static/rxlock: the CLI as a static PIE (Debian's
+#                  libsodium.a and libjansson.a, glibc), for the container image
+#   image          the container image rxlock:VERSION (tools/container.sh build)
 VERSION   := 0.1.0
 PREFIX    ?= /usr/local
 DESTDIR   ?=
@@ -50,7 +53,7 @@ CLI_OBJ   := $(CLI_SRC:%.c=$(BUILD)/obj/%.o)
 TEST_BIN  := $(TEST_SRC:tests/%.c=$(BUILD)/tests/%) $(API_TEST:tests/%.c=$(BUILD)/tests/%)
 BENCH_BIN := $(BENCH_SRC:bench/%.c=$(BUILD)/bench/%)
 
-.PHONY: all deps check check-full check-sanitize demo bench fuzz install clean tests lint-man
+.PHONY: all deps check check-full check-sanitize demo bench fuzz install clean tests lint-man static image
 all: $(BUILD)/librxlock.a $(BUILD)/librxlock.so $(BUILD)/rxlock
 
 $(BUILD)/obj/%.o: %.c
@@ -78,6 +81,16 @@ $(BUILD)/librxlock.so: $(LIB_OBJ)
 
 $(BUILD)/rxlock: $(CLI_OBJ) $(BUILD)/librxlock.a
 	$(CC) $(LDFLAGS) -pie -o $@ $(CLI_OBJ) $(BUILD)/librxlock.a $(LIBS)
+
+# A static PIE: no shared library at run time (a FROM scratch image).
+STATIC_LIBS := $(shell pkg-config --static --libs $(PKGS) 2>/dev/null || echo -lsodium -ljansson) -lpthread -lm
+static: $(BUILD)/static/rxlock
+$(BUILD)/static/rxlock: $(CLI_OBJ) $(BUILD)/librxlock.a
+	@mkdir -p $(dir $@)
+	$(CC) $(LDFLAGS) -static-pie -o $@ $(CLI_OBJ) $(BUILD)/librxlock.a $(STATIC_LIBS)
+
+image: static
+	@sh tools/container.sh build $(BUILD)/static/rxlock
 
 $(BUILD)/tests/%: tests/%.c tests/test.h $(BUILD)/librxlock-test.a
 	@mkdir -p $(dir $@)

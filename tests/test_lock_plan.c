@@ -190,6 +190,60 @@ static void t_plan_roundtrip(void) {
     CHECK(system(cmd) == 0);
 }
 
+/* The Slurm time limit (issue 25): given, derived from a rate, none. */
+static void t_time_limit(void) {
+    tl_params p = { .work = TL_WORK_SHA3_256, .groups = 2, .steps = 30000, .rate_mhps = 1000000,
+                    .rate_source = "flag" };
+    tl_plan_opts o = { .mode = TL_MODE_LIGHT };
+    CHECK(tl_plan_time_limit(&p, &o) == 660);                 /* 2 x 30 s + 600 s */
+    o.task_rate_mhps = 100000;
+    CHECK(tl_plan_time_limit(&p, &o) == 1200);                /* 2 x 300 s + 600 s */
+    o.slurm_time = 61;
+    CHECK(tl_plan_time_limit(&p, &o) == 120);                 /* whole minutes, up */
+    o.slurm_time = 0; o.task_rate_mhps = 0; p.rate_mhps = 0;
+    CHECK(tl_plan_time_limit(&p, &o) == 0);                   /* no rate: none */
+    /* RandomX: light tasks at a full-mode rate run 10x slower; setup 60 / 600 s */
+    p.work = TL_WORK_RANDOMX_V2; p.steps = 4838400; p.rate_mhps = 768000;
+    CHECK(tl_plan_time_limit(&p, &o) == 126660);                /* 2 x 63000 + 60 + 600 */
+    snprintf(p.rate_source, sizeof p.rate_source, "calibration (light)");
+    CHECK(tl_plan_time_limit(&p, &o) == (2 * 6300 + 60 + 600 + 59) / 60 * 60);
+    o.mode = TL_MODE_FULL;
+    snprintf(p.rate_source, sizeof p.rate_source, "flag");
+    CHECK(tl_plan_time_limit(&p, &o) == (2 * 6300 + 600 + 600 + 59) / 60 * 60);
+}
+
+/* Bad job file settings are refused before anything is written. */
+static void t_script_settings(void) {
+    char tmpl[] = "/tmp/rxlock-plan-XXXXXX";
+    char *base = mkdtemp(tmpl);
+    CHECK(base != NULL);
+    if (!base) return;
+    char dir[256], pkey[256], wkey[256], err[512];
+    snprintf(dir, sizeof dir, "%s/plan", base);
+    snprintf(pkey, sizeof pkey, "%s/planner.key", base);
+    snprintf(wkey, sizeof wkey, "%s/worker.key", base);
+    tl_params p = { .work = TL_WORK_SHA3_256, .groups = 2, .steps = 10, .rate_source = "none" };
+    const char *extra_bad[] = { "--qos=high", "qos" }, *extra_ok[] = { "--qos=high" };
+    tl_plan_opts bad[] = {
+        { .slurm_partition = "a b" }, { .slurm_account = "x\ny" }, { .sbatch_extra = extra_bad, .n_sbatch_extra = 2 },
+        { .n_sbatch_extra = 1 }, { .sbatch_extra = extra_ok, .n_sbatch_extra = TL_PLAN_SBATCH_EXTRA_MAX + 1 },
+        { .node_worker_key = "relative/w.key" }, { .node_worker_key = "/a b" }, { .image = "img\"" },
+        { .pvc = "Upper" }, { .pvc = "-x" }, { .pvc = "ok", .pvc_subpath = "../up" }, { .pvc = "ok", .pvc_subpath = "/abs" },
+        { .k8s_namespace = "a.b" }, { .slurm_time = 3651ull * 86400 },
+    };
+    struct stat st;
+    for (size_t k = 0; k < sizeof bad / sizeof bad[0]; k++) {
+        bad[k].planner_key = pkey;
+        bad[k].worker_key = wkey;
+        uint8_t pk[32];
+        err[0] = 0;
+        CHECK(tl_plan_create(&p, &bad[k], dir, pk, err, sizeof err) == TL_EINVAL);
+        CHECK(err[0] == '-');                                  /* names the option */
+        CHECK(stat(pkey, &st) != 0 && stat(wkey, &st) != 0 && stat(dir, &st) != 0);
+    }
+    rmdir(base);
+}
+
 int main(void) {
     if (sodium_init() < 0) return 1;
     setup();
@@ -197,5 +251,7 @@ int main(void) {
     RUN(t_result);
     RUN(t_ckpt_secrets);
     RUN(t_plan_roundtrip);
+    RUN(t_time_limit);
+    RUN(t_script_settings);
     return test_summary();
 }

@@ -3,8 +3,11 @@
 # Does nothing when they are all present.  Product deps: libsodium, jansson,
 # pkg-config.  Test-only oracles/tools: librandomx (RandomX v1 oracle),
 # OpenSSL (SHA3 oracle), age (interop), valgrind, clang + libFuzzer runtime,
-# python3-yaml (checks the generated Kubernetes manifest), mandoc (man page
-# lint), bsdutils (script(1): a terminal for progress tests).
+# python3-yaml (checks the generated Kubernetes manifest; with the machine's
+# Node >= 20 and npm, tests/cli/test_k8s_schema.sh installs kubernetes-models
+# into build/ at test time), mandoc (man page lint), bsdutils (script(1): a
+# terminal for progress tests).  podman + runc: tools/container.sh install;
+# Slurm: tools/slurm-local.sh install (the CI stages that need them).
 set -e
 PKGS="build-essential pkg-config libsodium-dev libjansson-dev librandomx-dev libssl-dev openssl age time valgrind clang libclang-rt-14-dev python3-yaml mandoc bsdutils"
 missing=""

@@ -326,10 +326,36 @@ typedef struct {
     uint32_t batch;               /* groups per task (0 = 1)                 */
     tl_mode  mode;                /* RandomX mode the tasks use              */
     int      force;               /* replace an existing plan / key files    */
+    /* The job files' settings (slurm.sbatch, k8s-job.yaml); 0 / NULL = the
+     * default.  Strings are checked (a bounded character set each: they are
+     * written into a script and a manifest unquoted); TL_EINVAL otherwise. */
+    uint64_t slurm_time;          /* seconds; 0 = tl_plan_time_limit()       */
+    uint64_t task_rate_mhps;      /* one group's rate on the nodes, in the tasks'
+                                     mode, milli-hashes/s; 0 = the plan's rate */
+    const char *slurm_partition;  /* #SBATCH --partition                    */
+    const char *slurm_account;    /* #SBATCH --account                      */
+    const char *const *sbatch_extra; /* n_sbatch_extra lines "--opt[=value]" */
+    uint32_t n_sbatch_extra;      /* at most TL_PLAN_SBATCH_EXTRA_MAX        */
+    const char *node_worker_key;  /* the worker key's absolute path on the nodes
+                                     (sbatch); NULL = $HOME/.rxlock/ + the
+                                     worker key file's name */
+    const char *image;            /* container image; NULL = localhost/rxlock:VERSION */
+    const char *pvc;              /* the plan volume's claim; NULL = rxlock-plan */
+    const char *pvc_subpath;      /* the plan directory inside it; NULL = its root */
+    const char *k8s_namespace;    /* NULL = none (kubectl's current)        */
+    uint32_t k8s_uid, k8s_gid;    /* pod user/group (non-root); 0 = the plan
+                                     directory's owner, else 65532          */
 } tl_plan_opts;
+#define TL_PLAN_SBATCH_EXTRA_MAX 32
 /* pk receives X (the epoch public key, known from the start). */
 int tl_plan_create(const tl_params *p, const tl_plan_opts *o, const char *dir,
                    uint8_t pk[32], char *err, size_t errlen);
+/* The Slurm time limit plan writes (seconds, a whole number of minutes):
+ * o->slurm_time when set; else 2 x (steps / rate) + setup (RandomX full:
+ * 600 s, light: 60 s) + 600 s, where rate is o->task_rate_mhps, else the
+ * plan's rate (divided by 10 for RandomX light-mode tasks when the rate is
+ * not a light-mode calibration's); 0 when there is no rate (no limit). */
+uint64_t tl_plan_time_limit(const tl_params *p, const tl_plan_opts *o);
 
 typedef struct {
     const char *worker_key;       /* path of the worker key file (required)  */

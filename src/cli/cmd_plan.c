@@ -9,6 +9,7 @@
 #include "rxlock/age.h"
 #include <errno.h>
 #include <getopt.h>
+#include <math.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -16,7 +17,7 @@ const char cmd_plan_usage[] =
     "usage: rxlock plan [--work randomx-v2|randomx-v1|sha3-256] --groups G\n"
     "                   (--steps S | --time DURATION (--rate H/s | --calibration FILE))\n"
     "                   [--mode light|full] [--batch B] --planner-key FILE --worker-key FILE\n"
-    "                   [--force] -o, --output DIR\n"
+    "                   [job file options] [--force] -o, --output DIR\n"
     "\n"
     "Plan a puzzle for generation on a cluster: draws every secret now, as\n"
     "`rxlock lock` does, and writes DIR: plan.json (public), jobs/ (one sealed job\n"
@@ -38,7 +39,44 @@ const char cmd_plan_usage[] =
     "                       Neither key may be inside DIR.\n"
     "  --force              replace an existing plan in DIR and existing key files\n"
     "  -o, --output DIR     the plan directory (created; the workers' shared storage)\n"
+    "Job file options (slurm.sbatch):\n"
+    "  --slurm-time DURATION   #SBATCH --time (e.g. 36h, 2d); default: twice one group's\n"
+    "                       work at --task-rate (else the plan's rate, /10 for light-mode\n"
+    "                       tasks), + setup (full 10 min, light 1 min) + 10 min; none\n"
+    "                       without a rate\n"
+    "  --task-rate H/s      one group's hash rate on the nodes in the tasks' mode\n"
+    "                       (e.g. `rxlock calibrate` there), for the default --slurm-time\n"
+    "  --slurm-partition P, --slurm-account A   #SBATCH --partition / --account\n"
+    "  --sbatch --OPT[=VALUE]  one more #SBATCH line (repeatable, up to 32), e.g.\n"
+    "                       --sbatch --qos=long\n"
+    "  --node-worker-key PATH  the worker key's absolute path on the nodes (default\n"
+    "                       $HOME/.rxlock/ and the --worker-key file's name)\n"
+    "Job file options (k8s-job.yaml):\n"
+    "  --image REF          the container image (default localhost/rxlock:VERSION,\n"
+    "                       imagePullPolicy IfNotPresent)\n"
+    "  --pvc CLAIM[:PATH]   the plan volume's claim (default rxlock-plan) and the plan\n"
+    "                       directory inside it (default its root)\n"
+    "  --namespace NS       metadata.namespace (default none: kubectl's current)\n"
+    "  --k8s-user UID[:GID] the pod's user and fsGroup (default: the owner of DIR,\n"
+    "                       65532 when that is root); runAsNonRoot\n"
     "exit: 0 ok, 1 failure, 2 usage error\n";
+
+enum { OPT_STIME = 0x200, OPT_SPART, OPT_SACCT, OPT_SBATCH, OPT_TRATE, OPT_NODEWK, OPT_IMAGE, OPT_PVC,
+       OPT_NS, OPT_KUSER };
+
+/* "UID[:GID]", each 1..2^31-1 */
+static int parse_ids(const char *s, uint32_t *uid, uint32_t *gid) {
+    char buf[32];
+    uint64_t u, g = 0;
+    if (strlen(s) >= sizeof buf) return -1;
+    strcpy(buf, s);
+    char *colon = strchr(buf, ':');
+    if (colon) *colon = 0;
+    if (cli_parse_u64(buf, 1, 0x7fffffff, &u) || (colon && cli_parse_u64(colon + 1, 1, 0x7fffffff, &g))) return -1;
+    *uid = (uint32_t)u;
+    *gid = (uint32_t)g;
+    return 0;
+}
 
 int cmd_plan(int argc, char **argv) {
     static const struct option opts[] = {
@@ -47,8 +85,17 @@ int cmd_plan(int argc, char **argv) {
         {"rate", required_argument, 0, 'r'}, {"calibration", required_argument, 0, 'c'},
         {"mode", required_argument, 0, 'm'}, {"batch", required_argument, 0, 'B'},
         {"planner-key", required_argument, 0, 'P'}, {"worker-key", required_argument, 0, 'W'},
-        {"force", no_argument, 0, 'f'}, {"output", required_argument, 0, 'o'}, {0, 0, 0, 0}
+        {"force", no_argument, 0, 'f'}, {"output", required_argument, 0, 'o'},
+        {"slurm-time", required_argument, 0, OPT_STIME}, {"slurm-partition", required_argument, 0, OPT_SPART},
+        {"slurm-account", required_argument, 0, OPT_SACCT}, {"sbatch", required_argument, 0, OPT_SBATCH},
+        {"task-rate", required_argument, 0, OPT_TRATE}, {"node-worker-key", required_argument, 0, OPT_NODEWK},
+        {"image", required_argument, 0, OPT_IMAGE}, {"pvc", required_argument, 0, OPT_PVC},
+        {"namespace", required_argument, 0, OPT_NS}, {"k8s-user", required_argument, 0, OPT_KUSER},
+        {0, 0, 0, 0}
     };
+    const char *extra[TL_PLAN_SBATCH_EXTRA_MAX];
+    char pvc[256];
+    double d;
     cli_lock_opts lo;
     cli_lock_opts_init(&lo);
     tl_plan_opts po = {0};
@@ -67,6 +114,37 @@ int cmd_plan(int argc, char **argv) {
         case 'W': po.worker_key = optarg; break;
         case 'f': po.force = 1; break;
         case 'o': out = optarg; break;
+        case OPT_STIME:
+            if (cli_parse_duration(optarg, &d) || d < 60 || d > 3650.0 * 86400)
+                return cli_usage_error(argv[0], "--slurm-time: want 1m .. 3650d, e.g. 36h, 2d");
+            po.slurm_time = (uint64_t)ceil(d);
+            break;
+        case OPT_TRATE:
+            if (cli_parse_double(optarg, 1e-3, 1e15, &d)) return cli_usage_error(argv[0], "--task-rate: want a positive number of hashes/s");
+            po.task_rate_mhps = (uint64_t)llround(d * 1000.0);
+            break;
+        case OPT_SPART: po.slurm_partition = optarg; break;
+        case OPT_SACCT: po.slurm_account = optarg; break;
+        case OPT_SBATCH:
+            if (po.n_sbatch_extra >= TL_PLAN_SBATCH_EXTRA_MAX)
+                return cli_usage_error(argv[0], "--sbatch: at most %u lines", TL_PLAN_SBATCH_EXTRA_MAX);
+            extra[po.n_sbatch_extra++] = optarg;
+            po.sbatch_extra = extra;
+            break;
+        case OPT_NODEWK: po.node_worker_key = optarg; break;
+        case OPT_IMAGE: po.image = optarg; break;
+        case OPT_PVC: {
+            if (strlen(optarg) >= sizeof pvc) return cli_usage_error(argv[0], "--pvc: too long");
+            strcpy(pvc, optarg);
+            char *colon = strchr(pvc, ':');
+            if (colon) { *colon = 0; po.pvc_subpath = optarg + (colon - pvc) + 1; }
+            po.pvc = pvc;
+            break;
+        }
+        case OPT_NS: po.k8s_namespace = optarg; break;
+        case OPT_KUSER:
+            if (parse_ids(optarg, &po.k8s_uid, &po.k8s_gid)) return cli_usage_error(argv[0], "--k8s-user: want UID or UID:GID (non-zero)");
+            break;
         case ':': return cli_usage_error(argv[0], "option '%s' needs a value", argv[optind - 1]);
         default: return cli_bad_option(argv[0], optopt, argv[optind - 1]);
         }
@@ -96,12 +174,22 @@ int cmd_plan(int argc, char **argv) {
     if (tl_age_recipient_encode(pk, rcp) != 0) return cli_error("cannot encode the recipient");
     printf("%s\n", rcp);
     uint32_t tasks = (lo.p.groups + po.batch - 1) / po.batch;
+    uint64_t tl = tl_plan_time_limit(&lo.p, &po);
+    const char *wkbase = strrchr(po.worker_key, '/') ? strrchr(po.worker_key, '/') + 1 : po.worker_key;
+    char tlim[128] = "none (no rate: give --slurm-time or --task-rate)";
+    if (tl) snprintf(tlim, sizeof tlim, "%llu-%02u:%02u:%02u%s", (unsigned long long)(tl / 86400),
+                     (unsigned)(tl / 3600 % 24), (unsigned)(tl / 60 % 60), (unsigned)(tl % 60),
+                     po.slurm_time ? "" : " (2 x the work at the plan's rate + setup; --slurm-time, --task-rate)");
     fprintf(stderr,
             "rxlock: planned %u groups x %llu %s steps in %s (%u task%s of %u group%s)\n"
             "  Slurm:      sbatch %s/slurm.sbatch\n"
+            "              time limit %s\n"
+            "              the worker key at %s%s on the nodes first\n"
             "  Kubernetes: see the steps at the top of %s/k8s-job.yaml\n"
             "  then:       rxlock assemble %s --planner-key %s -o puzzle.json\n",
             lo.p.groups, (unsigned long long)lo.p.steps, tl_work_name(lo.p.work), out, tasks, tasks == 1 ? "" : "s",
-            po.batch, po.batch == 1 ? "" : "s", out, out, out, po.planner_key);
+            po.batch, po.batch == 1 ? "" : "s", out, tlim,
+            po.node_worker_key ? po.node_worker_key : "~/.rxlock/", po.node_worker_key ? "" : wkbase,
+            out, out, po.planner_key);
     return CLI_OK;
 }

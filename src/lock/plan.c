@@ -1,8 +1,8 @@
 /* src/lock/plan.c — tl_plan_create: draw a puzzle's secrets exactly as
  * tl_generate does, and write the plan directory for a cluster: plan.json,
- * one sealed job file per group, plan.secrets, slurm.sbatch and
- * k8s-job.yaml, plus the planner and worker key files (outside the
- * directory).  docs/FORMAT.md §Cluster plan. */
+ * one sealed job file per group, plan.secrets, plus the planner and
+ * worker key files (outside the directory); the job files slurm.sbatch and
+ * k8s-job.yaml come from plan_scripts.c.  docs/FORMAT.md §Cluster plan. */
 #include "plan_internal.h"
 #include "util/util.h"
 #include <dirent.h>
@@ -17,16 +17,6 @@
 #include <time.h>
 #include <unistd.h>
 
-
-/* Characters allowed in paths written into the job scripts (no quoting,
- * whitespace, shell expansion or Slurm '%' patterns). */
-static int script_safe(const char *s) {
-    for (; *s; s++)
-        if (!((*s >= 'a' && *s <= 'z') || (*s >= 'A' && *s <= 'Z') || (*s >= '0' && *s <= '9') ||
-              strchr("/._-+,:=@", *s)))
-            return 0;
-    return 1;
-}
 
 /* Is `path` (a file, maybe not yet existing) inside directory `rdir` (a
  * resolved path)?  Its parent directory must exist. */
@@ -61,124 +51,6 @@ static void clear_groups(const char *dir, const char *sub) {
             if (snprintf(f, sizeof f, "%s/%s", path, de->d_name) < (int)sizeof f) (void)unlink(f);
         }
     closedir(d);
-}
-
-static uint64_t mem_mib(tl_work_type w, tl_mode m, uint32_t batch) {
-    if (w == TL_WORK_SHA3_256) return 128 + 8ull * batch;
-    return (m == TL_MODE_FULL ? 2900 : 512) + 32ull * batch;
-}
-
-static int write_scripts(const char *dir, const char *rdir, const char *rwk, const tl_plan_info *pi,
-                         char *err, size_t errlen) {
-    char id[13], path[PATH_MAX], *buf = malloc(8192);
-    if (!buf) return TL_ENOMEM;
-    util_hex_encode(id, pi->D, 6);
-    const tl_puzzle *pz = &pi->pub;
-    const char *wn = tl_work_name(pz->work);
-    uint64_t mem = mem_mib(pz->work, pi->mode, pi->batch);
-    int n = snprintf(buf, 8192,
-        "#!/bin/bash\n"
-        "# slurm.sbatch - rxlock plan %s: %u groups x %llu %s steps, %u group(s) per task.\n"
-        "# Submit from anywhere:  sbatch %s/slurm.sbatch\n"
-        "# Every array task runs `rxlock group DIR $SLURM_ARRAY_TASK_ID`.  A task is\n"
-        "# idempotent and checkpoints (sealed) while it runs: a requeued, preempted or\n"
-        "# resubmitted task redoes only what is missing.  Then, on the planner's host:\n"
-        "#   rxlock assemble %s --planner-key PLANNER.key -o puzzle.json\n"
-        "# The tasks read the worker key below; it lets its holder read every job\n"
-        "# file (the seeds): keep it where only your jobs can read it (docs/SECURITY.md).\n"
-        "# More than MaxArraySize (default 1001) tasks: re-plan with a larger --batch.\n"
-        "#SBATCH --job-name=rxlock-%s\n"
-        "#SBATCH --array=0-%u\n"
-        "#SBATCH --ntasks=1\n"
-        "#SBATCH --cpus-per-task=%u\n"
-        "#SBATCH --mem=%lluM\n"
-        "#SBATCH --output=%s/logs/slurm-%%A_%%a.out\n"
-        "#SBATCH --open-mode=append\n"
-        "#SBATCH --requeue\n"
-        "set -eu\n"
-        "RXLOCK=${RXLOCK:-rxlock}\n"
-        "RXLOCK_PLAN_DIR=${RXLOCK_PLAN_DIR:-%s}\n"
-        "export RXLOCK_WORKER_KEY=${RXLOCK_WORKER_KEY:-%s}\n"
-        "exec \"$RXLOCK\" group \"$RXLOCK_PLAN_DIR\" \"$SLURM_ARRAY_TASK_ID\"\n",
-        id, pz->groups, (unsigned long long)pz->steps, wn, pi->batch, rdir, rdir, id, pi->tasks - 1,
-        pi->batch, (unsigned long long)mem, rdir, rdir, rwk);
-    int rc = TL_OK;
-    if (n < 0 || n >= 8192) rc = TL_EINVAL;
-    else if (tl_plan_path(path, sizeof path, dir, "slurm.sbatch", 0) != 0 ||
-             util_write_file_atomic(path, buf, (size_t)n, 1, 0755) != 0) {
-        tl_set_err(err, errlen, "%s: %s", path, strerror(errno));
-        rc = TL_EIO;
-    }
-    if (rc == TL_OK) {
-        n = snprintf(buf, 8192,
-            "# k8s-job.yaml - rxlock plan %s: %u groups x %llu %s steps, %u group(s) per task.\n"
-            "# An Indexed Job: pod JOB_COMPLETION_INDEX runs `rxlock group /rxlock/plan`\n"
-            "# (the index comes from the environment).  Before `kubectl apply -f k8s-job.yaml`:\n"
-            "#  1. put this plan directory at the root of a ReadWriteMany volume and\n"
-            "#     name its claim below (claimName);\n"
-            "#  2. kubectl create secret generic rxlock-%s-worker --from-file=worker.key=%s\n"
-            "#     (then delete that file from anywhere the seeds must not be);\n"
-            "#  3. set image to an image that holds the rxlock binary on its PATH.\n"
-            "# Then, on the planner's host: rxlock assemble DIR --planner-key PLANNER.key -o puzzle.json\n"
-            "apiVersion: batch/v1\n"
-            "kind: Job\n"
-            "metadata:\n"
-            "  name: rxlock-%s\n"
-            "  labels:\n"
-            "    app.kubernetes.io/name: rxlock\n"
-            "spec:\n"
-            "  completionMode: Indexed\n"
-            "  completions: %u\n"
-            "  parallelism: %u\n"
-            "  backoffLimit: %u\n"
-            "  template:\n"
-            "    metadata:\n"
-            "      labels:\n"
-            "        app.kubernetes.io/name: rxlock\n"
-            "    spec:\n"
-            "      restartPolicy: OnFailure\n"
-            "      containers:\n"
-            "        - name: group\n"
-            "          image: rxlock:latest\n"
-            "          command: [\"rxlock\", \"group\", \"/rxlock/plan\"]\n"
-            "          env:\n"
-            "            - name: RXLOCK_WORKER_KEY\n"
-            "              value: /rxlock/worker-key/worker.key\n"
-            "          resources:\n"
-            "            requests:\n"
-            "              cpu: \"%u\"\n"
-            "              memory: %lluMi\n"
-            "            limits:\n"
-            "              memory: %lluMi\n"
-            "          securityContext:\n"
-            "            allowPrivilegeEscalation: false\n"
-            "            readOnlyRootFilesystem: true\n"
-            "          volumeMounts:\n"
-            "            - name: plan\n"
-            "              mountPath: /rxlock/plan\n"
-            "            - name: worker-key\n"
-            "              mountPath: /rxlock/worker-key\n"
-            "              readOnly: true\n"
-            "      volumes:\n"
-            "        - name: plan\n"
-            "          persistentVolumeClaim:\n"
-            "            claimName: rxlock-plan\n"
-            "        - name: worker-key\n"
-            "          secret:\n"
-            "            secretName: rxlock-%s-worker\n"
-            "            defaultMode: 0444\n",
-            id, pz->groups, (unsigned long long)pz->steps, wn, pi->batch, id, rwk, id, pi->tasks, pi->tasks,
-            pi->tasks * 2 > 6 ? pi->tasks * 2 : 6, pi->batch, (unsigned long long)mem,
-            (unsigned long long)mem, id);
-        if (n < 0 || n >= 8192) rc = TL_EINVAL;
-        else if (tl_plan_path(path, sizeof path, dir, "k8s-job.yaml", 0) != 0 ||
-                 util_write_file_atomic(path, buf, (size_t)n, 1, 0644) != 0) {
-            tl_set_err(err, errlen, "%s: %s", path, strerror(errno));
-            rc = TL_EIO;
-        }
-    }
-    free(buf);
-    return rc;
 }
 
 static int rate_source_valid(const char *s) {
@@ -227,6 +99,7 @@ static int plan_fault(uint32_t g) { (void)g; return 0; }
 
 int tl_plan_create(const tl_params *p, const tl_plan_opts *o, const char *dir,
                    uint8_t pk[32], char *err, size_t errlen) {
+    int rc0;
     if (err && errlen) err[0] = 0;
     if (!p || !o || !dir || !pk || !o->planner_key || !o->worker_key) return TL_EINVAL;
     if (!tl_work_name(p->work) || p->groups < 1 || p->groups > TL_MAX_GROUPS || p->steps < 1 ||
@@ -234,6 +107,7 @@ int tl_plan_create(const tl_params *p, const tl_plan_opts *o, const char *dir,
         p->rate_mhps > (1ull << 62) || p->target_seconds > (1ull << 62) ||
         (o->mode != TL_MODE_LIGHT && o->mode != TL_MODE_FULL) || o->batch > p->groups)
         return TL_EINVAL;
+    if ((rc0 = tl_plan_scripts_check(o, err, errlen))) return rc0;
     if (sodium_init() < 0) return TL_ERANDOM;
     const uint32_t G = p->groups;
     char path[PATH_MAX], rdir[PATH_MAX], rpk[PATH_MAX], rwk[PATH_MAX], wkabs[PATH_MAX];
@@ -252,7 +126,7 @@ int tl_plan_create(const tl_params *p, const tl_plan_opts *o, const char *dir,
         tl_set_err(err, errlen, "%s: already holds a plan (use --force to replace it)", dir);
         { if (made) rmdir(dir); return TL_EIO; }
     }
-    if (!script_safe(rdir)) {
+    if (!tl_plan_script_safe(rdir)) {
         tl_set_err(err, errlen, "%s: the plan directory's path may hold only letters, digits and /._-+,:=@ "
                              "(it is written into the job scripts)", rdir);
         { if (made) rmdir(dir); return TL_EINVAL; }
@@ -271,7 +145,7 @@ int tl_plan_create(const tl_params *p, const tl_plan_opts *o, const char *dir,
     const char *base = strrchr(o->worker_key, '/');
     base = base ? base + 1 : o->worker_key;
     if (snprintf(wkabs, sizeof wkabs, "%s/%s", strcmp(rwk, "/") ? rwk : "", base) >= (int)sizeof wkabs ||
-        !*base || !script_safe(wkabs)) {
+        !*base || !tl_plan_script_safe(wkabs)) {
         tl_set_err(err, errlen, "%s: the worker key's path may hold only letters, digits and /._-+,:=@", o->worker_key);
         { if (made) rmdir(dir); return TL_EINVAL; }
     }
@@ -364,7 +238,11 @@ int tl_plan_create(const tl_params *p, const tl_plan_opts *o, const char *dir,
         rc = TL_EIO;
         goto out;
     }
-    if ((rc = write_scripts(dir, rdir, wkabs, pi, err, errlen))) goto out;
+    tl_plan_job_files jf = { .pi = pi, .o = o, .rdir = rdir, .wk_local = wkabs,
+                             .time_limit = tl_plan_time_limit(p, o) };
+    util_hex_encode(jf.id, pi->D, 6);
+    tl_plan_k8s_ids(rdir, o, &jf.uid, &jf.gid);
+    if ((rc = tl_plan_scripts_write(dir, &jf, err, errlen))) goto out;
     char *txt = NULL;
     size_t tlen = 0;
     if ((rc = tl_plan_info_json(pi, &txt, &tlen))) goto out;

@@ -56,7 +56,7 @@ run_k8s() {
 R=$RXLOCK_TESTBIN   # deterministic test mode: test build only, up to the unset below
 export RXLOCK_TEST_INSECURE=1 RXLOCK_TEST_SEED=0f0e0d0c0b0a09080706050403020100
 # --- plan ------------------------------------------------------------------------
-expect_rc 0 "plan sha3" "$R" plan --work sha3-256 --groups 6 --steps 30000 --planner-key keys/planner.key --worker-key keys/worker.key -o P
+expect_rc 0 "plan sha3" "$R" plan --work sha3-256 --groups 6 --steps 30000 --planner-key keys/planner.key --worker-key keys/worker.key --node-worker-key "$TMP/keys/worker.key" -o P
 rcp=$(cat "$TMP/.out")
 check "plan prints an age recipient" sh -c "echo '$rcp' | grep -q '^age1'"
 check "plan files" test -f P/plan.json -a -f P/plan.secrets -a -f P/slurm.sbatch -a -f P/k8s-job.yaml -a -d P/results -a -d P/logs
@@ -100,6 +100,63 @@ assert "secret" in vols["worker-key"] and "persistentVolumeClaim" in vols["plan"
 ' P/k8s-job.yaml
 fi
 
+# --- the job files' settings (issue 25) ---------------------------------------------
+check "no rate: no --time, says why" sh -c "! grep -q '^#SBATCH --time' P/slurm.sbatch && grep -q '^# No --time: the plan has no rate' P/slurm.sbatch"
+check "node worker key as given" grep -qx "export RXLOCK_WORKER_KEY=\${RXLOCK_WORKER_KEY:-$TMP/keys/worker.key}" P/slurm.sbatch
+check "light, batch 1: --mem=544M (RandomX) / sha3 136M" grep -qx '#SBATCH --mem=136M' P/slurm.sbatch
+expect_rc 0 "plan --rate: derived time limit" "$R" plan --work sha3-256 --groups 2 --steps 30000 --rate 1000 --planner-key keys/j1p.key --worker-key keys/j1w.key -o J1
+# 2 x 30 s of work + 600 s = 660 s = 11 min
+check "derived: 2 x work + 10 min" grep -qx '#SBATCH --time=0-00:11:00' J1/slurm.sbatch
+check "default node key: \$HOME/.rxlock/NAME" grep -qx 'export RXLOCK_WORKER_KEY=${RXLOCK_WORKER_KEY:-$HOME/.rxlock/j1w.key}' J1/slurm.sbatch
+check "plan says where the key goes" grep -q 'the worker key at ~/.rxlock/j1w.key on the nodes' "$TMP/.err"
+expect_rc 0 "plan --task-rate" "$R" plan --work sha3-256 --groups 2 --steps 30000 --rate 1000 --task-rate 100 --planner-key keys/j2p.key --worker-key keys/j2w.key -o J2
+check "task rate: 2 x 300 s + 600 s" grep -qx '#SBATCH --time=0-00:20:00' J2/slurm.sbatch
+# RandomX light tasks at a (full-mode) plan rate: rate / 10, + 60 s setup:
+# 2 x 4838400/76.8 + 60 + 600 = 126660 s -> 2111 min = 1-11:11:00
+expect_rc 0 "plan v2 light, --rate 768" "$R" plan --work randomx-v2 --mode light --groups 96 --time 7d --rate 768 --planner-key keys/j3p.key --worker-key keys/j3w.key -o J3
+check "light: derived from rate / 10" grep -qx '#SBATCH --time=1-11:11:00' J3/slurm.sbatch
+check "light: --mem=544M" grep -qx '#SBATCH --mem=544M' J3/slurm.sbatch
+expect_rc 0 "plan: every Slurm option, full, batch 2" "$R" plan --work randomx-v2 --mode full --batch 2 --groups 4 --steps 100 \
+  --slurm-time 36h --slurm-partition long --slurm-account proj-7 --sbatch --qos=high --sbatch=--mail-type=END \
+  --node-worker-key /home/op/.rxlock/w4.key --planner-key keys/j4p.key --worker-key keys/j4w.key -o J4
+check "full, batch 2: --mem=2656M (2080 + 256 + 256 + 2 x 32)" grep -qx '#SBATCH --mem=2656M' J4/slurm.sbatch
+check "--slurm-time 36h" grep -qx '#SBATCH --time=1-12:00:00' J4/slurm.sbatch
+check "--slurm-partition" grep -qx '#SBATCH --partition=long' J4/slurm.sbatch
+check "--slurm-account" grep -qx '#SBATCH --account=proj-7' J4/slurm.sbatch
+check "--sbatch lines, in order" sh -c "grep '^#SBATCH --\(qos\|mail-type\)' J4/slurm.sbatch | tr '\n' ' ' | grep -qx '#SBATCH --qos=high #SBATCH --mail-type=END '"
+check "--node-worker-key" grep -qx 'export RXLOCK_WORKER_KEY=${RXLOCK_WORKER_KEY:-/home/op/.rxlock/w4.key}' J4/slurm.sbatch
+check "J4: bash -n" bash -n J4/slurm.sbatch
+check "no planner-local key path in the commands" sh -c "! grep -v '^#' J4/slurm.sbatch | grep -q 'keys/j4w.key'"
+n=0
+for bad in "--slurm-partition a;b" "--slurm-account a|b" "--sbatch qos=high" "--sbatch --a;b" "--node-worker-key rel/w.key" \
+           "--image a|b" "--pvc Bad" "--pvc ok:../up" "--pvc ok:/abs" "--namespace UPPER" "--namespace -x"; do
+  n=$((n + 1))
+  # shellcheck disable=SC2086
+  expect_rc 1 "refused: $bad" "$R" plan --work sha3-256 --groups 2 --steps 10 --planner-key keys/bad$n.p --worker-key keys/bad$n.w $bad -o BAD$n
+  check "refused ($bad): no key, no plan" test ! -e keys/bad$n.p -a ! -e keys/bad$n.w -a ! -e BAD$n/plan.json
+done
+expect_rc 2 "--slurm-time under a minute" "$R" plan --work sha3-256 --groups 2 --steps 10 --slurm-time 10s --planner-key keys/x.p --worker-key keys/x.w -o X
+expect_rc 2 "--k8s-user 0" "$R" plan --work sha3-256 --groups 2 --steps 10 --k8s-user 0 --planner-key keys/x.p --worker-key keys/x.w -o X
+expect_rc 2 "--task-rate 0" "$R" plan --work sha3-256 --groups 2 --steps 10 --task-rate 0 --planner-key keys/x.p --worker-key keys/x.w -o X
+if [ $HAVE_YAML = 1 ]; then
+  check "k8s defaults: image, pull policy, claim, pod user, retries" python3 -c '
+import os, sys, yaml
+d = yaml.safe_load(open(sys.argv[1]))
+s = d["spec"]; t = s["template"]["spec"]; c = t["containers"][0]
+assert c["image"].startswith("localhost/rxlock:") and c["imagePullPolicy"] == "IfNotPresent", c
+assert {v["name"]: v for v in t["volumes"]}["plan"]["persistentVolumeClaim"]["claimName"] == "rxlock-plan"
+assert "namespace" not in d["metadata"]
+assert t["restartPolicy"] == "Never" and s["backoffLimitPerIndex"] == 3 and "backoffLimit" not in s
+assert [r["action"] for r in s["podFailurePolicy"]["rules"]] == ["Ignore", "FailIndex"]
+sc = t["securityContext"]
+uid = os.stat(sys.argv[2]).st_uid
+want = uid if uid != 0 else 65532
+assert sc["runAsNonRoot"] is True and sc["runAsUser"] == want and sc["fsGroup"] >= 1, sc
+assert c["securityContext"]["capabilities"]["drop"] == ["ALL"]
+assert c["resources"]["requests"]["memory"] == "544Mi" and c["resources"]["limits"]["memory"] == "544Mi"
+' J3/k8s-job.yaml J3
+fi
+
 # --- run the Slurm array locally: out of order, one task killed -9 ----------------
 for i in 4 1 5; do run_slurm P $i > "slurm-$i.log" 2>&1 & done
 wait
@@ -108,7 +165,7 @@ expect_rc 1 "assemble with groups missing" "$R" assemble P --planner-key keys/pl
 check "missing groups named" sh -c "grep -q 'group 1: result missing' '$TMP/.err' && grep -q 'group 3: result missing' '$TMP/.err' && grep -q 'group 4: result missing' '$TMP/.err'"
 check "missing: no puzzle" test ! -e early.json
 # kill -9 one task while it runs (a bigger plan so the kill lands mid-chain)
-expect_rc 0 "plan big" "$R" plan --work sha3-256 --groups 2 --steps 15000000 --planner-key keys/pb.key --worker-key keys/wb.key -o B
+expect_rc 0 "plan big" "$R" plan --work sha3-256 --groups 2 --steps 15000000 --planner-key keys/pb.key --worker-key keys/wb.key --node-worker-key "$TMP/keys/wb.key" -o B
 (SLURM_ARRAY_TASK_ID=1 RXLOCK=$R exec bash B/slurm.sbatch > kill.log 2>&1) & kp=$!
 sleep 1
 kill -9 $kp 2>/dev/null; wait $kp 2>/dev/null; krc=$?
@@ -218,7 +275,7 @@ unset RXLOCK_TEST_INSECURE RXLOCK_TEST_SEED
 R=$RXLOCK
 
 # --- batches, real randomness, signed ------------------------------------------------
-expect_rc 0 "plan --batch 3" "$R" plan --work sha3-256 --groups 7 --steps 20000 --batch 3 --planner-key keys/p7.key --worker-key keys/w7.key -o S
+expect_rc 0 "plan --batch 3" "$R" plan --work sha3-256 --groups 7 --steps 20000 --batch 3 --planner-key keys/p7.key --worker-key keys/w7.key --node-worker-key "$TMP/keys/w7.key" -o S
 rcp7=$(cat "$TMP/.out")
 check "batch: array 0-2" grep -qx '#SBATCH --array=0-2' S/slurm.sbatch
 check "batch: cpus-per-task 3" grep -qx '#SBATCH --cpus-per-task=3' S/slurm.sbatch
@@ -260,7 +317,7 @@ expect_rc 0 "help assemble" "$R" help assemble
 if "$R" hash --v2 --key 74657374206b657920303030 --input 5468697320697320612074657374 2>/dev/null | grep -q '^22ec6b86'; then
   R=$RXLOCK_TESTBIN
   export RXLOCK_TEST_INSECURE=1 RXLOCK_TEST_SEED=a0a1a2a3a4a5a6a7a8a9aaabacadaeaf
-  expect_rc 0 "plan v2 light" "$R" plan --work randomx-v2 --mode light --groups 2 --steps 3 --planner-key keys/pv.key --worker-key keys/wv.key -o V
+  expect_rc 0 "plan v2 light" "$R" plan --work randomx-v2 --mode light --groups 2 --steps 3 --planner-key keys/pv.key --worker-key keys/wv.key --node-worker-key "$TMP/keys/wv.key" -o V
   rcpv=$(cat "$TMP/.out")
   for i in 1 0; do run_slurm V $i > "v-$i.log" 2>&1 & done; wait
   expect_rc 0 "assemble v2" "$R" assemble V --planner-key keys/pv.key -o v.json
@@ -279,13 +336,23 @@ if [ "${RXLOCK_TEST_SLURM:-0}" = 1 ]; then
   export SLURM_CONF=${RXLOCK_SLURM_DIR:-/tmp/rxlock-slurm}/slurm.conf
   started=0
   if sinfo -h >/dev/null 2>&1 || { sh "$SRC/tools/slurm-local.sh" start > slurm-start.log 2>&1 && started=1; }; then
-    expect_rc 0 "slurm: plan" "$R" plan --work sha3-256 --groups 4 --steps 20000 --planner-key keys/ps.key --worker-key keys/ws.key -o SL
+    # the generated scripts as they are: time limit, partition, an extra line;
+    # rxlock from PATH, the worker key where --node-worker-key says
+    expect_rc 0 "slurm: plan" "$R" plan --work sha3-256 --groups 4 --steps 20000 --slurm-time 10m \
+      --slurm-partition local --sbatch --comment=rxlock-ci --node-worker-key "$TMP/keys/ws.key" \
+      --planner-key keys/ps.key --worker-key keys/ws.key -o SL
     rcps=$(cat "$TMP/.out")
-    expect_rc 0 "slurm: sbatch --wait (array 0-3)" env RXLOCK="$R" timeout 300 sbatch --wait SL/slurm.sbatch
+    expect_rc 0 "slurm: sbatch --test-only" sbatch --test-only SL/slurm.sbatch
+    expect_rc 0 "slurm: plan full mode, batch 2, derived limit" "$R" plan --work randomx-v2 --mode full --batch 2 \
+      --groups 4 --time 1h --rate 100 --planner-key keys/psf.key --worker-key keys/wsf.key -o SF
+    expect_rc 0 "slurm: sbatch --test-only (full mode, 2656M, derived --time)" sbatch --test-only SF/slurm.sbatch
+    expect_rc 0 "slurm: sbatch --wait (array 0-3)" env PATH="$TMP/bin:$PATH" timeout 300 sbatch --wait SL/slurm.sbatch
+    jid=$(sed -n 's/^Submitted batch job \([0-9]*\).*/\1/p' "$TMP/.out")
+    check "slurm: the job ran with the time limit (job $jid)" sh -c "scontrol show job '$jid' | grep -q 'TimeLimit=00:10:00'"
     check "slurm: 4 results" test "$(ls SL/results/*.result | wc -l)" -eq 4
     check "slurm: per-task logs" test -f "$(ls SL/logs/slurm-*_3.out | head -n 1)"
     rm SL/results/group-0003.result
-    expect_rc 0 "slurm: resubmit the whole array (idempotent)" env RXLOCK="$R" timeout 300 sbatch --wait SL/slurm.sbatch
+    expect_rc 0 "slurm: resubmit the whole array (idempotent)" env PATH="$TMP/bin:$PATH" timeout 300 sbatch --wait SL/slurm.sbatch
     check "slurm: only group 3 recomputed" test "$(cat SL/logs/slurm-*.out | grep -c '1 computed')" -eq 5
     expect_rc 0 "slurm: assemble" "$R" assemble SL --planner-key keys/ps.key -o sl.json
     expect_rc 0 "slurm: solve" "$R" solve sl.json -o sl-id.txt
