@@ -564,7 +564,7 @@ out:
 
 static void list_variants(void) {
     puts("variants (dash-separated tokens; flags are exactly what the name says):\n"
-         "  [rx-]v1|v2[-interp|-jit][-secure][-hardaes|-softaes][-nothp][-light|-full]   ours\n"
+         "  [rx-]v1|v2[-interp|-jit-secure][-hardaes|-softaes][-nothp][-light|-full]     ours (our JIT is always W^X)\n"
          "  librandomx-v1[-interp|-jit][-secure][-hardaes|-softaes][-light|-full]          Debian librandomx 1.1.10\n"
          "  ref-v1|v2[-interp|-jit][-secure][-hardaes|-softaes][-light|-full]              --ref-lib PATH (dlopen)\n"
          "  sha3            ours: d <- SHA3-256(K || m)\n"

@@ -2,7 +2,7 @@
  * dependent chain of N hashes (docs/DESIGN.md §1 68-byte messages).
  *
  * A variant name is dash-separated tokens:
- *   [rx-]v1|v2 [-interp|-jit] [-secure] [-hardaes|-softaes] [-nothp] [-light|-full]
+ *   [rx-]v1|v2 [-interp|-jit-secure] [-hardaes|-softaes] [-nothp] [-light|-full]
  *                                      ours (include/rxlock/rx.h)
  *   librandomx-v1 [-interp|-jit] [-secure] [-hardaes|-softaes] [-light|-full]
  *                                      Debian's librandomx 1.1.10 (oracle, bench only)
@@ -16,8 +16,11 @@
  *   test-wrong-sha3                    TEST ONLY (needs --test-wrong): the sha3
  *                                      chain with one bit of every digest flipped,
  *                                      so the digest check must fail
- * Flags are exactly what the name says: "jit" is JIT without W^X, "jit-secure"
- * is the product default; no AES token = the engine's automatic choice.
+ * Flags are exactly what the name says.  Ours has no JIT without W^X (the
+ * x86-64 and AArch64 JITs always flip code pages RW -> RX; RX_FLAG_SECURE is
+ * only echoed), so ours is named "jit-secure" and a bare "jit" for ours is
+ * refused; the peers' "jit" is their JIT without W^X, "jit-secure" with it.
+ * No AES token = the engine's automatic choice.
  * Mode: light unless the name or --mode says full.
  * Header-only; included by bench/bench.c.
  */
@@ -235,6 +238,10 @@ static int bench_parse_variant(const char *name, int mode_full, int allow_test, 
             if (v->impl == IMPL_REF && v->work == WORK_V2) f |= BENCH_REF_FLAG_V2;
             v->flags = f;
         } else {
+            if (jit && !secure) {   /* issue 23: no non-W^X mode to suggest */
+                snprintf(err, errlen, "%s: our JIT is always W^X (code pages flip RW -> RX); name it with -jit-secure", name);
+                return -1;
+            }
             unsigned f = 0;
             if (v->work == WORK_V2) f |= RX_FLAG_V2;
             if (jit) f |= RX_FLAG_JIT;
