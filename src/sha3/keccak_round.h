@@ -281,6 +281,11 @@
     E##24 = _mm512_ternarylogic_epi64(B44_, B04_, B14_, 0xd2); \
 } while (0)
 
+/* VPSHUFB masks rotating each 64-bit lane left by 8 / 56 bits. */
+#define KECCAK_AVX2_ROL8 _mm256_set_epi8(14, 13, 12, 11, 10, 9, 8, 15, 6, 5, 4, 3, 2, 1, 0, 7, \
+                                     14, 13, 12, 11, 10, 9, 8, 15, 6, 5, 4, 3, 2, 1, 0, 7)
+#define KECCAK_AVX2_ROL56 _mm256_set_epi8(8, 15, 14, 13, 12, 11, 10, 9, 0, 7, 6, 5, 4, 3, 2, 1, \
+                                      8, 15, 14, 13, 12, 11, 10, 9, 0, 7, 6, 5, 4, 3, 2, 1)
 /* The same round with AVX2, four independent states in the 64-bit lanes of __m256i. */
 #define KECCAK_ROUND_AVX2(A, E, rcv) do { \
     __m256i C0_ = _mm256_xor_si256(_mm256_xor_si256(_mm256_xor_si256(_mm256_xor_si256(A##00, A##05), A##10), A##15), A##20); \
@@ -321,7 +326,7 @@
     __m256i B02_ = _mm256_or_si256(_mm256_slli_epi64(A##01, 1), _mm256_srli_epi64(A##01, 63)); \
     __m256i B12_ = _mm256_or_si256(_mm256_slli_epi64(A##07, 6), _mm256_srli_epi64(A##07, 58)); \
     __m256i B22_ = _mm256_or_si256(_mm256_slli_epi64(A##13, 25), _mm256_srli_epi64(A##13, 39)); \
-    __m256i B32_ = _mm256_or_si256(_mm256_slli_epi64(A##19, 8), _mm256_srli_epi64(A##19, 56)); \
+    __m256i B32_ = _mm256_shuffle_epi8(A##19, KECCAK_AVX2_ROL8); \
     __m256i B42_ = _mm256_or_si256(_mm256_slli_epi64(A##20, 18), _mm256_srli_epi64(A##20, 46)); \
     E##10 = _mm256_xor_si256(B02_, _mm256_andnot_si256(B12_, B22_)); \
     E##11 = _mm256_xor_si256(B12_, _mm256_andnot_si256(B22_, B32_)); \
@@ -332,7 +337,7 @@
     __m256i B13_ = _mm256_or_si256(_mm256_slli_epi64(A##05, 36), _mm256_srli_epi64(A##05, 28)); \
     __m256i B23_ = _mm256_or_si256(_mm256_slli_epi64(A##11, 10), _mm256_srli_epi64(A##11, 54)); \
     __m256i B33_ = _mm256_or_si256(_mm256_slli_epi64(A##17, 15), _mm256_srli_epi64(A##17, 49)); \
-    __m256i B43_ = _mm256_or_si256(_mm256_slli_epi64(A##23, 56), _mm256_srli_epi64(A##23, 8)); \
+    __m256i B43_ = _mm256_shuffle_epi8(A##23, KECCAK_AVX2_ROL56); \
     E##15 = _mm256_xor_si256(B03_, _mm256_andnot_si256(B13_, B23_)); \
     E##16 = _mm256_xor_si256(B13_, _mm256_andnot_si256(B23_, B33_)); \
     E##17 = _mm256_xor_si256(B23_, _mm256_andnot_si256(B33_, B43_)); \
