@@ -12,6 +12,9 @@
  *                                      run time from --ref-lib PATH or $RXLOCK_BENCH_REF_LIB;
  *                                      nothing in the product or CI depends on it
  *   sha3                               ours (include/rxlock/sha3.h): SHA3-256(K ‖ m)
+ *                                      fused (sha3_chain_ctr, what tl_work_steps runs)
+ *   sha3-sponge                        the same through the generic sponge, one
+ *                                      sha3_256 per step (before issue 23)
  *   openssl-sha3                       the same chain through OpenSSL EVP_Digest
  *   test-wrong-sha3                    TEST ONLY (needs --test-wrong): the sha3
  *                                      chain with one bit of every digest flipped,
@@ -37,7 +40,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-enum bench_impl { IMPL_RX, IMPL_LIBRX, IMPL_SHA3, IMPL_OPENSSL, IMPL_WRONG, IMPL_REF };
+enum bench_impl { IMPL_RX, IMPL_LIBRX, IMPL_SHA3, IMPL_OPENSSL, IMPL_WRONG, IMPL_REF, IMPL_SHA3_SPONGE };
 /* RANDOMX_FLAG_V2 of tevador/RandomX v2.0 (Debian's 1.1.10 header has no v2) */
 #define BENCH_REF_FLAG_V2 128u
 
@@ -190,7 +193,10 @@ static int bench_parse_variant(const char *name, int mode_full, int allow_test, 
     if (!t) { snprintf(err, errlen, "empty variant name"); return -1; }
     int have_version = 0, jit = 0, secure = 0, hard = 0, soft = 0, nothp = 0;
     v->full = mode_full;
-    if (!strcmp(t, "sha3")) { v->impl = IMPL_SHA3; v->work = WORK_SHA3; t = strtok_r(NULL, "-", &save); }
+    if (!strcmp(t, "sha3")) {
+        v->impl = IMPL_SHA3; v->work = WORK_SHA3; t = strtok_r(NULL, "-", &save);
+        if (t && !strcmp(t, "sponge")) { v->impl = IMPL_SHA3_SPONGE; t = strtok_r(NULL, "-", &save); }
+    }
     else if (!strcmp(t, "openssl")) {
         t = strtok_r(NULL, "-", &save);
         if (!t || strcmp(t, "sha3")) { snprintf(err, errlen, "%s: expected openssl-sha3", name); return -1; }
@@ -431,6 +437,10 @@ static int bench_chain(struct bench_worker *w, const uint8_t key[32], uint32_t g
     bench_put32(m + 24, 0);
     memcpy(m + 36, d, 32);
     struct bench_variant *v = w->v;
+    if (v->impl == IMPL_SHA3) {            /* the fused puzzle-form chain */
+        sha3_chain_ctr(buf, 0, n, d);
+        return 0;
+    }
     for (uint64_t i = 0; i < n; i++) {
         bench_put64(m + 28, i);
         switch (v->impl) {
@@ -442,7 +452,7 @@ static int bench_chain(struct bench_worker *w, const uint8_t key[32], uint32_t g
         case IMPL_LIBRX: case IMPL_REF:
             bench_api(v->impl)->calculate_hash(w->lvm, m, 68, out);
             break;
-        case IMPL_SHA3:
+        case IMPL_SHA3: case IMPL_SHA3_SPONGE:
             sha3_256(out, buf, 100);
             break;
         case IMPL_WRONG:
