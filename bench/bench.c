@@ -564,10 +564,11 @@ out:
 
 static void list_variants(void) {
     puts("variants (dash-separated tokens; flags are exactly what the name says):\n"
-         "  [rx-]v1|v2[-interp|-jit][-secure][-hardaes|-softaes][-nothp][-light|-full]   ours\n"
+         "  [rx-]v1|v2[-interp|-jit-secure][-hardaes|-softaes][-nothp][-light|-full]     ours (our JIT is always W^X)\n"
          "  librandomx-v1[-interp|-jit][-secure][-hardaes|-softaes][-light|-full]          Debian librandomx 1.1.10\n"
          "  ref-v1|v2[-interp|-jit][-secure][-hardaes|-softaes][-light|-full]              --ref-lib PATH (dlopen)\n"
-         "  sha3            ours: d <- SHA3-256(K || m)\n"
+         "  sha3            ours: d <- SHA3-256(K || m), fused (sha3_chain_ctr)\n"
+         "  sha3-sponge     ours through the generic sponge (one sha3_256 per step)\n"
          "  openssl-sha3    the same chain through OpenSSL EVP\n"
          "  test-wrong-sha3 TEST ONLY (--test-wrong): flips a bit of every digest\n"
          "examples: v2-interp v2-jit-secure v1-interp-softaes librandomx-v1-jit v2-jit-secure-nothp-full");

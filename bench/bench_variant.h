@@ -2,7 +2,7 @@
  * dependent chain of N hashes (docs/DESIGN.md §1 68-byte messages).
  *
  * A variant name is dash-separated tokens:
- *   [rx-]v1|v2 [-interp|-jit] [-secure] [-hardaes|-softaes] [-nothp] [-light|-full]
+ *   [rx-]v1|v2 [-interp|-jit-secure] [-hardaes|-softaes] [-nothp] [-light|-full]
  *                                      ours (include/rxlock/rx.h)
  *   librandomx-v1 [-interp|-jit] [-secure] [-hardaes|-softaes] [-light|-full]
  *                                      Debian's librandomx 1.1.10 (oracle, bench only)
@@ -12,12 +12,18 @@
  *                                      run time from --ref-lib PATH or $RXLOCK_BENCH_REF_LIB;
  *                                      nothing in the product or CI depends on it
  *   sha3                               ours (include/rxlock/sha3.h): SHA3-256(K ‖ m)
+ *                                      fused (sha3_chain_ctr, what tl_work_steps runs)
+ *   sha3-sponge                        the same through the generic sponge, one
+ *                                      sha3_256 per step (before issue 23)
  *   openssl-sha3                       the same chain through OpenSSL EVP_Digest
  *   test-wrong-sha3                    TEST ONLY (needs --test-wrong): the sha3
  *                                      chain with one bit of every digest flipped,
  *                                      so the digest check must fail
- * Flags are exactly what the name says: "jit" is JIT without W^X, "jit-secure"
- * is the product default; no AES token = the engine's automatic choice.
+ * Flags are exactly what the name says.  Ours has no JIT without W^X (the
+ * x86-64 and AArch64 JITs always flip code pages RW -> RX; RX_FLAG_SECURE is
+ * only echoed), so ours is named "jit-secure" and a bare "jit" for ours is
+ * refused; the peers' "jit" is their JIT without W^X, "jit-secure" with it.
+ * No AES token = the engine's automatic choice.
  * Mode: light unless the name or --mode says full.
  * Header-only; included by bench/bench.c.
  */
@@ -34,7 +40,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-enum bench_impl { IMPL_RX, IMPL_LIBRX, IMPL_SHA3, IMPL_OPENSSL, IMPL_WRONG, IMPL_REF };
+enum bench_impl { IMPL_RX, IMPL_LIBRX, IMPL_SHA3, IMPL_OPENSSL, IMPL_WRONG, IMPL_REF, IMPL_SHA3_SPONGE };
 /* RANDOMX_FLAG_V2 of tevador/RandomX v2.0 (Debian's 1.1.10 header has no v2) */
 #define BENCH_REF_FLAG_V2 128u
 
@@ -187,7 +193,10 @@ static int bench_parse_variant(const char *name, int mode_full, int allow_test, 
     if (!t) { snprintf(err, errlen, "empty variant name"); return -1; }
     int have_version = 0, jit = 0, secure = 0, hard = 0, soft = 0, nothp = 0;
     v->full = mode_full;
-    if (!strcmp(t, "sha3")) { v->impl = IMPL_SHA3; v->work = WORK_SHA3; t = strtok_r(NULL, "-", &save); }
+    if (!strcmp(t, "sha3")) {
+        v->impl = IMPL_SHA3; v->work = WORK_SHA3; t = strtok_r(NULL, "-", &save);
+        if (t && !strcmp(t, "sponge")) { v->impl = IMPL_SHA3_SPONGE; t = strtok_r(NULL, "-", &save); }
+    }
     else if (!strcmp(t, "openssl")) {
         t = strtok_r(NULL, "-", &save);
         if (!t || strcmp(t, "sha3")) { snprintf(err, errlen, "%s: expected openssl-sha3", name); return -1; }
@@ -235,6 +244,10 @@ static int bench_parse_variant(const char *name, int mode_full, int allow_test, 
             if (v->impl == IMPL_REF && v->work == WORK_V2) f |= BENCH_REF_FLAG_V2;
             v->flags = f;
         } else {
+            if (jit && !secure) {   /* issue 23: no non-W^X mode to suggest */
+                snprintf(err, errlen, "%s: our JIT is always W^X (code pages flip RW -> RX); name it with -jit-secure", name);
+                return -1;
+            }
             unsigned f = 0;
             if (v->work == WORK_V2) f |= RX_FLAG_V2;
             if (jit) f |= RX_FLAG_JIT;
@@ -424,6 +437,10 @@ static int bench_chain(struct bench_worker *w, const uint8_t key[32], uint32_t g
     bench_put32(m + 24, 0);
     memcpy(m + 36, d, 32);
     struct bench_variant *v = w->v;
+    if (v->impl == IMPL_SHA3) {            /* the fused puzzle-form chain */
+        sha3_chain_ctr(buf, 0, n, d);
+        return 0;
+    }
     for (uint64_t i = 0; i < n; i++) {
         bench_put64(m + 28, i);
         switch (v->impl) {
@@ -435,7 +452,7 @@ static int bench_chain(struct bench_worker *w, const uint8_t key[32], uint32_t g
         case IMPL_LIBRX: case IMPL_REF:
             bench_api(v->impl)->calculate_hash(w->lvm, m, 68, out);
             break;
-        case IMPL_SHA3:
+        case IMPL_SHA3: case IMPL_SHA3_SPONGE:
             sha3_256(out, buf, 100);
             break;
         case IMPL_WRONG:

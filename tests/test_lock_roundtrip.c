@@ -217,8 +217,43 @@ static void t_randomx_roundtrip(void) {
     }
 }
 
+/* Issue 23: tl_work_steps_multi == L chains of tl_work_step (the generic
+ * sponge / VM one step at a time) == L tl_work_steps calls, for every chain
+ * count 1..19 (full and partial SIMD batches) and random g, i0, d. */
+static void multi_case(tl_work_type t, size_t maxL, uint64_t n) {
+    uint8_t K[32];
+    randombytes_buf(K, sizeof K);
+    tl_work *w = NULL;
+    CHECK(tl_work_new(&w, t, K, TL_MODE_LIGHT) == 0);
+    if (!w) return;
+    CHECK(tl_work_lanes(t) >= 1);
+    for (size_t L = 1; L <= maxL; L++) {
+        uint32_t g[19];
+        uint64_t i0[19];
+        uint8_t d[19][32], one[19][32], ref[19][32];
+        for (size_t c = 0; c < L; c++) {
+            g[c] = randombytes_uniform(1000) + 1;
+            i0[c] = c % 3 == 0 ? randombytes_uniform(100) : ((uint64_t)randombytes_random() << 32) - 2;
+            randombytes_buf(d[c], 32);
+            memcpy(one[c], d[c], 32);
+            memcpy(ref[c], d[c], 32);
+            for (uint64_t k = 0; k < n; k++) CHECK(tl_work_step(w, g[c], i0[c] + k, ref[c], ref[c]) == 0);
+            CHECK(tl_work_steps(w, g[c], i0[c], n, one[c]) == 0);
+            CHECK_MEM(one[c], ref[c], 32);
+        }
+        CHECK(tl_work_steps_multi(w, L, g, i0, n, d) == 0);
+        for (size_t c = 0; c < L; c++) CHECK_MEM(d[c], ref[c], 32);
+    }
+    CHECK(tl_work_steps_multi(w, 0, NULL, NULL, 5, NULL) == 0);
+    CHECK(tl_work_steps_multi(w, 1, NULL, NULL, 5, NULL) == TL_EINVAL);
+    tl_work_free(w);
+}
+static void t_work_multi(void) { multi_case(TL_WORK_SHA3_256, 19, 7); }
+static void t_work_multi_randomx(void) { multi_case(TL_WORK_RANDOMX_V2, 3, 2); }
+
 int main(void) {
     RUN(t_sha3_roundtrip);
+    RUN(t_work_multi);
     RUN(t_signed_and_pin);
     RUN(t_tamper_group);
     RUN(t_worker_independent);
@@ -226,7 +261,7 @@ int main(void) {
     RUN(t_bad_params);
     RUN(t_engine_and_clean_refusal);
     if (test_quick()) fprintf(stderr, "SKIP t_randomx_roundtrip in quick mode (covered by make check)\n");
-    else if (rx_works()) RUN(t_randomx_roundtrip);
+    else if (rx_works()) { RUN(t_randomx_roundtrip); RUN(t_work_multi_randomx); }
     else fprintf(stderr, "SKIP t_randomx_roundtrip: the RandomX engine does not reproduce the v2 reference vector yet\n");
     return test_summary();
 }

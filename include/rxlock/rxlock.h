@@ -106,6 +106,16 @@ int  tl_work_new(tl_work **w, tl_work_type type, const uint8_t key[32], tl_mode 
 int  tl_work_step(tl_work *w, uint32_t g, uint64_t i, const uint8_t d_in[32], uint8_t d_out[32]);
 /* Run n steps from step i0: d <- W(K, m(g, i, d)) for i = i0 .. i0+n-1. */
 int  tl_work_steps(tl_work *w, uint32_t g, uint64_t i0, uint64_t n, uint8_t d[32]);
+/* Issue 23: L independent chains of one puzzle, each n steps: chain c runs
+ * tl_work_steps(w, g[c], i0[c], n, d[c]).  sha3-256 advances them together in
+ * SIMD lanes (tl_work_lanes() at a time); RandomX runs them one after the
+ * other.  The same results as L tl_work_steps calls. */
+int  tl_work_steps_multi(tl_work *w, size_t L, const uint32_t *g, const uint64_t *i0, uint64_t n,
+                         uint8_t (*d)[32]);
+/* How many chains tl_work_steps_multi advances at once for this work type
+ * (1 for RandomX), so a caller can batch groups: a worker that takes this
+ * many groups costs about what one group costs. */
+unsigned tl_work_lanes(tl_work_type type);
 void tl_work_free(tl_work *w);
 
 /* The engine a work function really runs: never a silent fallback.  All

@@ -18,8 +18,25 @@ void sha3_256_2(uint8_t out[32], const void *a, size_t alen, const void *b, size
 /* state <- SHA3-256^steps(state): steps sequential hashes of the 32-byte
  * state, fused (one permutation per step, no generic absorb/pad/squeeze). */
 void sha3_chain(uint8_t state[32], uint64_t steps);
-/* Name of the Keccak backend picked at run time ("portable", "bmi2", ...). */
+/* Name of the Keccak backend picked at run time ("portable", "bmi2", ...).
+ * RXLOCK_SHA3=<name> picks a named one when this CPU runs it. */
 const char *sha3_backend(void);
+
+/* Issue 23: the counter chain (the puzzle form W(K, m) of docs/DESIGN.md §1
+ * with K and m's fixed bytes in prefix), fused:
+ *   for i = i0, i0+1, ..., i0+steps-1:  d <- SHA3-256(prefix ‖ LE64(i) ‖ d)
+ * (a 100-byte message, one permutation per step; i wraps modulo 2^64). */
+void sha3_chain_ctr(const uint8_t prefix[60], uint64_t i0, uint64_t steps, uint8_t d[32]);
+/* n independent counter chains advanced steps steps each (chain c: prefix[c],
+ * counter from i0[c], state d[c]), several at a time in SIMD lanes where the
+ * CPU has them; the same results as n sha3_chain_ctr calls. */
+void sha3_chain_ctr_multi(size_t n, const uint8_t (*prefix)[60], const uint64_t *i0,
+                          uint64_t steps, uint8_t (*d)[32]);
+/* The multi-chain backend picked at run time ("avx512x8", "avx2x4",
+ * "armv8-sha3x2", "portable"; RXLOCK_SHA3_MULTI=<name> picks a named one when
+ * this CPU runs it) and how many chains it advances at once. */
+const char *sha3_multi_backend(void);
+unsigned sha3_multi_lanes(void);
 
 #pragma GCC visibility pop
 #ifdef __cplusplus

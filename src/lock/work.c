@@ -165,18 +165,22 @@ int tl_work_step(tl_work *w, uint32_t g, uint64_t i, const uint8_t d_in[32], uin
     return rc;
 }
 
+/* The sha3-256 chain's fixed 60 bytes: K ‖ the message up to its step
+ * counter (tag, g, 4 zero bytes); sha3_chain_ctr appends LE64(i) ‖ d. */
+static void sha3_prefix(uint8_t pre[60], const tl_work *w, uint32_t g) {
+    uint8_t m[68], zero[32] = { 0 };
+    memcpy(pre, w->key, 32);
+    tl_chain_message(m, g, 0, zero);
+    memcpy(pre + 32, m, 28);
+}
+
 int tl_work_steps(tl_work *w, uint32_t g, uint64_t i0, uint64_t n, uint8_t d[32]) {
     if (!w || !d) return TL_EINVAL;
     uint8_t *buf = w->msg;
     int rc = TL_OK;
     if (w->type == TL_WORK_SHA3_256) {
-        memcpy(buf, w->key, 32);
-        tl_chain_message(buf + 32, g, 0, d);
-        for (uint64_t k = 0; k < n; k++) {
-            tl_put64(buf + 32 + 28, i0 + k);
-            sha3_256(buf + 32 + 36, buf, WORK_MSG_SIZE);
-        }
-        memcpy(d, buf + 32 + 36, 32);
+        sha3_prefix(buf, w, g);            /* one fused permutation per step */
+        sha3_chain_ctr(buf, i0, n, d);
     } else {
         tl_chain_message(buf, g, 0, d);
         for (uint64_t k = 0; k < n && rc == TL_OK; k++) {
@@ -187,6 +191,31 @@ int tl_work_steps(tl_work *w, uint32_t g, uint64_t i0, uint64_t n, uint8_t d[32]
     }
     sodium_memzero(buf, WORK_MSG_SIZE);
     return rc;
+}
+
+unsigned tl_work_lanes(tl_work_type type) {
+    return type == TL_WORK_SHA3_256 ? sha3_multi_lanes() : 1;
+}
+
+int tl_work_steps_multi(tl_work *w, size_t L, const uint32_t *g, const uint64_t *i0, uint64_t n,
+                        uint8_t (*d)[32]) {
+    if (!w || (L && (!g || !i0 || !d))) return TL_EINVAL;
+    if (w->type != TL_WORK_SHA3_256) {
+        for (size_t c = 0; c < L; c++) {
+            int rc = tl_work_steps(w, g[c], i0[c], n, d[c]);
+            if (rc) return rc;
+        }
+        return TL_OK;
+    }
+    enum { BATCH = 16 };                   /* prefixes built per call */
+    uint8_t pre[BATCH][60];
+    for (size_t base = 0; base < L; base += BATCH) {
+        size_t k = L - base < BATCH ? L - base : BATCH;
+        for (size_t c = 0; c < k; c++) sha3_prefix(pre[c], w, g[base + c]);
+        sha3_chain_ctr_multi(k, (const uint8_t (*)[60])pre, i0 + base, n, d + base);
+    }
+    sodium_memzero(pre, sizeof pre);
+    return TL_OK;
 }
 
 void tl_work_free_vm(tl_work *w) {

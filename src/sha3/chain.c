@@ -1,8 +1,11 @@
 /* src/sha3/chain.c — backend dispatch (the one place a Keccak backend is
- * chosen) and the fused chain entry points sha3_chain / sha3_backend. */
+ * chosen; RXLOCK_SHA3=<name> forces one) and the fused chain entry points
+ * sha3_chain, sha3_chain_ctr, sha3_backend. */
 #include "rxlock/sha3.h"
 #include "sha3/internal.h"
 #include <stdatomic.h>
+#include <stdlib.h>
+#include <string.h>
 
 static const sha3_impl *const impls[] = {
 #if defined(SHA3_HAVE_ARMV8_SHA3)
@@ -26,9 +29,13 @@ const sha3_impl *sha3_impl_select(void)
     static _Atomic(const sha3_impl *) chosen;
     const sha3_impl *p = atomic_load_explicit(&chosen, memory_order_acquire);
     if (p) return p;
-    p = &sha3_impl_portable;
-    for (size_t i = 0; i < sizeof impls / sizeof impls[0]; i++)
-        if (impls[i]->available()) { p = impls[i]; break; }
+    p = NULL;
+    const char *want = getenv("RXLOCK_SHA3");   /* a benchmark / test switch */
+    for (size_t i = 0; want && !p && i < sizeof impls / sizeof impls[0]; i++)
+        if (strcmp(want, impls[i]->name) == 0 && impls[i]->available()) p = impls[i];
+    for (size_t i = 0; !p && i < sizeof impls / sizeof impls[0]; i++)
+        if (impls[i]->available()) p = impls[i];
+    if (!p) p = &sha3_impl_portable;
     atomic_store_explicit(&chosen, p, memory_order_release);
     return p;
 }
@@ -44,6 +51,32 @@ void sha3_chain_with(const sha3_impl *impl, uint8_t state[32], uint64_t steps)
 void sha3_chain(uint8_t state[32], uint64_t steps)
 {
     sha3_chain_with(sha3_impl_select(), state, steps);
+}
+
+void sha3_prefix_lanes(uint64_t pre[8], const uint8_t prefix[60])
+{
+    for (int j = 0; j < 7; j++) pre[j] = sha3_load64_le(prefix + 8 * j);
+    pre[7] = (uint64_t)prefix[56] | (uint64_t)prefix[57] << 8 | (uint64_t)prefix[58] << 16 |
+             (uint64_t)prefix[59] << 24;
+}
+
+void sha3_chain_ctr_with(const sha3_impl *impl, const uint8_t prefix[60], uint64_t i0,
+                         uint64_t steps, uint8_t d[32])
+{
+    uint64_t pre[8], x[4];
+    sha3_prefix_lanes(pre, prefix);
+    for (int i = 0; i < 4; i++) x[i] = sha3_load64_le(d + 8 * i);
+    impl->chain_ctr(pre, i0, steps, x);
+    for (int i = 0; i < 4; i++) sha3_store64_le(d + 8 * i, x[i]);
+    /* the prefix can hold a key and x a secret chain value: clear them */
+    volatile uint64_t *v = pre, *w = x;
+    for (int i = 0; i < 8; i++) v[i] = 0;
+    for (int i = 0; i < 4; i++) w[i] = 0;
+}
+
+void sha3_chain_ctr(const uint8_t prefix[60], uint64_t i0, uint64_t steps, uint8_t d[32])
+{
+    sha3_chain_ctr_with(sha3_impl_select(), prefix, i0, steps, d);
 }
 
 const char *sha3_backend(void)

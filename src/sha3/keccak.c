@@ -10,5 +10,5 @@
 static int portable_available(void) { return 1; }
 
 const sha3_impl sha3_impl_portable = {
-    "portable", portable_available, portable_permute, portable_chain,
+    "portable", portable_available, portable_permute, portable_chain, portable_chain_ctr,
 };

@@ -211,4 +211,147 @@
     E##23 = _mm_ternarylogic_epi64(B34_, B44_, B04_, 0xd2); \
     E##24 = _mm_ternarylogic_epi64(B44_, B04_, B14_, 0xd2); \
 } while (0)
+
+/* The same round with AVX-512F, eight independent states in the 64-bit lanes of __m512i. */
+#define KECCAK_ROUND_AVX512X8(A, E, rcv) do { \
+    __m512i C0_ = _mm512_ternarylogic_epi64(_mm512_ternarylogic_epi64(A##00, A##05, A##10, 0x96), A##15, A##20, 0x96); \
+    __m512i C1_ = _mm512_ternarylogic_epi64(_mm512_ternarylogic_epi64(A##01, A##06, A##11, 0x96), A##16, A##21, 0x96); \
+    __m512i C2_ = _mm512_ternarylogic_epi64(_mm512_ternarylogic_epi64(A##02, A##07, A##12, 0x96), A##17, A##22, 0x96); \
+    __m512i C3_ = _mm512_ternarylogic_epi64(_mm512_ternarylogic_epi64(A##03, A##08, A##13, 0x96), A##18, A##23, 0x96); \
+    __m512i C4_ = _mm512_ternarylogic_epi64(_mm512_ternarylogic_epi64(A##04, A##09, A##14, 0x96), A##19, A##24, 0x96); \
+    __m512i D0_ = _mm512_xor_si512(C4_, _mm512_rol_epi64(C1_, 1)); \
+    __m512i D1_ = _mm512_xor_si512(C0_, _mm512_rol_epi64(C2_, 1)); \
+    __m512i D2_ = _mm512_xor_si512(C1_, _mm512_rol_epi64(C3_, 1)); \
+    __m512i D3_ = _mm512_xor_si512(C2_, _mm512_rol_epi64(C4_, 1)); \
+    __m512i D4_ = _mm512_xor_si512(C3_, _mm512_rol_epi64(C0_, 1)); \
+    A##00 = _mm512_xor_si512(A##00, D0_); A##01 = _mm512_xor_si512(A##01, D1_); A##02 = _mm512_xor_si512(A##02, D2_); A##03 = _mm512_xor_si512(A##03, D3_); A##04 = _mm512_xor_si512(A##04, D4_); \
+    A##05 = _mm512_xor_si512(A##05, D0_); A##06 = _mm512_xor_si512(A##06, D1_); A##07 = _mm512_xor_si512(A##07, D2_); A##08 = _mm512_xor_si512(A##08, D3_); A##09 = _mm512_xor_si512(A##09, D4_); \
+    A##10 = _mm512_xor_si512(A##10, D0_); A##11 = _mm512_xor_si512(A##11, D1_); A##12 = _mm512_xor_si512(A##12, D2_); A##13 = _mm512_xor_si512(A##13, D3_); A##14 = _mm512_xor_si512(A##14, D4_); \
+    A##15 = _mm512_xor_si512(A##15, D0_); A##16 = _mm512_xor_si512(A##16, D1_); A##17 = _mm512_xor_si512(A##17, D2_); A##18 = _mm512_xor_si512(A##18, D3_); A##19 = _mm512_xor_si512(A##19, D4_); \
+    A##20 = _mm512_xor_si512(A##20, D0_); A##21 = _mm512_xor_si512(A##21, D1_); A##22 = _mm512_xor_si512(A##22, D2_); A##23 = _mm512_xor_si512(A##23, D3_); A##24 = _mm512_xor_si512(A##24, D4_); \
+    __m512i B00_ = A##00; \
+    __m512i B10_ = _mm512_rol_epi64(A##06, 44); \
+    __m512i B20_ = _mm512_rol_epi64(A##12, 43); \
+    __m512i B30_ = _mm512_rol_epi64(A##18, 21); \
+    __m512i B40_ = _mm512_rol_epi64(A##24, 14); \
+    E##00 = _mm512_xor_si512(_mm512_ternarylogic_epi64(B00_, B10_, B20_, 0xd2), rcv); \
+    E##01 = _mm512_ternarylogic_epi64(B10_, B20_, B30_, 0xd2); \
+    E##02 = _mm512_ternarylogic_epi64(B20_, B30_, B40_, 0xd2); \
+    E##03 = _mm512_ternarylogic_epi64(B30_, B40_, B00_, 0xd2); \
+    E##04 = _mm512_ternarylogic_epi64(B40_, B00_, B10_, 0xd2); \
+    __m512i B01_ = _mm512_rol_epi64(A##03, 28); \
+    __m512i B11_ = _mm512_rol_epi64(A##09, 20); \
+    __m512i B21_ = _mm512_rol_epi64(A##10, 3); \
+    __m512i B31_ = _mm512_rol_epi64(A##16, 45); \
+    __m512i B41_ = _mm512_rol_epi64(A##22, 61); \
+    E##05 = _mm512_ternarylogic_epi64(B01_, B11_, B21_, 0xd2); \
+    E##06 = _mm512_ternarylogic_epi64(B11_, B21_, B31_, 0xd2); \
+    E##07 = _mm512_ternarylogic_epi64(B21_, B31_, B41_, 0xd2); \
+    E##08 = _mm512_ternarylogic_epi64(B31_, B41_, B01_, 0xd2); \
+    E##09 = _mm512_ternarylogic_epi64(B41_, B01_, B11_, 0xd2); \
+    __m512i B02_ = _mm512_rol_epi64(A##01, 1); \
+    __m512i B12_ = _mm512_rol_epi64(A##07, 6); \
+    __m512i B22_ = _mm512_rol_epi64(A##13, 25); \
+    __m512i B32_ = _mm512_rol_epi64(A##19, 8); \
+    __m512i B42_ = _mm512_rol_epi64(A##20, 18); \
+    E##10 = _mm512_ternarylogic_epi64(B02_, B12_, B22_, 0xd2); \
+    E##11 = _mm512_ternarylogic_epi64(B12_, B22_, B32_, 0xd2); \
+    E##12 = _mm512_ternarylogic_epi64(B22_, B32_, B42_, 0xd2); \
+    E##13 = _mm512_ternarylogic_epi64(B32_, B42_, B02_, 0xd2); \
+    E##14 = _mm512_ternarylogic_epi64(B42_, B02_, B12_, 0xd2); \
+    __m512i B03_ = _mm512_rol_epi64(A##04, 27); \
+    __m512i B13_ = _mm512_rol_epi64(A##05, 36); \
+    __m512i B23_ = _mm512_rol_epi64(A##11, 10); \
+    __m512i B33_ = _mm512_rol_epi64(A##17, 15); \
+    __m512i B43_ = _mm512_rol_epi64(A##23, 56); \
+    E##15 = _mm512_ternarylogic_epi64(B03_, B13_, B23_, 0xd2); \
+    E##16 = _mm512_ternarylogic_epi64(B13_, B23_, B33_, 0xd2); \
+    E##17 = _mm512_ternarylogic_epi64(B23_, B33_, B43_, 0xd2); \
+    E##18 = _mm512_ternarylogic_epi64(B33_, B43_, B03_, 0xd2); \
+    E##19 = _mm512_ternarylogic_epi64(B43_, B03_, B13_, 0xd2); \
+    __m512i B04_ = _mm512_rol_epi64(A##02, 62); \
+    __m512i B14_ = _mm512_rol_epi64(A##08, 55); \
+    __m512i B24_ = _mm512_rol_epi64(A##14, 39); \
+    __m512i B34_ = _mm512_rol_epi64(A##15, 41); \
+    __m512i B44_ = _mm512_rol_epi64(A##21, 2); \
+    E##20 = _mm512_ternarylogic_epi64(B04_, B14_, B24_, 0xd2); \
+    E##21 = _mm512_ternarylogic_epi64(B14_, B24_, B34_, 0xd2); \
+    E##22 = _mm512_ternarylogic_epi64(B24_, B34_, B44_, 0xd2); \
+    E##23 = _mm512_ternarylogic_epi64(B34_, B44_, B04_, 0xd2); \
+    E##24 = _mm512_ternarylogic_epi64(B44_, B04_, B14_, 0xd2); \
+} while (0)
+
+/* VPSHUFB masks rotating each 64-bit lane left by 8 / 56 bits. */
+#define KECCAK_AVX2_ROL8 _mm256_set_epi8(14, 13, 12, 11, 10, 9, 8, 15, 6, 5, 4, 3, 2, 1, 0, 7, \
+                                     14, 13, 12, 11, 10, 9, 8, 15, 6, 5, 4, 3, 2, 1, 0, 7)
+#define KECCAK_AVX2_ROL56 _mm256_set_epi8(8, 15, 14, 13, 12, 11, 10, 9, 0, 7, 6, 5, 4, 3, 2, 1, \
+                                      8, 15, 14, 13, 12, 11, 10, 9, 0, 7, 6, 5, 4, 3, 2, 1)
+/* The same round with AVX2, four independent states in the 64-bit lanes of __m256i. */
+#define KECCAK_ROUND_AVX2(A, E, rcv) do { \
+    __m256i C0_ = _mm256_xor_si256(_mm256_xor_si256(_mm256_xor_si256(_mm256_xor_si256(A##00, A##05), A##10), A##15), A##20); \
+    __m256i C1_ = _mm256_xor_si256(_mm256_xor_si256(_mm256_xor_si256(_mm256_xor_si256(A##01, A##06), A##11), A##16), A##21); \
+    __m256i C2_ = _mm256_xor_si256(_mm256_xor_si256(_mm256_xor_si256(_mm256_xor_si256(A##02, A##07), A##12), A##17), A##22); \
+    __m256i C3_ = _mm256_xor_si256(_mm256_xor_si256(_mm256_xor_si256(_mm256_xor_si256(A##03, A##08), A##13), A##18), A##23); \
+    __m256i C4_ = _mm256_xor_si256(_mm256_xor_si256(_mm256_xor_si256(_mm256_xor_si256(A##04, A##09), A##14), A##19), A##24); \
+    __m256i D0_ = _mm256_xor_si256(C4_, _mm256_or_si256(_mm256_slli_epi64(C1_, 1), _mm256_srli_epi64(C1_, 63))); \
+    __m256i D1_ = _mm256_xor_si256(C0_, _mm256_or_si256(_mm256_slli_epi64(C2_, 1), _mm256_srli_epi64(C2_, 63))); \
+    __m256i D2_ = _mm256_xor_si256(C1_, _mm256_or_si256(_mm256_slli_epi64(C3_, 1), _mm256_srli_epi64(C3_, 63))); \
+    __m256i D3_ = _mm256_xor_si256(C2_, _mm256_or_si256(_mm256_slli_epi64(C4_, 1), _mm256_srli_epi64(C4_, 63))); \
+    __m256i D4_ = _mm256_xor_si256(C3_, _mm256_or_si256(_mm256_slli_epi64(C0_, 1), _mm256_srli_epi64(C0_, 63))); \
+    A##00 = _mm256_xor_si256(A##00, D0_); A##01 = _mm256_xor_si256(A##01, D1_); A##02 = _mm256_xor_si256(A##02, D2_); A##03 = _mm256_xor_si256(A##03, D3_); A##04 = _mm256_xor_si256(A##04, D4_); \
+    A##05 = _mm256_xor_si256(A##05, D0_); A##06 = _mm256_xor_si256(A##06, D1_); A##07 = _mm256_xor_si256(A##07, D2_); A##08 = _mm256_xor_si256(A##08, D3_); A##09 = _mm256_xor_si256(A##09, D4_); \
+    A##10 = _mm256_xor_si256(A##10, D0_); A##11 = _mm256_xor_si256(A##11, D1_); A##12 = _mm256_xor_si256(A##12, D2_); A##13 = _mm256_xor_si256(A##13, D3_); A##14 = _mm256_xor_si256(A##14, D4_); \
+    A##15 = _mm256_xor_si256(A##15, D0_); A##16 = _mm256_xor_si256(A##16, D1_); A##17 = _mm256_xor_si256(A##17, D2_); A##18 = _mm256_xor_si256(A##18, D3_); A##19 = _mm256_xor_si256(A##19, D4_); \
+    A##20 = _mm256_xor_si256(A##20, D0_); A##21 = _mm256_xor_si256(A##21, D1_); A##22 = _mm256_xor_si256(A##22, D2_); A##23 = _mm256_xor_si256(A##23, D3_); A##24 = _mm256_xor_si256(A##24, D4_); \
+    __m256i B00_ = A##00; \
+    __m256i B10_ = _mm256_or_si256(_mm256_slli_epi64(A##06, 44), _mm256_srli_epi64(A##06, 20)); \
+    __m256i B20_ = _mm256_or_si256(_mm256_slli_epi64(A##12, 43), _mm256_srli_epi64(A##12, 21)); \
+    __m256i B30_ = _mm256_or_si256(_mm256_slli_epi64(A##18, 21), _mm256_srli_epi64(A##18, 43)); \
+    __m256i B40_ = _mm256_or_si256(_mm256_slli_epi64(A##24, 14), _mm256_srli_epi64(A##24, 50)); \
+    E##00 = _mm256_xor_si256(_mm256_xor_si256(B00_, _mm256_andnot_si256(B10_, B20_)), rcv); \
+    E##01 = _mm256_xor_si256(B10_, _mm256_andnot_si256(B20_, B30_)); \
+    E##02 = _mm256_xor_si256(B20_, _mm256_andnot_si256(B30_, B40_)); \
+    E##03 = _mm256_xor_si256(B30_, _mm256_andnot_si256(B40_, B00_)); \
+    E##04 = _mm256_xor_si256(B40_, _mm256_andnot_si256(B00_, B10_)); \
+    __m256i B01_ = _mm256_or_si256(_mm256_slli_epi64(A##03, 28), _mm256_srli_epi64(A##03, 36)); \
+    __m256i B11_ = _mm256_or_si256(_mm256_slli_epi64(A##09, 20), _mm256_srli_epi64(A##09, 44)); \
+    __m256i B21_ = _mm256_or_si256(_mm256_slli_epi64(A##10, 3), _mm256_srli_epi64(A##10, 61)); \
+    __m256i B31_ = _mm256_or_si256(_mm256_slli_epi64(A##16, 45), _mm256_srli_epi64(A##16, 19)); \
+    __m256i B41_ = _mm256_or_si256(_mm256_slli_epi64(A##22, 61), _mm256_srli_epi64(A##22, 3)); \
+    E##05 = _mm256_xor_si256(B01_, _mm256_andnot_si256(B11_, B21_)); \
+    E##06 = _mm256_xor_si256(B11_, _mm256_andnot_si256(B21_, B31_)); \
+    E##07 = _mm256_xor_si256(B21_, _mm256_andnot_si256(B31_, B41_)); \
+    E##08 = _mm256_xor_si256(B31_, _mm256_andnot_si256(B41_, B01_)); \
+    E##09 = _mm256_xor_si256(B41_, _mm256_andnot_si256(B01_, B11_)); \
+    __m256i B02_ = _mm256_or_si256(_mm256_slli_epi64(A##01, 1), _mm256_srli_epi64(A##01, 63)); \
+    __m256i B12_ = _mm256_or_si256(_mm256_slli_epi64(A##07, 6), _mm256_srli_epi64(A##07, 58)); \
+    __m256i B22_ = _mm256_or_si256(_mm256_slli_epi64(A##13, 25), _mm256_srli_epi64(A##13, 39)); \
+    __m256i B32_ = _mm256_shuffle_epi8(A##19, KECCAK_AVX2_ROL8); \
+    __m256i B42_ = _mm256_or_si256(_mm256_slli_epi64(A##20, 18), _mm256_srli_epi64(A##20, 46)); \
+    E##10 = _mm256_xor_si256(B02_, _mm256_andnot_si256(B12_, B22_)); \
+    E##11 = _mm256_xor_si256(B12_, _mm256_andnot_si256(B22_, B32_)); \
+    E##12 = _mm256_xor_si256(B22_, _mm256_andnot_si256(B32_, B42_)); \
+    E##13 = _mm256_xor_si256(B32_, _mm256_andnot_si256(B42_, B02_)); \
+    E##14 = _mm256_xor_si256(B42_, _mm256_andnot_si256(B02_, B12_)); \
+    __m256i B03_ = _mm256_or_si256(_mm256_slli_epi64(A##04, 27), _mm256_srli_epi64(A##04, 37)); \
+    __m256i B13_ = _mm256_or_si256(_mm256_slli_epi64(A##05, 36), _mm256_srli_epi64(A##05, 28)); \
+    __m256i B23_ = _mm256_or_si256(_mm256_slli_epi64(A##11, 10), _mm256_srli_epi64(A##11, 54)); \
+    __m256i B33_ = _mm256_or_si256(_mm256_slli_epi64(A##17, 15), _mm256_srli_epi64(A##17, 49)); \
+    __m256i B43_ = _mm256_shuffle_epi8(A##23, KECCAK_AVX2_ROL56); \
+    E##15 = _mm256_xor_si256(B03_, _mm256_andnot_si256(B13_, B23_)); \
+    E##16 = _mm256_xor_si256(B13_, _mm256_andnot_si256(B23_, B33_)); \
+    E##17 = _mm256_xor_si256(B23_, _mm256_andnot_si256(B33_, B43_)); \
+    E##18 = _mm256_xor_si256(B33_, _mm256_andnot_si256(B43_, B03_)); \
+    E##19 = _mm256_xor_si256(B43_, _mm256_andnot_si256(B03_, B13_)); \
+    __m256i B04_ = _mm256_or_si256(_mm256_slli_epi64(A##02, 62), _mm256_srli_epi64(A##02, 2)); \
+    __m256i B14_ = _mm256_or_si256(_mm256_slli_epi64(A##08, 55), _mm256_srli_epi64(A##08, 9)); \
+    __m256i B24_ = _mm256_or_si256(_mm256_slli_epi64(A##14, 39), _mm256_srli_epi64(A##14, 25)); \
+    __m256i B34_ = _mm256_or_si256(_mm256_slli_epi64(A##15, 41), _mm256_srli_epi64(A##15, 23)); \
+    __m256i B44_ = _mm256_or_si256(_mm256_slli_epi64(A##21, 2), _mm256_srli_epi64(A##21, 62)); \
+    E##20 = _mm256_xor_si256(B04_, _mm256_andnot_si256(B14_, B24_)); \
+    E##21 = _mm256_xor_si256(B14_, _mm256_andnot_si256(B24_, B34_)); \
+    E##22 = _mm256_xor_si256(B24_, _mm256_andnot_si256(B34_, B44_)); \
+    E##23 = _mm256_xor_si256(B34_, _mm256_andnot_si256(B44_, B04_)); \
+    E##24 = _mm256_xor_si256(B44_, _mm256_andnot_si256(B04_, B14_)); \
+} while (0)
 #endif

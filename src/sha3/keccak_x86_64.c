@@ -23,7 +23,7 @@ static int bmi2_available(void)
 }
 
 const sha3_impl sha3_impl_bmi2 = {
-    "bmi2", bmi2_available, bmi2_permute, bmi2_chain,
+    "bmi2", bmi2_available, bmi2_permute, bmi2_chain, bmi2_chain_ctr,
 };
 
 #include <immintrin.h>
@@ -76,6 +76,43 @@ AVX512 static void avx512_chain(uint64_t x[4], uint64_t steps)
     }
     x[0] = U(x0); x[1] = U(x1); x[2] = U(x2); x[3] = U(x3);
 }
+/* Counter (puzzle-form) chain, layout in sha3/internal.h: the prefix lanes
+ * and the counter stay in registers; lanes 8..12 are the digest shifted by
+ * 32 bits (shift and OR, no shuffles). */
+#define SHL32(v) _mm_slli_epi64(v, 32)
+#define SHR32(v) _mm_srli_epi64(v, 32)
+AVX512 static void avx512_chain_ctr(const uint64_t pre[8], uint64_t i0, uint64_t steps, uint64_t x[4])
+{
+    KECCAK_DECL(__m128i, a);
+    KECCAK_DECL(__m128i, e);
+    const __m128i zero = _mm_setzero_si128(), one = V(1), pad = V(UINT64_C(0x06) << 32);
+    const __m128i p0 = V(pre[0]), p1 = V(pre[1]), p2 = V(pre[2]), p3 = V(pre[3]), p4 = V(pre[4]),
+                  p5 = V(pre[5]), p6 = V(pre[6]), p7 = V(pre[7] & UINT64_C(0xffffffff));
+    __m128i x0 = V(x[0]), x1 = V(x[1]), x2 = V(x[2]), x3 = V(x[3]), i = V(i0);
+    for (uint64_t n = 0; n < steps; n++) {
+        a00 = p0; a01 = p1; a02 = p2; a03 = p3; a04 = p4; a05 = p5; a06 = p6;
+        a07 = _mm_or_si128(p7, SHL32(i));
+        a08 = _mm_or_si128(SHR32(i), SHL32(x0));
+        a09 = _mm_or_si128(SHR32(x0), SHL32(x1));
+        a10 = _mm_or_si128(SHR32(x1), SHL32(x2));
+        a11 = _mm_or_si128(SHR32(x2), SHL32(x3));
+        a12 = _mm_or_si128(SHR32(x3), pad);
+        a13 = a14 = a15 = zero;
+        a16 = V(UINT64_C(0x8000000000000000));
+        a17 = a18 = a19 = a20 = a21 = a22 = a23 = a24 = zero;
+        KECCAK_ROUND_AVX512(a, e, V(avx512_rc[0]));
+        for (int r = 1; r < 23; r += 2) {
+            KECCAK_ROUND_AVX512(e, a, V(avx512_rc[r]));
+            KECCAK_ROUND_AVX512(a, e, V(avx512_rc[r + 1]));
+        }
+        KECCAK_ROUND_AVX512(e, a, V(avx512_rc[23]));
+        x0 = a00; x1 = a01; x2 = a02; x3 = a03;
+        i = _mm_add_epi64(i, one);
+    }
+    x[0] = U(x0); x[1] = U(x1); x[2] = U(x2); x[3] = U(x3);
+}
+#undef SHL32
+#undef SHR32
 #undef V
 #undef U
 #undef AVX512
@@ -87,7 +124,7 @@ static int avx512_available(void)
 }
 
 const sha3_impl sha3_impl_avx512 = {
-    "avx512", avx512_available, avx512_permute, avx512_chain,
+    "avx512", avx512_available, avx512_permute, avx512_chain, avx512_chain_ctr,
 };
 #else
 typedef int sha3_keccak_x86_64_unused;   /* ISO C: no empty translation unit */

@@ -37,6 +37,7 @@ expect_rc 1 "compare fails on the mismatching file" bench/compare "$W"
 check "compare names the mismatch" grep -q 'DIGEST MISMATCH' "$TMP/.err"
 expect_rc 2 "test-only variant refused without --test-wrong" "$BENCH" screen -n 10 sha3 test-wrong-sha3
 expect_rc 2 "unknown variant" "$BENCH" screen v3-interp
+expect_rc 2 "ours has no JIT without W^X: v2-jit refused" "$BENCH" screen -n 1 v2-jit
 expect_rc 2 "unknown mode" "$BENCH" frobnicate sha3
 expect_rc 2 "unknown flag" "$BENCH" screen --frob sha3
 # ref-* (a reference library dlopen'ed at run time, never linked): clear usage errors

@@ -1,0 +1,105 @@
+/* src/sha3/multi.c — multi-chain dispatch (issue 23): the one place a
+ * multi-chain backend is chosen (RXLOCK_SHA3_MULTI=<name> forces one), the
+ * portable one-lane fallback, and sha3_chain_ctr_multi, which packs any
+ * number of chains into the backend's lanes (a partial last batch repeats
+ * its last chain in the spare lanes and drops their results). */
+#include "rxlock/sha3.h"
+#include "sha3/internal.h"
+#include <stdatomic.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* One lane: the selected single-chain backend's counter chain. */
+static void portable_multi_chain_ctr(sha3_lanes *st, uint64_t steps)
+{
+    uint64_t pre[8], x[4];
+    for (int j = 0; j < 8; j++) pre[j] = st->pre[j][0];
+    for (int k = 0; k < 4; k++) x[k] = st->x[k][0];
+    sha3_impl_select()->chain_ctr(pre, st->ctr[0], steps, x);
+    for (int k = 0; k < 4; k++) st->x[k][0] = x[k];
+    st->ctr[0] += steps;
+    volatile uint64_t *v = pre, *w = x;
+    for (int j = 0; j < 8; j++) v[j] = 0;
+    for (int k = 0; k < 4; k++) w[k] = 0;
+}
+
+static int portable_multi_available(void) { return 1; }
+
+const sha3_multi_impl sha3_multi_portable = {
+    "portable", 1, portable_multi_available, portable_multi_chain_ctr,
+};
+
+static const sha3_multi_impl *const multi_impls[] = {
+#if defined(__x86_64__)
+    &sha3_multi_avx512,
+    &sha3_multi_avx2,
+#endif
+#if defined(SHA3_HAVE_ARMV8_SHA3)
+    &sha3_multi_armv8_sha3,
+#endif
+    &sha3_multi_portable,
+};
+#define NMULTI (sizeof multi_impls / sizeof multi_impls[0])
+
+const sha3_multi_impl *const *sha3_multi_impls(size_t *n)
+{
+    *n = NMULTI;
+    return multi_impls;
+}
+
+const sha3_multi_impl *sha3_multi_select(void)
+{
+    static _Atomic(const sha3_multi_impl *) chosen;
+    const sha3_multi_impl *p = atomic_load_explicit(&chosen, memory_order_acquire);
+    if (p) return p;
+    p = NULL;
+    const char *want = getenv("RXLOCK_SHA3_MULTI");   /* a benchmark / test switch */
+    for (size_t i = 0; want && !p && i < NMULTI; i++)
+        if (strcmp(want, multi_impls[i]->name) == 0 && multi_impls[i]->available()) p = multi_impls[i];
+    for (size_t i = 0; !p && i < NMULTI; i++)
+        if (multi_impls[i]->available()) p = multi_impls[i];
+    if (!p) p = &sha3_multi_portable;
+    atomic_store_explicit(&chosen, p, memory_order_release);
+    return p;
+}
+
+void sha3_chain_ctr_multi_with(const sha3_multi_impl *impl, size_t n, const uint8_t (*prefix)[60],
+                               const uint64_t *i0, uint64_t steps, uint8_t (*d)[32])
+{
+    sha3_lanes st;
+    const size_t L = impl->lanes;
+    for (size_t base = 0; base < n; base += L) {
+        for (size_t c = 0; c < L; c++) {
+            size_t src = base + c < n ? base + c : n - 1;   /* spare lanes: repeat the last chain */
+            uint64_t pre[8];
+            sha3_prefix_lanes(pre, prefix[src]);
+            for (int j = 0; j < 8; j++) st.pre[j][c] = pre[j];
+            st.ctr[c] = i0[src];
+            for (int k = 0; k < 4; k++) st.x[k][c] = sha3_load64_le(d[src] + 8 * k);
+            volatile uint64_t *v = pre;
+            for (int j = 0; j < 8; j++) v[j] = 0;
+        }
+        impl->chain_ctr(&st, steps);
+        for (size_t c = 0; c < L && base + c < n; c++)
+            for (int k = 0; k < 4; k++) sha3_store64_le(d[base + c] + 8 * k, st.x[k][c]);
+    }
+    /* prefixes can hold a key and the chain values are secrets: clear them */
+    volatile uint64_t *v = &st.pre[0][0];
+    for (size_t i = 0; i < sizeof st / sizeof(uint64_t); i++) v[i] = 0;
+}
+
+void sha3_chain_ctr_multi(size_t n, const uint8_t (*prefix)[60], const uint64_t *i0,
+                          uint64_t steps, uint8_t (*d)[32])
+{
+    sha3_chain_ctr_multi_with(sha3_multi_select(), n, prefix, i0, steps, d);
+}
+
+const char *sha3_multi_backend(void)
+{
+    return sha3_multi_select()->name;
+}
+
+unsigned sha3_multi_lanes(void)
+{
+    return sha3_multi_select()->lanes;
+}
