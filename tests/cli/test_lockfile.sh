@@ -104,7 +104,7 @@ check "--floor: floor seconds 2" grep -q '"floor_seconds": 2.0' "$TMP/.out"
 printf '# a small table\nsha3-256 1000 Tiny CPU ; test\nrandomx-v2 5 Slow CPU\n' > floor.txt
 expect_rc 0 "lock --floor --floor-table" "$RXLOCK" lock $W --time 5s --floor --floor-table floor.txt --groups 1 -o ft.json
 expect_rc 0 "inspect --floor-table" "$RXLOCK" inspect --no-estimate --floor-table floor.txt ft.json
-check "--floor-table: G*S = 5 s x 1000" grep -q '1 groups x 5000 steps' "$TMP/.out"
+check "--floor-table: G*S = 5 s x 1000" grep -q '1 group x 5000 steps' "$TMP/.out"
 check "--floor-table: the promise names its CPU" grep -q '^promise:       opens no sooner than 5.0s on the fastest known CPU (Tiny CPU, 1000.0H/s), about 5.0s at the assumed rate' "$TMP/.out"
 printf 'sha3-256 fast Tiny CPU\n' > badfloor.txt
 expect_rc 1 "bad floor table" "$RXLOCK" lock $W --time 5s --floor --floor-table badfloor.txt -o fb.json
