@@ -36,7 +36,11 @@ t0=$(now)
 "$RXLOCK" calibrate --work "$WORK" $cal_args -o cal.json --force >&2
 t1=$(now)
 head -c 4096 /dev/urandom > secret.bin
-"$RXLOCK" lock secret.bin --work "$WORK" --time "$TIME" --calibration cal.json -o locked.rxlock --force 2> lock.err
+if ! "$RXLOCK" lock secret.bin --work "$WORK" --time "$TIME" --calibration cal.json -o locked.rxlock --force 2> lock.err; then
+  cat lock.err >&2
+  echo "promise.sh: lock failed (above)" >&2
+  exit 1
+fi
 t2=$(now)
 cat lock.err >&2
 # the puzzle, out of the container, for inspect --json

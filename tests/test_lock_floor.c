@@ -211,6 +211,18 @@ static void t_v1_still_solves(void) {
     free(json);
 }
 
+/* The sizing statistic is the fastest window; the spread is over it. */
+static void t_sizing_statistic(void) {
+    tl_calibration c;
+    memset(&c, 0, sizeof c);
+    c.rate = 100; c.rate_min = 90; c.rate_max = 110;
+    CHECK(tl_calibration_sizing_rate(&c) == 110);
+    CHECK(fabs(tl_calibration_spread(&c) - 20.0 / 110.0) < 1e-12);
+    c.rate_min = c.rate_max = c.rate;
+    CHECK(tl_calibration_spread(&c) == 0 && tl_calibration_sizing_rate(&c) == 100);
+    CHECK(tl_calibration_sizing_rate(NULL) == 0 && tl_calibration_spread(NULL) == 0);
+}
+
 int main(void) {
     RUN(t_parse_small_file);
     RUN(t_refusals);
@@ -219,5 +231,6 @@ int main(void) {
     RUN(t_mode_policy);
     RUN(t_puzzle_v2_fields);
     RUN(t_v1_still_solves);
+    RUN(t_sizing_statistic);
     return test_summary();
 }
