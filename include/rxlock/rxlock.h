@@ -113,7 +113,8 @@ typedef struct {
     tl_work_type work;
     uint32_t groups;              /* G, 1 .. TL_MAX_GROUPS                 */
     uint64_t steps;               /* S, 1 .. TL_MAX_STEPS, G*S ≤ TL_MAX_TOTAL */
-    uint64_t rate_mhps;           /* assumed solver rate, milli-hashes/s; 0 = none */
+    uint64_t rate_milli_hps;      /* assumed solver rate in milli-hashes per second
+                                     (1000 = 1 hash/s; JSON "assumed_rate_mhps"); 0 = none */
     char     rate_source[TL_RATE_SOURCE_MAX]; /* "none", "flag", "calibration: <cpu>", ... [ -~]* */
     uint64_t target_seconds;      /* wall-clock target the caller asked for (0 = none) */
     const uint8_t *sign_sk;       /* Ed25519 secret key (64 bytes, libsodium layout) or NULL */
@@ -191,7 +192,7 @@ typedef struct tl_puzzle {
     uint8_t  key[32];             /* K */
     uint8_t  seed[32];            /* s_1 */
     uint8_t  epoch_pk[32];        /* X */
-    uint64_t rate_mhps;
+    uint64_t rate_milli_hps;      /* milli-hashes per second, as tl_params */
     char     rate_source[TL_RATE_SOURCE_MAX];
     uint64_t target_seconds;
     int64_t  created;             /* Unix seconds, UTC                      */

@@ -106,7 +106,7 @@ int cli_lock_resolve(cli_lock_opts *o, const char *cmd) {
     if (o->steps > TL_MAX_TOTAL / o->groups) return cli_error("groups x steps exceeds 2^48");
     p->groups = (uint32_t)o->groups;
     p->steps = o->steps;
-    p->rate_mhps = (uint64_t)llround(o->rate * 1000.0);
+    p->rate_milli_hps = (uint64_t)llround(o->rate * 1000.0);
     return 0;
 }
 
