@@ -106,7 +106,7 @@ static void t_promise(void) {
     pz.work = TL_WORK_RANDOMX_V2;
     pz.groups = 2;
     pz.steps = 30000;            /* 60000 hashes */
-    pz.rate_mhps = 500000;       /* 500 H/s: 120 s of hashing */
+    pz.rate_milli_hps = 500000;       /* 500 H/s: 120 s of hashing */
     pz.rate_mode = TL_RATE_MODE_FULL;
     pz.setup_ms = 25000;         /* + 25 s setup */
     tl_floor_table t;
@@ -123,7 +123,7 @@ static void t_promise(void) {
     pz.work = TL_WORK_RANDOMX_V1;
     tl_promise_text(s, sizeof s, &pz, &t);
     CHECK(strstr(s, "no fastest known CPU for randomx-v1") != NULL);
-    pz.rate_mhps = 0;
+    pz.rate_milli_hps = 0;
     tl_promise_text(s, sizeof s, &pz, &t);
     CHECK(strstr(s, "no solver rate recorded") != NULL);
 }
@@ -150,7 +150,7 @@ static void t_puzzle_v2_fields(void) {
     p.work = TL_WORK_SHA3_256;
     p.groups = 1;
     p.steps = 3;
-    p.rate_mhps = 1000000;
+    p.rate_milli_hps = 1000000;
     strcpy(p.rate_source, "flag");
     p.rate_mode = TL_RATE_MODE_FULL;
     p.setup_ms = 1234;

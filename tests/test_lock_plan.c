@@ -192,7 +192,7 @@ static void t_plan_roundtrip(void) {
 
 /* The Slurm time limit (issue 25): given, derived from a rate, none. */
 static void t_time_limit(void) {
-    tl_params p = { .work = TL_WORK_SHA3_256, .groups = 2, .steps = 30000, .rate_mhps = 1000000,
+    tl_params p = { .work = TL_WORK_SHA3_256, .groups = 2, .steps = 30000, .rate_milli_hps = 1000000,
                     .rate_source = "flag" };
     tl_plan_opts o = { .mode = TL_MODE_LIGHT };
     CHECK(tl_plan_time_limit(&p, &o) == 660);                 /* 2 x 30 s + 600 s */
@@ -200,10 +200,10 @@ static void t_time_limit(void) {
     CHECK(tl_plan_time_limit(&p, &o) == 1200);                /* 2 x 300 s + 600 s */
     o.slurm_time = 61;
     CHECK(tl_plan_time_limit(&p, &o) == 120);                 /* whole minutes, up */
-    o.slurm_time = 0; o.task_rate_mhps = 0; p.rate_mhps = 0;
+    o.slurm_time = 0; o.task_rate_mhps = 0; p.rate_milli_hps = 0;
     CHECK(tl_plan_time_limit(&p, &o) == 0);                   /* no rate: none */
     /* RandomX: light tasks at a full-mode rate run 10x slower; setup 60 / 600 s */
-    p.work = TL_WORK_RANDOMX_V2; p.steps = 4838400; p.rate_mhps = 768000;
+    p.work = TL_WORK_RANDOMX_V2; p.steps = 4838400; p.rate_milli_hps = 768000;
     CHECK(tl_plan_time_limit(&p, &o) == 126660);                /* 2 x 63000 + 60 + 600 */
     snprintf(p.rate_source, sizeof p.rate_source, "calibration (light)");
     CHECK(tl_plan_time_limit(&p, &o) == (2 * 6300 + 60 + 600 + 59) / 60 * 60);

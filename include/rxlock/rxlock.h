@@ -151,11 +151,12 @@ typedef struct {
     tl_work_type work;
     uint32_t groups;              /* G, 1 .. TL_MAX_GROUPS                 */
     uint64_t steps;               /* S, 1 .. TL_MAX_STEPS, G*S ≤ TL_MAX_TOTAL */
-    uint64_t rate_mhps;           /* assumed solver rate, milli-hashes/s; 0 = none */
+    uint64_t rate_milli_hps;      /* assumed solver rate in milli-hashes per second
+                                     (1000 = 1 hash/s; JSON "assumed_rate_mhps"); 0 = none */
     char     rate_source[TL_RATE_SOURCE_MAX]; /* "none", "flag", "calibration: <cpu>", ... [ -~]* */
     uint64_t target_seconds;      /* wall-clock target the caller asked for (0 = none) */
     /* issue 19 (puzzle version 2) */
-    int      rate_mode;           /* TL_RATE_MODE_*: what rate_mhps was measured in */
+    int      rate_mode;           /* TL_RATE_MODE_*: what rate_milli_hps was measured in */
     uint64_t setup_ms;            /* work-function setup (cache/dataset build) on the
                                      rate's machine, ms; part of the promise */
     const uint8_t *sign_sk;       /* Ed25519 secret key (64 bytes, libsodium layout) or NULL */
@@ -243,7 +244,7 @@ typedef struct tl_puzzle {
     uint8_t  key[32];             /* K */
     uint8_t  seed[32];            /* s_1 */
     uint8_t  epoch_pk[32];        /* X */
-    uint64_t rate_mhps;
+    uint64_t rate_milli_hps;      /* milli-hashes per second, as tl_params */
     char     rate_source[TL_RATE_SOURCE_MAX];
     uint64_t target_seconds;
     /* issue 19 (version 2; NONE / 0 in a version-1 puzzle) */

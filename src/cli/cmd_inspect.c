@@ -91,7 +91,7 @@ static void describe(const tl_puzzle *pz, view *v) {
     struct tm tm;
     if (!gmtime_r(&t, &tm) || !strftime(v->created, sizeof v->created, "%Y-%m-%dT%H:%M:%SZ", &tm)) strcpy(v->created, "?");
     v->total = (uint64_t)pz->groups * pz->steps;
-    v->assumed = (double)pz->rate_mhps / 1000.0;
+    v->assumed = (double)pz->rate_milli_hps / 1000.0;
     v->est_rc = -1;
     if (!v->estimate) return;
     tl_calibration cal;

@@ -159,7 +159,7 @@ int cli_lock_resolve(cli_lock_opts *o, const char *cmd) {
     if (o->steps > TL_MAX_TOTAL / o->groups) return cli_error("groups x steps exceeds 2^48");
     p->groups = (uint32_t)o->groups;
     p->steps = o->steps;
-    p->rate_mhps = (uint64_t)llround(o->rate * 1000.0);
+    p->rate_milli_hps = (uint64_t)llround(o->rate * 1000.0);
     /* issue 19: RandomX rates are full-mode rates (a light calibration was
      * refused above; --rate is documented as one); setup counted */
     p->rate_mode = rx && o->rate > 0 ? TL_RATE_MODE_FULL : TL_RATE_MODE_NONE;

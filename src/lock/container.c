@@ -71,8 +71,8 @@ int tl_container_notice(char *buf, size_t cap, const tl_puzzle *pz, const char *
     const char *slash = strrchr(name, '/');
     sanitize(nm, sizeof nm, slash ? slash + 1 : name);
     double total = (double)pz->groups * (double)pz->steps;
-    if (pz->rate_mhps) {
-        double r = (double)pz->rate_mhps / 1000.0;
+    if (pz->rate_milli_hps) {
+        double r = (double)pz->rate_milli_hps / 1000.0;
         human_duration(dur, sizeof dur, total / r);
         snprintf(rate, sizeof rate, "about %s at the assumed rate of %.1f hashes/s (%s)",
                  dur, r, pz->rate_source);

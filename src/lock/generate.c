@@ -23,7 +23,7 @@ void tl_puzzle_from_params(tl_puzzle *pz, const tl_params *p) {
     pz->work = p->work;
     pz->groups = p->groups;
     pz->steps = p->steps;
-    pz->rate_mhps = p->rate_mhps;
+    pz->rate_milli_hps = p->rate_milli_hps;
     strcpy(pz->rate_source, p->rate_source);
     pz->target_seconds = p->target_seconds;
     pz->rate_mode = p->rate_mode;   /* issue 19 */
@@ -38,7 +38,7 @@ int tl_generate(const tl_params *p, const tl_gen_opts *o,
     *json = NULL;
     if (!tl_work_name(p->work) || p->groups < 1 || p->groups > TL_MAX_GROUPS || p->steps < 1 ||
         p->steps > TL_MAX_STEPS || p->steps > TL_MAX_TOTAL / p->groups || !rate_source_valid(p->rate_source) ||
-        p->rate_mhps > (1ull << 62) || p->target_seconds > (1ull << 62) ||
+        p->rate_milli_hps > (1ull << 62) || p->target_seconds > (1ull << 62) ||
         p->rate_mode < TL_RATE_MODE_NONE || p->rate_mode > TL_RATE_MODE_FULL || p->setup_ms > TL_MAX_SETUP_MS)
         return TL_EINVAL;
     if (sodium_init() < 0) return TL_ERANDOM;

@@ -22,7 +22,7 @@ int tl_puzzle_header(const tl_puzzle *pz, uint8_t *buf, size_t cap, size_t *len)
     memcpy(buf + 56, pz->key, 32);
     memcpy(buf + 88, pz->seed, 32);
     memcpy(buf + 120, pz->epoch_pk, 32);
-    tl_put64(buf + 152, pz->rate_mhps);
+    tl_put64(buf + 152, pz->rate_milli_hps);
     tl_put64(buf + 160, pz->target_seconds);
     tl_put64(buf + 168, (uint64_t)pz->created);
     if (pz->has_signer) memcpy(buf + 176, pz->signer, 32);

@@ -104,7 +104,7 @@ int tl_plan_create(const tl_params *p, const tl_plan_opts *o, const char *dir,
     if (!p || !o || !dir || !pk || !o->planner_key || !o->worker_key) return TL_EINVAL;
     if (!tl_work_name(p->work) || p->groups < 1 || p->groups > TL_MAX_GROUPS || p->steps < 1 ||
         p->steps > TL_MAX_STEPS || p->steps > TL_MAX_TOTAL / p->groups || !rate_source_valid(p->rate_source) ||
-        p->rate_mhps > (1ull << 62) || p->target_seconds > (1ull << 62) ||
+        p->rate_milli_hps > (1ull << 62) || p->target_seconds > (1ull << 62) ||
         (o->mode != TL_MODE_LIGHT && o->mode != TL_MODE_FULL) || o->batch > p->groups)
         return TL_EINVAL;
     if ((rc0 = tl_plan_scripts_check(o, err, errlen))) return rc0;

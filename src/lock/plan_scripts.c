@@ -90,7 +90,7 @@ uint64_t tl_plan_time_limit(const tl_params *p, const tl_plan_opts *o) {
     int rx = p->work != TL_WORK_SHA3_256;
     uint64_t mhps = o->task_rate_mhps;
     if (!mhps) {
-        mhps = p->rate_mhps;
+        mhps = p->rate_milli_hps;
         if (rx && o->mode == TL_MODE_LIGHT && !rate_is_light(p)) mhps /= 10;
     }
     if (!mhps || p->steps > TL_MAX_STEPS) return 0;

@@ -13,7 +13,7 @@ void tl_promise_of(const tl_puzzle *pz, const tl_floor_table *ft, tl_promise *ou
     out->hash_seconds = out->here_seconds = out->floor_seconds = -1;
     if (!pz) return;
     out->total = (uint64_t)pz->groups * pz->steps;
-    out->rate = (double)pz->rate_mhps / 1000.0;
+    out->rate = (double)pz->rate_milli_hps / 1000.0;
     out->setup_seconds = (double)pz->setup_ms / 1000.0;
     if (out->rate > 0) {
         out->hash_seconds = (double)out->total / out->rate;

@@ -97,7 +97,7 @@ int tl_puzzle_to_json(const tl_puzzle *pz, char **out, size_t *outlen) {
     bad |= add(o, "key", hexval(pz->key, 32));
     bad |= add(o, "seed", hexval(pz->seed, 32));
     bad |= add(o, "epoch_public_key", hexval(pz->epoch_pk, 32));
-    bad |= add(o, "assumed_rate_mhps", json_integer((json_int_t)pz->rate_mhps));
+    bad |= add(o, "assumed_rate_mhps", json_integer((json_int_t)pz->rate_milli_hps));
     bad |= add(o, "rate_source", json_string(pz->rate_source));
     bad |= add(o, "target_seconds", json_integer((json_int_t)pz->target_seconds));
     bad |= add(o, "created", json_string(when));
@@ -198,7 +198,7 @@ static int parse_obj(json_t *o, tl_puzzle *pz, char *err, size_t errlen) {
         tl_set_err(err, errlen, "field \"epoch_public_key\": a low-order point (no secret opens it: unsolvable)");
         return TL_EFORMAT;
     }
-    if ((rc = get_uint(o, "assumed_rate_mhps", 0, 1ull << 62, &pz->rate_mhps, err, errlen))) return rc;
+    if ((rc = get_uint(o, "assumed_rate_mhps", 0, 1ull << 62, &pz->rate_milli_hps, err, errlen))) return rc;
     v = json_object_get(o, "rate_source");
     if (!json_is_string(v) || !rate_source_ok(json_string_value(v))) {
         tl_set_err(err, errlen, "field \"rate_source\": want printable ASCII, at most %d chars", TL_RATE_SOURCE_MAX - 1);

@@ -81,7 +81,7 @@ int tl_solve(const tl_puzzle *pz, const tl_solve_opts *o, uint8_t x[32], tl_solv
     {   /* issue 19: the dataset build shows progress, its ETA counts the hashing after it */
         tl_progress sp = { .hashes_total = (uint64_t)G * S, .hashes_done = (uint64_t)(g - 1) * S + i,
                            .groups_total = G, .groups_done = g - 1, .group = g, .step = i };
-        double rate = (double)pz->rate_mhps / 1000.0;
+        double rate = (double)pz->rate_milli_hps / 1000.0;
         double heta = rate > 0 ? (double)(sp.hashes_total - sp.hashes_done) / rate : -1;
         tl_mode mode = o ? o->mode : TL_MODE_LIGHT;
         if (o && o->progress && mode == TL_MODE_FULL && pz->work != TL_WORK_SHA3_256)
