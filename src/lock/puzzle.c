@@ -15,7 +15,8 @@
 static const char *const fields[] = {
     "rxlock_puzzle", "work", "groups", "steps", "puzzle_id", "key", "seed",
     "epoch_public_key", "assumed_rate_mhps", "rate_source", "target_seconds",
-    "created", "test_only", "signer", "header_digest", "wraps", "signature"
+    "created", "test_only", "signer", "header_digest", "wraps", "signature",
+    "verification"   /* issue 20, version >= 2 */
 };
 #define NFIELDS (sizeof fields / sizeof fields[0])
 
@@ -45,14 +46,6 @@ static int parse_time(const char *s, int64_t *t) {
     return 0;
 }
 
-static int rate_source_ok(const char *s) {
-    size_t n = strlen(s);
-    if (n >= TL_RATE_SOURCE_MAX) return 0;
-    for (size_t k = 0; k < n; k++)
-        if (s[k] < 0x20 || s[k] > 0x7e) return 0;
-    return 1;
-}
-
 static int add(json_t *o, const char *k, json_t *v) {
     return v && json_object_set_new(o, k, v) == 0 ? 0 : -1;
 }
@@ -60,6 +53,43 @@ static json_t *hexval(const uint8_t *p, size_t n) {
     char buf[2 * 64 + 1];
     util_hex_encode(buf, p, n);
     return json_string(buf);
+}
+
+static int get_uint(json_t *o, const char *k, uint64_t lo, uint64_t hi, uint64_t *out,
+                    char *err, size_t errlen);
+
+/* ---- issue 20: the verification record (version >= 2) ------------------ */
+static const char *const verify_names[] = { NULL, "none", "sample", "full" };
+
+static json_t *verification_json(const tl_puzzle *pz) {
+    if (pz->verify_method < TL_VERIFY_NONE || pz->verify_method > TL_VERIFY_FULL) return NULL;
+    return json_pack("{s:s, s:I, s:I}", "method", verify_names[pz->verify_method],
+                     "segments", (json_int_t)pz->verify_segments, "checked", (json_int_t)pz->verify_checked);
+}
+
+static int parse_verification(json_t *o, tl_puzzle *pz, char *err, size_t errlen) {
+    json_t *v = json_object_get(o, "verification");
+    if (pz->version < 2) {
+        if (v) { tl_set_err(err, errlen, "field \"verification\" is not allowed in a version-1 puzzle"); return TL_EFORMAT; }
+        return TL_OK;
+    }
+    json_t *m = json_object_get(v, "method");
+    const char *ms = json_is_string(m) ? json_string_value(m) : "";
+    uint64_t seg = 0, chk = 0;
+    int k = TL_VERIFY_NONE;
+    while (k <= TL_VERIFY_FULL && strcmp(ms, verify_names[k])) k++;
+    if (!json_is_object(v) || json_object_size(v) != 3 || k > TL_VERIFY_FULL ||
+        get_uint(v, "segments", 0, TL_MAX_SEGMENTS, &seg, NULL, 0) ||
+        get_uint(v, "checked", 0, seg, &chk, NULL, 0) ||
+        (k == TL_VERIFY_NONE && chk != 0) || (k == TL_VERIFY_FULL && chk != seg)) {
+        tl_set_err(err, errlen, "field \"verification\": want {\"method\": none|sample|full, \"segments\": N, "
+                   "\"checked\": M}, M <= N (none: M = 0, full: M = N)");
+        return TL_EFORMAT;
+    }
+    pz->verify_method = k;
+    pz->verify_segments = (uint32_t)seg;
+    pz->verify_checked = (uint32_t)chk;
+    return TL_OK;
 }
 
 int tl_puzzle_to_json(const tl_puzzle *pz, char **out, size_t *outlen) {
@@ -82,6 +112,7 @@ int tl_puzzle_to_json(const tl_puzzle *pz, char **out, size_t *outlen) {
     bad |= add(o, "target_seconds", json_integer((json_int_t)pz->target_seconds));
     bad |= add(o, "created", json_string(when));
     bad |= add(o, "test_only", json_boolean(pz->test_only));
+    if (pz->version >= 2) bad |= add(o, "verification", verification_json(pz));   /* issue 20 */
     if (pz->has_signer) bad |= add(o, "signer", hexval(pz->signer, 32));
     bad |= add(o, "header_digest", hexval(H, 32));
     for (uint32_t g = 0; !bad && g < pz->groups; g++) {
@@ -140,12 +171,12 @@ static int parse_obj(json_t *o, tl_puzzle *pz, char *err, size_t errlen) {
     json_t *ver = json_object_get(o, "rxlock_puzzle");
     if (!ver) { tl_set_err(err, errlen, "not an rxlock puzzle (no \"rxlock_puzzle\" field)"); return TL_EFORMAT; }
     if (!json_is_integer(ver)) { tl_set_err(err, errlen, "field \"rxlock_puzzle\": want an integer version"); return TL_EFORMAT; }
-    if (json_integer_value(ver) != TL_PUZZLE_VERSION) {
-        tl_set_err(err, errlen, "unsupported puzzle version %lld (this rxlock reads version %d)",
+    if (json_integer_value(ver) < 1 || json_integer_value(ver) > TL_PUZZLE_VERSION) {
+        tl_set_err(err, errlen, "unsupported puzzle version %lld (this rxlock reads versions 1 to %d)",
                 (long long)json_integer_value(ver), TL_PUZZLE_VERSION);
         return TL_EVERSION;
     }
-    pz->version = TL_PUZZLE_VERSION;
+    pz->version = (int)json_integer_value(ver);
     const char *key;
     json_t *val;
     json_object_foreach(o, key, val) {
@@ -161,7 +192,7 @@ static int parse_obj(json_t *o, tl_puzzle *pz, char *err, size_t errlen) {
     if ((rc = get_uint(o, "groups", 1, TL_MAX_GROUPS, &u, err, errlen))) return rc;
     pz->groups = (uint32_t)u;
     if ((rc = get_uint(o, "steps", 1, TL_MAX_STEPS, &pz->steps, err, errlen))) return rc;
-    if (pz->steps > TL_MAX_TOTAL / pz->groups) {
+    if (!tl_shape_valid(pz->work, pz->groups, pz->steps)) {
         tl_set_err(err, errlen, "groups x steps exceeds 2^48");
         return TL_EFORMAT;
     }
@@ -171,14 +202,14 @@ static int parse_obj(json_t *o, tl_puzzle *pz, char *err, size_t errlen) {
         (rc = get_hex(o, "epoch_public_key", pz->epoch_pk, 32, err, errlen)))
         return rc;
     if (sodium_is_zero(pz->epoch_pk, 32)) { tl_set_err(err, errlen, "field \"epoch_public_key\": all zero"); return TL_EFORMAT; }
-    if ((rc = get_uint(o, "assumed_rate_mhps", 0, 1ull << 62, &pz->rate_mhps, err, errlen))) return rc;
+    if ((rc = get_uint(o, "assumed_rate_mhps", 0, TL_RATE_MAX, &pz->rate_mhps, err, errlen))) return rc;
     v = json_object_get(o, "rate_source");
-    if (!json_is_string(v) || !rate_source_ok(json_string_value(v))) {
+    if (!json_is_string(v) || !tl_rate_source_valid(json_string_value(v))) {
         tl_set_err(err, errlen, "field \"rate_source\": want printable ASCII, at most %d chars", TL_RATE_SOURCE_MAX - 1);
         return TL_EFORMAT;
     }
     strcpy(pz->rate_source, json_string_value(v));
-    if ((rc = get_uint(o, "target_seconds", 0, 1ull << 62, &pz->target_seconds, err, errlen))) return rc;
+    if ((rc = get_uint(o, "target_seconds", 0, TL_RATE_MAX, &pz->target_seconds, err, errlen))) return rc;
     v = json_object_get(o, "created");
     if (!json_is_string(v) || parse_time(json_string_value(v), &pz->created) != 0) {
         tl_set_err(err, errlen, "field \"created\": want YYYY-MM-DDTHH:MM:SSZ");
@@ -187,6 +218,7 @@ static int parse_obj(json_t *o, tl_puzzle *pz, char *err, size_t errlen) {
     v = json_object_get(o, "test_only");
     if (!json_is_boolean(v)) { tl_set_err(err, errlen, "field \"test_only\": want true or false"); return TL_EFORMAT; }
     pz->test_only = json_is_true(v);
+    if ((rc = parse_verification(o, pz, err, errlen))) return rc;   /* issue 20 */
     if (json_object_get(o, "signer")) {
         if ((rc = get_hex(o, "signer", pz->signer, 32, err, errlen))) return rc;
         pz->has_signer = 1;
@@ -282,9 +314,7 @@ void tl_puzzle_free(tl_puzzle *pz) {
 }
 
 int tl_puzzle_verify(const tl_puzzle *pz, const uint8_t *pin) {
-    if (!pz || !pz->wraps || !tl_work_name(pz->work) || pz->groups < 1 || pz->groups > TL_MAX_GROUPS ||
-        pz->steps < 1 || pz->steps > TL_MAX_STEPS || pz->steps > TL_MAX_TOTAL / pz->groups)
-        return TL_EFORMAT;
+    if (!pz || !pz->wraps || !tl_shape_valid(pz->work, pz->groups, pz->steps)) return TL_EFORMAT;
     uint8_t H[32];
     if (tl_header_digest(pz, H) != 0 || sodium_memcmp(H, pz->header_digest, 32) != 0) return TL_EFORMAT;
     if (pin) {
