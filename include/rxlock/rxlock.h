@@ -214,6 +214,11 @@ typedef struct {
  * with RXLOCK_TEST_INSECURE=1): the puzzle is then marked test_only. */
 int tl_generate(const tl_params *p, const tl_gen_opts *o,
                 char **json, size_t *json_len, uint8_t pk[32], uint8_t *keep_sk);
+/* issue 20: with o->state_dir, a successful tl_generate leaves the state
+ * directory in place (running it again gives the same puzzle at once):
+ * commit the puzzle first, then remove the state with this call, which
+ * deletes only the files a generation state holds, then the directory. */
+int tl_generate_state_remove(const char *state_dir);
 
 typedef struct {
     uint8_t nonce[24];

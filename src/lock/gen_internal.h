@@ -68,8 +68,6 @@ int  tl_state_append(tl_state *st, uint32_t g, int kind, uint64_t i, const uint8
  * interval, not synced): what a resumed run reports as lost. */
 void tl_state_progress_save(tl_state *st, const uint64_t *reached, uint32_t G);
 int  tl_state_progress_load(tl_state *st, uint64_t *reached, uint32_t G);
-/* Remove the directory and everything in it (after success). */
-int  tl_state_remove(tl_state *st);
 void tl_state_close(tl_state *st);
 
 /* Sealed segment record (plan_files.c), docs/FORMAT.md §Generation state. */

@@ -160,7 +160,6 @@ static int verify_value(sched *s, const tl_task *t, const uint8_t d[32], long pi
     if (!third) {
         if (sodium_memcmp(d, rec, 32) == 0) {
             s->vs[at] = VS_OK;
-            s->stats->checked++;
             return persist(s, g, TL_SEG_VERIFIED, k, d, pid, s->me);
         }
         memcpy(alt, d, 32);
@@ -185,7 +184,6 @@ static int verify_value(sched *s, const tl_task *t, const uint8_t d[32], long pi
         s->running[g - 1] = 0;
         for (uint32_t m = k + 1; m <= s->nseg; m++) s->vs[ix(s, g, m)] = VS_NONE;
         s->vs[at] = VS_OK;
-        s->stats->checked++;
         s->stats->corrected++;
         return persist(s, g, TL_SEG_CORRECTED, k, d, pid, s->me);
     }
@@ -194,7 +192,6 @@ static int verify_value(sched *s, const tl_task *t, const uint8_t d[32], long pi
                       "computation (pid %ld) agrees with the chain; the verifying worker (%s pid %ld) gave the odd "
                       "value", g, k, a, b, pid, s->me, s->alt_pid[at]);
         s->vs[at] = VS_OK;
-        s->stats->checked++;
         return persist(s, g, TL_SEG_VERIFIED, k, d, pid, s->me);
     }
     tl_event_emit(o, TL_EVENT_VERIFY, g, 0, "verification: group %u segment %u (steps %llu..%llu): three "
@@ -321,7 +318,7 @@ int tl_sched_run(tl_work *w, tl_state *st, const tl_plan_info *pi, const uint8_t
             if (have_prog && before[g - 1] > at && before[g - 1] <= s.S) stats->steps_lost += before[g - 1] - at;
             s.reached[g - 1] = at;
             for (uint32_t k = 1; k <= s.have[g - 1]; k++) {
-                if (s.vs[ix(&s, g, k)] == VS_OK) stats->checked++;
+                if (s.vs[ix(&s, g, k)] == VS_OK) stats->checked++;   /* for the message */
                 else choose(&s, g, k);
             }
         }
@@ -340,8 +337,12 @@ int tl_sched_run(tl_work *w, tl_state *st, const tl_plan_info *pi, const uint8_t
     if (!cb_done(&s)) rc = tl_pool_run(w, &cb, &wipe, o);
     if (rc == TL_OK && !cb_done(&s)) rc = TL_EWORKER;
     if (rc == TL_OK) {
-        for (uint32_t g = 1; g <= s.G; g++) memcpy(e + (size_t)(g - 1) * 32, s.val + ix(&s, g, s.nseg) * 32, 32);
-        pz->verify_segments = stats->segments;
+        stats->checked = 0;   /* what holds now (a correction voids later checks) */
+        for (uint32_t g = 1; g <= s.G; g++) {
+            memcpy(e + (size_t)(g - 1) * 32, s.val + ix(&s, g, s.nseg) * 32, 32);
+            for (uint32_t k = 1; k <= s.nseg; k++) stats->checked += s.vs[ix(&s, g, k)] == VS_OK;
+        }
+        pz->verify_segments = stats->checked ? stats->segments : 0;   /* none: 0, 0 */
         pz->verify_checked = stats->checked;
         pz->verify_method = stats->checked == 0 ? TL_VERIFY_NONE
                           : stats->checked == stats->segments ? TL_VERIFY_FULL : TL_VERIFY_SAMPLE;

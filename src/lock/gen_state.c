@@ -29,7 +29,7 @@ struct tl_state {
 /* Files a state directory may hold (anything else: not ours, refused). */
 static int known_name(const char *nm) {
     static const char *const names[] = { "plan.json", "plan.secrets", "planner.key", "state.json", "progress",
-                                         "results" };
+                                         "results", "puzzle.json" };
     for (size_t k = 0; k < sizeof names / sizeof names[0]; k++) if (!strcmp(nm, names[k])) return 1;
     return strstr(nm, ".tmp-") != NULL;
 }
@@ -278,13 +278,14 @@ int tl_state_progress_load(tl_state *st, uint64_t *reached, uint32_t G) {
     return 0;
 }
 
-int tl_state_remove(tl_state *st) {
+int tl_generate_state_remove(const char *dir) {
     char path[PATH_MAX];
-    clear_dir(st->dir, "results", 0);
-    if (tl_plan_path(path, sizeof path, st->dir, "results", 0) == 0) (void)rmdir(path);
-    clear_dir(st->dir, NULL, 0);
-    int rc = rmdir(st->dir) == 0 ? TL_OK : TL_EIO;
-    if (rc == TL_OK) (void)util_fsync_dir(st->dir);
+    if (!dir) return TL_EINVAL;
+    clear_dir(dir, "results", 0);
+    if (tl_plan_path(path, sizeof path, dir, "results", 0) == 0) (void)rmdir(path);
+    clear_dir(dir, NULL, 0);
+    int rc = rmdir(dir) == 0 ? TL_OK : TL_EIO;
+    if (rc == TL_OK) (void)util_fsync_dir(dir);
     return rc;
 }
 

@@ -1,8 +1,9 @@
 /* src/lock/generate.c — tl_generate: draw the secrets (or resume them from
  * a generation state directory), build the work function once, run and
  * verify every group's chain (gen_sched.c), finish the puzzle through the
- * one path assemble takes too (finish.c), remove the state after success,
- * and wipe every secret on every path (docs/DESIGN.md §1, §3). */
+ * one path assemble takes too (finish.c), and wipe every secret on every
+ * path (docs/DESIGN.md §1, §3).  The caller removes the state after it has
+ * committed the puzzle (tl_generate_state_remove). */
 #include "gen_internal.h"
 #include <sodium.h>
 #include <stdlib.h>
@@ -66,9 +67,6 @@ int tl_generate(const tl_params *p, const tl_gen_opts *o_in,
     }
     if ((rc = tl_sched_run(w, st, pi, sec, C, e, &pi->pub, o, &stats))) goto out;
     rc = tl_finish(&pi->pub, sec, e, p->sign_sk, json, json_len, pk, keep_sk);
-    if (rc == TL_OK && st && tl_state_remove(st) != TL_OK)
-        tl_event_emit(o, TL_EVENT_WORKER_FAILED, 0, 0, "%s: could not remove the generation state directory "
-                      "(remove it by hand: it holds the epoch secret)", o->state_dir);
 out:
     if (o->stats) *o->stats = stats;
     if (st) tl_state_close(st);

@@ -81,9 +81,9 @@ static int parse_verification(json_t *o, tl_puzzle *pz, char *err, size_t errlen
     if (!json_is_object(v) || json_object_size(v) != 3 || k > TL_VERIFY_FULL ||
         get_uint(v, "segments", 0, TL_MAX_SEGMENTS, &seg, NULL, 0) ||
         get_uint(v, "checked", 0, seg, &chk, NULL, 0) ||
-        (k == TL_VERIFY_NONE && chk != 0) || (k == TL_VERIFY_FULL && chk != seg)) {
+        (k == TL_VERIFY_NONE && (seg != 0 || chk != 0)) || (k == TL_VERIFY_SAMPLE && (chk == 0 || chk == seg)) || (k == TL_VERIFY_FULL && chk != seg)) {
         tl_set_err(err, errlen, "field \"verification\": want {\"method\": none|sample|full, \"segments\": N, "
-                   "\"checked\": M}, M <= N (none: M = 0, full: M = N)");
+                   "\"checked\": M}: none 0, 0; sample 0 < M < N; full M = N");
         return TL_EFORMAT;
     }
     pz->verify_method = k;

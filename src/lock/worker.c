@@ -132,7 +132,7 @@ static void child_main(tl_work *w, tl_task *t, int fd, const uint8_t mk_in[32], 
         }
         if (rc == 0 && i < t->i1 && t->every && i % t->every == 0) {
             if (msg_send(fd, mk, MSG_VALUE, t->g, i, d)) rc = -1;
-        } else if (rc == 0 && t1 - last >= 0.25 && i < t->i1) {
+        } else if (rc == 0 && t1 - last >= 0.1 && i < t->i1) {
             if (msg_send(fd, mk, MSG_PROGRESS, t->g, i, NULL)) rc = -1;
             last = t1;
         }
