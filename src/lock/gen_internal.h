@@ -21,9 +21,11 @@ typedef struct {
     uint64_t tag;            /* the scheduler's                          */
 } tl_task;
 
-/* Memory a child wipes before it starts (the parent's other secrets). */
+/* Memory a child wipes before it starts (the parent's other secrets), and
+ * descriptors it closes (the state directory's lock: a killed parent's
+ * children must not hold it; -1 = none). */
 #define TL_WIPE_MAX 4
-typedef struct { void *p[TL_WIPE_MAX]; size_t len[TL_WIPE_MAX]; } tl_wipe;
+typedef struct { void *p[TL_WIPE_MAX]; size_t len[TL_WIPE_MAX]; int fd[2]; } tl_wipe;
 
 typedef struct {
     void *ctx;
@@ -69,6 +71,7 @@ int  tl_state_append(tl_state *st, uint32_t g, int kind, uint64_t i, const uint8
 void tl_state_progress_save(tl_state *st, const uint64_t *reached, uint32_t G);
 int  tl_state_progress_load(tl_state *st, uint64_t *reached, uint32_t G);
 void tl_state_close(tl_state *st);
+void tl_state_fds(const tl_state *st, int fd[2]);
 
 /* Sealed segment record (plan_files.c), docs/FORMAT.md §Generation state. */
 #define TL_SEG_SIZE 200

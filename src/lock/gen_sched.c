@@ -334,6 +334,7 @@ int tl_sched_run(tl_work *w, tl_state *st, const tl_plan_info *pi, const uint8_t
     tl_pool_cb cb = { .ctx = &s, .next = cb_next, .value = cb_value, .reached = cb_reached, .lost = cb_lost,
                       .done = cb_done, .totals = cb_totals, .tick = cb_tick };
     tl_wipe wipe = { .p = { (void *)sec, s.val, s.alt, e }, .len = { tl_draw_size(s.G), n * 32, n * 32, (size_t)s.G * 32 } };
+    tl_state_fds(st, wipe.fd);
     if (!cb_done(&s)) rc = tl_pool_run(w, &cb, &wipe, o);
     if (rc == TL_OK && !cb_done(&s)) rc = TL_EWORKER;
     if (rc == TL_OK) {

@@ -289,6 +289,11 @@ int tl_generate_state_remove(const char *dir) {
     return rc;
 }
 
+void tl_state_fds(const tl_state *st, int fd[2]) {
+    fd[0] = st ? st->dfd : -1;
+    fd[1] = st ? st->pfd : -1;
+}
+
 void tl_state_close(tl_state *st) {
     if (!st) return;
     if (st->pfd >= 0) close(st->pfd);

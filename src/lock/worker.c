@@ -206,6 +206,7 @@ static int spawn(pool *P) {
         if (pid == 0) {
             close(p[0]);
             for (unsigned j = 0; j < P->nw; j++) if (P->sl[j].fd >= 0) close(P->sl[j].fd);
+            for (int j = 0; j < 2; j++) if (P->wipe->fd[j] >= 0) close(P->wipe->fd[j]);
             signal(SIGINT, SIG_DFL);
             signal(SIGTERM, SIG_DFL);
             signal(SIGPIPE, SIG_DFL);
