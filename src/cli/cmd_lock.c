@@ -28,7 +28,8 @@ const char cmd_lock_usage[] =
     "                   [--retries N] [--worker-timeout SECONDS] [--json] [--progress]\n"
     "                   [--verify[=full|sample:F] | --no-verify] [--checkpoint-steps C]\n"
     "                   [--no-resume] [--force] -o PUZZLE\n"
-    "       rxlock lock FILE|- [the size, rate, mode, workers and key options above]\n"
+    "       rxlock lock FILE|- [the size, rate, mode, workers, key and verification\n"
+    "                   options above]\n"
     "                   [-o OUT] [--force] [-q | --progress]\n"
     "\n"
     "Generate a time-lock puzzle: G groups of S sequential hashes each, computed\n"
@@ -66,6 +67,7 @@ const char cmd_lock_usage[] =
     "the puzzle and FILE encrypted (age) to its epoch recipient; `rxlock unlock`\n"
     "opens it.  '-' reads standard input (not a terminal) and writes the\n"
     "container to standard output unless -o OUT is given (not to a terminal).\n"
+    "Its generation state stays in memory (an interruption loses the work).\n"
     "  -q, --quiet          no progress line, no summary\n"
     "exit: 0 ok, 1 failure (nothing written), 2 usage error\n";
 

@@ -37,7 +37,7 @@ typedef struct {
     int  (*lost)(void *ctx, const tl_task *t);      /* crashed / hung / lied: 0 = re-run, < 0 = fail */
     int  (*done)(void *ctx);                        /* 1 = nothing left      */
     void (*totals)(void *ctx, uint64_t *done, uint64_t *total, uint32_t *gdone, uint32_t *gtotal);
-    void (*tick)(void *ctx);                        /* every progress interval */
+    void (*tick)(void *ctx);                        /* about every 0.1 s */
 } tl_pool_cb;
 
 /* Run tasks until cb->done: o->workers processes, o->worker_timeout,
@@ -66,8 +66,8 @@ int  tl_state_open(tl_state **st, const char *dir, const tl_params *p, uint64_t 
 int  tl_state_read(tl_state *st, uint32_t g, const uint8_t rkey[32], tl_seg_fn fn, void *ctx);
 int  tl_state_append(tl_state *st, uint32_t g, int kind, uint64_t i, const uint8_t d[32], long pid,
                      const char host[TL_HOST_MAX], const uint8_t rkey[32]);
-/* The highest chain step each group had reached (progress, every progress
- * interval, not synced): what a resumed run reports as lost. */
+/* The highest chain step each group had reached (progress, about every
+ * 0.1 s, not synced): what a resumed run reports as lost. */
 void tl_state_progress_save(tl_state *st, const uint64_t *reached, uint32_t G);
 int  tl_state_progress_load(tl_state *st, uint64_t *reached, uint32_t G);
 void tl_state_close(tl_state *st);

@@ -298,7 +298,7 @@ int tl_pool_run(tl_work *w, const tl_pool_cb *cb, const tl_wipe *wipe, const tl_
     if (!P.sl || !P.pf) { free(P.sl); free(P.pf); return TL_ENOMEM; }
     if (tl_random(P.mk, sizeof P.mk, "ipc-mac", 0) != 0) { free(P.sl); free(P.pf); return TL_ERANDOM; }
     for (unsigned k = 0; k < P.nw; k++) { P.sl[k].pid = -1; P.sl[k].fd = -1; }
-    double t_start = tl_now(), t_prog = t_start;
+    double t_start = tl_now(), t_prog = t_start, t_tick = t_start;
     uint64_t done_start = 0, unused = 0;
     uint32_t u32 = 0;
     cb->totals(cb->ctx, &done_start, &unused, &u32, &u32);
@@ -339,9 +339,12 @@ int tl_pool_run(tl_work *w, const tl_pool_cb *cb, const tl_wipe *wipe, const tl_
             }
         }
         if (rc == TL_OK && o->stop && *o->stop) rc = TL_EINTR;
+        if (rc == TL_OK && now - t_tick >= 0.1) {   /* what the scheduler tracks, saved often */
+            t_tick = now;
+            cb->tick(cb->ctx);
+        }
         if (rc == TL_OK && (now - t_prog >= pint || cb->done(cb->ctx))) {
             t_prog = now;
-            cb->tick(cb->ctx);
             if (o->progress) rc = report(&P, now, t_start, done_start);
         }
     }
