@@ -74,6 +74,11 @@ expect_rc 0 "no-verify: inspect" "$R" inspect --no-estimate nov.json
 check "no-verify: inspect marks it UNVERIFIED" grep -q 'verification:  UNVERIFIED' "$TMP/.out"
 expect_rc 1 "no-verify: the corrupted chain fails at group 2" "$R" solve nov.json -o id-nov.txt
 check "no-verify: names group 2" grep -q 'group 2 of 3' "$TMP/.err"
+# the record is in the header: claiming a verification changes H
+sed 's/"method": "none"/"method": "full"/' nov.json > forged.json
+cmp -s nov.json forged.json && fail "forging the verification record did not change the file"
+expect_rc 1 "a forged verification record is refused" "$R" verify forged.json
+check "forged record: header digest mismatch" grep -q 'header digest mismatch' "$TMP/.err"
 RXLOCK_TEST_FLIP=2:75000 expect_rc 0 "fault, --verify=sample:1" "$R" lock --work sha3-256 --groups 3 --steps 300000 --checkpoint-steps 30000 --verify=sample:1 -o s1.json
 check "sample:1 = every segment: corrected" cmp s1.json ref-clean.json
 
