@@ -5,7 +5,7 @@
  * same (test-mode) secrets; no secret (s_2..s_G, x) appears in clear in
  * any file of the plan directory; a missing group is reported by number. */
 #include "test.h"
-#include "lock/plan_internal.h"
+#include "lock/gen_internal.h"
 #include "rxlock/rxlock.h"
 #include <dirent.h>
 #include <sodium.h>
@@ -129,6 +129,30 @@ static void on_report(const char *msg, void *ctx) {
     snprintf(last, 256, "%s", msg);
 }
 
+/* issue 20: the sealed segment record of a generation state. */
+static void t_seg(void) {
+    uint8_t d[32], got[32], f[TL_SEG_SIZE];
+    char host[TL_HOST_MAX] = "node-17", h2[TL_HOST_MAX];
+    int kind = 0;
+    uint64_t i = 0;
+    long pid = 0;
+    randombytes_buf(d, 32);
+    tl_seg_seal(f, D, 3, TL_SEG_CORRECTED, 4096, d, 4242, host, rkey);
+    CHECK(memmem(f, sizeof f, d, 32) == NULL);
+    CHECK(tl_seg_open(&kind, &i, got, &pid, h2, f, D, 3, rkey) == TL_OK);
+    CHECK(kind == TL_SEG_CORRECTED && i == 4096 && pid == 4242 && !strcmp(h2, "node-17"));
+    CHECK_MEM(got, d, 32);
+    CHECK(tl_seg_open(&kind, &i, got, &pid, h2, f, D, 4, rkey) == TL_EFORMAT);    /* another group */
+    CHECK(tl_seg_open(&kind, &i, got, &pid, h2, f, D2, 3, rkey) == TL_EFORMAT);   /* another plan */
+    CHECK(tl_seg_open(&kind, &i, got, &pid, h2, f, D, 3, psk) == TL_EAUTH);      /* another key */
+    for (size_t off = 52; off < TL_SEG_SIZE; off += 13) {   /* kind, step, pid, host, nonce, ct */
+        uint8_t b[TL_SEG_SIZE];
+        memcpy(b, f, sizeof b);
+        b[off] ^= 4;
+        CHECK(tl_seg_open(&kind, &i, got, &pid, h2, b, D, 3, rkey) != TL_OK);
+    }
+}
+
 static void t_plan_roundtrip(void) {
     if (getenv("RXLOCK_TEST_NO_WORKERS")) {   /* tools/test-aarch64-rx.sh: qemu-user */
         fprintf(stderr, "SKIP t_plan_roundtrip: RXLOCK_TEST_NO_WORKERS (worker processes too slow under emulation)\n");
@@ -164,7 +188,7 @@ static void t_plan_roundtrip(void) {
     CHECK(tl_plan_task(dir, 3, &to, &st, err, sizeof err) == TL_EINVAL);
     CHECK(tl_plan_assemble(dir, &ao, &json, &len, pk2, x, err, sizeof err) == TL_OK);
     CHECK_MEM(pk2, pk, 32);
-    tl_gen_opts go = { .workers = 1 };
+    tl_gen_opts go = { .workers = 1, .verify = TL_VERIFY_NONE };   /* assemble records none */
     CHECK(tl_generate(&p, &go, &ref, &rlen, pk3, NULL) == TL_OK);
     CHECK(json && ref && len == rlen && memcmp(json, ref, len) == 0);
     /* No secret in clear anywhere in the plan directory. */
@@ -250,6 +274,7 @@ int main(void) {
     RUN(t_job);
     RUN(t_result);
     RUN(t_ckpt_secrets);
+    RUN(t_seg);
     RUN(t_plan_roundtrip);
     RUN(t_time_limit);
     RUN(t_script_settings);

@@ -196,8 +196,13 @@ typedef enum {
     TL_EVENT_WORKER_RETRY  = 2,   /* a worker failed; its group runs again  */
     TL_EVENT_WORKER_FAILED = 3,   /* a worker failed, no retry left: the call
                                      fails with TL_EWORKER                  */
-    TL_EVENT_TEST_MODE     = 4    /* test build only: the deterministic,
+    TL_EVENT_TEST_MODE     = 4,   /* test build only: the deterministic,
                                      insecure test mode made this puzzle    */
+    /* issue 20: resumable, verified generation */
+    TL_EVENT_RESUMED       = 5,   /* resumed from a state directory: what was
+                                     kept and what is recomputed            */
+    TL_EVENT_VERIFY        = 6    /* a verification mismatch and how it was
+                                     decided (group, segment, worker named) */
 } tl_event_kind;
 typedef struct {
     tl_event_kind kind;
@@ -207,6 +212,31 @@ typedef struct {
                                      "worker for group 3 failed; re-running the group" */
 } tl_event;
 typedef void (*tl_event_fn)(const tl_event *ev, void *ctx);
+
+/* issue 20: chain verification.  Each group's chain is split into segments
+ * of C steps (tl_gen_opts.checkpoint_steps); a verified segment was
+ * recomputed by another worker process from its recorded start and gave the
+ * recorded end.  DEFAULT = SAMPLE at 0.25 (docs/SECURITY.md). */
+typedef enum {
+    TL_VERIFY_DEFAULT = 0,
+    TL_VERIFY_NONE    = 1,        /* no segment is recomputed                */
+    TL_VERIFY_SAMPLE  = 2,        /* each segment with probability F         */
+    TL_VERIFY_FULL    = 3         /* every segment: about 1x the generation CPU */
+} tl_verify;
+typedef struct {
+    uint64_t steps_total;         /* G*S                                     */
+    uint64_t steps_resumed;       /* chain steps found checkpointed at start */
+    uint64_t steps_lost;          /* steps a previous run had computed past its
+                                     last checkpoints (recomputed now; at most
+                                     C per group per interruption)          */
+    uint64_t checkpoint_steps;    /* C used                                  */
+    uint32_t segments;            /* segments in all groups                  */
+    uint32_t checked;             /* of those, recomputed and matched        */
+    uint32_t mismatches;          /* disputes decided by a third computation */
+    uint32_t corrected;           /* of those, the chain was wrong and redone */
+    uint64_t verify_steps;        /* steps computed for verification         */
+    int      resumed;             /* 1 when a state directory was resumed    */
+} tl_gen_stats;
 
 typedef struct {
     unsigned workers;             /* concurrent worker processes (0 = online cores) */
@@ -219,6 +249,15 @@ typedef struct {
     const volatile int *stop;     /* optional: non-zero -> stop workers, TL_EINTR */
     tl_event_fn event;            /* optional: worker trouble, test mode    */
     void    *event_ctx;
+    /* issue 20: resumable, verified generation */
+    const char *state_dir;        /* generation state directory (created 0700,
+                                     resumed when it holds this puzzle's state,
+                                     removed after success); NULL = in memory */
+    uint64_t checkpoint_steps;    /* C: a sealed chain value every C steps, the
+                                     unit of resume and verification (0 = auto) */
+    tl_verify verify;             /* which segments are recomputed and compared */
+    double   verify_fraction;     /* TL_VERIFY_SAMPLE: 0 < F <= 1 (0 = 0.25) */
+    tl_gen_stats *stats;          /* optional: filled on return              */
 } tl_gen_opts;
 
 /* Generate a puzzle.  On success *json (malloc'd, NUL-terminated, *json_len
@@ -229,6 +268,11 @@ typedef struct {
  * with RXLOCK_TEST_INSECURE=1): the puzzle is then marked test_only. */
 int tl_generate(const tl_params *p, const tl_gen_opts *o,
                 char **json, size_t *json_len, uint8_t pk[32], uint8_t *keep_sk);
+/* issue 20: with o->state_dir, a successful tl_generate leaves the state
+ * directory in place (running it again gives the same puzzle at once):
+ * commit the puzzle first, then remove the state with this call, which
+ * deletes only the files a generation state holds, then the directory. */
+int tl_generate_state_remove(const char *state_dir);
 
 typedef struct {
     uint8_t nonce[24];
@@ -258,6 +302,11 @@ typedef struct tl_puzzle {
     uint8_t  signature[64];
     tl_wrap *wraps;               /* groups entries                         */
     uint8_t  header_digest[32];   /* H, computed by parse                   */
+    /* issue 20 (version >= 2): which chain segments were verified */
+    int      verify_method;       /* TL_VERIFY_NONE / SAMPLE / FULL; version 1:
+                                     0 (not recorded)                       */
+    uint32_t verify_segments;     /* segments in all groups                 */
+    uint32_t verify_checked;      /* segments recomputed and matched        */
 } tl_puzzle;
 
 /* Parse puzzle JSON (len ≤ TL_MAX_PUZZLE_BYTES).  Checks syntax, field set,

@@ -110,6 +110,12 @@ static void describe(const tl_puzzle *pz, view *v) {
     cli_engine_text(&cal.engine, v->eng, sizeof v->eng);
 }
 
+/* issue 20: what verification the generator did (version >= 2). */
+static const char *verify_name(const tl_puzzle *pz) {
+    static const char *const n[] = { "not recorded", "none", "sample", "full" };
+    return pz->verify_method >= 0 && pz->verify_method <= TL_VERIFY_FULL ? n[pz->verify_method] : "?";
+}
+
 static int report_json(const tl_puzzle *pz, const view *v) {
     json_t *o = json_object();
     json_object_set_new(o, "puzzle", json_string(v->path));
@@ -144,6 +150,10 @@ static int report_json(const tl_puzzle *pz, const view *v) {
     }
     json_object_set_new(o, "signature_covers_wraps", json_boolean(pz->has_signer && tl_puzzle_signs_wraps(pz)));
     json_object_set_new(o, "container", json_boolean(v->container));
+    json_object_set_new(o, "verification", pz->verify_method ? json_string(verify_name(pz)) : json_null());
+    json_object_set_new(o, "verified", json_boolean(pz->verify_method == TL_VERIFY_FULL));
+    json_object_set_new(o, "segments", json_integer(pz->verify_segments));
+    json_object_set_new(o, "segments_checked", json_integer(pz->verify_checked));
     if (v->est_rc == 0) {
         if (v->engine.engine) {   /* RandomX only */
             json_object_set_new(o, "estimate_mode", json_string(v->engine.mode));
@@ -193,6 +203,15 @@ static void report_text(const tl_puzzle *pz, const view *v) {
     printf("header digest: %s\n", v->hdr);
     if (v->container)
         printf("container:     a .rxlock file; its notice text is not authenticated, these lines are\n");
+    if (pz->verify_method == TL_VERIFY_FULL)
+        printf("verification:  full: all %u chain segments recomputed by a second worker and matched\n",
+               pz->verify_segments);
+    else if (pz->verify_method == TL_VERIFY_SAMPLE)
+        printf("verification:  sampled: %u of %u chain segments recomputed and matched; the others are "
+               "UNVERIFIED\n", pz->verify_checked, pz->verify_segments);
+    else
+        printf("verification:  UNVERIFIED (%s): no chain was recomputed; a corrupted chain would make this "
+               "puzzle unsolvable past that group\n", pz->verify_method ? "none" : "version 1: not recorded");
     if (v->est_rc == 0) {
         util_format_rate(r2, sizeof r2, v->here);
         util_format_duration(d2, sizeof d2, (double)v->total / v->here + v->est_setup);

@@ -29,9 +29,10 @@ const char cmd_lock_usage[] =
     "                   [--rate H/s | --calibration FILE] [--mode light|full]\n"
     "                   [--workers N] [--sign-key FILE] [--keep-epoch-key FILE]\n"
     "                   [--retries N] [--worker-timeout SECONDS] [-q | --json | --progress]\n"
-    "                   [--force] -o, --output PUZZLE|-\n"
-    "       rxlock lock FILE|- [the size, rate, mode, workers and key options above]\n"
-    "                   [-o, --output OUT|-] [--force] [-q | --progress]\n"
+    "                   [--verify[=full|sample:F] | --no-verify] [--checkpoint-steps C]\n"
+    "                   [--no-resume] [--force] -o, --output PUZZLE|-\n"
+    "       rxlock lock FILE|- [the size, rate, mode, workers, key and verification\n"
+    "                   options above] [-o, --output OUT|-] [--force] [-q | --progress]\n"
     "\n"
     "Generate a time-lock puzzle: G groups of S sequential hashes each, computed\n"
     "here in parallel worker processes, then solved by anyone only in sequence\n"
@@ -65,6 +66,12 @@ const char cmd_lock_usage[] =
     "  --json               progress and result as JSON lines on stdout (a first\n"
     "                       {\"event\":\"start\"} line names the engine)\n"
     "  --progress           progress line on stderr even when it is not a TTY\n"
+    CLI_VERIFY_HELP
+    "  --no-resume          keep the generation state in memory only (an interruption\n"
+    "                       loses the work done); by default it is kept, sealed, in\n"
+    "                       PUZZLE.state/ (0700) and running the same command again\n"
+    "                       resumes every group from its last checkpoint; removed after\n"
+    "                       success.  It holds the epoch secret until then\n"
     "  -q, --quiet          no progress line, no summary (the recipient is still printed)\n"
     "  --force              overwrite existing output files\n"
     "  -o, --output PUZZLE  output puzzle file (never overwritten without --force); '-': the\n"
@@ -76,6 +83,7 @@ const char cmd_lock_usage[] =
     "the puzzle and FILE encrypted (age) to its epoch recipient; `rxlock unlock`\n"
     "opens it.  '-' reads standard input (not a terminal) and writes the\n"
     "container to standard output unless -o OUT is given (not to a terminal).\n"
+    "Its generation state stays in memory (an interruption loses the work).\n"
     "  -q, --quiet          no progress line, no summary\n"
     "exit: 0 ok, 1 failure (nothing written), 2 usage error, 128+N killed by signal N\n";
 
@@ -91,7 +99,8 @@ static const struct option lock_opts[] = {
     CLI_LOCK_LONG_OPTS, {"keep-epoch-key", required_argument, 0, 'K'},
     {"retries", required_argument, 0, 'R'}, {"worker-timeout", required_argument, 0, 'T'},
     {"json", no_argument, 0, 'j'}, {"force", no_argument, 0, 'f'},
-    {"output", required_argument, 0, 'o'}, {"quiet", no_argument, 0, 'q'}, {0, 0, 0, 0}
+    {"output", required_argument, 0, 'o'}, {"quiet", no_argument, 0, 'q'},
+    {"no-resume", no_argument, 0, 'N'}, {0, 0, 0, 0}
 };
 
 /* A positional FILE argument ('-' = stdin) selects the single-file mode. */
@@ -102,7 +111,8 @@ static int has_file_arg(int argc, char **argv) {
         const char *prev = argv[k - 1];   /* skip option values */
         int takes = k > 1 && prev[0] == '-' && prev[1] == 'o' && !prev[2];
         for (const struct option *o = lock_opts; k > 1 && !takes && o->name; o++)
-            if (prev[0] == '-' && prev[1] == '-' && !strcmp(prev + 2, o->name) && o->has_arg) takes = 1;
+            if (prev[0] == '-' && prev[1] == '-' && !strcmp(prev + 2, o->name) && o->has_arg == required_argument)
+                takes = 1;
         if (!takes) return 1;
     }
     return 0;
@@ -111,8 +121,22 @@ static int has_file_arg(int argc, char **argv) {
 typedef struct {
     cli_lock_opts lo;
     const char *out, *keep;
-    int json, force, quiet;
+    int json, force, quiet, no_resume;
+    char state[PATH_MAX];       /* PUZZLE.state, or "" with --no-resume */
+    char state_puzzle[PATH_MAX];
+    int finished_before;        /* a run was stopped after committing the puzzle */
 } lock_args;
+
+/* 1 when files a and b both exist and hold the same bytes. */
+static int same_file(const char *a, const char *b) {
+    uint8_t *x = NULL, *y = NULL;
+    size_t xl = 0, yl = 0;
+    int same = util_read_file(a, TL_MAX_PUZZLE_BYTES, &x, &xl) == 0 && util_read_file(b, TL_MAX_PUZZLE_BYTES, &y, &yl) == 0 &&
+               xl == yl && memcmp(x, y, xl) == 0;
+    free(x);
+    free(y);
+    return same;
+}
 
 static int parse_args(int argc, char **argv, lock_args *a) {
     uint64_t v;
@@ -132,6 +156,7 @@ static int parse_args(int argc, char **argv, lock_args *a) {
         case 'f': a->force = 1; break;
         case 'o': a->out = optarg; break;
         case 'q': a->quiet = 1; break;
+        case 'N': a->no_resume = 1; break;
         case ':': return cli_usage_error(argv[0], "option '%s' needs a value", argv[optind - 1]);
         default: return cli_bad_option(argv[0], optopt, argv[optind - 1]);
         }
@@ -141,20 +166,46 @@ static int parse_args(int argc, char **argv, lock_args *a) {
     if (cli_path_is_std(a->out) && (a->json || (a->keep && cli_path_is_std(a->keep))))
         return cli_usage_error(argv[0], "-o - writes the puzzle to standard output: no --json, no --keep-epoch-key -");
     if ((orc = cli_lock_resolve(&a->lo, argv[0])) != 0) return orc;
+    if (!a->no_resume && !cli_path_is_std(a->out)) {   /* -o -: nothing to resume into */
+        if (snprintf(a->state, sizeof a->state, "%s.state", a->out) >= (int)sizeof a->state ||
+            snprintf(a->state_puzzle, sizeof a->state_puzzle, "%s/puzzle.json", a->state) >= (int)sizeof a->state_puzzle)
+            return cli_error("%s: path too long", a->out);
+        a->lo.go.state_dir = a->state;
+        a->finished_before = same_file(a->state_puzzle, a->out);
+    }
+    /* A run stopped after committing the puzzle: its outputs are this run's. */
     const cli_path files[] = {
         { a->lo.sign_key, "--sign-key", CLI_PATH_IN }, { a->lo.calib, "--calibration", CLI_PATH_IN },
         { a->out, "-o", CLI_PATH_OUT }, { a->keep, "--keep-epoch-key", CLI_PATH_OUT }
     };
-    return cli_paths_check(files, sizeof files / sizeof files[0], a->force);
+    return cli_paths_check(files, sizeof files / sizeof files[0], a->force || a->finished_before);
+}
+
+/* With a state directory the puzzle is written inside it first (its temp
+ * file too), then linked (renamed with --force) into place, and only then
+ * is the state removed: a kill at any moment leaves the state or the
+ * finished puzzle, never a temp file beside the output. */
+static int commit_puzzle(const lock_args *a, const char *text, size_t len) {
+    if (!a->state[0]) return cli_write_text(a->out, text, len, a->force, 0644);
+    if (a->finished_before) return same_file(a->state_puzzle, a->out) ? CLI_OK : cli_output_error(a->out);
+    if (util_write_file_atomic(a->state_puzzle, text, len, 1, 0644) != 0) return cli_output_error(a->state_puzzle);
+    if (a->force ? rename(a->state_puzzle, a->out) != 0 : link(a->state_puzzle, a->out) != 0)
+        return cli_output_error(a->out);
+    return util_fsync_dir(a->out) == 0 ? CLI_OK : cli_output_error(a->out);
 }
 
 static int write_outputs(const lock_args *a, const char *text, size_t len, const uint8_t *x) {
-    if (cli_write_text(a->out, text, len, a->force, 0644) != CLI_OK) return CLI_FAIL;
-    if (!a->keep) return CLI_OK;
-    tl_puzzle *pz = NULL;
-    if (tl_puzzle_parse(text, len, &pz, NULL, 0) != 0) return cli_error("generated puzzle does not parse");
-    int rc = cli_write_identity(a->keep, x, pz->id, " (kept at generation)", a->force);
-    tl_puzzle_free(pz);
+    int rc = CLI_OK;
+    if (a->keep) {
+        tl_puzzle *pz = NULL;
+        if (tl_puzzle_parse(text, len, &pz, NULL, 0) != 0) return cli_error("generated puzzle does not parse");
+        rc = cli_write_identity(a->keep, x, pz->id, " (kept at generation)", a->force);
+        tl_puzzle_free(pz);
+    }
+    if (rc == CLI_OK) rc = commit_puzzle(a, text, len);
+    if (rc == CLI_OK && a->state[0] && tl_generate_state_remove(a->state) != TL_OK)
+        fprintf(stderr, "rxlock: %s: could not remove the generation state: remove it by hand (it holds the "
+                "epoch secret)\n", a->state);
     return rc;
 }
 
@@ -164,8 +215,12 @@ static int report(const lock_args *a, const char *rcp, double secs, double cpu, 
     double total = (double)p->groups * (double)p->steps;
     tl_promise pr;   /* issue 19: what the puzzle promises */
     tl_promise_of(pz, &a->lo.ft, &pr);
+    const tl_gen_stats *gs = &a->lo.stats;   /* issue 20: resume, verification */
+    static const char *const vm[] = { "none", "none", "sample", "full" };
+    const char *vname = vm[gs->checked == 0 ? 1 : gs->checked == gs->segments ? 3 : 2];
     if (a->json)
-        return cli_print_json(json_pack("{s:s, s:s, s:s, s:i, s:I, s:f, s:f, s:f, s:f, s:s*, s:f, s:f, s:f, s:s?, s:f}",
+        return cli_print_json(json_pack("{s:s, s:s, s:s, s:i, s:I, s:f, s:f, s:f, s:f, s:s*, s:f, s:f, s:f, s:s?, s:f, "
+                                        "s:s, s:i, s:i, s:i, s:I, s:I, s:I}",
                                         "event", "done",
                                         "puzzle", a->out, "recipient", rcp, "groups", (int)p->groups,
                                         "steps", (json_int_t)p->steps, "seconds", secs,
@@ -174,9 +229,18 @@ static int report(const lock_args *a, const char *rcp, double secs, double cpu, 
                                         "engine", e->engine, "promise_seconds", pr.here_seconds,
                                         "promise_hash_seconds", pr.hash_seconds, "promise_setup_seconds", pr.setup_seconds,
                                         "floor_machine", pr.floor ? pr.floor->machine : NULL,
-                                        "floor_seconds", pr.floor_seconds));
+                                        "floor_seconds", pr.floor_seconds, "verification", vname,
+                                        "segments", (int)gs->segments, "segments_checked", (int)gs->checked,
+                                        "segments_corrected", (int)gs->corrected,
+                                        "verify_steps", (json_int_t)gs->verify_steps,
+                                        "steps_resumed", (json_int_t)gs->steps_resumed,
+                                        "steps_lost", (json_int_t)gs->steps_lost));
     if (cli_path_is_std(a->out)) fprintf(stderr, "%s\n", rcp);
     else printf("%s\n", rcp);
+    if (gs->checked < gs->segments || gs->corrected)
+        fprintf(stderr, "rxlock: verification: %s, %u of %u segments recomputed and matched%s\n",
+                gs->checked ? vname : "none (the puzzle says unverified)", gs->checked, gs->segments,
+                gs->corrected ? "; corrected chains, see above" : "");
     char open_cmd[PATH_MAX + 64];
     snprintf(open_cmd, sizeof open_cmd, "rxlock solve %s -o IDENTITY", a->out);
     if (!a->quiet) cli_lock_promise(&a->lo, pz, open_cmd);

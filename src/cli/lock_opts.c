@@ -66,6 +66,22 @@ int cli_lock_opt(cli_lock_opts *o, int c, const char *arg, const char *cmd) {
         return 0;
     case 'k': o->sign_key = arg; return 0;
     case CLI_OPT_PROGRESS: o->progress = 1; return 0;
+    case CLI_OPT_NO_VERIFY: o->go.verify = TL_VERIFY_NONE; return 0;
+    case CLI_OPT_VERIFY: {
+        double f = 0;
+        if (!arg || !strcmp(arg, "full")) o->go.verify = TL_VERIFY_FULL;
+        else if (!strcmp(arg, "none")) o->go.verify = TL_VERIFY_NONE;
+        else if (!strcmp(arg, "sample")) o->go.verify = TL_VERIFY_SAMPLE;
+        else if (!strncmp(arg, "sample:", 7) && cli_parse_double(arg + 7, 1e-6, 1, &f) == 0) {
+            o->go.verify = TL_VERIFY_SAMPLE;
+            o->go.verify_fraction = f;
+        } else return cli_usage_error(cmd, "--verify: want full, sample:F (0 < F <= 1) or none");
+        return 0;
+    }
+    case CLI_OPT_CKPT:
+        if (cli_parse_u64(arg, 1, TL_MAX_STEPS, &o->go.checkpoint_steps))
+            return cli_usage_error(cmd, "--checkpoint-steps: want 1..2^40");
+        return 0;
     default: return -1;
     }
 }
@@ -157,6 +173,9 @@ int cli_lock_resolve(cli_lock_opts *o, const char *cmd) {
         p->target_seconds = (uint64_t)llround(o->duration);
     }
     if (o->steps > TL_MAX_TOTAL / o->groups) return cli_error("groups x steps exceeds 2^48");
+    if (o->go.checkpoint_steps > o->steps) o->go.checkpoint_steps = o->steps;
+    if (o->go.checkpoint_steps && (o->steps + o->go.checkpoint_steps - 1) / o->go.checkpoint_steps * o->groups > 65536)
+        return cli_usage_error(cmd, "--checkpoint-steps: groups x segments exceeds 65536; give a larger C");
     p->groups = (uint32_t)o->groups;
     p->steps = o->steps;
     p->rate_milli_hps = (uint64_t)llround(o->rate * 1000.0);
@@ -197,6 +216,7 @@ int cli_lock_generate(cli_lock_opts *o, const char *label, int when, int json,
     o->go.stop = ui.stop = cli_catch_signals();
     o->go.progress = cli_progress_cb;
     o->go.progress_ctx = &ui;
+    o->go.stats = &o->stats;
     int rc = tl_generate(&o->p, &o->go, text, len, pk, keep_sk);
     o->engine = ui.engine;
     sodium_memzero(sk, sizeof sk);
@@ -206,6 +226,14 @@ int cli_lock_generate(cli_lock_opts *o, const char *label, int when, int json,
     if (keep_sk) sodium_memzero(keep_sk, 32);
     if (rc == TL_ENOMEM && o->go.mode == TL_MODE_FULL)
         fprintf(stderr, "rxlock: not enough memory for full mode; try --mode light\n");
+    if (o->go.state_dir && o->stats.steps_total && (*o->go.stop || rc == TL_EINTR || rc == TL_EWORKER)) {
+        /* issue 20: the sealed state stays; the same command resumes it */
+        int intr = *o->go.stop || rc == TL_EINTR;
+        if (!intr) (void)cli_work_error("lock stopped", rc, o->p.work);
+        cli_error("lock %s: no puzzle written; the generation state is kept in %s: run the same command "
+                  "to resume", intr ? "interrupted" : "failed", o->go.state_dir);
+        return intr ? cli_interrupted_rc() : CLI_FAIL;
+    }
     if (*o->go.stop || rc == TL_EINTR) {
         cli_error("lock failed: interrupted; nothing written");
         return cli_interrupted_rc();

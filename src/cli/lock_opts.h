@@ -26,7 +26,19 @@ typedef struct {
     double      setup;         /* setup seconds of the rate's machine */
     const char *cpu;           /* the calibrated CPU ("" for --rate) */
     tl_calibration cal;
+    tl_gen_stats stats;        /* set by cli_lock_generate: resume, verification */
 } cli_lock_opts;
+
+/* The help lines of the verification and checkpoint options (issue 20). */
+#define CLI_VERIFY_HELP \
+    "  --verify[=full|sample:F]  recompute chain segments on other worker processes and\n" \
+    "                       compare before any wrap is made (a mismatch is decided by a\n" \
+    "                       third computation and the chain corrected).  full: every\n" \
+    "                       segment, about 1x the generation CPU again; sample:F: a random\n" \
+    "                       share F of them, about F x the CPU (default sample:0.25)\n" \
+    "  --no-verify          no verification (the puzzle records it as unverified)\n" \
+    "  --checkpoint-steps C a sealed chain value every C steps: the unit of verification\n" \
+    "                       and of resume (default: about 1/1024 of a group)\n"
 
 /* getopt_long entries for the shared options (short codes w g s t r c m n k;
  * --progress returns CLI_OPT_PROGRESS, outside the char range, so commands
@@ -34,13 +46,18 @@ typedef struct {
 #define CLI_OPT_PROGRESS 0x150
 #define CLI_OPT_FLOOR 0x151
 #define CLI_OPT_FLOOR_TABLE 0x152
+#define CLI_OPT_VERIFY    0x153   /* issue 20: --verify[=full|sample[:F]|none] */
+#define CLI_OPT_NO_VERIFY 0x154   /* --no-verify                               */
+#define CLI_OPT_CKPT      0x155   /* --checkpoint-steps C                      */
 #define CLI_LOCK_LONG_OPTS \
     {"work", required_argument, 0, 'w'}, {"groups", required_argument, 0, 'g'}, \
     {"steps", required_argument, 0, 's'}, {"time", required_argument, 0, 't'}, \
     {"rate", required_argument, 0, 'r'}, {"calibration", required_argument, 0, 'c'}, \
     {"mode", required_argument, 0, 'm'}, {"workers", required_argument, 0, 'n'}, \
     {"sign-key", required_argument, 0, 'k'}, {"progress", no_argument, 0, CLI_OPT_PROGRESS}, \
-    {"floor", no_argument, 0, CLI_OPT_FLOOR}, {"floor-table", required_argument, 0, CLI_OPT_FLOOR_TABLE}
+    {"floor", no_argument, 0, CLI_OPT_FLOOR}, {"floor-table", required_argument, 0, CLI_OPT_FLOOR_TABLE}, \
+    {"verify", optional_argument, 0, CLI_OPT_VERIFY}, {"no-verify", no_argument, 0, CLI_OPT_NO_VERIFY}, \
+    {"checkpoint-steps", required_argument, 0, CLI_OPT_CKPT}
 
 void cli_lock_opts_init(cli_lock_opts *o);
 /* One getopt result: -1 if c is not a shared option, 0 if taken, else the

@@ -1,8 +1,8 @@
 /* src/lock/assemble.c — tl_plan_assemble: with the planner key, open
  * plan.secrets (bound to plan.json's digest), check every group's result
  * (present, authentic, right plan / group / steps, no stray files), then
- * wrap s_2 .. s_G and x exactly as tl_generate does, sign, self-check
- * every wrap and serialise canonically.  Every secret is wiped. */
+ * finish the puzzle through tl_finish, the path tl_generate takes too.
+ * Every secret is wiped. */
 #include "plan_internal.h"
 #include "util/util.h"
 #include <dirent.h>
@@ -63,7 +63,6 @@ int tl_plan_assemble(const char *dir, const tl_assemble_opts *o, char **json, si
     uint8_t psk[32], ppk[32];
     uint8_t *blob = NULL, *sec = NULL, *e = NULL;
     size_t blen = 0;
-    tl_wrap *wraps = NULL;
     char path[PATH_MAX];
     int rc = tl_plan_info_load(dir, pi, err, errlen);
     if (rc) goto out;
@@ -82,8 +81,7 @@ int tl_plan_assemble(const char *dir, const tl_assemble_opts *o, char **json, si
     size_t ptlen = 32 + (size_t)G * TL_SECRETS_ENTRY;
     sec = sodium_malloc(ptlen);
     e = sodium_malloc((size_t)G * 32);
-    wraps = calloc(G, sizeof *wraps);
-    if (!sec || !e || !wraps) { rc = TL_ENOMEM; goto out; }
+    if (!sec || !e) { rc = TL_ENOMEM; goto out; }
     if (tl_plan_path(path, sizeof path, dir, "plan.secrets", 0) != 0 ||
         util_read_file(path, tl_secrets_size(TL_MAX_GROUPS), &blob, &blen) != 0) {
         tl_set_err(err, errlen, "%s: %s", path, strerror(errno));
@@ -134,41 +132,13 @@ int tl_plan_assemble(const char *dir, const tl_assemble_opts *o, char **json, si
         goto out;
     }
 
-    /* The puzzle, as tl_generate builds it. */
-    tl_puzzle *pz = &pi->pub;
-    pz->wraps = wraps;
-    if (o->sign_sk) {
-        pz->has_signer = 1;
-        memcpy(pz->signer, o->sign_sk + 32, 32);
-    }
-    if ((rc = tl_header_digest(pz, pz->header_digest))) goto out;
-    for (uint32_t g = 1; g <= G; g++) {
-        const uint8_t *ent = sec + 32 + (size_t)(g - 1) * TL_SECRETS_ENTRY;
-        const uint8_t *pt = g < G ? ent + TL_SECRETS_ENTRY + 24 : sec;
-        memcpy(wraps[g - 1].nonce, ent, 24);
-        if ((rc = tl_wrap_seal(wraps[g - 1].ct, pt, e + (size_t)(g - 1) * 32, pz->id, pz->header_digest, g,
-                               wraps[g - 1].nonce)))
-            goto out;
-    }
-    if (o->sign_sk && (rc = tl_puzzle_sign(pz, o->sign_sk))) goto out;
-    for (uint32_t g = 1; g <= G; g++) {
-        uint8_t pt[32];
-        const uint8_t *want = g < G ? sec + 32 + (size_t)g * TL_SECRETS_ENTRY + 24 : sec;
-        rc = tl_wrap_open(pt, wraps[g - 1].ct, e + (size_t)(g - 1) * 32, pz->id, pz->header_digest, g,
-                          wraps[g - 1].nonce);
-        if (rc == TL_OK && sodium_memcmp(pt, want, 32) != 0) rc = TL_EAUTH;
-        sodium_memzero(pt, sizeof pt);
-        if (rc) goto out;
-    }
-    if ((rc = tl_puzzle_emit(pz, json, json_len))) goto out;
-    memcpy(pk, pz->epoch_pk, 32);
-    if (keep_sk) memcpy(keep_sk, sec, 32);
+    /* The puzzle, through the one finishing path tl_generate uses too. */
+    rc = tl_finish(&pi->pub, sec, e, o->sign_sk, json, json_len, pk, keep_sk);
 out:
     sodium_memzero(psk, sizeof psk);
     if (sec) sodium_free(sec);
     if (e) sodium_free(e);
     if (blob) { sodium_memzero(blob, blen); free(blob); }
-    if (wraps) { sodium_memzero(wraps, (size_t)pi->pub.groups * sizeof *wraps); free(wraps); }
     if (pi) { sodium_memzero(pi, sizeof *pi); free(pi); }
     return rc;
 }

@@ -10,7 +10,8 @@
 int tl_puzzle_header(const tl_puzzle *pz, uint8_t *buf, size_t cap, size_t *len) {
     if (!pz || !buf || !len) return TL_EINVAL;
     size_t n = strnlen(pz->rate_source, TL_RATE_SOURCE_MAX);
-    if (n >= TL_RATE_SOURCE_MAX || HDR_FIXED + n > cap) return TL_EINVAL;
+    if (n >= TL_RATE_SOURCE_MAX || HDR_FIXED + n > cap || pz->version < 1 || pz->version > TL_PUZZLE_VERSION)
+        return TL_EINVAL;
     memset(buf, 0, HDR_FIXED);
     memcpy(buf, "rxlock/puzzle/v1", 16);
     tl_put32(buf + 16, (uint32_t)pz->version);
@@ -35,6 +36,15 @@ int tl_puzzle_header(const tl_puzzle *pz, uint8_t *buf, size_t cap, size_t *len)
         buf[at] = (uint8_t)pz->rate_mode;
         tl_put64(buf + at + 1, pz->setup_ms);
         at += 9;
+    }
+    /* issue 20 (version >= 2): the verification record, 12 bytes */
+    if (pz->version >= 2) {
+        if (at + 12 > cap) return TL_EINVAL;
+        memset(buf + at, 0, 12);
+        buf[at] = (uint8_t)pz->verify_method;
+        tl_put32(buf + at + 4, pz->verify_segments);
+        tl_put32(buf + at + 8, pz->verify_checked);
+        at += 12;
     }
     *len = at;
     return TL_OK;

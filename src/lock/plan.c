@@ -53,13 +53,6 @@ static void clear_groups(const char *dir, const char *sub) {
     closedir(d);
 }
 
-static int rate_source_valid(const char *s) {
-    size_t n = strnlen(s, TL_RATE_SOURCE_MAX);
-    if (n >= TL_RATE_SOURCE_MAX) return 0;
-    for (size_t k = 0; k < n; k++) if (s[k] < 0x20 || s[k] > 0x7e) return 0;
-    return 1;
-}
-
 /* ---- issue 22: a failed plan leaves nothing ------------------------------
  * What tl_plan_create made so far, removed again when it fails: the key
  * files it wrote, the plan's files, the sub-directories and the directory
@@ -102,10 +95,7 @@ int tl_plan_create(const tl_params *p, const tl_plan_opts *o, const char *dir,
     int rc0;
     if (err && errlen) err[0] = 0;
     if (!p || !o || !dir || !pk || !o->planner_key || !o->worker_key) return TL_EINVAL;
-    if (!tl_work_name(p->work) || p->groups < 1 || p->groups > TL_MAX_GROUPS || p->steps < 1 ||
-        p->steps > TL_MAX_STEPS || p->steps > TL_MAX_TOTAL / p->groups || !rate_source_valid(p->rate_source) ||
-        p->rate_milli_hps > (1ull << 62) || p->target_seconds > (1ull << 62) ||
-        (o->mode != TL_MODE_LIGHT && o->mode != TL_MODE_FULL) || o->batch > p->groups)
+    if (!tl_params_valid(p) || (o->mode != TL_MODE_LIGHT && o->mode != TL_MODE_FULL) || o->batch > p->groups)
         return TL_EINVAL;
     if ((rc0 = tl_plan_scripts_check(o, err, errlen))) return rc0;
     if (sodium_init() < 0) return TL_ERANDOM;
@@ -157,31 +147,15 @@ int tl_plan_create(const tl_params *p, const tl_plan_opts *o, const char *dir,
 
     /* Secrets: x, then (nonce_g, s_g, r_g); planner and worker keys. */
     size_t ptlen = 32 + (size_t)G * TL_SECRETS_ENTRY, blen = tl_secrets_size(G);
-    uint8_t *sec = sodium_malloc(ptlen + 64);
+    uint8_t *sec = sodium_malloc(tl_draw_size(G));
     uint8_t *blob = malloc(blen);
     tl_plan_info *pi = calloc(1, sizeof *pi);
     tl_job *job = sodium_malloc(sizeof *job);
     int rc = TL_OK;
     if (!sec || !blob || !pi || !job) { rc = TL_ENOMEM; goto out; }
-    uint8_t *x = sec, *planner_sk = sec + ptlen, *worker_sk = sec + ptlen + 32;
+    uint8_t *planner_sk = sec + ptlen, *worker_sk = sec + ptlen + 32;
     tl_puzzle *pz = &pi->pub;
-    tl_puzzle_from_params(pz, p);
-    if ((rc = tl_random(pz->id, 16, "puzzle-id", 0)) || (rc = tl_random(pz->key, 32, "key", 0)) ||
-        (rc = tl_random(x, 32, "epoch-secret", 0)))
-        goto out;
-    for (uint32_t g = 1; g <= G; g++) {
-        uint8_t *e = sec + 32 + (size_t)(g - 1) * TL_SECRETS_ENTRY;
-        if ((rc = tl_random(e + 24, 32, "seed", g)) || (rc = tl_random(e, 24, "nonce", g)) ||
-            (rc = tl_random(e + 56, 32, "plan-result-key", g)))
-            goto out;
-    }
-    if ((rc = tl_random(planner_sk, 32, "plan-planner-key", 0)) || (rc = tl_random(worker_sk, 32, "plan-worker-key", 0)))
-        goto out;
-    if (crypto_scalarmult_base(pz->epoch_pk, x) != 0 || crypto_scalarmult_base(pi->planner_pk, planner_sk) != 0 ||
-        crypto_scalarmult_base(pi->worker_pk, worker_sk) != 0) { rc = TL_ERANDOM; goto out; }
-    memcpy(pz->seed, sec + 32 + 24, 32);
-    if ((rc = tl_header_digest(pz, pi->D))) goto out;
-    memcpy(pz->header_digest, pi->D, 32);
+    if ((rc = tl_draw(pi, sec, p))) goto out;   /* the same draw as lock */
     pi->mode = o->mode;
     pi->batch = o->batch ? o->batch : 1;
     pi->tasks = (G + pi->batch - 1) / pi->batch;

@@ -4,7 +4,7 @@
  * worker key), result files (to the planner key, MAC'd with the group's
  * result key r_g), checkpoints (under r_g) and plan.secrets (under the
  * planner key).  Pure encode / decode; the callers do the I/O. */
-#include "plan_internal.h"
+#include "gen_internal.h"
 #include "util/util.h"
 #include <errno.h>
 #include <jansson.h>
@@ -211,6 +211,47 @@ int tl_ckpt_open(uint64_t *i, uint8_t d[32], const uint8_t in[TL_CKPT_SIZE], con
     sodium_memzero(k, sizeof k);
     if (rc == TL_OK) *i = tl_get64(in + 56);
     return rc;
+}
+
+/* ---- issue 20: segment records of a generation state -------------------- */
+static const char SEG_MAGIC[16] = "rxlock-seg/v1";         /* + 3 NUL */
+#define SEG_HDR 152
+
+void tl_seg_seal(uint8_t out[TL_SEG_SIZE], const uint8_t D[32], uint32_t g, int kind, uint64_t i,
+                 const uint8_t d[32], long pid, const char host[TL_HOST_MAX], const uint8_t rkey[32]) {
+    uint8_t k[32];
+    memset(out, 0, TL_SEG_SIZE);
+    memcpy(out, SEG_MAGIC, 16);
+    memcpy(out + 16, D, 32);
+    tl_put32(out + 48, g);
+    out[52] = (uint8_t)kind;
+    tl_put64(out + 56, i);
+    tl_put32(out + 64, (uint32_t)pid);
+    memcpy(out + 72, host, TL_HOST_MAX);
+    out[72 + TL_HOST_MAX - 1] = 0;
+    randombytes_buf(out + 128, 24);
+    kdf(k, rkey, "rxlock/segment/v1", NULL, 0, NULL, 0);
+    if (aead_seal(out + SEG_HDR, d, 32, out, SEG_HDR, out + 128, k) != TL_OK)
+        memset(out, 0, TL_SEG_SIZE);         /* unreadable: a torn tail on resume */
+    sodium_memzero(k, sizeof k);
+}
+
+int tl_seg_open(int *kind, uint64_t *i, uint8_t d[32], long *pid, char host[TL_HOST_MAX],
+                const uint8_t in[TL_SEG_SIZE], const uint8_t D[32], uint32_t g, const uint8_t rkey[32]) {
+    uint8_t k[32];
+    if (memcmp(in, SEG_MAGIC, 16) != 0 || sodium_memcmp(in + 16, D, 32) != 0 || tl_get32(in + 48) != g ||
+        in[52] < TL_SEG_CHAIN || in[52] > TL_SEG_CORRECTED || in[53] || in[54] || in[55] ||
+        tl_get32(in + 68) != 0 || in[72 + TL_HOST_MAX - 1] != 0)
+        return TL_EFORMAT;
+    kdf(k, rkey, "rxlock/segment/v1", NULL, 0, NULL, 0);
+    int rc = aead_open(d, in + SEG_HDR, 32, in, SEG_HDR, in + 128, k);
+    sodium_memzero(k, sizeof k);
+    if (rc) return rc;
+    *kind = in[52];
+    *i = tl_get64(in + 56);
+    *pid = (long)tl_get32(in + 64);
+    memcpy(host, in + 72, TL_HOST_MAX);
+    return TL_OK;
 }
 
 /* ---- plan.secrets ------------------------------------------------------- */

@@ -57,6 +57,18 @@ int  tl_plan_scripts_check(const tl_plan_opts *o, char *err, size_t errlen);
 void tl_plan_k8s_ids(const char *rdir, const tl_plan_opts *o, uint32_t *uid, uint32_t *gid);
 /* Write DIR/slurm.sbatch and DIR/k8s-job.yaml (replacing them). */
 int  tl_plan_scripts_write(const char *dir, const tl_plan_job_files *in, char *err, size_t errlen);
+/* Every secret of a new puzzle (draw.c), in plan.secrets' layout followed
+ * by the planner and worker secret keys: x, G x (nonce_g, s_g, r_g), psk,
+ * wsk (tl_draw_size(G) bytes; the caller's locked memory).  Fills pi's
+ * public header (unsigned, unverified), D, planner_pk and worker_pk. */
+size_t tl_draw_size(uint32_t G);
+int tl_draw(tl_plan_info *pi, uint8_t *sec, const tl_params *p);
+/* The finished puzzle (finish.c): pz holds the header fields (wraps NULL,
+ * verification set); sec in the layout above, e = e_1 .. e_G.  Seals the
+ * wraps, signs with sign_sk when given, self-checks every wrap, emits the
+ * canonical text; pk = X, keep_sk (if given) = x. */
+int tl_finish(tl_puzzle *pz, const uint8_t *sec, const uint8_t *e, const uint8_t *sign_sk,
+              char **json, size_t *json_len, uint8_t pk[32], uint8_t *keep_sk);
 
 /* "DIR/jobs/group-0001.job", "DIR/results/group-0001.result", ".ckpt";
  * -1 when the path does not fit. */

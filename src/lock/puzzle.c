@@ -17,10 +17,11 @@ static const char *const fields[] = {
     "epoch_public_key", "assumed_rate_mhps", "rate_source", "target_seconds",
     "created", "test_only", "signer", "header_digest", "wraps", "signature",
     /* issue 19 (version 2 only) */
-    "rate_mode", "setup_ms"
+    "rate_mode", "setup_ms",
+    "verification"   /* issue 20, version >= 2 */
 };
 #define NFIELDS (sizeof fields / sizeof fields[0])
-#define NFIELDS_V1 (NFIELDS - 2)
+#define NFIELDS_V1 (NFIELDS - 3)   /* version 1: without the version-2 keys */
 
 /* ---- issue 19: rate_mode / setup_ms (puzzle version 2) ---------------- */
 static const char *const rate_modes[] = { "none", "light", "full" };
@@ -54,14 +55,6 @@ static int parse_time(const char *s, int64_t *t) {
     return 0;
 }
 
-static int rate_source_ok(const char *s) {
-    size_t n = strlen(s);
-    if (n >= TL_RATE_SOURCE_MAX) return 0;
-    for (size_t k = 0; k < n; k++)
-        if (s[k] < 0x20 || s[k] > 0x7e) return 0;
-    return 1;
-}
-
 /* issue 22: X of small order (a point of the 8-torsion): X25519 with any
  * scalar (clamped: a multiple of 8) gives zero, so no x has X25519(x, 9) = X
  * and the puzzle is unsolvable by construction. */
@@ -80,6 +73,43 @@ static json_t *hexval(const uint8_t *p, size_t n) {
     char buf[2 * 64 + 1];
     util_hex_encode(buf, p, n);
     return json_string(buf);
+}
+
+static int get_uint(json_t *o, const char *k, uint64_t lo, uint64_t hi, uint64_t *out,
+                    char *err, size_t errlen);
+
+/* ---- issue 20: the verification record (version >= 2) ------------------ */
+static const char *const verify_names[] = { NULL, "none", "sample", "full" };
+
+static json_t *verification_json(const tl_puzzle *pz) {
+    if (pz->verify_method < TL_VERIFY_NONE || pz->verify_method > TL_VERIFY_FULL) return NULL;
+    return json_pack("{s:s, s:I, s:I}", "method", verify_names[pz->verify_method],
+                     "segments", (json_int_t)pz->verify_segments, "checked", (json_int_t)pz->verify_checked);
+}
+
+static int parse_verification(json_t *o, tl_puzzle *pz, char *err, size_t errlen) {
+    json_t *v = json_object_get(o, "verification");
+    if (pz->version < 2) {
+        if (v) { tl_set_err(err, errlen, "field \"verification\" is not allowed in a version-1 puzzle"); return TL_EFORMAT; }
+        return TL_OK;
+    }
+    json_t *m = json_object_get(v, "method");
+    const char *ms = json_is_string(m) ? json_string_value(m) : "";
+    uint64_t seg = 0, chk = 0;
+    int k = TL_VERIFY_NONE;
+    while (k <= TL_VERIFY_FULL && strcmp(ms, verify_names[k])) k++;
+    if (!json_is_object(v) || json_object_size(v) != 3 || k > TL_VERIFY_FULL ||
+        get_uint(v, "segments", 0, TL_MAX_SEGMENTS, &seg, NULL, 0) ||
+        get_uint(v, "checked", 0, seg, &chk, NULL, 0) ||
+        (k == TL_VERIFY_NONE && (seg != 0 || chk != 0)) || (k == TL_VERIFY_SAMPLE && (chk == 0 || chk == seg)) || (k == TL_VERIFY_FULL && chk != seg)) {
+        tl_set_err(err, errlen, "field \"verification\": want {\"method\": none|sample|full, \"segments\": N, "
+                   "\"checked\": M}: none 0, 0; sample 0 < M < N; full M = N");
+        return TL_EFORMAT;
+    }
+    pz->verify_method = k;
+    pz->verify_segments = (uint32_t)seg;
+    pz->verify_checked = (uint32_t)chk;
+    return TL_OK;
 }
 
 int tl_puzzle_to_json(const tl_puzzle *pz, char **out, size_t *outlen) {
@@ -103,6 +133,7 @@ int tl_puzzle_to_json(const tl_puzzle *pz, char **out, size_t *outlen) {
     bad |= add(o, "created", json_string(when));
     bad |= add(o, "test_only", json_boolean(pz->test_only));
     if (pz->version >= 2) bad |= add_v2_issue19(o, pz);
+    if (pz->version >= 2) bad |= add(o, "verification", verification_json(pz));   /* issue 20 */
     if (pz->has_signer) bad |= add(o, "signer", hexval(pz->signer, 32));
     bad |= add(o, "header_digest", hexval(H, 32));
     for (uint32_t g = 0; !bad && g < pz->groups; g++) {
@@ -184,7 +215,7 @@ static int parse_obj(json_t *o, tl_puzzle *pz, char *err, size_t errlen) {
     if ((rc = get_uint(o, "groups", 1, TL_MAX_GROUPS, &u, err, errlen))) return rc;
     pz->groups = (uint32_t)u;
     if ((rc = get_uint(o, "steps", 1, TL_MAX_STEPS, &pz->steps, err, errlen))) return rc;
-    if (pz->steps > TL_MAX_TOTAL / pz->groups) {
+    if (!tl_shape_valid(pz->work, pz->groups, pz->steps)) {
         tl_set_err(err, errlen, "groups x steps exceeds 2^48");
         return TL_EFORMAT;
     }
@@ -198,14 +229,14 @@ static int parse_obj(json_t *o, tl_puzzle *pz, char *err, size_t errlen) {
         tl_set_err(err, errlen, "field \"epoch_public_key\": a low-order point (no secret opens it: unsolvable)");
         return TL_EFORMAT;
     }
-    if ((rc = get_uint(o, "assumed_rate_mhps", 0, 1ull << 62, &pz->rate_milli_hps, err, errlen))) return rc;
+    if ((rc = get_uint(o, "assumed_rate_mhps", 0, TL_RATE_MAX, &pz->rate_milli_hps, err, errlen))) return rc;
     v = json_object_get(o, "rate_source");
-    if (!json_is_string(v) || !rate_source_ok(json_string_value(v))) {
+    if (!json_is_string(v) || !tl_rate_source_valid(json_string_value(v))) {
         tl_set_err(err, errlen, "field \"rate_source\": want printable ASCII, at most %d chars", TL_RATE_SOURCE_MAX - 1);
         return TL_EFORMAT;
     }
     strcpy(pz->rate_source, json_string_value(v));
-    if ((rc = get_uint(o, "target_seconds", 0, 1ull << 62, &pz->target_seconds, err, errlen))) return rc;
+    if ((rc = get_uint(o, "target_seconds", 0, TL_RATE_MAX, &pz->target_seconds, err, errlen))) return rc;
     v = json_object_get(o, "created");
     if (!json_is_string(v) || parse_time(json_string_value(v), &pz->created) != 0) {
         tl_set_err(err, errlen, "field \"created\": want YYYY-MM-DDTHH:MM:SSZ");
@@ -214,6 +245,7 @@ static int parse_obj(json_t *o, tl_puzzle *pz, char *err, size_t errlen) {
     v = json_object_get(o, "test_only");
     if (!json_is_boolean(v)) { tl_set_err(err, errlen, "field \"test_only\": want true or false"); return TL_EFORMAT; }
     pz->test_only = json_is_true(v);
+    if ((rc = parse_verification(o, pz, err, errlen))) return rc;   /* issue 20 */
     if (json_object_get(o, "signer")) {
         if ((rc = get_hex(o, "signer", pz->signer, 32, err, errlen))) return rc;
         pz->has_signer = 1;
@@ -326,9 +358,7 @@ void tl_puzzle_free(tl_puzzle *pz) {
 }
 
 int tl_puzzle_verify(const tl_puzzle *pz, const uint8_t *pin) {
-    if (!pz || !pz->wraps || !tl_work_name(pz->work) || pz->groups < 1 || pz->groups > TL_MAX_GROUPS ||
-        pz->steps < 1 || pz->steps > TL_MAX_STEPS || pz->steps > TL_MAX_TOTAL / pz->groups)
-        return TL_EFORMAT;
+    if (!pz || !pz->wraps || !tl_shape_valid(pz->work, pz->groups, pz->steps)) return TL_EFORMAT;
     uint8_t H[32];
     if (tl_header_digest(pz, H) != 0 || sodium_memcmp(H, pz->header_digest, 32) != 0) return TL_EFORMAT;
     if (pin) {

@@ -43,8 +43,17 @@ int tl_random(uint8_t *out, size_t len, const char *label, uint64_t index);
 void tl_set_err(char *err, size_t errlen, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
 int tl_test_mode(void);
 
+/* Parameter bounds, one check for every path (params.c).  1 = valid. */
+#define TL_RATE_MAX (1ull << 62)   /* assumed_rate_mhps and target_seconds */
+int tl_shape_valid(tl_work_type work, uint32_t G, uint64_t S);
+int tl_rate_source_valid(const char *s);
+int tl_params_valid(const tl_params *p);
+/* issue 20: chain segments of all groups together (bounds the verification
+ * record and the chain values a generation keeps in locked memory). */
+#define TL_MAX_SEGMENTS 65536u
+
 /* Canonical header (header.c).  TL_HEADER_MAX bounds its size. */
-#define TL_HEADER_MAX 256
+#define TL_HEADER_MAX 512
 int tl_header_digest(const tl_puzzle *pz, uint8_t H[32]);
 /* issue 22: the message the Ed25519 signature covers: the canonical header,
  * and from version 2 on the wraps' digest after it (header.c). */

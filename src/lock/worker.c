@@ -1,10 +1,13 @@
-/* src/lock/worker.c — generation worker processes (docs/DESIGN.md §3): the
- * single-threaded supervisor forks one child per running group after the
- * work function (cache / dataset) is built; each child runs its group's
- * chain and reports fixed-size, MAC'd messages over a pipe.  The parent
- * polls, aggregates progress, enforces a silence deadline, reaps children,
- * re-runs a failed group up to `retries` times, and otherwise fails. */
-#include "tl_internal.h"
+/* src/lock/worker.c — the generation worker pool (docs/DESIGN.md §3): the
+ * single-threaded supervisor forks one child per running task after the
+ * work function (cache / dataset) is built; a task runs steps i0 .. i1-1 of
+ * one group's chain from a given value and reports fixed-size, MAC'd
+ * messages over a pipe: progress, the value at every multiple of `every`
+ * (a checkpoint) and the value at i1.  The parent polls, hands every value
+ * to the scheduler (gen_sched.c), aggregates progress, enforces a silence
+ * deadline, reaps children and reports a lost task to the scheduler, which
+ * re-runs it or fails.  Four parts: spawn, decode, reap, report. */
+#include "gen_internal.h"
 #include "util/util.h"
 #include <errno.h>
 #include <poll.h>
@@ -18,91 +21,125 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#define MSG_MAGIC   0x4d575852u   /* "RXWM" */
-#define MSG_PROGRESS 1u
-#define MSG_RESULT   2u
-#define MSG_SIZE     72           /* < PIPE_BUF: written atomically */
-
+/* ---- messages: one encoder (child) and one decoder (parent) ------------- */
+#define MSG_MAGIC    0x4d575852u   /* "RXWM" */
+#define MSG_PROGRESS 1u            /* step reached; no value                 */
+#define MSG_VALUE    2u            /* the value at a checkpoint step         */
+#define MSG_RESULT   3u            /* the value at the task's end i1         */
+enum {                             /* byte offsets in a message              */
+    MSG_OFF_MAGIC = 0, MSG_OFF_TYPE = 4, MSG_OFF_GROUP = 8, MSG_OFF_PAD = 12,
+    MSG_OFF_STEP = 16, MSG_OFF_VALUE = 24, MSG_OFF_MAC = 56, MSG_SIZE = 72   /* < PIPE_BUF: atomic */
+};
 typedef struct {
-    pid_t pid;
-    int fd;
-    uint32_t g;
-    uint64_t done;
-    double last;
-    int have_result;
-    size_t fill;
-    uint8_t buf[MSG_SIZE];
-} slot;
+    uint32_t type, g;
+    uint64_t step;
+    uint8_t  value[32];
+} msg;
 
-static void msg_make(uint8_t m[MSG_SIZE], const uint8_t mk[32], uint32_t type, uint32_t g,
-                     uint64_t steps, const uint8_t *d) {
+static void msg_encode(uint8_t m[MSG_SIZE], const uint8_t mk[32], const msg *x) {
     memset(m, 0, MSG_SIZE);
-    tl_put32(m, MSG_MAGIC);
-    tl_put32(m + 4, type);
-    tl_put32(m + 8, g);
-    tl_put64(m + 16, steps);
-    if (d) memcpy(m + 24, d, 32);
-    crypto_generichash(m + 56, 16, m, 56, mk, 32);
+    tl_put32(m + MSG_OFF_MAGIC, MSG_MAGIC);
+    tl_put32(m + MSG_OFF_TYPE, x->type);
+    tl_put32(m + MSG_OFF_GROUP, x->g);
+    tl_put64(m + MSG_OFF_STEP, x->step);
+    memcpy(m + MSG_OFF_VALUE, x->value, 32);
+    crypto_generichash(m + MSG_OFF_MAC, 16, m, MSG_OFF_MAC, mk, 32);
 }
 
+/* 0 and *x, or -1 for a message that is not authentic or not well formed. */
+static int msg_decode(msg *x, const uint8_t m[MSG_SIZE], const uint8_t mk[32]) {
+    uint8_t mac[16];
+    crypto_generichash(mac, 16, m, MSG_OFF_MAC, mk, 32);
+    if (sodium_memcmp(mac, m + MSG_OFF_MAC, 16) != 0 || tl_get32(m + MSG_OFF_MAGIC) != MSG_MAGIC ||
+        tl_get32(m + MSG_OFF_PAD) != 0)
+        return -1;
+    x->type = tl_get32(m + MSG_OFF_TYPE);
+    x->g = tl_get32(m + MSG_OFF_GROUP);
+    x->step = tl_get64(m + MSG_OFF_STEP);
+    memcpy(x->value, m + MSG_OFF_VALUE, 32);
+    return x->type >= MSG_PROGRESS && x->type <= MSG_RESULT ? 0 : -1;
+}
+
+/* ---- test-only fault injection ------------------------------------------ */
 #ifdef RXLOCK_TESTING
-/* Test-only fault injection: RXLOCK_TEST_WORKER_FAULT=KIND:G[:all] with
- * KIND crash | hang | garbage, honoured only in the insecure test mode. */
-static int fault_for(uint32_t g, unsigned attempt, char kind[16]) {
+/* RXLOCK_TEST_WORKER_FAULT=KIND:G[:all] with KIND crash | hang | garbage
+ * (chain tasks; the first attempt, or all); RXLOCK_TEST_FLIP=G:I flips bit 0
+ * of d_{I+1}(G) in the chain task that computes step I (a defective core).
+ * Honoured only in the insecure test mode. */
+static int fault_for(const tl_task *t, char kind[16]) {
     const char *f = getenv("RXLOCK_TEST_WORKER_FAULT");
-    if (!f || !tl_test_mode()) return 0;
+    if (!f || !tl_test_mode() || !t->chain) return 0;
     unsigned fg = 0;
     char all[8] = "";
     if (sscanf(f, "%15[a-z]:%u:%7s", kind, &fg, all) < 2) return 0;
-    return fg == g && (attempt == 0 || !strcmp(all, "all"));
+    return fg == t->g && (t->attempt == 0 || !strcmp(all, "all"));
+}
+static uint64_t flip_step(const tl_task *t) {   /* UINT64_MAX = none */
+    const char *f = getenv("RXLOCK_TEST_FLIP");
+    unsigned fg = 0;
+    unsigned long long fi = 0;
+    if (!f || !tl_test_mode() || !t->chain || sscanf(f, "%u:%llu", &fg, &fi) != 2 || fg != t->g) return UINT64_MAX;
+    return fi >= t->i0 && fi < t->i1 ? (uint64_t)fi : UINT64_MAX;
 }
 #else
-static int fault_for(uint32_t g, unsigned attempt, char kind[16]) {
-    (void)g; (void)attempt; (void)kind;
-    return 0;
-}
+static int fault_for(const tl_task *t, char kind[16]) { (void)t; (void)kind; return 0; }
+static uint64_t flip_step(const tl_task *t) { (void)t; return UINT64_MAX; }
 #endif
 
-static void child_main(tl_work *w, uint32_t g, uint64_t S, uint8_t seed[32], int fd,
-                       const uint8_t mk[32], unsigned attempt, void *secrets, size_t secrets_len) {
-    uint8_t d[32], m[MSG_SIZE], key[32];
+/* ---- the child ---------------------------------------------------------- */
+static int msg_send(int fd, const uint8_t mk[32], uint32_t type, uint32_t g, uint64_t step, const uint8_t *d) {
+    msg x = { .type = type, .g = g, .step = step };
+    uint8_t m[MSG_SIZE];
+    if (d) memcpy(x.value, d, 32);
+    msg_encode(m, mk, &x);
+    int rc = write(fd, m, sizeof m) == (ssize_t)sizeof m ? 0 : -1;
+    sodium_memzero(&x, sizeof x);
+    sodium_memzero(m, sizeof m);
+    return rc;
+}
+
+static void child_main(tl_work *w, tl_task *t, int fd, const uint8_t mk_in[32], const tl_wipe *wipe) {
+    uint8_t d[32], mk[32];
     char kind[16] = "";
-    int rc = 0, fault = fault_for(g, attempt, kind);
-    memcpy(d, seed, 32);
-    sodium_memzero(seed, 32);               /* the caller's copy: child_main never returns */
-    memcpy(key, mk, 32);
-    sodium_memzero(secrets, secrets_len);   /* this child needs only its own seed */
-    uint64_t i = 0, batch = 1;
+    int rc = 0, fault = fault_for(t, kind);
+    uint64_t flip = flip_step(t);
+    memcpy(d, t->d0, 32);
+    memcpy(mk, mk_in, 32);
+    sodium_memzero(t->d0, 32);   /* the caller's copy: child_main never returns */
+    for (unsigned k = 0; k < TL_WIPE_MAX; k++)   /* this child needs only its own start value */
+        if (wipe->p[k]) sodium_memzero(wipe->p[k], wipe->len[k]);
+    uint64_t i = t->i0, batch = 1, half = t->i0 + (t->i1 - t->i0) / 2;
     double last = tl_now();
-    while (i < S && rc == 0) {
-        uint64_t n = S - i < batch ? S - i : batch;
+    while (i < t->i1 && rc == 0) {
+        uint64_t n = t->i1 - i < batch ? t->i1 - i : batch;
+        if (t->every && n > t->every - i % t->every) n = t->every - i % t->every;   /* stop at checkpoints */
+        if (flip != UINT64_MAX && i <= flip && n > flip + 1 - i) n = flip + 1 - i;
         double t0 = tl_now();
-        rc = tl_work_steps(w, g, i, n, d);
+        rc = tl_work_steps(w, t->g, i, n, d);
         i += n;
         double t1 = tl_now();
         if (t1 - t0 < 0.02 && batch < (1u << 22)) batch *= 2;
-        if (fault && i >= S / 2) {
+        if (i == flip + 1) d[0] ^= 1;
+        if (fault && i >= half) {
             if (!strcmp(kind, "crash")) abort();
             if (!strcmp(kind, "hang")) for (;;) pause();
             if (!strcmp(kind, "garbage")) {
+                uint8_t m[MSG_SIZE];
                 memset(m, 0x41, sizeof m);
                 (void)!write(fd, m, sizeof m);
                 fault = 0;
             }
         }
-        if (t1 - last >= 0.25 && i < S) {
-            msg_make(m, key, MSG_PROGRESS, g, i, NULL);
-            if (write(fd, m, sizeof m) != (ssize_t)sizeof m) rc = -1;
+        if (rc == 0 && i < t->i1 && t->every && i % t->every == 0) {
+            if (msg_send(fd, mk, MSG_VALUE, t->g, i, d)) rc = -1;
+        } else if (rc == 0 && t1 - last >= 0.1 && i < t->i1) {
+            if (msg_send(fd, mk, MSG_PROGRESS, t->g, i, NULL)) rc = -1;
             last = t1;
         }
     }
-    if (rc == 0) {
-        msg_make(m, key, MSG_RESULT, g, S, d);
-        if (write(fd, m, sizeof m) != (ssize_t)sizeof m) rc = -1;
-    }
+    if (rc == 0 && msg_send(fd, mk, MSG_RESULT, t->g, t->i1, d)) rc = -1;
     sodium_memzero(d, sizeof d);
-    sodium_memzero(m, sizeof m);
-    sodium_memzero(key, sizeof key);
+    sodium_memzero(mk, sizeof mk);
     tl_work_free_vm(w);
     close(fd);
     _exit(rc == 0 ? 0 : 1);
@@ -111,14 +148,37 @@ static void child_main(tl_work *w, uint32_t g, uint64_t S, uint8_t seed[32], int
 void tl_event_emit(const tl_gen_opts *o, tl_event_kind kind, uint32_t group, double seconds,
                    const char *fmt, ...) {
     if (!o || !o->event) return;
-    char msg[160];
+    char text[320];
     va_list ap;
     va_start(ap, fmt);
-    vsnprintf(msg, sizeof msg, fmt, ap);
+    vsnprintf(text, sizeof text, fmt, ap);
     va_end(ap);
-    tl_event ev = { .kind = kind, .group = group, .seconds = seconds, .message = msg };
+    tl_event ev = { .kind = kind, .group = group, .seconds = seconds, .message = text };
     o->event(&ev, o->event_ctx);
 }
+
+/* ---- the parent --------------------------------------------------------- */
+typedef struct {
+    pid_t pid;
+    int fd;
+    tl_task t;
+    uint64_t at;        /* step reached (progress)  */
+    double last;        /* last message, seconds    */
+    int ended;          /* MSG_RESULT received      */
+    size_t fill;
+    uint8_t buf[MSG_SIZE];
+} slot;
+
+typedef struct {
+    tl_work *w;
+    const tl_pool_cb *cb;
+    const tl_gen_opts *o;
+    const tl_wipe *wipe;
+    slot *sl;
+    struct pollfd *pf;
+    unsigned nw;
+    uint8_t mk[32];
+} pool;
 
 static void kill_slot(slot *s) {
     if (s->pid > 0) {
@@ -126,150 +186,172 @@ static void kill_slot(slot *s) {
         while (waitpid(s->pid, NULL, 0) < 0 && errno == EINTR) {}
     }
     if (s->fd >= 0) close(s->fd);
+    sodium_memzero(s, sizeof *s);
     s->pid = -1;
     s->fd = -1;
 }
 
-int tl_run_workers(tl_work *w, uint32_t G, uint64_t S, uint8_t (*seeds)[32], uint8_t (*e)[32],
-                   void *secrets, size_t secrets_len, const tl_gen_opts *o);
-int tl_run_workers(tl_work *w, uint32_t G, uint64_t S, uint8_t (*seeds)[32], uint8_t (*e)[32],
-                   void *secrets, size_t secrets_len, const tl_gen_opts *o) {
-    unsigned nw = o && o->workers ? o->workers : util_cpus_usable();
-    if (nw < 1) nw = 1;
-    if (nw > G) nw = G;
-    if (nw > 1024) nw = 1024;
-    double timeout = o && o->worker_timeout ? o->worker_timeout : 120;
-    double pint = o && o->progress_interval > 0 ? o->progress_interval : 0.5;
-    unsigned retries = o ? o->retries : 0;
-    slot *sl = calloc(nw, sizeof *sl);
-    struct pollfd *pf = calloc(nw, sizeof *pf);
-    unsigned *attempts = calloc(G, sizeof *attempts);
-    uint32_t *queue = calloc(G + (size_t)G * retries + 1, sizeof *queue);
-    uint8_t mk[32];
-    if (!sl || !pf || !attempts || !queue) { free(sl); free(pf); free(attempts); free(queue); return TL_ENOMEM; }
-    if (tl_random(mk, sizeof mk, "ipc-mac", 0) != 0) { free(sl); free(pf); free(attempts); free(queue); return TL_ERANDOM; }
-    for (unsigned k = 0; k < nw; k++) { sl[k].pid = -1; sl[k].fd = -1; }
-    size_t qh = 0, qt = 0;
-    for (uint32_t g = 1; g <= G; g++) queue[qt++] = g;
-    uint32_t finished = 0;
-    uint64_t done_finished = 0;
-    double t_start = tl_now(), t_prog = t_start;
-    int rc = TL_OK;
-    while (finished < G && rc == TL_OK) {
-        /* Spawn into free slots. */
-        for (unsigned k = 0; k < nw && qh < qt; k++) {
-            if (sl[k].pid > 0) continue;
-            uint32_t g = queue[qh++];
-            int p[2];
-            if (pipe(p) != 0) { rc = TL_EWORKER; break; }
-            fflush(NULL);
-            pid_t pid = fork();
-            if (pid < 0) { close(p[0]); close(p[1]); rc = TL_EWORKER; break; }
-            if (pid == 0) {
-                close(p[0]);
-                for (unsigned j = 0; j < nw; j++) if (sl[j].fd >= 0) close(sl[j].fd);
-                signal(SIGINT, SIG_DFL);
-                signal(SIGTERM, SIG_DFL);
-                signal(SIGPIPE, SIG_DFL);
-                prctl(PR_SET_PDEATHSIG, SIGKILL);
-                if (getppid() == 1) _exit(1);
-                uint8_t seed[32];
-                memcpy(seed, seeds[g - 1], 32);
-                child_main(w, g, S, seed, p[1], mk, attempts[g - 1], secrets, secrets_len);
-            }
-            close(p[1]);
-            sl[k] = (slot){ .pid = pid, .fd = p[0], .g = g, .last = tl_now() };
-            attempts[g - 1]++;
+/* Spawn: a task from the scheduler into every free slot. */
+static int spawn(pool *P) {
+    for (unsigned k = 0; k < P->nw; k++) {
+        if (P->sl[k].pid > 0) continue;
+        tl_task t;
+        memset(&t, 0, sizeof t);
+        if (P->cb->next(P->cb->ctx, &t) != 1) { sodium_memzero(&t, sizeof t); return TL_OK; }
+        int p[2];
+        if (pipe(p) != 0) { sodium_memzero(&t, sizeof t); return TL_EWORKER; }
+        fflush(NULL);
+        pid_t pid = fork();
+        if (pid < 0) { close(p[0]); close(p[1]); sodium_memzero(&t, sizeof t); return TL_EWORKER; }
+        if (pid == 0) {
+            close(p[0]);
+            for (unsigned j = 0; j < P->nw; j++) if (P->sl[j].fd >= 0) close(P->sl[j].fd);
+            for (int j = 0; j < 2; j++) if (P->wipe->fd[j] >= 0) close(P->wipe->fd[j]);
+            signal(SIGINT, SIG_DFL);
+            signal(SIGTERM, SIG_DFL);
+            signal(SIGPIPE, SIG_DFL);
+            prctl(PR_SET_PDEATHSIG, SIGKILL);
+            if (getppid() == 1) _exit(1);
+            for (unsigned j = 0; j < P->nw; j++) sodium_memzero(&P->sl[j].t, sizeof P->sl[j].t);
+            child_main(P->w, &t, p[1], P->mk, P->wipe);
         }
-        if (rc) break;
+        close(p[1]);
+        slot *s = &P->sl[k];
+        memset(s, 0, sizeof *s);
+        s->pid = pid;
+        s->fd = p[0];
+        s->t = t;
+        s->at = t.i0;
+        s->last = tl_now();
+        sodium_memzero(&t, sizeof t);
+        /* the start value stays with the child */
+        sodium_memzero(s->t.d0, 32);
+    }
+    return TL_OK;
+}
+
+/* Decode: read what a slot's pipe holds; hand whole messages on.  Returns
+ * 0, 1 (the task's worker lied), 2 (EOF), 3 (the scheduler dropped the
+ * task: kill it) or a TL_E* code from the scheduler. */
+static int decode(pool *P, slot *s, double now) {
+    ssize_t r = read(s->fd, s->buf + s->fill, MSG_SIZE - s->fill);
+    if (r < 0) return errno == EINTR || errno == EAGAIN ? 0 : 1;
+    if (r == 0) return 2;
+    s->fill += (size_t)r;
+    s->last = now;
+    if (s->fill < MSG_SIZE) return 0;
+    s->fill = 0;
+    msg x;
+    int bad = msg_decode(&x, s->buf, P->mk) != 0 || x.g != s->t.g || s->ended || x.step < s->at ||
+              x.step > s->t.i1 || (x.type == MSG_RESULT) != (x.step == s->t.i1) ||
+              (x.type == MSG_VALUE && (!s->t.every || x.step % s->t.every != 0 || x.step == s->at));
+    sodium_memzero(s->buf, sizeof s->buf);
+    int rc = 0;
+    if (bad) rc = 1;
+    else {
+        s->at = x.step;
+        if (x.type == MSG_RESULT) s->ended = 1;
+        if (x.type != MSG_PROGRESS) {
+            rc = P->cb->value(P->cb->ctx, &s->t, x.step, x.value, (long)s->pid);
+            if (rc == 1) rc = 3;
+        } else P->cb->reached(P->cb->ctx, &s->t, x.step);
+    }
+    sodium_memzero(&x, sizeof x);
+    return rc;
+}
+
+/* Reap: a child whose pipe closed; 0 when it finished its task cleanly. */
+static int reap(slot *s) {
+    int st = 0;
+    pid_t wr;
+    while ((wr = waitpid(s->pid, &st, 0)) < 0 && errno == EINTR) {}
+    s->pid = -1;
+    close(s->fd);
+    s->fd = -1;
+    return wr > 0 && WIFEXITED(st) && WEXITSTATUS(st) == 0 && s->ended && s->fill == 0 ? 0 : -1;
+}
+
+/* Report: progress over every running task. */
+static int report(pool *P, double now, double t_start, uint64_t done_start) {
+    const tl_gen_opts *o = P->o;
+    tl_progress p = {0};
+    P->cb->totals(P->cb->ctx, &p.hashes_done, &p.hashes_total, &p.groups_done, &p.groups_total);
+    for (unsigned k = 0; k < P->nw; k++)
+        if (P->sl[k].pid > 0 && !P->sl[k].ended) p.hashes_done += P->sl[k].at - P->sl[k].t.i0;
+    if (p.hashes_done > p.hashes_total) p.hashes_done = p.hashes_total;
+    double rate = now > t_start ? (double)(p.hashes_done - (p.hashes_done > done_start ? done_start : p.hashes_done)) /
+                                  (now - t_start) : 0;
+    p.rate = rate;
+    p.eta_seconds = rate > 0 ? (double)(p.hashes_total - p.hashes_done) / rate : -1;
+    return o->progress(&p, o->progress_ctx) ? TL_EINTR : TL_OK;
+}
+
+int tl_pool_run(tl_work *w, const tl_pool_cb *cb, const tl_wipe *wipe, const tl_gen_opts *o) {
+    pool P = { .w = w, .cb = cb, .o = o, .wipe = wipe };
+    P.nw = o->workers ? o->workers : util_cpus_usable();
+    if (P.nw < 1) P.nw = 1;
+    if (P.nw > 1024) P.nw = 1024;
+    double timeout = o->worker_timeout ? o->worker_timeout : 120;
+    double pint = o->progress_interval > 0 ? o->progress_interval : 0.5;
+    P.sl = calloc(P.nw, sizeof *P.sl);
+    P.pf = calloc(P.nw, sizeof *P.pf);
+    if (!P.sl || !P.pf) { free(P.sl); free(P.pf); return TL_ENOMEM; }
+    if (tl_random(P.mk, sizeof P.mk, "ipc-mac", 0) != 0) { free(P.sl); free(P.pf); return TL_ERANDOM; }
+    for (unsigned k = 0; k < P.nw; k++) { P.sl[k].pid = -1; P.sl[k].fd = -1; }
+    double t_start = tl_now(), t_prog = t_start, t_tick = t_start;
+    uint64_t done_start = 0, unused = 0;
+    uint32_t u32 = 0;
+    cb->totals(cb->ctx, &done_start, &unused, &u32, &u32);
+    int rc = TL_OK;
+    while (rc == TL_OK && !cb->done(cb->ctx)) {
+        if ((rc = spawn(&P))) break;
         unsigned np = 0;
-        for (unsigned k = 0; k < nw; k++)
-            if (sl[k].pid > 0) { pf[np].fd = sl[k].fd; pf[np].events = POLLIN; pf[np].revents = 0; np++; }
-        int pr = poll(pf, np, 100);
+        for (unsigned k = 0; k < P.nw; k++)
+            if (P.sl[k].pid > 0) { P.pf[np].fd = P.sl[k].fd; P.pf[np].events = POLLIN; P.pf[np].revents = 0; np++; }
+        if (np == 0) { rc = TL_EWORKER; break; }   /* nothing runs, nothing to run, not done */
+        int pr = poll(P.pf, np, 100);
         if (pr < 0 && errno != EINTR) { rc = TL_EWORKER; break; }
         double now = tl_now();
-        for (unsigned k = 0, q = 0; k < nw; k++) {
-            slot *s = &sl[k];
+        for (unsigned k = 0, q = 0; k < P.nw && rc == TL_OK; k++) {
+            slot *s = &P.sl[k];
             if (s->pid <= 0) continue;
-            short rev = pr > 0 ? pf[q].revents : 0;
+            short rev = pr > 0 ? P.pf[q].revents : 0;
             q++;
-            int failed = 0, eof = 0;
-            if (rev & (POLLIN | POLLHUP | POLLERR)) {
-                ssize_t r = read(s->fd, s->buf + s->fill, MSG_SIZE - s->fill);
-                if (r < 0 && errno != EINTR && errno != EAGAIN) failed = 1;
-                else if (r == 0) eof = 1;
-                else if (r > 0) {
-                    s->fill += (size_t)r;
-                    s->last = now;
-                    if (s->fill == MSG_SIZE) {
-                        uint8_t mac[16];
-                        s->fill = 0;
-                        crypto_generichash(mac, 16, s->buf, 56, mk, 32);
-                        uint32_t type = tl_get32(s->buf + 4);
-                        uint64_t steps = tl_get64(s->buf + 16);
-                        if (sodium_memcmp(mac, s->buf + 56, 16) != 0 || tl_get32(s->buf) != MSG_MAGIC ||
-                            tl_get32(s->buf + 8) != s->g || s->have_result ||
-                            steps < s->done || steps > S) failed = 1;
-                        else if (type == MSG_PROGRESS && steps < S) s->done = steps;
-                        else if (type == MSG_RESULT && steps == S) {
-                            memcpy(e[s->g - 1], s->buf + 24, 32);
-                            s->done = S;
-                            s->have_result = 1;
-                        } else failed = 1;
-                        sodium_memzero(s->buf, sizeof s->buf);
-                    }
-                }
-            }
-            if (eof) {
-                int st = 0;
-                pid_t wr;
-                while ((wr = waitpid(s->pid, &st, 0)) < 0 && errno == EINTR) {}
-                s->pid = -1;
-                close(s->fd);
-                s->fd = -1;
-                if (wr > 0 && WIFEXITED(st) && WEXITSTATUS(st) == 0 && s->have_result && s->fill == 0) {
-                    finished++;
-                    done_finished += S;
-                    continue;
-                }
+            int r = rev & (POLLIN | POLLHUP | POLLERR) ? decode(&P, s, now) : 0;
+            int failed = 0;
+            if (r < 0) { rc = r; break; }
+            if (r == 3) { kill_slot(s); continue; }
+            if (r == 1) failed = 1;
+            else if (r == 2) {
+                if (reap(s) == 0) { sodium_memzero(&s->t, sizeof s->t); continue; }
                 failed = 1;
             }
             if (!failed && now - s->last > timeout) {
-                tl_event_emit(o, TL_EVENT_WORKER_HUNG, s->g, now - s->last,
-                              "worker for group %u silent for %.0f s: killing it", s->g, now - s->last);
+                tl_event_emit(o, TL_EVENT_WORKER_HUNG, s->t.g, now - s->last,
+                              "worker for group %u silent for %.0f s: killing it", s->t.g, now - s->last);
                 failed = 1;
             }
             if (failed) {
-                uint32_t g = s->g;
+                tl_task t = s->t;
                 kill_slot(s);
-                if (s->have_result) sodium_memzero(e[g - 1], 32);
-                if (attempts[g - 1] <= retries) {
-                    tl_event_emit(o, TL_EVENT_WORKER_RETRY, g, 0, "worker for group %u failed; re-running the group", g);
-                    queue[qt++] = g;
-                } else {
-                    tl_event_emit(o, TL_EVENT_WORKER_FAILED, g, 0, "worker for group %u failed", g);
-                    rc = TL_EWORKER;
-                }
-                *s = (slot){ .pid = -1, .fd = -1 };
+                rc = cb->lost(cb->ctx, &t);
+                sodium_memzero(&t, sizeof t);
             }
         }
-        if (o && o->stop && *o->stop) rc = TL_EINTR;
-        if (rc == TL_OK && o && o->progress && (now - t_prog >= pint || finished == G)) {
+        if (rc == TL_OK && o->stop && *o->stop) rc = TL_EINTR;
+        if (rc == TL_OK && now - t_tick >= 0.1) {   /* what the scheduler tracks, saved often */
+            t_tick = now;
+            cb->tick(cb->ctx);
+        }
+        if (rc == TL_OK && (now - t_prog >= pint || cb->done(cb->ctx))) {
             t_prog = now;
-            tl_progress p = {0};
-            p.hashes_total = (uint64_t)G * S;
-            p.hashes_done = done_finished;
-            for (unsigned k = 0; k < nw; k++) if (sl[k].pid > 0) p.hashes_done += sl[k].done;
-            p.rate = now > t_start ? (double)p.hashes_done / (now - t_start) : 0;
-            p.eta_seconds = p.rate > 0 ? (double)(p.hashes_total - p.hashes_done) / p.rate : -1;
-            p.groups_done = finished;
-            p.groups_total = G;
-            if (o->progress(&p, o->progress_ctx)) rc = TL_EINTR;
+            if (o->progress) rc = report(&P, now, t_start, done_start);
         }
     }
-    for (unsigned k = 0; k < nw; k++) if (sl[k].pid > 0 || sl[k].fd >= 0) kill_slot(&sl[k]);
-    sodium_memzero(mk, sizeof mk);
-    for (unsigned k = 0; k < nw; k++) sodium_memzero(sl[k].buf, sizeof sl[k].buf);
-    free(sl); free(pf); free(attempts); free(queue);
+    for (unsigned k = 0; k < P.nw; k++) if (P.sl[k].pid > 0 || P.sl[k].fd >= 0) kill_slot(&P.sl[k]);
+    sodium_memzero(P.mk, sizeof P.mk);
+    sodium_memzero(P.sl, P.nw * sizeof *P.sl);
+    free(P.sl);
+    free(P.pf);
     return rc;
 }
