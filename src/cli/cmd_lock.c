@@ -265,14 +265,14 @@ int cmd_lock(int argc, char **argv) {
     rc = cli_lock_generate(&a.lo, "lock", cli_progress_when(a.quiet, a.json, a.lo.progress), a.json,
                            &text, &len, pk, a.keep ? x : NULL);
     double secs = util_now() - t0, cpu = child_cpu() - c0;
+    tl_puzzle *pz = NULL;   /* what was written (also for -o -) */
+    if (rc == CLI_OK && tl_puzzle_parse(text, len, &pz, NULL, 0) != 0) rc = cli_error("generated puzzle does not parse");
     if (rc == CLI_OK) rc = write_outputs(&a, text, len, x);
     sodium_memzero(x, sizeof x);
     free(text);
-    if (rc) return rc;
+    if (rc) { tl_puzzle_free(pz); return rc; }
     char rcp[TL_AGE_RECIPIENT_MAX];
-    if (tl_age_recipient_encode(pk, rcp) != 0) return cli_error("cannot encode the recipient");
-    tl_puzzle *pz = NULL;
-    if (tl_puzzle_load(a.out, &pz, NULL, 0) != 0) return cli_error("%s: written puzzle does not parse", a.out);
+    if (tl_age_recipient_encode(pk, rcp) != 0) { tl_puzzle_free(pz); return cli_error("cannot encode the recipient"); }
     rc = report(&a, rcp, secs, cpu, pz);
     tl_puzzle_free(pz);
     return rc;
