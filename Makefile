@@ -6,7 +6,7 @@
 #   check-sanitize ASan+UBSan build of the unit tests (quick subset)
 #   demo           lock a small secret, solve it, open it
 #   bench          build the benchmarks in bench/
-#   install        PREFIX=/usr/local (DESTDIR honoured), man page included
+#   install        PREFIX=/usr/local (DESTDIR honoured), man page and LICENSE included
 #   lint-man       check docs/rxlock.1 (mandoc -T lint, else groff -ww)
 VERSION   := 0.1.0
 PREFIX    ?= /usr/local
@@ -137,6 +137,8 @@ install: all
 	install -m 755 $(BUILD)/rxlock $(DESTDIR)$(PREFIX)/bin/
 	install -d $(DESTDIR)$(PREFIX)/share/man/man1
 	install -m 644 docs/rxlock.1 $(DESTDIR)$(PREFIX)/share/man/man1/
+	install -d $(DESTDIR)$(PREFIX)/share/doc/rxlock
+	install -m 644 LICENSE README.md $(DESTDIR)$(PREFIX)/share/doc/rxlock/
 	sed -e 's|@PREFIX@|$(PREFIX)|g' -e 's|@VERSION@|$(VERSION)|g' rxlock.pc.in > $(DESTDIR)$(PREFIX)/lib/pkgconfig/rxlock.pc
 
 lint-man:
