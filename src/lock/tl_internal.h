@@ -85,7 +85,7 @@ void tl_journal_entry(uint8_t out[TL_JOURNAL_ENTRY_SIZE], const uint8_t H[32],
  * a child would copy 2 GiB). */
 void tl_work_free_vm(tl_work *w);
 
-double tl_now(void);   /* CLOCK_MONOTONIC seconds */
+double tl_now(void);   /* util_now(): monotonic seconds */
 
 /* Report an event to o->event when the caller gave one (worker.c); the
  * message is formatted printf-style into a bounded buffer. */

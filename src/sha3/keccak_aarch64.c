@@ -4,13 +4,9 @@
  * register (25 of the 32), built with a per-function target and chosen at
  * run time only when the kernel reports HWCAP_SHA3. */
 #include "sha3/internal.h"
+#include "util/cpufeat.h"
 #if defined(SHA3_HAVE_ARMV8_SHA3)
 #include <arm_neon.h>
-#include <sys/auxv.h>
-
-#ifndef HWCAP_SHA3
-#define HWCAP_SHA3 (1UL << 17)
-#endif
 
 #if defined(__clang__)
 #define SHA3CE __attribute__((target("sha3")))
@@ -83,7 +79,7 @@ SHA3CE static void sha3ce_chain(uint64_t x[4], uint64_t steps)
 
 static int sha3ce_available(void)
 {
-    return (getauxval(AT_HWCAP) & HWCAP_SHA3) != 0;
+    return util_cpufeat_get()->arm_sha3;
 }
 
 const sha3_impl sha3_impl_armv8_sha3 = {

@@ -1,15 +1,9 @@
 /* src/util/progress.c — the one-line progress display (see progress.h). */
 #include "util/progress.h"
+#include "util/util.h"
 #include <math.h>
 #include <string.h>
-#include <time.h>
 #include <unistd.h>
-
-double util_now(void) {
-    struct timespec ts;
-    if (clock_gettime(CLOCK_MONOTONIC, &ts) != 0) return 0.0;
-    return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
-}
 
 int util_progress_wanted(int when) {
     if (when == UTIL_PROGRESS_FORCE) return 1;

@@ -35,14 +35,12 @@ typedef struct {
     uint64_t total;       /* 0 = unknown (no percentage, no ETA)      */
     uint64_t base;        /* done_before                              */
     uint64_t done;
-    double   t_start;     /* CLOCK_MONOTONIC seconds                  */
+    double   t_start;     /* util_now() seconds                       */
     double   t_last;      /* last draw                                */
     double   interval;    /* seconds between draws (0.2 on a TTY,
                              10 when forced onto a non-TTY)           */
 } util_progress;
 
-/* Monotonic clock in seconds. */
-double util_now(void);
 /* Would a progress line be drawn for this `when` setting? */
 int  util_progress_wanted(int when);
 void util_progress_init(util_progress *p, const char *label, uint64_t total,

@@ -1,6 +1,6 @@
 /* src/util/util.h — small shared helpers: hex, bounded file reads, atomic
  * no-clobber file writes (temp file + fsync + link/rename + dir fsync),
- * the number of usable CPUs. */
+ * the number of usable CPUs, the monotonic clock. */
 #ifndef RXLOCK_UTIL_H
 #define RXLOCK_UTIL_H
 #include <stddef.h>
@@ -41,4 +41,8 @@ int  util_fsync_dir(const char *path);
 /* CPUs this process may run on: its affinity mask's size (what Slurm,
  * cpusets and taskset allow), else the online CPUs; at least 1. */
 unsigned util_cpus_usable(void);
+
+/* The monotonic clock (CLOCK_MONOTONIC): seconds, nanoseconds. */
+double   util_now(void);
+uint64_t util_now_ns(void);
 #endif
