@@ -39,7 +39,11 @@ CLI_SRC   := $(sort $(wildcard src/cli/*.c))
 # tests/test_api_age.c is built as a library user would build it (below).
 API_TEST  := tests/test_api_age.c
 TEST_SRC  := $(filter-out $(API_TEST),$(sort $(wildcard tests/test_*.c)))
-BENCH_SRC := $(sort $(wildcard bench/*.c))
+# bench/: one program per bench/*.c, except the harness's helper files,
+# which go into build/libbench.a with the CLI's progress display; every
+# bench links the library (no copies of its code in bench/).
+BENCH_HELPERS := bench/bench_variant.c bench/bench_host.c
+BENCH_SRC := $(filter-out $(BENCH_HELPERS),$(sort $(wildcard bench/*.c)))
 FUZZ_SRC  := $(sort $(wildcard fuzz/fuzz_*.c))
 LIB_OBJ   := $(LIB_SRC:%.c=$(BUILD)/obj/%.o)
 # The test build: the same library compiled with -DRXLOCK_TESTING, which adds
@@ -49,6 +53,9 @@ TLIB_OBJ  := $(LIB_SRC:%.c=$(BUILD)/tobj/%.o)
 CLI_OBJ   := $(CLI_SRC:%.c=$(BUILD)/obj/%.o)
 TEST_BIN  := $(TEST_SRC:tests/%.c=$(BUILD)/tests/%) $(API_TEST:tests/%.c=$(BUILD)/tests/%)
 BENCH_BIN := $(BENCH_SRC:bench/%.c=$(BUILD)/bench/%)
+# the CLI's progress display (src/cli/progress.c), also linked by bench/ and tests
+PROGRESS_OBJ := $(BUILD)/obj/src/cli/progress.o
+BENCH_HOBJ := $(BENCH_HELPERS:%.c=$(BUILD)/obj/%.o)
 
 .PHONY: all deps check check-full check-sanitize demo bench fuzz install clean tests lint-man
 all: $(BUILD)/librxlock.a $(BUILD)/librxlock.so $(BUILD)/rxlock
@@ -79,9 +86,9 @@ $(BUILD)/librxlock.so: $(LIB_OBJ)
 $(BUILD)/rxlock: $(CLI_OBJ) $(BUILD)/librxlock.a
 	$(CC) $(LDFLAGS) -pie -o $@ $(CLI_OBJ) $(BUILD)/librxlock.a $(LIBS)
 
-$(BUILD)/tests/%: tests/%.c tests/test.h $(BUILD)/librxlock-test.a
+$(BUILD)/tests/%: tests/%.c tests/test.h $(BUILD)/librxlock-test.a $(PROGRESS_OBJ)
 	@mkdir -p $(dir $@)
-	$(CC) $(CFLAGS) -DRXLOCK_TESTING -MMD -MP -Itests -o $@ $< $(BUILD)/librxlock-test.a $(LDFLAGS) $(TEST_LIBS)
+	$(CC) $(CFLAGS) -DRXLOCK_TESTING -MMD -MP -Itests -o $@ $< $(PROGRESS_OBJ) $(BUILD)/librxlock-test.a $(LDFLAGS) $(TEST_LIBS)
 
 # The public API alone: only -Iinclude (no src/), linked against the shared
 # library (found at run time through the rpath; librxlock.so.0 is its soname).
@@ -90,14 +97,18 @@ $(BUILD)/tests/test_api_age: $(API_TEST) tests/test.h $(BUILD)/librxlock.so
 	$(CC) -std=c11 $(OPT) -g $(WARN) -MMD -MP -Iinclude $(EXTRA_CFLAGS) -o $@ $< \
 	  -L$(BUILD) -lrxlock -Wl,-rpath,'$$ORIGIN/..' $(LDFLAGS)
 
-# bench_stall switches the test build's loop variants (rx_jit_test_stall)
-$(BUILD)/bench/bench_stall: bench/bench_stall.c $(BUILD)/librxlock-test.a
-	@mkdir -p $(dir $@)
-	$(CC) $(CFLAGS) -DRXLOCK_TESTING -MMD -MP -Ibench -o $@ $< $(BUILD)/librxlock-test.a $(LDFLAGS) $(TEST_LIBS)
+$(BUILD)/libbench.a: $(BENCH_HOBJ) $(PROGRESS_OBJ)
+	@rm -f $@
+	ar rcs $@ $^
 
-$(BUILD)/bench/%: bench/%.c $(BUILD)/librxlock.a
+# bench_stall switches the test build's loop variants (rx_jit_test_stall)
+$(BUILD)/bench/bench_stall: bench/bench_stall.c $(BUILD)/libbench.a $(BUILD)/librxlock-test.a
 	@mkdir -p $(dir $@)
-	$(CC) $(CFLAGS) -MMD -MP -Ibench -o $@ $< $(BUILD)/librxlock.a $(LDFLAGS) $(TEST_LIBS)
+	$(CC) $(CFLAGS) -DRXLOCK_TESTING -MMD -MP -Ibench -o $@ $< $(BUILD)/libbench.a $(BUILD)/librxlock-test.a $(LDFLAGS) $(TEST_LIBS)
+
+$(BUILD)/bench/%: bench/%.c $(BUILD)/libbench.a $(BUILD)/librxlock.a
+	@mkdir -p $(dir $@)
+	$(CC) $(CFLAGS) -MMD -MP -Ibench -o $@ $< $(BUILD)/libbench.a $(BUILD)/librxlock.a $(LDFLAGS) $(TEST_LIBS)
 
 tests: all $(BUILD)/rxlock-test $(TEST_BIN)
 
@@ -148,4 +159,4 @@ lint-man:
 clean:
 	rm -rf build build-san
 
--include $(LIB_OBJ:.o=.d) $(TLIB_OBJ:.o=.d) $(CLI_OBJ:.o=.d) $(TEST_BIN:=.d) $(BENCH_BIN:=.d)
+-include $(LIB_OBJ:.o=.d) $(TLIB_OBJ:.o=.d) $(CLI_OBJ:.o=.d) $(TEST_BIN:=.d) $(BENCH_BIN:=.d) $(BENCH_HOBJ:.o=.d)

@@ -15,6 +15,7 @@
  * OpenSSL is the yardstick only; the product never links it. */
 #include "rxlock/sha3.h"
 #include "sha3/internal.h"
+#include "util/util.h"
 #include <openssl/evp.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -24,17 +25,7 @@
 #define MAXV 10
 #define MAXR 1000
 
-static double now(void)
-{
-    struct timespec ts;
-    if (clock_gettime(CLOCK_MONOTONIC, &ts) != 0) { perror("clock_gettime"); exit(1); }
-    return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
-}
 
-static void hex(char out[65], const uint8_t x[32])
-{
-    for (int i = 0; i < 32; i++) snprintf(out + 2 * i, 3, "%02x", x[i]);
-}
 
 static void evp_chain(uint8_t x[32], uint64_t steps)
 {
@@ -52,10 +43,10 @@ static double evp_long(uint64_t blocks)
     uint8_t out[32];
     unsigned int n;
     memset(buf, 0x5a, sizeof buf);
-    double t = now();
+    double t = util_now();
     for (uint64_t i = 0; i < blocks; i++)
         if (EVP_Digest(buf, sizeof buf, out, &n, EVP_sha3_256(), NULL) != 1) { fprintf(stderr, "EVP_Digest\n"); exit(1); }
-    return now() - t;
+    return util_now() - t;
 }
 
 static int cmp_double(const void *a, const void *b)
@@ -139,11 +130,11 @@ int main(int argc, char **argv)
         for (int k = 0; k < nv; k++) {
             variant *p = &v[r % 2 ? nv - 1 - k : k];   /* alternate order */
             uint8_t x[32] = { 0 };
-            double t = now(), dt;
-            if (p->kind == 0) { sha3_chain_with(p->impl, x, steps); dt = now() - t; }
-            else if (p->kind == 1) { evp_chain(x, steps); dt = now() - t; }
-            else if (p->kind == 5) { for (uint64_t i = 0; i < steps; i++) sha3_256(x, x, 32); dt = now() - t; }
-            else if (p->kind >= 3) { puzzle_chain(x, steps, p->kind == 4); dt = now() - t; }
+            double t = util_now(), dt;
+            if (p->kind == 0) { sha3_chain_with(p->impl, x, steps); dt = util_now() - t; }
+            else if (p->kind == 1) { evp_chain(x, steps); dt = util_now() - t; }
+            else if (p->kind == 5) { for (uint64_t i = 0; i < steps; i++) sha3_256(x, x, 32); dt = util_now() - t; }
+            else if (p->kind >= 3) { puzzle_chain(x, steps, p->kind == 4); dt = util_now() - t; }
             else dt = evp_long(blocks);
             if (r == 0 || dt < p->best) p->best = dt;
             p->t[r] = dt;
@@ -161,7 +152,7 @@ int main(int argc, char **argv)
         p->rate = (double)p->n / p->best;
         p->med_rate = (double)p->n / p->t[rounds / 2];
         if (p->kind == 2) strcpy(d, "");
-        else hex(d, p->digest);
+        else util_hex_encode(d, p->digest, 32);
         if ((p->kind == 0 || p->kind == 1 || p->kind == 5) && memcmp(p->digest, v[0].digest, 32) != 0) ok = 0;
         if (p->kind == 4 && memcmp(p->digest, v[k - 1].digest, 32) != 0) ok = 0;
         printf("{\"variant\":\"%s\",\"n\":%llu,\"seconds\":%.6f,\"rate\":%.0f,\"median_rate\":%.0f,\"digest\":\"%s\"}\n",

@@ -6,7 +6,7 @@
 #include "cli/lock_opts.h"
 #include "rxlock/rxlock.h"
 #include "rxlock/age.h"
-#include "util/progress.h"
+#include "cli/progress.h"
 #include "util/util.h"
 #include <getopt.h>
 #include <jansson.h>

@@ -1,5 +1,5 @@
-/* src/util/progress.c — the one-line progress display (see progress.h). */
-#include "util/progress.h"
+/* src/cli/progress.c — the one-line progress display (see progress.h). */
+#include "cli/progress.h"
 #include "util/util.h"
 #include <math.h>
 #include <string.h>

@@ -1,4 +1,4 @@
-/* src/util/progress.h — one-line progress display (done/total, rate, ETA)
+/* src/cli/progress.h — one-line progress display (done/total, rate, ETA)
  * for long sequential work (solve, lock, calibrate, bench).
  *
  * Shown on stderr only when stderr is a TTY, or when forced (--progress);
@@ -14,8 +14,8 @@
  * `done_before` is work finished in an earlier session (a resumed solve):
  * it counts toward done/total and the ETA but not toward the rate.
  */
-#ifndef RXLOCK_UTIL_PROGRESS_H
-#define RXLOCK_UTIL_PROGRESS_H
+#ifndef RXLOCK_CLI_PROGRESS_H
+#define RXLOCK_CLI_PROGRESS_H
 #include <stdint.h>
 #include <stdio.h>
 
