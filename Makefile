@@ -6,6 +6,8 @@
 #   check-sanitize ASan+UBSan build of the unit tests (quick subset)
 #   demo           lock a small secret, solve it, open it
 #   bench          build the benchmarks in bench/
+#   fuzz-build     build the libFuzzer targets in fuzz/ (clang) into build-fuzz/fuzz/
+#   fuzz           build them and run each for a bounded time (fuzz/run.sh)
 #   install        PREFIX=/usr/local (DESTDIR honoured), man page and LICENSE included
 #   lint-man       check docs/rxlock.1 (mandoc -T lint, else groff -ww)
 VERSION   := 0.1.0
@@ -57,7 +59,7 @@ BENCH_BIN := $(BENCH_SRC:bench/%.c=$(BUILD)/bench/%)
 PROGRESS_OBJ := $(BUILD)/obj/src/cli/progress.o
 BENCH_HOBJ := $(BENCH_HELPERS:%.c=$(BUILD)/obj/%.o)
 
-.PHONY: all deps check check-full check-sanitize demo bench fuzz install clean tests lint-man
+.PHONY: all deps check check-full check-sanitize demo bench fuzz fuzz-build fuzz-targets install clean tests lint-man
 all: $(BUILD)/librxlock.a $(BUILD)/librxlock.so $(BUILD)/rxlock
 
 $(BUILD)/obj/%.o: %.c
@@ -135,7 +137,23 @@ demo: deps all
 
 bench: all $(BENCH_BIN)
 
-fuzz:
+# libFuzzer targets: the whole library compiled with clang and the fuzzer
+# instrumentation (ASan + UBSan) in its own tree, each fuzz/fuzz_*.c linked
+# against it.
+FUZZ_CC    ?= clang
+FUZZ_FLAGS := -fsanitize=fuzzer-no-link,address,undefined -fno-sanitize-recover=undefined -fno-omit-frame-pointer
+FUZZ_BIN   := $(FUZZ_SRC:fuzz/%.c=$(BUILD)/fuzz/%)
+fuzz-build:
+	@$(MAKE) --no-print-directory BUILD=build-fuzz CC=$(FUZZ_CC) OPT=-O1 \
+	  EXTRA_CFLAGS="$(FUZZ_FLAGS) -U_FORTIFY_SOURCE" EXTRA_LDFLAGS="-fsanitize=address,undefined" fuzz-targets
+
+fuzz-targets: $(FUZZ_BIN)
+
+$(BUILD)/fuzz/%: fuzz/%.c $(BUILD)/librxlock.a
+	@mkdir -p $(dir $@)
+	$(CC) $(CFLAGS) -fsanitize=fuzzer -MMD -MP -o $@ $< $(BUILD)/librxlock.a $(LDFLAGS) $(LIBS)
+
+fuzz: all fuzz-build
 	@sh fuzz/run.sh
 
 install: all
@@ -157,6 +175,6 @@ lint-man:
 	 else out=$$(groff -ww -man -z docs/rxlock.1 2>&1); echo "$$out"; test -z "$$out"; fi
 
 clean:
-	rm -rf build build-san
+	rm -rf build build-san build-fuzz
 
--include $(LIB_OBJ:.o=.d) $(TLIB_OBJ:.o=.d) $(CLI_OBJ:.o=.d) $(TEST_BIN:=.d) $(BENCH_BIN:=.d) $(BENCH_HOBJ:.o=.d)
+-include $(LIB_OBJ:.o=.d) $(TLIB_OBJ:.o=.d) $(CLI_OBJ:.o=.d) $(TEST_BIN:=.d) $(BENCH_BIN:=.d) $(BENCH_HOBJ:.o=.d) $(FUZZ_BIN:=.d)

@@ -1,4 +1,4 @@
-/* tests/test_bench_progress.c — src/cli/progress.c: duration/rate formats,
+/* tests/test_cli_progress.c — src/cli/progress.c: duration/rate formats,
  * silent unless forced when stderr is not a TTY, forced output lines. */
 #include "test.h"
 #include "cli/progress.h"
