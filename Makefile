@@ -3,7 +3,7 @@
 #   deps           install the Debian packages the build and tests need
 #   check          unit, vector, differential and CLI tests (light mode)
 #   check-full     full-mode (2 GiB dataset) vector tests
-#   check-sanitize ASan+UBSan build of the unit tests (quick subset)
+#   check-sanitize ASan+UBSan build of the C tests (quick mode; no CLI tests)
 #   demo           lock a small secret, solve it, open it
 #   bench          build the benchmarks in bench/
 #   fuzz-build     build the libFuzzer targets in fuzz/ (clang) into build-fuzz/fuzz/
@@ -125,7 +125,9 @@ check-full: deps
 	@$(MAKE) --no-print-directory tests
 	@BUILD=$(BUILD) RXLOCK_TEST_FULL=1 sh tests/run.sh full
 
-# ASan+UBSan: separate build tree, quick subset of the unit tests.
+# ASan+UBSan: separate build tree, the C tests in quick mode.  It does not
+# run the CLI tests (tests/cli/*.sh run the build/ binaries; make check
+# does); tests/run.sh says so.
 check-sanitize: deps
 	@$(MAKE) --no-print-directory BUILD=build-san OPT=-O1 \
 	  EXTRA_CFLAGS="-fsanitize=address,undefined -fno-sanitize-recover=undefined -fno-omit-frame-pointer -U_FORTIFY_SOURCE" \

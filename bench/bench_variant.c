@@ -219,7 +219,7 @@ int bench_setup(struct bench_variant *v, const uint8_t key[32], unsigned threads
     if (v->impl == IMPL_RX) {
         int rc = rx_cache_new(&s->cache, kf);
         if (rc == 0) rc = rx_cache_init(s->cache, key, 32);
-        if (rc) { snprintf(err, errlen, "%s: cache: %s", v->name, rx_strerror(rc)); rx_cache_free(s->cache); return -1; }
+        if (rc) { snprintf(err, errlen, "%s: cache: %s", v->name, rxlock_strerror(rc)); rx_cache_free(s->cache); return -1; }
     } else {
         s->lcache = api->alloc_cache((randomx_flags)kf);
         if (!s->lcache) { snprintf(err, errlen, "%s: randomx_alloc_cache failed", v->name); return -1; }
@@ -246,7 +246,7 @@ dataset:
     if (v->impl == IMPL_RX) {
         int rc = rx_dataset_new(&s->ds, v->flags);
         if (rc == 0) rc = rx_dataset_init_parallel(s->ds, s->cache, threads);
-        if (rc) { snprintf(err, errlen, "%s: dataset: %s", v->name, rx_strerror(rc)); rx_dataset_free(s->ds); s->ds = NULL; return -1; }
+        if (rc) { snprintf(err, errlen, "%s: dataset: %s", v->name, rxlock_strerror(rc)); rx_dataset_free(s->ds); s->ds = NULL; return -1; }
     } else {
         s->lds = api->alloc_dataset((randomx_flags)(v->flags & RANDOMX_FLAG_LARGE_PAGES));
         if (!s->lds) { snprintf(err, errlen, "%s: randomx_alloc_dataset failed", v->name); return -1; }
@@ -291,7 +291,7 @@ int bench_worker_new(struct bench_worker *w, struct bench_variant *v, char *err,
     switch (v->impl) {
     case IMPL_RX: {
         int rc = rx_vm_new(&w->vm, v->flags, v->sh->cache, v->full ? v->sh->ds : NULL);
-        if (rc) { snprintf(err, errlen, "%s: rx_vm_new: %s", v->name, rx_strerror(rc)); return -1; }
+        if (rc) { snprintf(err, errlen, "%s: rx_vm_new: %s", v->name, rxlock_strerror(rc)); return -1; }
         v->actual = rx_vm_flags(w->vm);
         return 0;
     }
@@ -331,7 +331,7 @@ int bench_chain(struct bench_worker *w, const uint8_t key[32], uint32_t g, uint6
         switch (v->impl) {
         case IMPL_RX: {
             int rc = rx_vm_hash(w->vm, m, 68, out);
-            if (rc) { snprintf(err, errlen, "%s: rx_vm_hash: %s", v->name, rx_strerror(rc)); return -1; }
+            if (rc) { snprintf(err, errlen, "%s: rx_vm_hash: %s", v->name, rxlock_strerror(rc)); return -1; }
             break;
         }
         case IMPL_LIBRX: case IMPL_REF:

@@ -18,8 +18,6 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-int cmd_lock_file(int argc, char **argv);
-
 const char cmd_lock_usage[] =
     "usage: rxlock lock [--work randomx-v2|randomx-v1|sha3-256]\n"
     "                   (--groups G --steps S | --time DURATION [--groups G])\n"

@@ -76,7 +76,7 @@ check "bench/ exists" test -d "$ROOT/bench"
 check "bench/: no chain message of its own (tl_chain_message)" sh -c "! grep -l 'rxlock/chain/v1' '$ROOT'/bench/*.c '$ROOT'/bench/*.h"
 check "bench/: no monotonic clock of its own (util_now)" sh -c "! grep -l 'CLOCK_MONOTONIC' '$ROOT'/bench/*.c '$ROOT'/bench/*.h"
 check "bench/: no CPU-model reader of its own (tl_cpu_model)" sh -c "! grep -l 'model name' '$ROOT'/bench/*.c '$ROOT'/bench/*.h"
-check "bench/: no engine error names of its own (rx_strerror)" sh -c "! grep -l 'page-permission change failed' '$ROOT'/bench/*.c '$ROOT'/bench/*.h"
+check "bench/: no engine error names of its own (rxlock_strerror)" sh -c "! grep -l 'page-permission change failed' '$ROOT'/bench/*.c '$ROOT'/bench/*.h"
 check "bench/: no code in headers (static functions)" sh -c "! grep -l '^static [^=]*(' '$ROOT'/bench/*.h"
 check "src/util: no progress display (the CLI's)" test ! -e "$ROOT/src/util/progress.c"
 
