@@ -3,10 +3,12 @@
 #   deps           install the Debian packages the build and tests need
 #   check          unit, vector, differential and CLI tests (light mode)
 #   check-full     full-mode (2 GiB dataset) vector tests
-#   check-sanitize ASan+UBSan build of the unit tests (quick subset)
+#   check-sanitize ASan+UBSan build of the C tests (quick mode; no CLI tests)
 #   demo           lock a small secret, solve it, open it
 #   bench          build the benchmarks in bench/
-#   install        PREFIX=/usr/local (DESTDIR honoured), man page included
+#   fuzz-build     build the libFuzzer targets in fuzz/ (clang) into build-fuzz/fuzz/
+#   fuzz           build them and run each for a bounded time (fuzz/run.sh)
+#   install        PREFIX=/usr/local (DESTDIR honoured), man page and LICENSE included
 #   lint-man       check docs/rxlock.1 (mandoc -T lint, else groff -ww)
 #   static         build/static/rxlock: the CLI as a static PIE (Debian's
 #                  libsodium.a and libjansson.a, glibc), for the container image
@@ -42,7 +44,11 @@ CLI_SRC   := $(sort $(wildcard src/cli/*.c))
 # tests/test_api_age.c is built as a library user would build it (below).
 API_TEST  := tests/test_api_age.c
 TEST_SRC  := $(filter-out $(API_TEST),$(sort $(wildcard tests/test_*.c)))
-BENCH_SRC := $(sort $(wildcard bench/*.c))
+# bench/: one program per bench/*.c, except the harness's helper files,
+# which go into build/libbench.a with the CLI's progress display; every
+# bench links the library (no copies of its code in bench/).
+BENCH_HELPERS := bench/bench_variant.c bench/bench_host.c
+BENCH_SRC := $(filter-out $(BENCH_HELPERS),$(sort $(wildcard bench/*.c)))
 FUZZ_SRC  := $(sort $(wildcard fuzz/fuzz_*.c))
 LIB_OBJ   := $(LIB_SRC:%.c=$(BUILD)/obj/%.o)
 # The test build: the same library compiled with -DRXLOCK_TESTING, which adds
@@ -52,8 +58,11 @@ TLIB_OBJ  := $(LIB_SRC:%.c=$(BUILD)/tobj/%.o)
 CLI_OBJ   := $(CLI_SRC:%.c=$(BUILD)/obj/%.o)
 TEST_BIN  := $(TEST_SRC:tests/%.c=$(BUILD)/tests/%) $(API_TEST:tests/%.c=$(BUILD)/tests/%)
 BENCH_BIN := $(BENCH_SRC:bench/%.c=$(BUILD)/bench/%)
+# the CLI's progress display (src/cli/progress.c), also linked by bench/ and tests
+PROGRESS_OBJ := $(BUILD)/obj/src/cli/progress.o
+BENCH_HOBJ := $(BENCH_HELPERS:%.c=$(BUILD)/obj/%.o)
 
-.PHONY: all deps check check-full check-sanitize demo bench fuzz install clean tests lint-man static image
+.PHONY: all deps check check-full check-sanitize demo bench fuzz fuzz-build fuzz-targets install clean tests lint-man static image
 all: $(BUILD)/librxlock.a $(BUILD)/librxlock.so $(BUILD)/rxlock
 
 $(BUILD)/obj/%.o: %.c
@@ -92,9 +101,9 @@ $(BUILD)/static/rxlock: $(CLI_OBJ) $(BUILD)/librxlock.a
 image: static
 	@sh tools/container.sh build $(BUILD)/static/rxlock
 
-$(BUILD)/tests/%: tests/%.c tests/test.h $(BUILD)/librxlock-test.a
+$(BUILD)/tests/%: tests/%.c tests/test.h $(BUILD)/librxlock-test.a $(PROGRESS_OBJ)
 	@mkdir -p $(dir $@)
-	$(CC) $(CFLAGS) -DRXLOCK_TESTING -MMD -MP -Itests -o $@ $< $(BUILD)/librxlock-test.a $(LDFLAGS) $(TEST_LIBS)
+	$(CC) $(CFLAGS) -DRXLOCK_TESTING -MMD -MP -Itests -o $@ $< $(PROGRESS_OBJ) $(BUILD)/librxlock-test.a $(LDFLAGS) $(TEST_LIBS)
 
 # The public API alone: only -Iinclude (no src/), linked against the shared
 # library (found at run time through the rpath; librxlock.so.0 is its soname).
@@ -103,14 +112,18 @@ $(BUILD)/tests/test_api_age: $(API_TEST) tests/test.h $(BUILD)/librxlock.so
 	$(CC) -std=c11 $(OPT) -g $(WARN) -MMD -MP -Iinclude $(EXTRA_CFLAGS) -o $@ $< \
 	  -L$(BUILD) -lrxlock -Wl,-rpath,'$$ORIGIN/..' $(LDFLAGS)
 
-# bench_stall switches the test build's loop variants (rx_jit_test_stall)
-$(BUILD)/bench/bench_stall: bench/bench_stall.c $(BUILD)/librxlock-test.a
-	@mkdir -p $(dir $@)
-	$(CC) $(CFLAGS) -DRXLOCK_TESTING -MMD -MP -Ibench -o $@ $< $(BUILD)/librxlock-test.a $(LDFLAGS) $(TEST_LIBS)
+$(BUILD)/libbench.a: $(BENCH_HOBJ) $(PROGRESS_OBJ)
+	@rm -f $@
+	ar rcs $@ $^
 
-$(BUILD)/bench/%: bench/%.c $(BUILD)/librxlock.a
+# bench_stall switches the test build's loop variants (rx_jit_test_stall)
+$(BUILD)/bench/bench_stall: bench/bench_stall.c $(BUILD)/libbench.a $(BUILD)/librxlock-test.a
 	@mkdir -p $(dir $@)
-	$(CC) $(CFLAGS) -MMD -MP -Ibench -o $@ $< $(BUILD)/librxlock.a $(LDFLAGS) $(TEST_LIBS)
+	$(CC) $(CFLAGS) -DRXLOCK_TESTING -MMD -MP -Ibench -o $@ $< $(BUILD)/libbench.a $(BUILD)/librxlock-test.a $(LDFLAGS) $(TEST_LIBS)
+
+$(BUILD)/bench/%: bench/%.c $(BUILD)/libbench.a $(BUILD)/librxlock.a
+	@mkdir -p $(dir $@)
+	$(CC) $(CFLAGS) -MMD -MP -Ibench -o $@ $< $(BUILD)/libbench.a $(BUILD)/librxlock.a $(LDFLAGS) $(TEST_LIBS)
 
 tests: all $(BUILD)/rxlock-test $(TEST_BIN)
 
@@ -125,7 +138,9 @@ check-full: deps
 	@$(MAKE) --no-print-directory tests
 	@BUILD=$(BUILD) RXLOCK_TEST_FULL=1 sh tests/run.sh full
 
-# ASan+UBSan: separate build tree, quick subset of the unit tests.
+# ASan+UBSan: separate build tree, the C tests in quick mode.  It does not
+# run the CLI tests (tests/cli/*.sh run the build/ binaries; make check
+# does); tests/run.sh says so.
 check-sanitize: deps
 	@$(MAKE) --no-print-directory BUILD=build-san OPT=-O1 \
 	  EXTRA_CFLAGS="-fsanitize=address,undefined -fno-sanitize-recover=undefined -fno-omit-frame-pointer -U_FORTIFY_SOURCE" \
@@ -137,7 +152,23 @@ demo: deps all
 
 bench: all $(BENCH_BIN)
 
-fuzz:
+# libFuzzer targets: the whole library compiled with clang and the fuzzer
+# instrumentation (ASan + UBSan) in its own tree, each fuzz/fuzz_*.c linked
+# against it.
+FUZZ_CC    ?= clang
+FUZZ_FLAGS := -fsanitize=fuzzer-no-link,address,undefined -fno-sanitize-recover=undefined -fno-omit-frame-pointer
+FUZZ_BIN   := $(FUZZ_SRC:fuzz/%.c=$(BUILD)/fuzz/%)
+fuzz-build:
+	@$(MAKE) --no-print-directory BUILD=build-fuzz CC=$(FUZZ_CC) OPT=-O1 \
+	  EXTRA_CFLAGS="$(FUZZ_FLAGS) -U_FORTIFY_SOURCE" EXTRA_LDFLAGS="-fsanitize=address,undefined" fuzz-targets
+
+fuzz-targets: $(FUZZ_BIN)
+
+$(BUILD)/fuzz/%: fuzz/%.c $(BUILD)/librxlock.a
+	@mkdir -p $(dir $@)
+	$(CC) $(CFLAGS) -fsanitize=fuzzer -MMD -MP -o $@ $< $(BUILD)/librxlock.a $(LDFLAGS) $(LIBS)
+
+fuzz: all fuzz-build
 	@sh fuzz/run.sh
 
 install: all
@@ -150,6 +181,8 @@ install: all
 	install -m 755 $(BUILD)/rxlock $(DESTDIR)$(PREFIX)/bin/
 	install -d $(DESTDIR)$(PREFIX)/share/man/man1
 	install -m 644 docs/rxlock.1 $(DESTDIR)$(PREFIX)/share/man/man1/
+	install -d $(DESTDIR)$(PREFIX)/share/doc/rxlock
+	install -m 644 LICENSE README.md $(DESTDIR)$(PREFIX)/share/doc/rxlock/
 	sed -e 's|@PREFIX@|$(PREFIX)|g' -e 's|@VERSION@|$(VERSION)|g' rxlock.pc.in > $(DESTDIR)$(PREFIX)/lib/pkgconfig/rxlock.pc
 
 lint-man:
@@ -157,6 +190,6 @@ lint-man:
 	 else out=$$(groff -ww -man -z docs/rxlock.1 2>&1); echo "$$out"; test -z "$$out"; fi
 
 clean:
-	rm -rf build build-san
+	rm -rf build build-san build-fuzz
 
--include $(LIB_OBJ:.o=.d) $(TLIB_OBJ:.o=.d) $(CLI_OBJ:.o=.d) $(TEST_BIN:=.d) $(BENCH_BIN:=.d)
+-include $(LIB_OBJ:.o=.d) $(TLIB_OBJ:.o=.d) $(CLI_OBJ:.o=.d) $(TEST_BIN:=.d) $(BENCH_BIN:=.d) $(BENCH_HOBJ:.o=.d) $(FUZZ_BIN:=.d)

@@ -13,7 +13,9 @@
  */
 #include "bench_host.h"
 #include "bench_variant.h"
-#include "util/progress.h"
+#include "cli/progress.h"
+#include "rxlock/rxlock.h"
+#include "rxlock/sha3.h"
 #include "util/util.h"
 #include <errno.h>
 #include <fcntl.h>
@@ -21,6 +23,9 @@
 #include <jansson.h>
 #include <math.h>
 #include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
 #include <sys/resource.h>
 #include <sys/time.h>
 #include <sys/wait.h>
@@ -30,8 +35,6 @@
 #define MAX_VARIANTS 32
 #define MAX_REPS     1000
 #define MAX_WORKERS  256
-
-static double bench_now(void) { return util_now(); }
 
 static const char usage_text[] =
     "usage: bench screen|confirm|scale [options] VARIANT...\n"
@@ -221,9 +224,9 @@ static int run_one(const struct opts *o, struct bench_worker *w, uint64_t n, str
     struct rusage ru0, ru1;
     memcpy(res->digest, o->seed, 32);
     if (getrusage(RUSAGE_SELF, &ru0) != 0) return -1;
-    double t0 = bench_now();
+    double t0 = util_now();
     int rc = bench_chain(w, o->key, o->group, n, res->digest, err, sizeof err);
-    double t1 = bench_now();
+    double t1 = util_now();
     if (getrusage(RUSAGE_SELF, &ru1) != 0) return -1;
     if (rc) { fprintf(stderr, "bench: %s\n", err); return -1; }
     res->seconds = t1 - t0;
@@ -352,9 +355,9 @@ static void sworker_run(struct sworker *s, int (*wait_go)(void *), void *ctx, in
     if (wait_go(ctx) != 0 || !made) { if (made) bench_worker_free(&w); return; }
     memcpy(s->digest, s->o->seed, 32);
     if (getrusage(who, &ru0) != 0) goto done;
-    double t0 = bench_now();
+    double t0 = util_now();
     int rc = bench_chain(&w, s->o->key, s->g, s->o->n, s->digest, err, sizeof err);
-    s->seconds = bench_now() - t0;
+    s->seconds = util_now() - t0;
     if (getrusage(who, &ru1) != 0) goto done;
     if (rc) { fprintf(stderr, "bench: %s\n", err); goto done; }
     s->user_s = rusage_s(&ru1.ru_utime) - rusage_s(&ru0.ru_utime);
@@ -386,9 +389,9 @@ static int run_threads(struct sworker *s, unsigned W, double *wall) {
         exit(1);
     }
     pthread_barrier_wait(&bar);
-    double t0 = bench_now();
+    double t0 = util_now();
     for (unsigned i = 0; i < W; i++) pthread_join(th[i], NULL);
-    *wall = bench_now() - t0;
+    *wall = util_now() - t0;
     pthread_barrier_destroy(&bar);
     for (unsigned i = 0; i < W; i++) if (s[i].rc) return -1;
     return 0;
@@ -449,7 +452,7 @@ static int run_procs(struct sworker *s, unsigned W, double *wall) {
             if (read_full(res[i][0], &c, 1) || c != 'R') ok = 0;
         }
     }
-    double t0 = bench_now();
+    double t0 = util_now();
     if (ok) {
         char go[MAX_WORKERS];
         memset(go, 'G', W);
@@ -465,7 +468,7 @@ static int run_procs(struct sworker *s, unsigned W, double *wall) {
             s[i].rc = -1; ok = 0;
         }
     }
-    *wall = bench_now() - t0;
+    *wall = util_now() - t0;
     for (unsigned i = 0; i < started; i++) {
         int st;
         close(res[i][0]);

@@ -18,6 +18,7 @@
 #include "rx/internal.h"
 #include "rx/argon2d.h"
 #include "rx/cache_internal.h"
+#include "util/util.h"
 #include <randomx.h>
 #include <pthread.h>
 #include <stdio.h>
@@ -29,11 +30,6 @@
 
 static const char KEY[] = "test key 000";
 
-static double now_s(void) {
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
-}
 /* user + system CPU seconds of the whole process (all threads) */
 static double cpu_s(void) {
     struct rusage ru;
@@ -81,13 +77,13 @@ static double build(int ours, unsigned threads, uint64_t items, rx_dataset *ds, 
         jobs[t] = (job){ ours, ds, c, rds, rc, pos, t + 1 == threads ? items - pos : per };
         pos += per;
     }
-    double t0 = now_s(), c0 = cpu_s();
+    double t0 = util_now(), c0 = cpu_s();
     for (unsigned t = 1; t < threads; t++)
         if (pthread_create(&tid[t], NULL, run_job, &jobs[t]) != 0) { perror("pthread_create"); exit(1); }
     run_job(&jobs[0]);
     for (unsigned t = 1; t < threads; t++) pthread_join(tid[t], NULL);
     g_cpu = cpu_s() - c0;
-    return now_s() - t0;
+    return util_now() - t0;
 }
 
 int main(int argc, char **argv) {
@@ -125,9 +121,9 @@ int main(int argc, char **argv) {
         for (int i = 0; i < repeats; i++) {
             char key[32];
             snprintf(key, sizeof key, "bench key %03d", i);
-            double t0 = now_s(), c0 = thread_cpu_s();
+            double t0 = util_now(), c0 = thread_cpu_s();
             if (rx_cache_init(c, key, strlen(key)) != 0) { fprintf(stderr, "rx_cache_init failed\n"); return 1; }
-            t[i] = now_s() - t0;
+            t[i] = util_now() - t0;
             tc[i] = thread_cpu_s() - c0;
         }
         printf("cache init   rxlock     argon2=%-8s  %.3f s wall  %.3f s cpu (medians of %d)\n",
@@ -147,9 +143,9 @@ int main(int argc, char **argv) {
             /* a new key every time: librandomx skips re-initialising with the same key */
             char key[32];
             snprintf(key, sizeof key, "bench key %03d", i);
-            double t0 = now_s(), c0 = thread_cpu_s();
+            double t0 = util_now(), c0 = thread_cpu_s();
             randomx_init_cache(rc, key, strlen(key));
-            t[i] = now_s() - t0;
+            t[i] = util_now() - t0;
             tc[i] = thread_cpu_s() - c0;
         }
         printf("cache init   librandomx %-15s %.3f s wall  %.3f s cpu (medians of %d)\n",

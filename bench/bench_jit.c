@@ -24,7 +24,8 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
-#include "bench_util.h"
+#include "rxlock/rxlock.h"
+#include "util/util.h"
 
 enum kind { OURS, REF };
 struct variant {
@@ -46,7 +47,7 @@ static int run_chain(struct variant *v, long steps, uint8_t out[32]) {
     uint8_t d[32], m[68];
     for (int k = 0; k < 32; k++) d[k] = (uint8_t)k;
     for (long i = 0; i < steps; i++) {
-        bench_chain_msg(m, 1, (uint64_t)i, d);
+        tl_chain_message(m, 1, (uint64_t)i, d);
         if (v->kind == OURS) {
             if (rx_vm_hash(v->vm, m, sizeof m, d) != 0) return -1;
         } else {
@@ -74,7 +75,7 @@ static double build(int kind, unsigned threads, uint64_t first, uint64_t count, 
     pthread_t tid[64];
     struct build_job jobs[64];
     if (threads > 64) threads = 64;
-    double t0 = bench_now_s();
+    double t0 = util_now();
     for (unsigned t = 0; t < threads; t++) {
         jobs[t] = proto;
         jobs[t].kind = kind;
@@ -84,7 +85,7 @@ static double build(int kind, unsigned threads, uint64_t first, uint64_t count, 
     }
     int rc = 0;
     for (unsigned t = 0; t < threads; t++) { if (tid[t]) pthread_join(tid[t], NULL); rc |= jobs[t].rc; }
-    double dt = bench_now_s() - t0;
+    double dt = util_now() - t0;
     return rc ? -1.0 : dt;
 }
 
@@ -99,14 +100,14 @@ static double program_gen_ns(unsigned version) {
     uint8_t seed[64] = { 1 };
     uint32_t count = version == 2 ? RX_PROGRAM_SIZE_V2 : RX_PROGRAM_SIZE_V1;
     int n = 20000;
-    double t0 = bench_now_s();
+    double t0 = util_now();
     for (int i = 0; i < n; i++) {
         aes->fill4r(seed, bytes, RX_PROGRAM_BYTES(count));
         rx_program_parse(&prog, bytes, count);
         rx_vm_state_configure(&st, &prog);
         seed[i & 63] ^= bytes[i & 127];
     }
-    return (bench_now_s() - t0) * 1e9 / n;
+    return (util_now() - t0) * 1e9 / n;
 }
 #endif
 
@@ -143,15 +144,15 @@ int main(int argc, char **argv) {
 
     /* caches */
     rx_cache *cache = NULL;
-    double t0 = bench_now_s();
+    double t0 = util_now();
     if (rx_cache_new(&cache, 0) || rx_cache_init(cache, key, sizeof key)) { fprintf(stderr, "rx cache failed\n"); return 1; }
-    double t_cache = bench_now_s() - t0;
+    double t_cache = util_now() - t0;
     randomx_flags rf = randomx_get_flags();
     randomx_cache *rcache = randomx_alloc_cache((randomx_flags)((rf & RANDOMX_FLAG_ARGON2) | RANDOMX_FLAG_JIT));
     if (!rcache) { fprintf(stderr, "randomx_alloc_cache failed\n"); return 1; }
-    t0 = bench_now_s();
+    t0 = util_now();
     randomx_init_cache(rcache, key, sizeof key);
-    double t_rcache = bench_now_s() - t0;
+    double t_rcache = util_now() - t0;
     printf("{\"type\":\"cache\",\"ours_s\":%.3f,\"ref_s\":%.3f}\n", t_cache, t_rcache);
     fflush(stdout);
 
@@ -166,9 +167,9 @@ int main(int argc, char **argv) {
         proto.code = code; proto.cache = cache; proto.ds = ds;
         proto.mem = (uint8_t *)(uintptr_t)rx_dataset_bytes(ds);   /* the bench fills it in place */
         /* the shipped path: rx_dataset_init_parallel (C, 16 lanes) */
-        double a = bench_now_s();
+        double a = util_now();
         int brc = rx_dataset_init_parallel(ds, cache, threads);
-        double t_c = bench_now_s() - a;
+        double t_c = util_now() - a;
         rds = randomx_alloc_dataset(RANDOMX_FLAG_DEFAULT);
         if (brc || !rds) { fprintf(stderr, "dataset allocation/build failed\n"); return 1; }
         proto.rds = rds; proto.rcache = rcache;
@@ -239,9 +240,9 @@ int main(int argc, char **argv) {
 #ifdef RX_JIT_PROFILE
                 rx_jit_profile_global_reset();
 #endif
-                double a = bench_now_s();
+                double a = util_now();
                 if (run_chain(v, steps, d) != 0) { fprintf(stderr, "%s: hash failed\n", v->name); return 1; }
-                double dt = bench_now_s() - a;
+                double dt = util_now() - a;
 #ifdef RX_JIT_PROFILE
                 struct rx_jit_profile p;
                 rx_jit_profile_global(&p);
@@ -253,7 +254,7 @@ int main(int argc, char **argv) {
                 if (hps > v->best_hps) v->best_hps = hps;
                 if (!v->have_digest) { memcpy(v->digest, d, 32); v->have_digest = 1; }
                 else if (memcmp(v->digest, d, 32) != 0) v->digest_mismatch = 1;
-                char h[65]; bench_hex(h, d, 32);
+                char h[65]; util_hex_encode(h, d, 32);
                 printf("{\"type\":\"run\",\"variant\":\"%s\",\"rep\":%d,\"pass\":%d,\"steps\":%ld,\"seconds\":%.4f,\"hps\":%.2f,\"digest\":\"%s\"}\n",
                        v->name, rep, pass, steps, dt, hps, h);
                 fflush(stdout);
@@ -263,7 +264,7 @@ int main(int argc, char **argv) {
     int ok = 1;
     for (int i = 0; i < nv; i++) {
         struct variant *v = &vars[i];
-        char h[65]; bench_hex(h, v->digest, 32);
+        char h[65]; util_hex_encode(h, v->digest, 32);
         printf("{\"type\":\"variant\",\"variant\":\"%s\",\"runs\":%d,\"mean_hps\":%.2f,\"best_hps\":%.2f,\"digest\":\"%s\",\"stable\":%s}\n",
                v->name, v->runs, (double)v->hashes / v->secs, v->best_hps, h, v->digest_mismatch ? "false" : "true");
         if (v->digest_mismatch) ok = 0;

@@ -14,19 +14,14 @@
  * The region is madvise(MADV_HUGEPAGE)'d, or MADV_NOHUGEPAGE with --nothp.
  * JSON lines on stdout.  usage: bench_memcost [--nothp] [-m MiB]
  */
+#include "util/util.h"
 #include <getopt.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
-#include <time.h>
 
-static double now_ns(void) {
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec * 1e9 + (double)ts.tv_nsec;
-}
 static uint64_t rng(uint64_t *s) {           /* splitmix64 */
     uint64_t z = (*s += 0x9E3779B97F4A7C15ull);
     z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
@@ -50,12 +45,12 @@ static uint64_t rng(uint64_t *s) {           /* splitmix64 */
 /* ns per iteration of: [prefetch a random line]; K x WORK4 */
 static double prefetch_loop(const uint8_t *d, const uint64_t *off, long n, int k, int pf) {
     uint64_t a = 1, b = 2, c = 3, e = 4;
-    double s = now_ns();
+    double s = (double)util_now_ns();
     for (long i = 0; i < n; i++) {
         if (pf) PREFETCH(d + off[i]);
         for (int j = 0; j < k; j++) WORK4(a, b, c, e);
     }
-    double t = (now_ns() - s) / (double)n;
+    double t = ((double)util_now_ns() - s) / (double)n;
     if (a + b + c + e == 0) puts("");        /* keep the work */
     return t;
 }
@@ -95,9 +90,9 @@ int main(int argc, char **argv) {
     *(uint64_t *)(d + prev * 64) = first * 64;
     const long nl = 400000;
     uint64_t p = first * 64;
-    double s = now_ns();
+    double s = (double)util_now_ns();
     for (long i = 0; i < nl; i++) p = *(volatile uint64_t *)(d + p);
-    double lat = (now_ns() - s) / (double)nl;
+    double lat = ((double)util_now_ns() - s) / (double)nl;
     printf("{\"event\":\"latency\",\"thp\":%d,\"region_mib\":%zu,\"ns_per_load\":%.1f,\"end\":%llu}\n",
            thp, mib, lat, (unsigned long long)(p & 1));
 
@@ -137,13 +132,13 @@ int main(int argc, char **argv) {
         const int nf = 4000;
         for (int i = 0; i < nf; i++) {
             if (cold) memset(trash, i, tsz);
-            double a = now_ns();
+            double a = (double)util_now_ns();
             if (mprotect(m + pg, 2 * pg, PROT_READ | PROT_WRITE)) { perror("mprotect"); return 1; }
-            double b = now_ns();
+            double b = (double)util_now_ns();
             memset(m + pg, 0xC3, 2 * pg);
-            double c = now_ns();
+            double c = (double)util_now_ns();
             if (mprotect(m + pg, 2 * pg, PROT_READ | PROT_EXEC)) { perror("mprotect"); return 1; }
-            double e = now_ns();
+            double e = (double)util_now_ns();
             to += b - a;
             ts += e - c;
         }

@@ -22,6 +22,7 @@
  * OpenSSL is the yardstick only; the product never links it. */
 #include "rxlock/sha3.h"
 #include "sha3/internal.h"
+#include "util/util.h"
 #include <openssl/evp.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -31,17 +32,7 @@
 #define MAXV 24
 #define MAXR 1000
 
-static double now(void)
-{
-    struct timespec ts;
-    if (clock_gettime(CLOCK_MONOTONIC, &ts) != 0) { perror("clock_gettime"); exit(1); }
-    return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
-}
 
-static void hex(char out[65], const uint8_t x[32])
-{
-    for (int i = 0; i < 32; i++) snprintf(out + 2 * i, 3, "%02x", x[i]);
-}
 
 static void evp_chain(uint8_t x[32], uint64_t steps)
 {
@@ -59,10 +50,10 @@ static double evp_long(uint64_t blocks)
     uint8_t out[32];
     unsigned int n;
     memset(buf, 0x5a, sizeof buf);
-    double t = now();
+    double t = util_now();
     for (uint64_t i = 0; i < blocks; i++)
         if (EVP_Digest(buf, sizeof buf, out, &n, EVP_sha3_256(), NULL) != 1) { fprintf(stderr, "EVP_Digest\n"); exit(1); }
-    return now() - t;
+    return util_now() - t;
 }
 
 static int cmp_double(const void *a, const void *b)
@@ -196,7 +187,7 @@ int main(int argc, char **argv)
         for (int k = 0; k < nv; k++) {
             variant *p = &v[r % 2 ? nv - 1 - k : k];   /* alternate order */
             uint8_t x[32] = { 0 };
-            double t = now(), dt;
+            double t = util_now(), dt;
             if (p->kind == 0) sha3_chain_with(p->impl, x, steps);
             else if (p->kind == 1) evp_chain(x, steps);
             else if (p->kind == 5) { for (uint64_t i = 0; i < steps; i++) sha3_256(x, x, 32); }
@@ -204,7 +195,7 @@ int main(int argc, char **argv)
             else if (p->kind == 6) ctr_chain(p->impl, x, steps);
             else if (p->kind == 7) multi_chain(p->multi, x, steps);
             else (void)evp_long(blocks);
-            dt = now() - t;
+            dt = util_now() - t;
             if (r == 0 || dt < p->best) p->best = dt;
             p->t[r] = dt;
             if (p->kind != 2) {
@@ -222,7 +213,7 @@ int main(int argc, char **argv)
         p->rate = (double)p->n / p->best;
         p->med_rate = (double)p->n / p->t[rounds / 2];
         if (p->kind == 2) strcpy(d, "");
-        else hex(d, p->digest);
+        else util_hex_encode(d, p->digest, 32);
         if ((p->kind == 0 || p->kind == 1 || p->kind == 5) && memcmp(p->digest, chain0->digest, 32) != 0) ok = 0;
         if ((p->kind == 4 || p->kind == 6 || p->kind == 7) && memcmp(p->digest, puz0->digest, 32) != 0) ok = 0;
         printf("{\"variant\":\"%s\",\"n\":%llu,\"seconds\":%.6f,\"rate\":%.0f,\"median_rate\":%.0f,\"digest\":\"%s\"}\n",

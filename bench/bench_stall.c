@@ -31,7 +31,8 @@ int main(void) { puts("{\"event\":\"skip\",\"why\":\"x86-64 JIT only\"}"); retur
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
-#include "bench_util.h"
+#include "rxlock/rxlock.h"
+#include "util/util.h"
 
 #define NV 6
 static const char *const names[NV] = { "product", "tiny", "pfonly", "nopf", "delay", "nops" };
@@ -50,7 +51,7 @@ static void chain(rx_vm *vm, long n, uint8_t d[32]) {
     uint8_t m[68];
     memset(d, 0x42, 32);
     for (long i = 0; i < n; i++) {
-        bench_chain_msg(m, 1, (uint64_t)i, d);
+        tl_chain_message(m, 1, (uint64_t)i, d);
         if (rx_vm_hash(vm, m, sizeof m, d) != RX_OK) { fprintf(stderr, "bench_stall: hash failed\n"); exit(1); }
     }
 }
@@ -82,7 +83,7 @@ int main(int argc, char **argv) {
     rx_cache *cache = NULL;
     rx_dataset *ds = NULL;
     rx_vm *vm = NULL;
-    double t0 = bench_now_s();
+    double t0 = util_now();
     if (rx_cache_new(&cache, flags) || rx_cache_init(cache, key, sizeof key) ||
         rx_dataset_new(&ds, flags) || rx_dataset_init_parallel(ds, cache, threads) ||
         rx_vm_new(&vm, flags, cache, ds)) {
@@ -90,7 +91,7 @@ int main(int argc, char **argv) {
         return 1;
     }
     printf("{\"event\":\"setup\",\"version\":%d,\"thp\":%d,\"dataset_s\":%.1f,\"hashes\":%ld,\"reps\":%d}\n",
-           v1 ? 1 : 2, !nothp, bench_now_s() - t0, n, reps);
+           v1 ? 1 : 2, !nothp, util_now() - t0, n, reps);
     fflush(stdout);
     double hps[NV][64];
     uint8_t dig[NV][32];
@@ -103,16 +104,16 @@ int main(int argc, char **argv) {
         for (int k = 0; k < NV; k++) {
             int v = (r & 1) ? NV - 1 - k : k;
             rx_jit_test_stall = modes[v];
-            double s = bench_now_s();
+            double s = util_now();
             chain(vm, n, d);
-            double secs = bench_now_s() - s;
+            double secs = util_now() - s;
             hps[v][r] = (double)n / secs;
             memcpy(dig[v], d, 32);
             int kl = klass[v];
             if (!have[kl]) { memcpy(ref[kl], d, 32); have[kl] = 1; }
             else if (memcmp(ref[kl], d, 32) != 0) bad = 1;
             char h[65];
-            bench_hex(h, d, 32);
+            util_hex_encode(h, d, 32);
             printf("{\"event\":\"run\",\"variant\":\"%s\",\"rep\":%d,\"seconds\":%.4f,\"hps\":%.2f,\"digest\":\"%s\"}\n",
                    names[v], r, secs, hps[v][r], h);
             fflush(stdout);
@@ -125,7 +126,7 @@ int main(int argc, char **argv) {
         qsort(a, (size_t)reps, sizeof a[0], cmp_d);
         double med = reps % 2 ? a[reps / 2] : (a[reps / 2 - 1] + a[reps / 2]) / 2;
         char h[65];
-        bench_hex(h, dig[v], 32);
+        util_hex_encode(h, dig[v], 32);
         printf("{\"event\":\"summary\",\"variant\":\"%s\",\"version\":%d,\"thp\":%d,\"median_hps\":%.2f,"
                "\"ns_per_iteration\":%.1f,\"digest\":\"%s\"}\n",
                names[v], v1 ? 1 : 2, !nothp, med, 1e9 / (med * 16384.0), h);

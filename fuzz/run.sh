@@ -1,24 +1,19 @@
 #!/bin/sh
-# fuzz/run.sh — build the libFuzzer targets (clang -fsanitize=fuzzer,address,
-# undefined) and run each for a bounded time on a seed corpus generated from
-# real puzzles and journals (and a floor table).  Fails on any crash, leak or sanitizer report.
+# fuzz/run.sh — build the libFuzzer targets (`make fuzz-build`: the library
+# and fuzz/fuzz_*.c with clang -fsanitize=fuzzer,address,undefined, into
+# build-fuzz/) and run each for a bounded time on a seed corpus generated
+# from real puzzles, journals and a floor table.  Fails on any crash, leak or sanitizer
+# report.
 # Usage: sh fuzz/run.sh [SECONDS_PER_TARGET]     (default 60; $FUZZ_SECONDS)
 # CI: sh fuzz/run.sh 30
 set -eu
 cd "$(dirname "$0")/.."
 secs=${1:-${FUZZ_SECONDS:-60}}
 CC=${FUZZ_CC:-clang}
-out=build/fuzz
-mkdir -p "$out"
+out=build-fuzz/fuzz
 if ! command -v "$CC" >/dev/null 2>&1; then echo "fuzz: $CC not found" >&2; exit 1; fi
 [ -x build/rxlock ] || make -s all
-flags="-std=c11 -D_GNU_SOURCE -O1 -g -fno-omit-frame-pointer -Iinclude -Isrc -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=undefined $(pkg-config --cflags libsodium jansson 2>/dev/null || true)"
-libs="$(pkg-config --libs libsodium jansson 2>/dev/null || echo -lsodium -ljansson)"
-src="src/lock/puzzle.c src/lock/header.c src/lock/errors.c src/rx/errors.c src/age/age_errors.c src/lock/journal.c src/lock/wrap.c src/util/hex.c src/util/fileio.c"
-for t in puzzle journal; do
-  $CC $flags -o "$out/fuzz_$t" "fuzz/fuzz_$t.c" $src $libs
-done
-$CC $flags -o "$out/fuzz_floor" fuzz/fuzz_floor.c src/lock/floor.c src/lock/errors.c src/rx/errors.c src/age/age_errors.c src/util/fileio.c -lm $libs
+make -s -j2 FUZZ_CC="$CC" fuzz-build >/dev/null
 # Seed corpus from the real binary (test-only deterministic mode).
 corp=$out/corpus; rm -rf "$corp"; mkdir -p "$corp/puzzle" "$corp/journal" "$corp/floor"
 printf '# t\nrandomx-v2 770 Apple M4 ; short runs\nsha3-256 8.07e6 Apple M4\r\n' > "$corp/floor/t1"

@@ -45,6 +45,8 @@ else
       [ -f "$s" ] || continue
       run_one "$(basename "$s")" sh "$s"
     done
+  else
+    echo "CLI tests (tests/cli) not run: they run the build/ binaries; make check runs them"
   fi
 fi
 echo "$tp passed, $tf failed"

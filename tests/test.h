@@ -6,7 +6,8 @@
  * A test function passes when none of its CHECKs failed.  test_summary()
  * prints "N passed, N failed" (tests/run.sh sums these lines) and returns the
  * process exit code.  Helpers: hex decoding, TSV vector reading (fields may
- * be empty: split on single TABs only), quick/full mode switches.
+ * be empty: split on single TABs only), quick/full mode switches, and the
+ * tests' one PRNG (test_rng: splitmix64, deterministic from its state).
  */
 #ifndef RXLOCK_TEST_H
 #define RXLOCK_TEST_H
@@ -43,6 +44,22 @@ static inline int test_summary(void) {
 static inline int test_quick(void) { const char *e = getenv("RXLOCK_TEST_QUICK"); return e && *e && *e != '0'; }
 /* RXLOCK_TEST_FULL=1: make check-full — allow 2 GiB datasets. */
 static inline int test_full(void) { const char *e = getenv("RXLOCK_TEST_FULL"); return e && *e && *e != '0'; }
+
+/* The tests' one PRNG: splitmix64 over *state (any start value), so a
+ * failure reproduces from the seed a test prints.  Not for secrets. */
+static inline uint64_t test_rng(uint64_t *state) {
+    uint64_t z = (*state += 0x9e3779b97f4a7c15ull);
+    z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
+    z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
+    return z ^ (z >> 31);
+}
+/* n bytes of test_rng output (little-endian words, the last one cut). */
+static inline void test_rng_fill(uint64_t *state, uint8_t *p, size_t n) {
+    for (size_t i = 0; i < n; i += 8) {
+        uint64_t v = test_rng(state);
+        memcpy(p + i, &v, n - i < 8 ? n - i : 8);
+    }
+}
 
 /* Decode lowercase/uppercase hex; returns byte count or -1. */
 static inline long test_unhex(const char *s, uint8_t *out, size_t cap) {

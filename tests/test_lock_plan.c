@@ -178,7 +178,7 @@ static void t_plan_roundtrip(void) {
     size_t len = 0, rlen = 0;
     CHECK(tl_plan_assemble(dir, &ao, &json, &len, pk2, NULL, err, sizeof err) == TL_EAUTH && json == NULL);
     CHECK(strstr(last, "group 5: result missing") != NULL);
-    tl_task_opts to = { .worker_key = wkey, .mode = -1 };
+    tl_task_opts to = { .worker_key = wkey, .mode = TL_MODE_DEFAULT };
     tl_task_stats st;
     for (uint32_t t = 3; t-- > 0;) {
         CHECK(tl_plan_task(dir, t, &to, &st, err, sizeof err) == TL_OK);

@@ -114,9 +114,9 @@ static void t_components(void) {
 /* reciprocal against 128-bit division for random divisors */
 static void t_reciprocal_random(void) {
 #if defined(__SIZEOF_INT128__)
-    uint64_t s = 0x9e3779b97f4a7c15ull;
+    uint64_t rs = 1;
     for (int i = 0; i < 100000; i++) {
-        s ^= s << 13; s ^= s >> 7; s ^= s << 17;
+        uint64_t s = test_rng(&rs);
         uint64_t d = (i & 1) ? (s & 0xffffffffu) : s;
         if (d == 0 || (d & (d - 1)) == 0) continue;
         unsigned bits = 64u - (unsigned)__builtin_clzll(d);

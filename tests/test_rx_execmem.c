@@ -164,6 +164,46 @@ static void t_forbid(void) {
     rx_execmem_free(&m);              /* wipes forbidden pages too */
 }
 
+/* the JITs' one install path: entry in page 0 and the rest forbidden; a
+ * program installed, grown and shrunk (the span keeps the pages once used,
+ * filled with the trap byte), the flush called on them, too large refused */
+static size_t flushed_off, flushed_len;
+static uint8_t *flush_base;
+static void flush_rec(uint8_t *q, size_t n) { flushed_off = (size_t)(q - flush_base); flushed_len = n; }
+static void t_install(void) {
+    rx_execmem m;
+    char p[5];
+    size_t pg = (size_t)sysconf(_SC_PAGESIZE), span = 0;
+    uint8_t *code = malloc(2 * pg + 1);
+    if (!code) { CHECK(0); return; }
+    memset(code, 0x90, 2 * pg + 1);
+    CHECK(rx_execmem_init(&m, 5 * pg) == 0 && m.page == pg);
+    flush_base = m.base;
+    CHECK(rx_execmem_install_entry(&m, code, 10, 0xCC, flush_rec) == 0);
+    CHECK(flushed_off == 0 && flushed_len == pg);
+    perms_of(m.base, p);      CHECK(strcmp(p, "r-xp") == 0);
+    perms_of(m.base + pg, p); CHECK(strcmp(p, "---p") == 0);
+    CHECK(m.base[9] == 0x90 && m.base[10] == 0xCC && m.base[pg - 1] == 0xCC);
+    CHECK(rx_execmem_install(&m, pg, 3 * pg, code, pg + 1, 0xCC, NULL, &span, NULL) == 0);
+    CHECK(span == 2 * pg && m.base[2 * pg] == 0x90 && m.base[2 * pg + 1] == 0xCC);
+    perms_of(m.base + pg, p); CHECK(strcmp(p, "r-xp") == 0);
+    uint64_t ph[3] = { 0, 0, 0 };
+    CHECK(rx_execmem_install(&m, pg, 3 * pg, code, 5, 0xCC, flush_rec, &span, ph) == 0);
+    CHECK(span == 2 * pg && flushed_off == pg && flushed_len == 2 * pg);   /* old pages overwritten */
+    CHECK(m.base[pg + 5] == 0xCC && m.base[2 * pg] == 0xCC);
+    CHECK(ph[0] > 0 && ph[1] >= ph[0] && ph[2] >= ph[1]);
+    CHECK(rx_execmem_install(&m, pg, 2 * pg, code, 2 * pg + 1, 0xCC, NULL, &span, NULL) == RX_EINTERNAL);
+    CHECK(rx_execmem_install(&m, pg, 3 * pg, code, 0, 0xCC, NULL, &span, NULL) == RX_EINVAL);
+    CHECK(!rx_execmem_is_open(&m) && no_wx_mapping());
+    rx_execmem_fault_hook = hook;
+    fail_site = RX_EXECMEM_SITE_SEAL;
+    CHECK(rx_execmem_install(&m, pg, 3 * pg, code, 5, 0xCC, NULL, &span, NULL) == RX_EPROT);
+    rx_execmem_fault_hook = NULL;
+    fail_site = 0;
+    rx_execmem_free(&m);
+    free(code);
+}
+
 static void t_many_cycles(void) {
     rx_execmem m;
     CHECK(rx_execmem_init(&m, 64 * 1024) == 0);
@@ -190,5 +230,6 @@ int main(void) {
     RUN(t_faults);
     RUN(t_forbid);
     RUN(t_many_cycles);
+    RUN(t_install);
     return test_summary();
 }

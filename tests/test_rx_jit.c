@@ -135,15 +135,8 @@ static void t_emit_mem(void) {
 }
 /* ---- deterministic PRNG (failures reproduce from the printed seed) ---- */
 static uint64_t rng_s;
-static uint64_t rng(void) {            /* splitmix64 */
-    uint64_t z = (rng_s += 0x9e3779b97f4a7c15ull);
-    z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
-    z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
-    return z ^ (z >> 31);
-}
-static void rng_fill(uint8_t *p, size_t n) {
-    for (size_t i = 0; i < n; i += 8) { uint64_t v = rng(); memcpy(p + i, &v, n - i < 8 ? n - i : 8); }
-}
+static uint64_t rng(void) { return test_rng(&rng_s); }
+static void rng_fill(uint8_t *p, size_t n) { test_rng_fill(&rng_s, p, n); }
 
 static rx_cache *g_cache;
 static rx_cache *cache_get(void) {

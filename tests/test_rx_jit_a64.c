@@ -113,15 +113,8 @@ static void t_emit_encodings(void) {
 
 /* ---- differential test ------------------------------------------------- */
 static uint64_t g_rng = 0x243f6a8885a308d3ull;
-static uint64_t rnd(void) {   /* splitmix64 */
-    uint64_t z = (g_rng += 0x9e3779b97f4a7c15ull);
-    z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
-    z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
-    return z ^ (z >> 31);
-}
-static void rnd_bytes(uint8_t *p, size_t n) {
-    for (size_t i = 0; i < n; i += 8) { uint64_t v = rnd(); memcpy(p + i, &v, n - i < 8 ? n - i : 8); }
-}
+static uint64_t rnd(void) { return test_rng(&g_rng); }
+static void rnd_bytes(uint8_t *p, size_t n) { test_rng_fill(&g_rng, p, n); }
 
 #define DS_CHUNK ((size_t)4 << 20)
 #define DS_SPAN  ((size_t)RX_DATASET_BASE_SIZE + ((size_t)32 << 20) + DS_CHUNK)

@@ -117,12 +117,7 @@ static void t_chains(void) {
 }
 
 static uint64_t rs = 0x1234;
-static uint64_t rnd(void) {
-    uint64_t z = (rs += 0x9e3779b97f4a7c15ull);
-    z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
-    z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
-    return z ^ (z >> 31);
-}
+static uint64_t rnd(void) { return test_rng(&rs); }
 static void t_diff_full(void) {
     int n = test_quick() ? 10 : 100, bad = 0, total = 0;
     struct rx_vm_state *A = aligned_alloc(64, sizeof *A), *B = aligned_alloc(64, sizeof *B);

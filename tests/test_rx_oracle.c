@@ -9,13 +9,8 @@
 #include <time.h>
 
 static uint64_t g_s;
-static uint64_t next64(void) {  /* splitmix64 */
-    uint64_t z = (g_s += 0x9e3779b97f4a7c15ull);
-    z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
-    z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
-    return z ^ (z >> 31);
-}
-static void fill(uint8_t *p, size_t n) { for (size_t i = 0; i < n; i++) p[i] = (uint8_t)next64(); }
+static uint64_t next64(void) { return test_rng(&g_s); }
+static void fill(uint8_t *p, size_t n) { test_rng_fill(&g_s, p, n); }
 
 static void t_oracle(void) {
     const int nkeys = test_quick() ? 1 : 5;

@@ -196,8 +196,7 @@ static void t_derived_soft_sample(void) {
 }
 
 /* ---- dependent chains (short ones) --------------------------------- */
-int rx_test_chain(rx_vm *vm, uint64_t steps, uint8_t d[32]);
-int rx_test_chain(rx_vm *vm, uint64_t steps, uint8_t d[32]) {
+static int rx_test_chain(rx_vm *vm, uint64_t steps, uint8_t d[32]) {
     uint8_t m[68];
     memset(d, 0, 32);
     memcpy(m, "rxlock-chain-test-v1", 20);

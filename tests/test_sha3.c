@@ -2,7 +2,7 @@
  * length 0..420 and split point against an OpenSSL oracle, the puzzle form
  * SHA3-256(K ‖ m), and chain digests after 1, 1000 and 1,000,000 steps from
  * 32 zero bytes, for every backend this CPU runs.  OpenSSL is a test-only
- * oracle; build with -DSHA3_TEST_NO_OPENSSL (tools/test-aarch64.sh) to check
+ * oracle; build with -DSHA3_TEST_NO_OPENSSL (a static cross build without OpenSSL) to check
  * against the recorded digests only. */
 #include "test.h"
 #include "rxlock/sha3.h"

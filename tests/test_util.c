@@ -1,6 +1,7 @@
-/* tests/test_util.c — hex codec, bounded reads, atomic no-clobber writes. */
+/* tests/test_util.c — hex codec, bounded reads, atomic no-clobber writes, usable CPUs, the CPU feature probe, the monotonic clock. */
 #include "test.h"
 #include "util/util.h"
+#include "util/cpufeat.h"
 #include <sched.h>
 #include <errno.h>
 #include <sys/stat.h>
@@ -61,8 +62,39 @@ static void t_cpus_usable(void) {
     CHECK(util_cpus_usable() == all);
 }
 
+/* the one CPU probe agrees with the compiler's (libgcc's cpuid reading) */
+static void t_cpufeat(void) {
+    const util_cpufeat *f = util_cpufeat_get();
+    CHECK(f != NULL && f == util_cpufeat_get());
+#if defined(__x86_64__)
+    __builtin_cpu_init();
+    CHECK(f->ssse3 == (__builtin_cpu_supports("ssse3") != 0));
+    CHECK(f->sse41 == (__builtin_cpu_supports("sse4.1") != 0));
+    CHECK(f->aesni == (__builtin_cpu_supports("aes") != 0 && f->sse41));
+    CHECK(f->avx2 == (__builtin_cpu_supports("avx2") != 0));
+    CHECK(f->bmi1 == (__builtin_cpu_supports("bmi") != 0));
+    CHECK(f->bmi2 == (__builtin_cpu_supports("bmi2") != 0));
+    CHECK(f->avx512f == (__builtin_cpu_supports("avx512f") != 0));
+    CHECK(f->avx512vl == (__builtin_cpu_supports("avx512vl") != 0));
+    CHECK(!f->arm_aes && !f->arm_sha3 && !f->arm_asimd);
+#elif defined(__aarch64__)
+    CHECK(!f->aesni && !f->avx2 && !f->bmi2);
+#endif
+}
+
+/* the monotonic clock: never goes back; seconds and nanoseconds agree */
+static void t_clock(void) {
+    uint64_t a = util_now_ns();
+    double s = util_now();
+    uint64_t b = util_now_ns();
+    CHECK(a > 0 && b >= a);
+    CHECK(s >= (double)a * 1e-9 - 1e-6 && s <= (double)b * 1e-9 + 1e-6);
+}
+
 int main(void) {
     RUN(t_hex);
+    RUN(t_cpufeat);
+    RUN(t_clock);
     RUN(t_atomic);
     RUN(t_cpus_usable);
     return test_summary();

@@ -12,7 +12,10 @@
 #     official vectors through the JIT, the code buffer's guarded layout in
 #     /proc/self/maps and injected mprotect failures (hash fails, zeroed);
 #  3. test_rx_jit_a64's differential, W^X and layout parts again under -cpu cortex-a53
-#     (ARMv8.0-A baseline: nothing emitted needs more);
+#     (ARMv8.0-A baseline: nothing emitted needs more), and test_sha3 there:
+#     the SHA3 backend must be "portable" on cortex-a53 and "armv8-sha3"
+#     under -cpu max (the ARMv8.2 SHA3 instructions; formerly
+#     tools/test-aarch64.sh);
 #  4. the CLI: two official light-mode hashes (v1, v2) with the JIT and with
 #     the interpreter.
 #   usage: sh tools/test-aarch64-rx.sh [--with-lock]
@@ -98,6 +101,19 @@ for src in tests/test_*.c; do
 done
 # 3. the JIT on a baseline ARMv8.0-A core model
 [ -x "$out/tests/test_rx_jit_a64" ] && [ "$CPU" != cortex-a53 ] && run_test cortex-a53 "$out/tests/test_rx_jit_a64" 1
+if [ -x "$out/tests/test_sha3" ] && [ "$CPU" = max ]; then
+  run_test cortex-a53 "$out/tests/test_sha3"
+  for cb in max:armv8-sha3 cortex-a53:portable; do
+    got=$(sed -n 's/^sha3 backend: \([^ ]*\).*/\1/p' "$out/test_sha3.${cb%%:*}.log")
+    if [ "$got" = "${cb#*:}" ]; then tp=$((tp + 1)); r=ok; else tf=$((tf + 1)); r="FAILED (got '$got')"; fi
+    echo "aarch64 -cpu ${cb%%:*}: sha3 backend ${cb#*:}: $r"
+  done
+  for cb in max:armv8-sha3x2 cortex-a53:portable; do   # the multi-chain backend (issue 23)
+    got=$(sed -n 's/^sha3 multi backend: \([^,]*\),.*/\1/p' "$out/test_sha3.${cb%%:*}.log")
+    if [ "$got" = "${cb#*:}" ]; then tp=$((tp + 1)); r=ok; else tf=$((tf + 1)); r="FAILED (got '$got')"; fi
+    echo "aarch64 -cpu ${cb%%:*}: sha3 multi-chain backend ${cb#*:}: $r"
+  done
+fi
 # 4. the CLI
 for v in v1:639183aae1bf4c9a35884cb46b09cad9175f04efd7684e7262a0ac1c2f0b4e3f \
          v2:22ec6b861b3eb23686b2efbad69513c967ecfce80983df66c9c5b4fbfb4cdb6f; do

@@ -32,7 +32,9 @@ enum tl_age_error {
     TL_AGE_ENOMEM    = -213,
     TL_AGE_EKEY      = -214  /* malformed recipient or identity string       */
 };
-/* Names a TL_AGE_E* code (rxlock_strerror names codes of every range). */
+/* Documented alias, for age-only users: names a TL_AGE_E* code.  The error
+ * space's one name is rxlock_strerror() (include/rxlock/error.h), which
+ * gives the same text for TL_AGE_E* codes. */
 const char *tl_age_strerror(int rc);
 
 #define TL_AGE_RECIPIENT_MAX 80  /* incl. NUL */

@@ -9,9 +9,10 @@
  *
  * A code keeps its meaning as it travels up: a time-lock call that fails
  * inside the RandomX engine returns the engine's RX_E* code, not a generic
- * one.  rxlock_strerror() names any code of any range; the per-layer
- * rx_strerror / tl_strerror / tl_age_strerror remain (tl_strerror is the
- * same function as rxlock_strerror). */
+ * one.  rxlock_strerror() is the error space's one name: it names any code
+ * of any range.  rx_strerror (RX_E* only), tl_strerror (the same function
+ * as rxlock_strerror) and tl_age_strerror (TL_AGE_E* only) stay as
+ * documented aliases with the same texts (tests/test_errors.c). */
 #ifndef RXLOCK_ERROR_H
 #define RXLOCK_ERROR_H
 

@@ -67,6 +67,9 @@ unsigned rx_flags_from_env(unsigned flags);
 /* NULL when a JIT VM with these flags can start on this machine, else a
  * one-line reason (a static string). */
 const char *rx_engine_check(unsigned flags);
+/* Documented alias, for engine-only users: names an RX_E* code (any other
+ * code: "unknown error").  The error space's one name is rxlock_strerror()
+ * (include/rxlock/error.h), which gives the same text for RX_E* codes. */
 const char *rx_strerror(int err);
 
 int  rx_cache_new(rx_cache **out, unsigned flags);

@@ -49,7 +49,8 @@ enum tl_error {
     TL_EWORK     = -115, /* the work function (RandomX engine) failed        */
     TL_ENOTSUP   = -116  /* work type / mode not available                   */
 };
-/* Same as rxlock_strerror(): names a code of any range. */
+/* Documented alias of rxlock_strerror() (include/rxlock/error.h), the error
+ * space's one name: the same function, names a code of any range. */
 const char *tl_strerror(int err);
 
 /* Bounds (docs/FORMAT.md §Bounds). */
@@ -66,7 +67,9 @@ typedef enum {
     TL_WORK_SHA3_256   = 3
 } tl_work_type;
 
-typedef enum { TL_MODE_LIGHT = 0, TL_MODE_FULL = 1 } tl_mode;
+/* RandomX memory mode.  TL_MODE_DEFAULT only where a field says so
+ * (tl_task_opts.mode: the plan's mode). */
+typedef enum { TL_MODE_DEFAULT = -1, TL_MODE_LIGHT = 0, TL_MODE_FULL = 1 } tl_mode;
 
 /* ---- issue 19: the one mode policy (src/lock/mode.c) ------------------ */
 /* Full mode is this many times faster than light mode for RandomX: a
@@ -315,7 +318,9 @@ typedef struct tl_puzzle {
 int  tl_puzzle_parse(const char *json, size_t len, tl_puzzle **out, char *err, size_t errlen);
 int  tl_puzzle_load(const char *path, tl_puzzle **out, char *err, size_t errlen);
 void tl_puzzle_free(tl_puzzle *pz);
-/* Serialise canonically (the exact bytes tl_generate produced). */
+/* Serialise canonically (the exact bytes tl_generate produced): *json gets
+ * a NUL-terminated string of *len bytes that the caller owns and releases
+ * with free().  On failure nothing is allocated. */
 int  tl_puzzle_to_json(const tl_puzzle *pz, char **json, size_t *len);
 /* Canonical binary header (docs/FORMAT.md) and its digest H. */
 int  tl_puzzle_header(const tl_puzzle *pz, uint8_t *buf, size_t cap, size_t *len);
@@ -419,7 +424,7 @@ uint64_t tl_plan_time_limit(const tl_params *p, const tl_plan_opts *o);
 
 typedef struct {
     const char *worker_key;       /* path of the worker key file (required)  */
-    int      mode;                /* -1 = the plan's mode, else a tl_mode    */
+    tl_mode  mode;                /* TL_MODE_DEFAULT = the plan's mode       */
     double   checkpoint_seconds;  /* sealed checkpoint at least this often (0 = 60) */
     tl_progress_fn progress;      /* optional (hashes of this task)          */
     void    *progress_ctx;

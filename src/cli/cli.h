@@ -31,6 +31,9 @@ enum { CLI_OK = 0, CLI_FAIL = 1, CLI_USAGE = 2, CLI_VERIFY = 3 };
     extern const char cmd_##name##_usage[];
 CLI_COMMANDS(CLI_DECLARE)
 #undef CLI_DECLARE
+/* `rxlock lock FILE ...`: lock a file into a .rxlock container
+ * (cmd_lockfile.c; cmd_lock hands over when it sees a file argument). */
+int cmd_lock_file(int argc, char **argv);
 
 /* "rxlock: <msg>" on stderr; returns CLI_FAIL. */
 int cli_error(const char *fmt, ...) __attribute__((format(printf, 1, 2)));

@@ -6,7 +6,7 @@
 #ifndef RXLOCK_CLI_UTIL_H
 #define RXLOCK_CLI_UTIL_H
 #include "rxlock/rxlock.h"
-#include "util/progress.h"
+#include "cli/progress.h"
 #include "util/util.h"
 #include <jansson.h>
 #include <stddef.h>

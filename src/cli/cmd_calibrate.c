@@ -5,7 +5,7 @@
 #include "cli/cli_paths.h"
 #include "cli/cli_util.h"
 #include "rxlock/calibrate.h"
-#include "util/progress.h"
+#include "cli/progress.h"
 #include "util/util.h"
 #include <errno.h>
 #include <getopt.h>

@@ -32,7 +32,7 @@ int cmd_group(int argc, char **argv) {
         {"worker-key", required_argument, 0, 'W'}, {"mode", required_argument, 0, 'm'},
         {"checkpoint-every", required_argument, 0, 'C'}, {0, 0, 0, 0}
     };
-    tl_task_opts to = { .mode = -1 };
+    tl_task_opts to = { .mode = TL_MODE_DEFAULT };
     uint64_t v;
     int c;
     optind = 1; opterr = 0;

@@ -7,7 +7,7 @@
 #include "rxlock/rxlock.h"
 #include "rxlock/age.h"
 #include "rxlock/calibrate.h"
-#include "util/progress.h"
+#include "cli/progress.h"
 #include "util/util.h"
 #include <getopt.h>
 #include <jansson.h>

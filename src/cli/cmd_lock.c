@@ -9,7 +9,7 @@
 #include "rxlock/age.h"
 #include "rxlock/calibrate.h"
 #include <limits.h>
-#include "util/progress.h"
+#include "cli/progress.h"
 #include "util/util.h"
 #include <getopt.h>
 #include <jansson.h>
@@ -20,8 +20,6 @@
 #include <sys/resource.h>
 #include <sys/stat.h>
 #include <unistd.h>
-
-int cmd_lock_file(int argc, char **argv);
 
 const char cmd_lock_usage[] =
     "usage: rxlock lock [--work randomx-v2|randomx-v1|sha3-256]\n"

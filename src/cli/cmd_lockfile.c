@@ -20,8 +20,6 @@
 #include <string.h>
 #include <unistd.h>
 
-int cmd_lock_file(int argc, char **argv);
-
 typedef struct {
     cli_lock_opts lo;
     const char *out, *in_path;

@@ -6,7 +6,7 @@
 #include "cli/cli_puzzle.h"
 #include "cli/cli_util.h"
 #include "rxlock/rxlock.h"
-#include "util/progress.h"
+#include "cli/progress.h"
 #include "util/util.h"
 #include <getopt.h>
 #include <jansson.h>

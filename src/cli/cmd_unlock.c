@@ -8,7 +8,7 @@
 #include "rxlock/rxlock.h"
 #include "rxlock/age.h"
 #include "rxlock/container.h"
-#include "util/progress.h"
+#include "cli/progress.h"
 #include "util/util.h"
 #include <errno.h>
 #include <fcntl.h>

@@ -110,6 +110,7 @@ int tl_plan_task(const char *dir, uint32_t task, const tl_task_opts *o, tl_task_
                  char *err, size_t errlen) {
     if (err && errlen) err[0] = 0;
     if (!dir || !o || !o->worker_key) return TL_EINVAL;
+    if (o->mode != TL_MODE_DEFAULT && o->mode != TL_MODE_LIGHT && o->mode != TL_MODE_FULL) return TL_EINVAL;
     if (sodium_init() < 0) return TL_ERANDOM;
     tl_plan_info *pi = calloc(1, sizeof *pi);
     if (!pi) return TL_ENOMEM;
@@ -170,7 +171,7 @@ int tl_plan_task(const char *dir, uint32_t task, const tl_task_opts *o, tl_task_
         pend[np++] = g;
     }
     if (np == 0) goto out;
-    tl_mode mode = o->mode >= 0 ? (tl_mode)o->mode : pi->mode;
+    tl_mode mode = o->mode == TL_MODE_DEFAULT ? pi->mode : o->mode;
     if ((rc = tl_work_new(&w, pi->pub.work, pi->pub.key, mode))) {
         tl_set_err(err, errlen, "cannot set up the %s work function (%s mode): %s", tl_work_name(pi->pub.work),
                 mode == TL_MODE_FULL ? "full" : "light", tl_strerror(rc));

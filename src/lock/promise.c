@@ -4,7 +4,7 @@
  * about T on the machine whose rate sized it, T = hashing + setup (the
  * cache / dataset build a solver does first). */
 #include "rxlock/calibrate.h"
-#include "util/progress.h"
+#include "util/util.h"
 #include <stdio.h>
 #include <string.h>
 

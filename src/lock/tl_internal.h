@@ -39,9 +39,9 @@ int tl_wrap_open(uint8_t pt[32], const uint8_t ct[48], const uint8_t e[32],
 int tl_random(uint8_t *out, size_t len, const char *label, uint64_t index);
 /* 1 when the test-only deterministic mode is active (always 0 outside the
  * test build); tl_generate reports it as a TL_EVENT_TEST_MODE event. */
+int tl_test_mode(void);
 /* printf into the caller's error buffer (err may be NULL or errlen 0). */
 void tl_set_err(char *err, size_t errlen, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
-int tl_test_mode(void);
 
 /* Parameter bounds, one check for every path (params.c).  1 = valid. */
 #define TL_RATE_MAX (1ull << 62)   /* assumed_rate_mhps and target_seconds */
@@ -59,11 +59,11 @@ int tl_header_digest(const tl_puzzle *pz, uint8_t H[32]);
  * and from version 2 on the wraps' digest after it (header.c). */
 #define TL_SIGNED_MAX (TL_HEADER_MAX + 32)
 int tl_signed_message(const tl_puzzle *pz, uint8_t *buf, size_t cap, size_t *len);
-/* Sign the canonical header with sign_sk (Ed25519; pz->signer already set)
- * and verify the result (signer.c). */
 /* The public parameters of a new puzzle from p: version, work, G, S, rate
  * and its source, target, test-only flag, creation time (generate.c). */
 void tl_puzzle_from_params(tl_puzzle *pz, const tl_params *p);
+/* Sign the canonical header with sign_sk (Ed25519; pz->signer already set)
+ * and verify the result (signer.c). */
 int tl_puzzle_sign(tl_puzzle *pz, const uint8_t sign_sk[64]);
 /* Key files (signer.c): "# TITLE", "# public key: HEX(pub)", HEX(secret);
  * atomic, mode 0600, no clobber unless force.  load: the first line that is
@@ -101,7 +101,8 @@ void tl_journal_entry(uint8_t out[TL_JOURNAL_ENTRY_SIZE], const uint8_t H[32],
  * a child would copy 2 GiB). */
 void tl_work_free_vm(tl_work *w);
 
-double tl_now(void);   /* CLOCK_MONOTONIC seconds */
+/* util_now(): monotonic seconds (work.c). */
+double tl_now(void);
 
 /* issue 19: tl_work_new, reporting the dataset build (full mode) through
  * cb in slices: p is copied, with setup = 1, setup_fraction and

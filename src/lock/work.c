@@ -6,10 +6,10 @@
 #include "tl_internal.h"
 #include "rxlock/rx.h"
 #include "rxlock/sha3.h"
+#include "util/util.h"
 #include <sodium.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 #include <unistd.h>
 
 static const uint8_t chain_tag[20] = "rxlock/chain/v1";   /* + 5 NUL bytes */
@@ -46,11 +46,7 @@ int tl_work_engine(const tl_work *w, tl_engine_info *out) {
     return TL_OK;
 }
 
-double tl_now(void) {
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
-}
+double tl_now(void) { return util_now(); }
 
 void tl_chain_message(uint8_t m[68], uint32_t g, uint64_t i, const uint8_t d[32]) {
     memcpy(m, chain_tag, 20);

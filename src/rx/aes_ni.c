@@ -1,6 +1,6 @@
 /* src/rx/aes_ni.c — x86-64 AES-NI backend of the RandomX AES generators
  * (compiled with a per-function target attribute; only called after
- * cpu.c reported AES-NI).  Elsewhere rx_aes_ni_ops() returns NULL. */
+ * util/cpufeat.c reported AES-NI).  Elsewhere rx_aes_ni_ops() returns NULL. */
 #include "rx/aes.h"
 
 #if defined(__x86_64__)

@@ -2,9 +2,10 @@
  * sections 3.2-3.5, one lane, version 0x13).  H0 and the variable-length
  * hash H' use libsodium's BLAKE2b; the BlaMka compression G is ours, in a
  * portable version and SSSE3 / AVX2 versions (x86-64, chosen at run time
- * with __builtin_cpu_supports). */
+ * with util/cpufeat). */
 #include "rx/argon2d.h"
 #include "rx/internal.h"
+#include "util/cpufeat.h"
 #include <sodium.h>
 #include <string.h>
 
@@ -190,8 +191,8 @@ int rx_argon2d_impl_supported(int impl) {
     switch (impl) {
     case RX_ARGON2_AUTO: case RX_ARGON2_PORTABLE: return 1;
 #if defined(__x86_64__)
-    case RX_ARGON2_SSSE3: return __builtin_cpu_supports("ssse3") ? 1 : 0;
-    case RX_ARGON2_AVX2:  return __builtin_cpu_supports("avx2") ? 1 : 0;
+    case RX_ARGON2_SSSE3: return util_cpufeat_get()->ssse3;
+    case RX_ARGON2_AVX2:  return util_cpufeat_get()->avx2;
 #endif
     default: return 0;
     }

@@ -1,20 +1,19 @@
-/* src/rx/cpu.h — run-time CPU feature detection for the RandomX engine
- * (hardware AES on x86-64 / AArch64, plus the SIMD levels other backends
- * may want).  Detection runs once; the answers are cached. */
+/* src/rx/cpu.h — the engine's one CPU question: may the hardware AES
+ * backend of this build run here?  The probe itself is util/cpufeat.c. */
 #ifndef RX_CPU_H
 #define RX_CPU_H
+#include "util/cpufeat.h"
 
-struct rx_cpu_features {
-    int aes;      /* x86-64 AES-NI (with SSE4.1) or AArch64 crypto ext. AES */
-    int ssse3;
-    int sse41;
-    int avx2;
-    int arm_asimd;
-};
-
-/* Detected features of the running CPU (never NULL). */
-const struct rx_cpu_features *rx_cpu_features(void);
 /* 1 when the hardware AES backend of this build can run here, else 0. */
-int rx_cpu_has_hw_aes(void);
-
+static inline int rx_cpu_has_hw_aes(void) {
+    const util_cpufeat *f = util_cpufeat_get();
+#if defined(__x86_64__)
+    return f->aesni;
+#elif defined(__aarch64__)
+    return f->arm_aes;
+#else
+    (void)f;
+    return 0;
+#endif
+}
 #endif

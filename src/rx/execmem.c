@@ -2,6 +2,7 @@
  * The only permission sets used are read+write, read+execute and none. */
 #include "rx/execmem.h"
 #include "rxlock/rx.h"
+#include "util/util.h"
 #include <errno.h>
 #include <sodium.h>
 #include <string.h>
@@ -74,6 +75,36 @@ int rx_execmem_seal(rx_execmem *m) {
         return RX_EPROT;   /* pages stay RW (not executable): never run them */
     m->rw_off = m->rw_end = 0;
     return 0;
+}
+
+int rx_execmem_install(rx_execmem *m, size_t off, size_t cap, const uint8_t *code, size_t len,
+                       uint8_t fill, void (*flush)(uint8_t *p, size_t n), size_t *span,
+                       uint64_t phase_ns[3]) {
+    if (!m || !m->base || !code || !span || len == 0) return RX_EINVAL;
+    size_t need = (len + m->page - 1) / m->page * m->page;
+    if (need < *span) need = *span;
+    if (need > cap) return RX_EINTERNAL;
+    int rc = rx_execmem_open(m, off, need);
+    if (rc) return rc;
+    if (phase_ns) phase_ns[0] = util_now_ns();
+    uint8_t *dst = m->base + off;
+    memcpy(dst, code, len);
+    memset(dst + len, fill, need - len);
+    *span = need;
+    if (flush) flush(dst, need);
+    if (phase_ns) phase_ns[1] = util_now_ns();
+    rc = rx_execmem_seal(m);
+    if (phase_ns) phase_ns[2] = util_now_ns();
+    return rc;
+}
+
+int rx_execmem_install_entry(rx_execmem *m, const uint8_t *code, size_t len, uint8_t fill,
+                             void (*flush)(uint8_t *p, size_t n)) {
+    if (!m || !m->base) return RX_EINVAL;
+    size_t span = 0;
+    int rc = rx_execmem_install(m, 0, m->page, code, len, fill, flush, &span, NULL);
+    if (rc == 0 && m->size > m->page) rc = rx_execmem_forbid(m, m->page, m->size - m->page);
+    return rc;
 }
 
 int rx_execmem_forbid(rx_execmem *m, size_t off, size_t len) {

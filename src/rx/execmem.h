@@ -5,6 +5,8 @@
  * read+write and sealed again afterwards; the rest stays read+execute.  A
  * mapping is never writable and executable at the same time.  Every mmap /
  * mprotect / munmap result is checked and returned (RX_ENOMEM / RX_EPROT).
+ * rx_execmem_install is the one way the JITs put code in: open, copy, fill
+ * the rest of the pages with a trapping byte, flush, seal.
  * rx_execmem_free makes the whole region writable, wipes it and unmaps it.
  *
  * Test hook: when rx_execmem_fault_hook is set, every system call site asks
@@ -19,7 +21,7 @@
 #include <stdint.h>
 
 enum rx_execmem_site {
-    RX_EXECMEM_SITE_MMAP = 1,  /* rx_execmem_new: mmap RW               */
+    RX_EXECMEM_SITE_MMAP = 1,  /* rx_execmem_init: mmap RW              */
     RX_EXECMEM_SITE_OPEN,      /* rx_execmem_open: pages -> RW          */
     RX_EXECMEM_SITE_SEAL,      /* rx_execmem_seal: pages -> RX          */
     RX_EXECMEM_SITE_FREE,      /* rx_execmem_free: all -> RW before wipe */
@@ -50,6 +52,24 @@ int  rx_execmem_open(rx_execmem *m, size_t off, size_t len);
 /* Make every page opened since the last seal read+execute.  0 or RX_EPROT;
  * after a failure the region is unusable (the caller must not run it). */
 int  rx_execmem_seal(rx_execmem *m);
+/* Install `len` bytes of code at `off`, in a slot of `cap` bytes: open the
+ * pages the code needs, and at least the *span bytes installed last time
+ * (so no stale code stays reachable), copy the code, fill the rest of those
+ * pages with `fill` (a trapping instruction byte), call `flush` on them
+ * when not NULL (AArch64: the instruction cache), and seal.  *span (whole
+ * pages; 0 before the first install) gets the bytes now in use.  When
+ * phase_ns is not NULL it gets util_now_ns() after the open, the copy and
+ * the seal (the JITs' phase profile).  0, RX_EINVAL, RX_EINTERNAL (the code
+ * does not fit in `cap`) or RX_EPROT; after a failure nothing may run. */
+int  rx_execmem_install(rx_execmem *m, size_t off, size_t cap, const uint8_t *code, size_t len,
+                        uint8_t fill, void (*flush)(uint8_t *p, size_t n), size_t *span,
+                        uint64_t phase_ns[3]);
+/* The JITs' first install into a fresh region: the entry code in page 0
+ * (as rx_execmem_install, one page), every other page made inaccessible
+ * (guards, program pages not installed yet).  0, RX_EINVAL, RX_EINTERNAL
+ * or RX_EPROT. */
+int  rx_execmem_install_entry(rx_execmem *m, const uint8_t *code, size_t len, uint8_t fill,
+                              void (*flush)(uint8_t *p, size_t n));
 /* Make the pages covering [off, off+len) inaccessible (guard pages, unused
  * code pages).  Nothing of the range may be open.  0, RX_EINVAL or RX_EPROT.
  * A later rx_execmem_open of such pages makes them RW again. */

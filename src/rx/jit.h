@@ -75,26 +75,26 @@ void rx_jit_profile_account(const struct rx_jit_profile *delta);
 void rx_jit_profile_global(struct rx_jit_profile *out);
 void rx_jit_profile_global_reset(void);
 /* Timing helpers for the backends' phase accounting, all vanishing without
- * RX_JIT_PROFILE: RX_PROF_T0/RX_PROF_T take a timestamp; RX_PROF_COMPILED
- * and RX_PROF_RAN book one compile (t0 start, t1 generated, t2 opened,
- * t3 copied, t4 sealed) or one run (t0, t1) in jit->prof and in the
- * process-wide totals. */
+ * RX_JIT_PROFILE: RX_PROF_T0/RX_PROF_T take a timestamp; RX_PROF_PH declares
+ * the three phase stamps rx_execmem_install fills (opened, copied, sealed;
+ * pass RX_PROF_PH_ARG, NULL without profiling); RX_PROF_COMPILED and
+ * RX_PROF_RAN book one compile (t0 start, t1 generated, then the phases) or
+ * one run (t0, t1) in jit->prof and in the process-wide totals. */
 #ifdef RX_JIT_PROFILE
-#include <time.h>
-static inline uint64_t rx_jit_now_ns(void) {
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
-}
-#define RX_PROF_T0(v) uint64_t v = rx_jit_now_ns()
-#define RX_PROF_T(v) uint64_t v = rx_jit_now_ns()
-#define RX_PROF_COMPILED(j, t0, t1, t2, t3, t4) \
-    rx_jit_profile_book(&(j)->prof, (t1) - (t0) + (t3) - (t2), (t2) - (t1), (t4) - (t3), 0, 1)
+#include "util/util.h"
+#define RX_PROF_T0(v) uint64_t v = util_now_ns()
+#define RX_PROF_T(v) uint64_t v = util_now_ns()
+#define RX_PROF_PH(v) uint64_t v[3] = { 0, 0, 0 }
+#define RX_PROF_PH_ARG(v) (v)
+#define RX_PROF_COMPILED(j, t0, t1, ph) \
+    rx_jit_profile_book(&(j)->prof, (t1) - (t0) + (ph)[1] - (ph)[0], (ph)[0] - (t1), (ph)[2] - (ph)[1], 0, 1)
 #define RX_PROF_RAN(j, t0, t1) rx_jit_profile_book(&(j)->prof, 0, 0, 0, (t1) - (t0), 0)
 #else
 #define RX_PROF_T0(v) (void)0
 #define RX_PROF_T(v) (void)0
-#define RX_PROF_COMPILED(j, t0, t1, t2, t3, t4) (void)0
+#define RX_PROF_PH(v) (void)0
+#define RX_PROF_PH_ARG(v) NULL
+#define RX_PROF_COMPILED(j, t0, t1, ph) (void)0
 #define RX_PROF_RAN(j, t0, t1) (void)0
 #endif
 
@@ -109,6 +109,17 @@ static inline uint64_t rx_jit_now_ns(void) {
  * 0; RX_EINVAL when both are forced; RX_ENOTSUP when hardware AES is forced
  * and the CPU has none. */
 int  rx_jit_choose_aes(unsigned flags, int *soft);
+/* What a JIT made with `flags` runs: the flags, RandomX v2 or v1, software
+ * or hardware AES (rx_jit_choose_aes), full (dataset) or light (cache).
+ * 0 or rx_jit_choose_aes's error. */
+struct rx_jit_mode {
+    unsigned flags;
+    int v2, soft_aes, full;
+};
+int  rx_jit_mode_of(unsigned flags, struct rx_jit_mode *m);
+/* A backend's struct rx_jit: `size` bytes, 64-byte aligned, zeroed (free()
+ * releases it).  NULL when out of memory. */
+void *rx_jit_alloc(size_t size);
 /* The argument checks of rx_jit_compile and rx_jit_run against the JIT's
  * mode (v2: RandomX v2; full: dataset, else cache): 0, RX_EINVAL (wrong
  * version, program size, datasetOffset) or RX_ESTATE (no dataset / cache). */
@@ -119,11 +130,16 @@ int  rx_engine_check_run(const struct rx_vm_state *st, int v2, int full);
  * the a registers are read-only).  {lo, hi} words per FP register. */
 void rx_jit_regs_in(const struct rx_vm_state *st, uint64_t r[8], uint64_t f[8], uint64_t e[8],
                     uint64_t a[8], uint64_t emask_or[2]);
+/* rx_engine_check_run against the mode, then rx_jit_regs_in: the start of
+ * every backend's rx_jit_run.  0 or the check's error (nothing copied). */
+int  rx_jit_run_begin(const struct rx_vm_state *st, const struct rx_jit_mode *m, uint64_t r[8],
+                      uint64_t f[8], uint64_t e[8], uint64_t a[8], uint64_t emask_or[2]);
 void rx_jit_regs_out(struct rx_vm_state *st, const uint64_t r[8], const uint64_t f[8], const uint64_t e[8]);
 /* The constant masks each context holds in both halves of a vector:
  * E registers' "and" mask (spec 4.3.2) and the FSCAL_R XOR mask (5.3.4). */
 #define RX_JIT_EMASK_AND  0x00FFFFFFFFFFFFFFull
 #define RX_JIT_SCALE_MASK 0x80F0000000000000ull
+void rx_jit_masks_init(uint64_t emask_and[2], uint64_t scale_mask[2]);
 /* Per-JIT profile (a backend's jit->prof; all zero without RX_JIT_PROFILE):
  * _copy is rx_jit_profile_get's body (0, or RX_ENOTSUP without profile;
  * RX_EINVAL for NULL), _book adds one phase delta to *prof and to the

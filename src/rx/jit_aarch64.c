@@ -109,13 +109,12 @@ _Static_assert(offsetof(struct rx_jit_ctx, a) == offsetof(struct rx_jit_ctx, e) 
 
 struct rx_jit {
     rx_execmem mem;
-    unsigned flags;
-    int v2, soft_aes, full;
+    struct rx_jit_mode mode;
     int ready;                 /* a program is compiled and sealed   */
     size_t page;               /* system page size                   */
     size_t prog_off;           /* first program byte: two pages in   */
     size_t prog_cap;           /* program region: whole pages        */
-    size_t prog_pages;         /* program pages in use (RX)          */
+    size_t prog_span;          /* program bytes in use (RX)          */
     size_t epilogue_off;
     _Alignas(16) uint8_t stage[STAGE_CAP];
     struct rx_jit_ctx ctx;
@@ -462,18 +461,15 @@ static void clear_icache(uint8_t *p, size_t len) {
 int rx_jit_new(rx_jit **out, unsigned flags) {
     if (!out) return RX_EINVAL;
     *out = NULL;
-    int soft = 0, rc = rx_jit_choose_aes(flags, &soft);
+    struct rx_jit_mode mode;
+    int rc = rx_jit_mode_of(flags, &mode);
     if (rc) return rc;
     long ps = sysconf(_SC_PAGESIZE);
     if (ps <= 0 || ps > (1l << 20)) return RX_EINTERNAL;
     size_t page = (size_t)ps;
-    rx_jit *j = aligned_alloc(64, (sizeof *j + 63) / 64 * 64);
+    rx_jit *j = rx_jit_alloc(sizeof *j);
     if (!j) return RX_ENOMEM;
-    memset(j, 0, sizeof *j);
-    j->flags = flags;
-    j->v2 = (flags & RX_FLAG_V2) != 0;
-    j->soft_aes = soft;
-    j->full = (flags & RX_FLAG_FULL) != 0;
+    j->mode = mode;
     j->page = page;
     j->prog_off = 2 * page;
     j->prog_cap = (STAGE_CAP + page - 1) / page * page;
@@ -482,19 +478,14 @@ int rx_jit_new(rx_jit **out, unsigned flags) {
     if (rc) { free(j); return rc; }
     if (j->mem.page != page || j->mem.size != size) { rx_jit_free(j); return RX_EINTERNAL; }
     ae_buf b;
-    ae_init(&b, j->mem.base, page);
+    ae_init(&b, j->stage, page < STAGE_CAP ? page : STAGE_CAP);
     j->epilogue_off = emit_entry(&b, j->prog_off);
-    if (!ae_ok(&b)) { rx_jit_free(j); return RX_EINTERNAL; }
-    clear_icache(j->mem.base, b.len);
-    /* page 0 RX; the guards and the unused program region no access */
-    rc = rx_execmem_seal(&j->mem);
-    if (rc == 0) rc = rx_execmem_forbid(&j->mem, page, size - page);
+    rc = ae_ok(&b) ? rx_execmem_install_entry(&j->mem, j->stage, b.len, 0 /* UDF #0 */, clear_icache)
+                   : RX_EINTERNAL;
     if (rc) { rx_jit_free(j); return rc; }
-    struct rx_jit_ctx *c = &j->ctx;
-    c->emask_and[0] = c->emask_and[1] = RX_JIT_EMASK_AND;
-    c->scale_mask[0] = c->scale_mask[1] = RX_JIT_SCALE_MASK;
-    c->light_read = light_read_default;
-    c->soft_mix = soft_mix;
+    rx_jit_masks_init(j->ctx.emask_and, j->ctx.scale_mask);
+    j->ctx.light_read = light_read_default;
+    j->ctx.soft_mix = soft_mix;
     *out = j;
     return 0;
 }
@@ -507,34 +498,21 @@ static int compile_raw(rx_jit *jit, const struct rx_instr *code, unsigned n, con
     jit->ready = 0;
     ae_buf b;
     ae_init(&b, jit->stage, STAGE_CAP);
-    emit_program(&b, code, n, rr, jit->v2, jit->soft_aes, jit->full, jit->prog_off, jit->epilogue_off);
+    emit_program(&b, code, n, rr, jit->mode.v2, jit->mode.soft_aes, jit->mode.full, jit->prog_off, jit->epilogue_off);
     if (!ae_ok(&b)) return RX_EINTERNAL;
     RX_PROF_T(t1);
-    /* the whole program mapping: the pages in use so far, more if needed */
-    size_t pages = (b.len + jit->page - 1) / jit->page;
-    if (pages < jit->prog_pages) pages = jit->prog_pages;
-    size_t span = pages * jit->page;
-    if (span > jit->prog_cap) return RX_EINTERNAL;
-    int rc = rx_execmem_open(&jit->mem, jit->prog_off, span);
+    RX_PROF_PH(ph);
+    int rc = rx_execmem_install(&jit->mem, jit->prog_off, jit->prog_cap, jit->stage, b.len,
+                                0 /* UDF #0 */, clear_icache, &jit->prog_span, RX_PROF_PH_ARG(ph));
     if (rc) return rc;
-    RX_PROF_T(t2);
-    uint8_t *dst = jit->mem.base + jit->prog_off;
-    memcpy(dst, jit->stage, b.len);
-    memset(dst + b.len, 0, span - b.len);     /* UDF #0: traps if ever reached */
-    jit->prog_pages = pages;
-    clear_icache(dst, span);
-    RX_PROF_T(t3);
-    rc = rx_execmem_seal(&jit->mem);
-    if (rc) return rc;
-    RX_PROF_T(t4);
-    RX_PROF_COMPILED(jit, t0, t1, t2, t3, t4);
+    RX_PROF_COMPILED(jit, t0, t1, ph);
     jit->ready = 1;
     return 0;
 }
 
 int rx_jit_compile(rx_jit *jit, const struct rx_program *prog, const struct rx_vm_state *state) {
     if (!jit) return RX_EINVAL;
-    int rc = rx_engine_check_compile(prog, state, jit->v2);
+    int rc = rx_engine_check_compile(prog, state, jit->mode.v2);
     return rc ? rc : compile_raw(jit, prog->instructions, prog->count, state->read_reg);
 }
 
@@ -546,14 +524,13 @@ static uint64_t read_fpcr(void) {
 
 int rx_jit_run(rx_jit *jit, struct rx_vm_state *st) {
     if (!jit) return RX_EINVAL;
-    int rc = rx_engine_check_run(st, jit->v2, jit->full);
+    struct rx_jit_ctx *c = &jit->ctx;
+    int rc = rx_jit_run_begin(st, &jit->mode, c->r, c->f, c->e, c->a, c->emask_or);
     if (rc) return rc;
     if (!jit->ready) return RX_ESTATE;
     if (rx_execmem_is_open(&jit->mem)) return RX_EPROT;
-    struct rx_jit_ctx *c = &jit->ctx;
-    rx_jit_regs_in(st, c->r, c->f, c->e, c->a, c->emask_or);
     c->scratchpad = st->scratchpad;
-    c->dataset = jit->full ? st->dataset + st->dataset_offset : NULL;
+    c->dataset = jit->mode.full ? st->dataset + st->dataset_offset : NULL;
     c->cache = st->cache;
     c->dataset_offset = st->dataset_offset;
     c->ma = st->ma;

@@ -1,5 +1,6 @@
 /* src/rx/jit_common.c — what the JIT backends share (declared at the end of
- * jit.h): AES choice, the argument checks of rx_jit_compile / rx_jit_run,
+ * jit.h): the mode (AES choice) and allocation of a JIT, the constant
+ * masks, the argument checks of rx_jit_compile / rx_jit_run,
  * the register-file copies into and out of a run, and the phase profile
  * (per-JIT copy and booking, process-wide totals).  Built on every arch;
  * holds nothing architecture-specific. */
@@ -7,6 +8,7 @@
 #include "rx/cpu.h"
 #include "rx/program.h"
 #include "rx/vm_state.h"
+#include <stdlib.h>
 #include <string.h>
 
 int rx_jit_choose_aes(unsigned flags, int *soft) {
@@ -16,6 +18,29 @@ int rx_jit_choose_aes(unsigned flags, int *soft) {
     if (hard && !rx_cpu_has_hw_aes()) return RX_ENOTSUP;
     *soft = sw || (!hard && !rx_cpu_has_hw_aes());
     return 0;
+}
+
+int rx_jit_mode_of(unsigned flags, struct rx_jit_mode *m) {
+    if (!m) return RX_EINVAL;
+    memset(m, 0, sizeof *m);
+    int rc = rx_jit_choose_aes(flags, &m->soft_aes);
+    if (rc) return rc;
+    m->flags = flags;
+    m->v2 = (flags & RX_FLAG_V2) != 0;
+    m->full = (flags & RX_FLAG_FULL) != 0;
+    return 0;
+}
+
+void *rx_jit_alloc(size_t size) {
+    size_t rounded = (size + 63) / 64 * 64;
+    void *p = aligned_alloc(64, rounded);
+    if (p) memset(p, 0, rounded);
+    return p;
+}
+
+void rx_jit_masks_init(uint64_t emask_and[2], uint64_t scale_mask[2]) {
+    emask_and[0] = emask_and[1] = RX_JIT_EMASK_AND;
+    scale_mask[0] = scale_mask[1] = RX_JIT_SCALE_MASK;
 }
 
 int rx_engine_check_compile(const struct rx_program *prog, const struct rx_vm_state *st, int v2) {
@@ -41,6 +66,14 @@ void rx_jit_regs_in(const struct rx_vm_state *st, uint64_t r[8], uint64_t f[8], 
     memcpy(a, st->a, 8 * sizeof *a);
     emask_or[0] = st->e_mask[0];
     emask_or[1] = st->e_mask[1];
+}
+
+int rx_jit_run_begin(const struct rx_vm_state *st, const struct rx_jit_mode *m, uint64_t r[8],
+                     uint64_t f[8], uint64_t e[8], uint64_t a[8], uint64_t emask_or[2]) {
+    if (!m) return RX_EINVAL;
+    int rc = rx_engine_check_run(st, m->v2, m->full);
+    if (rc == 0) rx_jit_regs_in(st, r, f, e, a, emask_or);
+    return rc;
 }
 
 void rx_jit_regs_out(struct rx_vm_state *st, const uint64_t r[8], const uint64_t f[8], const uint64_t e[8]) {

@@ -31,7 +31,6 @@
 #include "rx/execmem.h"
 #include "rx/x86_emit.h"
 #include "rx/aes.h"
-#include "rx/cpu.h"
 #include "rx/superscalar.h"       /* light mode: rx_ss_program (internal.h rx_cache_superscalar) */
 #include <sodium.h>
 #include <stddef.h>
@@ -97,10 +96,9 @@ struct rx_jit {
     const rx_cache *ss_cache;
     const uint8_t *ss_cache_mem;
     rx_ss_program *ss_progs;           /* RX_SS_PROGRAMS copies */
-    unsigned flags;
-    int v2, soft_aes, full;
+    struct rx_jit_mode mode;
     int ready;                 /* a program is compiled and sealed */
-    size_t prog_pages;         /* program-region pages in use (RX)   */
+    size_t prog_span;          /* program-region bytes in use (RX)   */
     size_t epilogue_off;
     uint8_t stage[STAGE_CAP];
     struct rx_jit_ctx ctx;
@@ -610,30 +608,23 @@ static int light_prepare(rx_jit *j, const rx_cache *c) {
 int rx_jit_new(rx_jit **out, unsigned flags) {
     if (!out) return RX_EINVAL;
     *out = NULL;
-    int soft = 0, rc = rx_jit_choose_aes(flags, &soft);
+    struct rx_jit_mode mode;
+    int rc = rx_jit_mode_of(flags, &mode);
     if (rc) return rc;
-    rx_jit *j = aligned_alloc(64, (sizeof *j + 63) / 64 * 64);
+    rx_jit *j = rx_jit_alloc(sizeof *j);
     if (!j) return RX_ENOMEM;
-    memset(j, 0, sizeof *j);
-    j->flags = flags;
-    j->v2 = (flags & RX_FLAG_V2) != 0;
-    j->soft_aes = soft;
-    j->full = (flags & RX_FLAG_FULL) != 0;
+    j->mode = mode;
     rc = rx_execmem_init(&j->mem, CODE_SIZE);
     if (rc) { free(j); return rc; }
     if (j->mem.page != PAGE || j->mem.size != CODE_SIZE) { rx_jit_free(j); return RX_ENOTSUP; }
     xe_buf b;
-    xe_init(&b, j->mem.base, PAGE);
+    xe_init(&b, j->stage, PAGE);
     j->epilogue_off = emit_entry(&b, j->mem.base);
-    if (!xe_ok(&b)) { rx_jit_free(j); return RX_EINTERNAL; }
-    rc = rx_execmem_seal(&j->mem);
-    if (rc == 0) rc = rx_execmem_forbid(&j->mem, PAGE, CODE_SIZE - PAGE);
+    rc = xe_ok(&b) ? rx_execmem_install_entry(&j->mem, j->stage, b.len, 0xCC /* int3 */, NULL) : RX_EINTERNAL;
     if (rc) { rx_jit_free(j); return rc; }
-    struct rx_jit_ctx *c = &j->ctx;
-    c->emask_and[0] = c->emask_and[1] = RX_JIT_EMASK_AND;
-    c->scale_mask[0] = c->scale_mask[1] = RX_JIT_SCALE_MASK;
-    c->soft_mix = soft_mix;
-    c->iterations = RX_PROGRAM_ITERATIONS;
+    rx_jit_masks_init(j->ctx.emask_and, j->ctx.scale_mask);
+    j->ctx.soft_mix = soft_mix;
+    j->ctx.iterations = RX_PROGRAM_ITERATIONS;
     *out = j;
     return 0;
 }
@@ -645,23 +636,15 @@ static int compile_raw(rx_jit *jit, const struct rx_instr *code, unsigned n, con
     jit->ready = 0;
     xe_buf b;
     xe_init(&b, jit->stage, STAGE_CAP);
-    emit_program(&b, code, n, read_reg, jit->v2, jit->soft_aes, jit->full,
+    emit_program(&b, code, n, read_reg, jit->mode.v2, jit->mode.soft_aes, jit->mode.full,
                  jit->mem.base + PROG_OFF, jit->mem.base + jit->epilogue_off, jit->ctx.rcp);
     if (!xe_ok(&b)) return RX_EINTERNAL;
     RX_PROF_T(t1);
-    size_t pages = (b.len + PAGE - 1) / PAGE;
-    if (pages < jit->prog_pages) pages = jit->prog_pages;
-    int rc = rx_execmem_open(&jit->mem, PROG_OFF, pages * PAGE);
+    RX_PROF_PH(ph);
+    int rc = rx_execmem_install(&jit->mem, PROG_OFF, STAGE_CAP, jit->stage, b.len, 0xCC /* int3 */,
+                                NULL, &jit->prog_span, RX_PROF_PH_ARG(ph));
     if (rc) return rc;
-    RX_PROF_T(t2);
-    memcpy(jit->mem.base + PROG_OFF, jit->stage, b.len);
-    memset(jit->mem.base + PROG_OFF + b.len, 0xCC, pages * PAGE - b.len);   /* int3 */
-    jit->prog_pages = pages;
-    RX_PROF_T(t3);
-    rc = rx_execmem_seal(&jit->mem);
-    if (rc) return rc;
-    RX_PROF_T(t4);
-    RX_PROF_COMPILED(jit, t0, t1, t2, t3, t4);
+    RX_PROF_COMPILED(jit, t0, t1, ph);
     jit->ready = 1;
     return 0;
 }
@@ -689,20 +672,19 @@ void rx_jit_free(rx_jit *jit) {
 }
 int rx_jit_compile(rx_jit *jit, const struct rx_program *prog, const struct rx_vm_state *state) {
     if (!jit) return RX_EINVAL;
-    int rc = rx_engine_check_compile(prog, state, jit->v2);
+    int rc = rx_engine_check_compile(prog, state, jit->mode.v2);
     return rc ? rc : compile_raw(jit, prog->instructions, prog->count, state->read_reg);
 }
 
 int rx_jit_run(rx_jit *jit, struct rx_vm_state *st) {
     if (!jit) return RX_EINVAL;
-    int rc = rx_engine_check_run(st, jit->v2, jit->full);
-    if (rc) return rc;
     struct rx_jit_ctx *c = &jit->ctx;
-    rx_jit_regs_in(st, c->r, c->f, c->e, c->a, c->emask_or);
+    int rc = rx_jit_run_begin(st, &jit->mode, c->r, c->f, c->e, c->a, c->emask_or);
+    if (rc) return rc;
     c->scratchpad = st->scratchpad;
-    c->dataset = jit->full ? st->dataset + st->dataset_offset : NULL;
+    c->dataset = jit->mode.full ? st->dataset + st->dataset_offset : NULL;
     c->ss_first = c->ss_pair = NULL;
-    if (!jit->full) {
+    if (!jit->mode.full) {
         int prc = light_prepare(jit, st->cache);
         if (prc == 0) prc = rx_jit_ss_entries(jit->ss, &c->ss_first, &c->ss_pair);
         if (prc) return prc;

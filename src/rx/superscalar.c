@@ -8,6 +8,7 @@
  * program is a pure function of the key. */
 #include "rx/superscalar.h"
 #include "rx/internal.h"
+#include "util/cpufeat.h"
 #include <string.h>
 
 /* ---- the reference CPU model ------------------------------------------ */
@@ -405,18 +406,12 @@ static void lanes_avx2(const rx_ss_program *prog, uint64_t r[8][RX_SS_LANES]) {
 #endif
 
 static lanes_fn lanes_resolve(void) {
-    static lanes_fn cached;
-    lanes_fn f = __atomic_load_n(&cached, __ATOMIC_RELAXED);
-    if (f) return f;
-    f = lanes_generic;
 #if defined(__x86_64__)
-    __builtin_cpu_init();
     /* An AVX-512 (vpmullq) build measured no faster than AVX2 on Zen 4. */
-    if (__builtin_cpu_supports("avx2"))
-        f = lanes_avx2;
+    if (util_cpufeat_get()->avx2)
+        return lanes_avx2;
 #endif
-    __atomic_store_n(&cached, f, __ATOMIC_RELAXED);
-    return f;
+    return lanes_generic;
 }
 
 void rx_superscalar_execute_lanes(const rx_ss_program *prog, uint64_t r[8][RX_SS_LANES]) {

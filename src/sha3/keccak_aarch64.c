@@ -5,13 +5,9 @@
  * run time only when the kernel reports HWCAP_SHA3; and the two-chain
  * multi-chain backend (both halves of each q register used). */
 #include "sha3/internal.h"
+#include "util/cpufeat.h"
 #if defined(SHA3_HAVE_ARMV8_SHA3)
 #include <arm_neon.h>
-#include <sys/auxv.h>
-
-#ifndef HWCAP_SHA3
-#define HWCAP_SHA3 (1UL << 17)
-#endif
 
 #if defined(__clang__)
 #define SHA3CE __attribute__((target("sha3")))
@@ -153,7 +149,7 @@ SHA3CE static void sha3ce_chain_ctr_x2(sha3_lanes *st, uint64_t steps)
 
 static int sha3ce_available(void)
 {
-    return (getauxval(AT_HWCAP) & HWCAP_SHA3) != 0;
+    return util_cpufeat_get()->arm_sha3;
 }
 
 const sha3_impl sha3_impl_armv8_sha3 = {

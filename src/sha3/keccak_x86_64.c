@@ -9,6 +9,7 @@
  *            clobbering its source). */
 #if defined(__x86_64__)
 #include "sha3/internal.h"
+#include "util/cpufeat.h"
 
 #define KS_ATTR __attribute__((target("bmi,bmi2")))
 #define KS_NAME(x) bmi2_##x
@@ -18,8 +19,7 @@
 
 static int bmi2_available(void)
 {
-    __builtin_cpu_init();
-    return __builtin_cpu_supports("bmi") && __builtin_cpu_supports("bmi2");
+    return util_cpufeat_get()->bmi1 && util_cpufeat_get()->bmi2;
 }
 
 const sha3_impl sha3_impl_bmi2 = {
@@ -119,8 +119,7 @@ AVX512 static void avx512_chain_ctr(const uint64_t pre[8], uint64_t i0, uint64_t
 
 static int avx512_available(void)
 {
-    __builtin_cpu_init();
-    return __builtin_cpu_supports("avx512f") && __builtin_cpu_supports("avx512vl");
+    return util_cpufeat_get()->avx512f && util_cpufeat_get()->avx512vl;
 }
 
 const sha3_impl sha3_impl_avx512 = {

@@ -1,6 +1,6 @@
 /* src/util/util.h — small shared helpers: hex, bounded file reads, atomic
  * no-clobber file writes (temp file + fsync + link/rename + dir fsync),
- * the number of usable CPUs. */
+ * the number of usable CPUs, the monotonic clock. */
 #ifndef RXLOCK_UTIL_H
 #define RXLOCK_UTIL_H
 #include <stddef.h>
@@ -46,4 +46,12 @@ int  util_no_core_dumps(void);
 /* CPUs this process may run on: its affinity mask's size (what Slurm,
  * cpusets and taskset allow), else the online CPUs; at least 1. */
 unsigned util_cpus_usable(void);
+
+/* The monotonic clock (CLOCK_MONOTONIC): seconds, nanoseconds. */
+double   util_now(void);
+uint64_t util_now_ns(void);
+/* Format seconds as "1h02m03s" / "4m05s" / "7.2s" into buf (format.c). */
+void util_format_duration(char *buf, size_t cap, double seconds);
+/* Format a rate as "1.23 M" / "456.7 k" / "12.3" (no unit) into buf. */
+void util_format_rate(char *buf, size_t cap, double rate);
 #endif

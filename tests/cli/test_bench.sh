@@ -4,8 +4,6 @@
 # JSON lines, and agree with librandomx on a tiny v1 light chain.
 . tests/cli/lib.sh
 BENCH=${RXLOCK_BENCH:-$PWD/build/bench/bench}
-# The Makefile's bench rule does not track bench/*.h: drop a stale binary.
-for h in bench/*.h; do [ "$h" -nt "$BENCH" ] && rm -f "$BENCH"; done
 if ! make -s build/bench/bench >"$TMP/make.log" 2>&1; then
   fail "build/bench/bench does not build"; cat "$TMP/make.log" >&2; summary; exit 1
 fi

@@ -1,8 +1,12 @@
 # tests/cli/test_layers.sh — includes only point down the layers
 # (docs/DESIGN.md §4, "Architecture and layers"):
 #
-#   cli  ->  lock  ->  age  ->  rx, sha3  ->  util
+#   bench  ->  cli  ->  lock  ->  age  ->  rx, sha3  ->  util
 #
+# bench/ (the benchmarks) sits on top: it links the library (and the CLI's
+# progress display) and may include any layer; nothing in src/ includes it.
+# It holds no copy of the library's code: no chain message of its own, no
+# clock of its own, no CPU-model reader of its own (checked below).
 # A file in src/L/ may include a header of its own layer or of any layer
 # below L; never one above, and never a peer on the same level (rx and sha3
 # do not include each other).  Public headers count as their layer's:
@@ -14,7 +18,7 @@ ROOT=${1:-.}
 
 rank() {
   case $1 in
-    util) echo 0;; rx|sha3) echo 1;; age) echo 2;; lock) echo 3;; cli) echo 4;; *) echo -1;;
+    util) echo 0;; rx|sha3) echo 1;; age) echo 2;; lock) echo 3;; cli) echo 4;; bench) echo 5;; *) echo -1;;
   esac
 }
 # layer_of_include FROM_LAYER "path/in/quotes"
@@ -49,6 +53,7 @@ check_tree() {
   for L in util rx sha3 age lock cli; do
     out="$out$(scan "$L" "$1"/src/"$L"/*.c "$1"/src/"$L"/*.h)"
   done
+  out="$out$(scan bench "$1"/bench/*.c "$1"/bench/*.h)"
   for h in "$1"/include/rxlock/*.h; do
     out="$out$(scan "$(layer_of_include x "rxlock/$(basename "$h")")" "$h")"
   done
@@ -66,13 +71,22 @@ check "no include points up or sideways" test -z "$bad"
 for L in util rx sha3 age lock cli; do
   check "src/$L exists" test -d "$ROOT/src/$L"
 done
+check "bench/ exists" test -d "$ROOT/bench"
+# bench/ links the library instead of copying it
+check "bench/: no chain message of its own (tl_chain_message)" sh -c "! grep -l 'rxlock/chain/v1' '$ROOT'/bench/*.c '$ROOT'/bench/*.h"
+check "bench/: no monotonic clock of its own (util_now)" sh -c "! grep -l 'CLOCK_MONOTONIC' '$ROOT'/bench/*.c '$ROOT'/bench/*.h"
+check "bench/: no CPU-model reader of its own (tl_cpu_model)" sh -c "! grep -l 'model name' '$ROOT'/bench/*.c '$ROOT'/bench/*.h"
+check "bench/: no engine error names of its own (rxlock_strerror)" sh -c "! grep -l 'page-permission change failed' '$ROOT'/bench/*.c '$ROOT'/bench/*.h"
+check "bench/: no code in headers (static functions)" sh -c "! grep -l '^static [^=]*(' '$ROOT'/bench/*.h"
+check "src/util: no progress display (the CLI's)" test ! -e "$ROOT/src/util/progress.c"
 
 # The checker itself: a clean tree passes, a planted violation of each kind fails.
 T="$TMP/t"
-mkdir -p "$T/src/util" "$T/src/rx" "$T/src/sha3" "$T/src/age" "$T/src/lock" "$T/src/cli" "$T/include/rxlock"
+mkdir -p "$T/src/util" "$T/src/rx" "$T/src/sha3" "$T/src/age" "$T/src/lock" "$T/src/cli" "$T/include/rxlock" "$T/bench"
 printf '#include "util/util.h"\n#include "rxlock/rx.h"\n#include "internal.h"\n' >"$T/src/rx/ok.c"
 printf '#include "rxlock/age.h"\n#include "rx/internal.h"\n#include "rxlock/container.h"\n' >"$T/src/lock/ok.c"
 printf '#include "rxlock/error.h"\n' >"$T/include/rxlock/rxlock.h"
+printf '#include "cli/progress.h"\n#include "rx/jit.h"\n#include "bench_x.h"\n' >"$T/bench/ok.c"
 layers() { LAYERS_ONLY=1 sh tests/cli/test_layers.sh "$T" >/dev/null 2>&1; }
 check "a clean tree passes" layers
 plant() { printf '#include "%s"\n' "$2" >"$T/src/$1/planted.c"; if layers; then r=1; else r=0; fi; rm -f "$T/src/$1/planted.c"; return $r; }
@@ -81,6 +95,7 @@ check "detects rx -> sha3"    plant rx "rxlock/sha3.h"
 check "detects age -> lock"   plant age "rxlock/rxlock.h"
 check "detects lock -> cli"   plant lock "cli/cli.h"
 check "detects rx -> rxlock/age.h" plant rx "rxlock/age.h"
+check "detects cli -> bench"  plant cli "bench/bench_variant.h"
 printf '#include "rxlock/rxlock.h"\n' >"$T/include/rxlock/age.h"
 check "detects a public header pointing up" sh -c "! LAYERS_ONLY=1 sh tests/cli/test_layers.sh '$T' >/dev/null 2>&1"
 summary

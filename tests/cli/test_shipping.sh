@@ -14,4 +14,17 @@ check "librxlock.a: no JIT stall variants (bench_stall)" sh -c "! nm '$B/librxlo
 check "librxlock-test.a has the JIT stall variants" sh -c "nm '$B/librxlock-test.a' 2>/dev/null | grep -q rx_jit_test_stall || [ \"\$(uname -m)\" != x86_64 ]"
 check "librxlock-test.a has the hooks" sh -c "nm '$B/librxlock-test.a' 2>/dev/null | grep -q rx_execmem_fault_hook"
 check "rxlock-test knows the test switches" sh -c "strings '$RXLOCK_TESTBIN' | grep -q RXLOCK_TEST_SEED"
+# the licence ships: LICENSE is ISC, make install puts it in share/doc/rxlock
+# and rxlock.pc names it (only where the build is up to date: never rebuild)
+check "LICENSE is the ISC licence" grep -q '^ISC License' LICENSE
+BR=${B#"$PWD"/}
+if make -s -q BUILD="$BR" all 2>/dev/null; then
+  D="$TMP/inst"
+  check "make install (DESTDIR)" sh -c "make -s BUILD='$BR' DESTDIR='$D' PREFIX=/usr install >/dev/null"
+  check "installed share/doc/rxlock/LICENSE" cmp -s LICENSE "$D/usr/share/doc/rxlock/LICENSE"
+  check "rxlock.pc names the licence" sh -c "PKG_CONFIG_PATH='$D/usr/lib/pkgconfig' pkg-config --variable=license rxlock | grep -qx ISC"
+  check "rxlock.pc: licence file" sh -c "PKG_CONFIG_PATH='$D/usr/lib/pkgconfig' pkg-config --variable=licensefile rxlock | grep -qx /usr/share/doc/rxlock/LICENSE"
+else
+  echo "test_shipping: build not up to date, make install not checked" >&2
+fi
 summary

@@ -1,4 +1,4 @@
-/* src/util/progress.h — one-line progress display (done/total, rate, ETA)
+/* src/cli/progress.h — one-line progress display (done/total, rate, ETA)
  * for long sequential work (solve, lock, calibrate, bench).
  *
  * Shown on stderr only when stderr is a TTY, or when forced (--progress);
@@ -14,10 +14,11 @@
  * `done_before` is work finished in an earlier session (a resumed solve):
  * it counts toward done/total and the ETA but not toward the rate.
  */
-#ifndef RXLOCK_UTIL_PROGRESS_H
-#define RXLOCK_UTIL_PROGRESS_H
+#ifndef RXLOCK_CLI_PROGRESS_H
+#define RXLOCK_CLI_PROGRESS_H
 #include <stdint.h>
 #include <stdio.h>
+#include "util/util.h"   /* util_format_duration, util_format_rate */
 
 enum util_progress_when {
     UTIL_PROGRESS_AUTO  = 0,  /* draw iff stderr is a TTY            */
@@ -35,7 +36,7 @@ typedef struct {
     uint64_t total;       /* 0 = unknown (no percentage, no ETA)      */
     uint64_t base;        /* done_before                              */
     uint64_t done;
-    double   t_start;     /* CLOCK_MONOTONIC seconds                  */
+    double   t_start;     /* util_now() seconds                       */
     double   t_last;      /* last draw                                */
     double   interval;    /* seconds between draws (0.2 on a TTY,
                              10 when forced onto a non-TTY)           */
@@ -43,8 +44,6 @@ typedef struct {
                              (e.g. hashing after a setup phase); 0    */
 } util_progress;
 
-/* Monotonic clock in seconds. */
-double util_now(void);
 /* Would a progress line be drawn for this `when` setting? */
 int  util_progress_wanted(int when);
 void util_progress_init(util_progress *p, const char *label, uint64_t total,
@@ -57,8 +56,5 @@ void util_progress_update(util_progress *p, uint64_t done);
 void util_progress_done(util_progress *p);
 /* Erase the line (before printing an error or a result on a TTY). */
 void util_progress_clear(util_progress *p);
-/* Format seconds as "1h02m03s" / "4m05s" / "7.2s" into buf. */
-void util_format_duration(char *buf, size_t cap, double seconds);
-/* Format a rate as "1.23 M" / "456.7 k" / "12.3" (no unit) into buf. */
-void util_format_rate(char *buf, size_t cap, double rate);
+/* util_format_duration / util_format_rate: src/util/format.c (util/util.h). */
 #endif

@@ -1,4 +1,4 @@
-/* tests/test_bench_calibrate.c — src/lock/calibrate.c: the calibration file
+/* tests/test_lock_calibrate.c — src/lock/calibrate.c: the calibration file
  * round trip (version 3: RandomX records mode / engine / AES, SHA3 none of
  * them; setup, windows, load average) and its validation (version-1 files still read), and short real
  * measurements (sha3-256; RandomX light with an injected JIT failure) with

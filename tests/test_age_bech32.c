@@ -1,4 +1,4 @@
-/* tests/test_bech32.c — BIP-173 valid/invalid vectors, 8-bit round trips,
+/* tests/test_age_bech32.c — BIP-173 valid/invalid vectors, 8-bit round trips,
  * age recipient/identity encoding, identity files, and a cross-check
  * against Debian's age-keygen (skipped when it is not installed). */
 #include "test.h"

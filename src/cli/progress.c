@@ -1,15 +1,9 @@
-/* src/util/progress.c — the one-line progress display (see progress.h). */
-#include "util/progress.h"
+/* src/cli/progress.c — the one-line progress display (see progress.h). */
+#include "cli/progress.h"
+#include "util/util.h"
 #include <math.h>
 #include <string.h>
-#include <time.h>
 #include <unistd.h>
-
-double util_now(void) {
-    struct timespec ts;
-    if (clock_gettime(CLOCK_MONOTONIC, &ts) != 0) return 0.0;
-    return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
-}
 
 int util_progress_wanted(int when) {
     if (when == UTIL_PROGRESS_FORCE) return 1;
@@ -34,23 +28,6 @@ void util_progress_init(util_progress *p, const char *label, uint64_t total,
 }
 
 void util_progress_set_total(util_progress *p, uint64_t total) { p->total = total; }
-
-void util_format_duration(char *buf, size_t cap, double s) {
-    if (!(s >= 0) || s > 1e9) { snprintf(buf, cap, "?"); return; }
-    if (s < 60) { snprintf(buf, cap, "%.1fs", s); return; }
-    unsigned long t = (unsigned long)(s + 0.5);
-    unsigned long d = t / 86400, h = t / 3600 % 24, m = t / 60 % 60, sec = t % 60;
-    if (d) snprintf(buf, cap, "%lud%02luh%02lum", d, h, m);
-    else if (h) snprintf(buf, cap, "%luh%02lum%02lus", h, m, sec);
-    else snprintf(buf, cap, "%lum%02lus", m, sec);
-}
-
-void util_format_rate(char *buf, size_t cap, double r) {
-    if (!(r >= 0) || isinf(r)) snprintf(buf, cap, "?");
-    else if (r >= 1e6) snprintf(buf, cap, "%.2f M", r / 1e6);
-    else if (r >= 1e4) snprintf(buf, cap, "%.1f k", r / 1e3);
-    else snprintf(buf, cap, "%.1f", r);
-}
 
 static void draw(util_progress *p, double now, int final) {
     double el = now - p->t_start;

@@ -1,7 +1,7 @@
-/* tests/test_bench_progress.c — src/util/progress.c: duration/rate formats,
+/* tests/test_cli_progress.c — src/cli/progress.c: duration/rate formats,
  * silent unless forced when stderr is not a TTY, forced output lines. */
 #include "test.h"
-#include "util/progress.h"
+#include "cli/progress.h"
 #include <unistd.h>
 
 static void t_format(void) {
