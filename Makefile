@@ -4,6 +4,7 @@
 #   check          unit, vector, differential and CLI tests (light mode)
 #   check-full     full-mode (2 GiB dataset) vector tests
 #   check-sanitize ASan+UBSan build of the unit tests (quick subset)
+#   check-mlkem-1m the 1,000,000-test accumulated ML-KEM-768 hash (slow)
 #   demo           lock a small secret, solve it, open it
 #   bench          build the benchmarks in bench/
 #   install        PREFIX=/usr/local (DESTDIR honoured), man page included
@@ -50,7 +51,7 @@ CLI_OBJ   := $(CLI_SRC:%.c=$(BUILD)/obj/%.o)
 TEST_BIN  := $(TEST_SRC:tests/%.c=$(BUILD)/tests/%) $(API_TEST:tests/%.c=$(BUILD)/tests/%)
 BENCH_BIN := $(BENCH_SRC:bench/%.c=$(BUILD)/bench/%)
 
-.PHONY: all deps check check-full check-sanitize demo bench fuzz install clean tests lint-man
+.PHONY: all deps check check-full check-mlkem-1m check-sanitize demo bench fuzz install clean tests lint-man
 all: $(BUILD)/librxlock.a $(BUILD)/librxlock.so $(BUILD)/rxlock
 
 $(BUILD)/obj/%.o: %.c
@@ -111,6 +112,9 @@ check: deps
 check-full: deps
 	@$(MAKE) --no-print-directory tests
 	@BUILD=$(BUILD) RXLOCK_TEST_FULL=1 sh tests/run.sh full
+
+check-mlkem-1m: $(BUILD)/tests/test_pq_mlkem
+	@RXLOCK_MLKEM_1M=1 $(BUILD)/tests/test_pq_mlkem
 
 # ASan+UBSan: separate build tree, quick subset of the unit tests.
 check-sanitize: deps

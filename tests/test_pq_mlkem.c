@@ -10,6 +10,7 @@
 #include "test.h"
 #include "rxlock/pq.h"
 #include "rxlock/sha3.h"
+#include "rxlock/error.h"
 #include "pq/mlkem_internal.h"
 
 enum { EK = PQ_MLKEM768_EK_BYTES, DK = PQ_MLKEM768_DK_BYTES, CT = PQ_MLKEM768_CT_BYTES };
@@ -188,7 +189,12 @@ static void t_roundtrip_and_rejection(void)
     }
     dk[1152 + EK] ^= 1;                        /* H(ek) */
     CHECK(pq_mlkem768_decaps(ss2, ct, dk) == PQ_EDKEY);
-    CHECK(strcmp(pq_strerror(PQ_EKEY), "unknown post-quantum error") != 0);
+    static const int codes[] = { PQ_EKEY, PQ_EDKEY, PQ_ERANDOM };
+    for (size_t i = 0; i < 3; i++) {
+        CHECK(codes[i] <= RXLOCK_ERANGE_PQ_FIRST && codes[i] >= RXLOCK_ERANGE_PQ_LAST);
+        CHECK(strcmp(pq_strerror(codes[i]), "unknown post-quantum error") != 0);
+        CHECK(strcmp(rxlock_strerror(codes[i]), pq_strerror(codes[i])) == 0);
+    }
 }
 
 int main(void)

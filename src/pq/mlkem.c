@@ -51,6 +51,7 @@ static void pke_keygen(uint8_t ek[PQ_MLKEM768_EK_BYTES], uint8_t dkp[PKE_DK_BYTE
 #endif
     sha3_512(w.rs, w.in, inlen);
     const uint8_t *rho = w.rs, *sigma = w.rs + 32;
+    pq_ct_declassify(rho, 32);          /* ρ is published in ek */
     uint8_t n = 0;
     for (int i = 0; i < K; i++) mlkem_sample_cbd2(&w.s[i], sigma, n++);
     for (int i = 0; i < K; i++) mlkem_sample_cbd2(&w.e[i], sigma, n++);

@@ -1,12 +1,12 @@
 # tests/cli/test_layers.sh — includes only point down the layers
 # (docs/DESIGN.md §4, "Architecture and layers"):
 #
-#   cli  ->  lock  ->  age  ->  rx, sha3  ->  util
+#   cli  ->  lock  ->  age  ->  pq  ->  rx, sha3  ->  util
 #
 # A file in src/L/ may include a header of its own layer or of any layer
 # below L; never one above, and never a peer on the same level (rx and sha3
 # do not include each other).  Public headers count as their layer's:
-# rxlock/rx.h = rx, rxlock/sha3.h = sha3, rxlock/age.h = age, rxlock/rxlock.h,
+# rxlock/rx.h = rx, rxlock/sha3.h = sha3, rxlock/pq.h = pq, rxlock/age.h = age, rxlock/rxlock.h,
 # rxlock/container.h, rxlock/calibrate.h and rxlock/error.h = lock.  Only #include "..." lines are
 # checked (system headers use <...>).  Usage: sh tests/cli/test_layers.sh [ROOT]
 . tests/cli/lib.sh
@@ -14,13 +14,13 @@ ROOT=${1:-.}
 
 rank() {
   case $1 in
-    util) echo 0;; rx|sha3) echo 1;; age) echo 2;; lock) echo 3;; cli) echo 4;; *) echo -1;;
+    util) echo 0;; rx|sha3) echo 1;; pq) echo 2;; age) echo 3;; lock) echo 4;; cli) echo 5;; *) echo -1;;
   esac
 }
 # layer_of_include FROM_LAYER "path/in/quotes"
 layer_of_include() {
   case $2 in
-    rxlock/rx.h) echo rx;; rxlock/sha3.h) echo sha3;; rxlock/age.h) echo age;;
+    rxlock/rx.h) echo rx;; rxlock/sha3.h) echo sha3;; rxlock/pq.h) echo pq;; rxlock/age.h) echo age;;
     rxlock/rxlock.h|rxlock/container.h|rxlock/calibrate.h|rxlock/error.h) echo lock;;
     rxlock/*) echo unknown;;
     */*) echo "${2%%/*}";;
@@ -46,7 +46,7 @@ scan() {
 }
 check_tree() {
   out=""
-  for L in util rx sha3 age lock cli; do
+  for L in util rx sha3 pq age lock cli; do
     out="$out$(scan "$L" "$1"/src/"$L"/*.c "$1"/src/"$L"/*.h)"
   done
   for h in "$1"/include/rxlock/*.h; do
@@ -63,13 +63,13 @@ fi
 bad=$(check_tree "$ROOT")
 [ -n "$bad" ] && printf '%s\n' "$bad" >&2
 check "no include points up or sideways" test -z "$bad"
-for L in util rx sha3 age lock cli; do
+for L in util rx sha3 pq age lock cli; do
   check "src/$L exists" test -d "$ROOT/src/$L"
 done
 
 # The checker itself: a clean tree passes, a planted violation of each kind fails.
 T="$TMP/t"
-mkdir -p "$T/src/util" "$T/src/rx" "$T/src/sha3" "$T/src/age" "$T/src/lock" "$T/src/cli" "$T/include/rxlock"
+mkdir -p "$T/src/util" "$T/src/rx" "$T/src/sha3" "$T/src/pq" "$T/src/age" "$T/src/lock" "$T/src/cli" "$T/include/rxlock"
 printf '#include "util/util.h"\n#include "rxlock/rx.h"\n#include "internal.h"\n' >"$T/src/rx/ok.c"
 printf '#include "rxlock/age.h"\n#include "rx/internal.h"\n#include "rxlock/container.h"\n' >"$T/src/lock/ok.c"
 printf '#include "rxlock/error.h"\n' >"$T/include/rxlock/rxlock.h"
@@ -79,6 +79,8 @@ plant() { printf '#include "%s"\n' "$2" >"$T/src/$1/planted.c"; if layers; then 
 check "detects util -> rx"    plant util "rx/internal.h"
 check "detects rx -> sha3"    plant rx "rxlock/sha3.h"
 check "detects age -> lock"   plant age "rxlock/rxlock.h"
+check "detects pq -> age"     plant pq "rxlock/age.h"
+check "detects sha3 -> pq"    plant sha3 "pq/mlkem_internal.h"
 check "detects lock -> cli"   plant lock "cli/cli.h"
 check "detects rx -> rxlock/age.h" plant rx "rxlock/age.h"
 printf '#include "rxlock/rxlock.h"\n' >"$T/include/rxlock/age.h"
