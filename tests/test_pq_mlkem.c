@@ -6,7 +6,10 @@
  * value q..4095 at each of the 768 coefficient positions, generated here),
  * the accumulated 10,000-test hashes (ipd and FIPS 203 final), implicit
  * rejection and the §7.3 key check.  RXLOCK_MLKEM_1M=1 (make
- * check-mlkem-1m) runs the 1,000,000-test accumulated hash instead. */
+ * check-mlkem-1m) runs the 1,000,000-test accumulated hash instead.
+ * RXLOCK_MLKEM_ORACLE=FILE.tsv (tests/cli/test_pq_noble.sh): compare with
+ * the rows another implementation wrote into $RXLOCK_VECTORS/FILE.tsv, and
+ * write our own encapsulations to $RXLOCK_VECTORS/FILE.tsv.ours. */
 #include "test.h"
 #include "rxlock/pq.h"
 #include "rxlock/sha3.h"
@@ -197,8 +200,58 @@ static void t_roundtrip_and_rejection(void)
     }
 }
 
+/* Oracle rows: seed, m, random ct, then the oracle's ek, dk, ct, ss and
+ * K(random ct).  Ours must match each; our own random encapsulation to its
+ * ek goes to the .ours file for the oracle to decapsulate. */
+static FILE *ours;
+static int oracle_row(char **f, int nf, void *ctx)
+{
+    (void)ctx;
+    CHECK(nf == 8);
+    if (nf != 8) return 1;
+    static uint8_t rct[CT], oek[EK], odk[DK], oct[CT], ek[EK], dk[DK], ct[CT];
+    uint8_t seed[64], m[32], oss[32], orej[32], ss[32];
+    unhex_exact(f[0], seed, 64); unhex_exact(f[1], m, 32); unhex_exact(f[2], rct, CT);
+    unhex_exact(f[3], oek, EK); unhex_exact(f[4], odk, DK); unhex_exact(f[5], oct, CT);
+    unhex_exact(f[6], oss, 32); unhex_exact(f[7], orej, 32);
+    pq_mlkem768_keygen(ek, dk, seed);
+    CHECK_MEM(ek, oek, EK);
+    CHECK_MEM(dk, odk, DK);
+    CHECK(pq_mlkem768_decaps(ss, oct, dk) == 0);      /* oracle -> us */
+    CHECK_MEM(ss, oss, 32);
+    CHECK(pq_mlkem768_encaps_derand(ct, ss, oek, m) == 0);
+    CHECK_MEM(ct, oct, CT);
+    CHECK_MEM(ss, oss, 32);
+    CHECK(pq_mlkem768_decaps(ss, rct, dk) == 0);
+    CHECK_MEM(ss, orej, 32);
+    CHECK(pq_mlkem768_encaps(ct, ss, oek) == 0);      /* us -> oracle */
+    fprintf(ours, "%s\t", f[4]);
+    for (int i = 0; i < CT; i++) fprintf(ours, "%02x", ct[i]);
+    fputc('\t', ours);
+    for (int i = 0; i < 32; i++) fprintf(ours, "%02x", ss[i]);
+    fputc('\n', ours);
+    return 0;
+}
+
+static const char *oracle_file;
+static void t_oracle(void)
+{
+    char path[1024];
+    snprintf(path, sizeof path, "%s/%s.ours", test_vector_dir(), oracle_file);
+    ours = fopen(path, "w");
+    CHECK(ours != NULL);
+    if (!ours) return;
+    fprintf(ours, "# rxlock src/pq encapsulations\ndk\tct\tss\n");
+    CHECK(test_tsv_each(oracle_file, oracle_row, NULL) > 0);
+    CHECK(fclose(ours) == 0);
+}
+
 int main(void)
 {
+    if ((oracle_file = getenv("RXLOCK_MLKEM_ORACLE")) != NULL) {
+        RUN(t_oracle);
+        return test_summary();
+    }
     if (getenv("RXLOCK_MLKEM_1M")) {
         RUN(t_accumulated_1m_ipd);
         return test_summary();
