@@ -96,14 +96,22 @@ void cli_progress_end(cli_progress *cp, int ok) {
     else util_progress_clear(&cp->bar);
 }
 
-int cli_write_identity(const char *path, const uint8_t x[32], const uint8_t id[16], const char *how, int force) {
+int cli_write_identity(const char *path, const uint8_t x[32], const tl_puzzle *pz, const char *how, int force) {
     char comment[128], idhex[33];
-    util_hex_encode(idhex, id, 16);
-    snprintf(comment, sizeof comment, "rxlock epoch identity for puzzle %s%s", idhex, how);
-    if (tl_age_identity_file_write(path, x, comment, force) != 0)
+    util_hex_encode(idhex, pz->id, 16);
+    snprintf(comment, sizeof comment, "rxlock %sepoch identity for puzzle %s%s", pz->pq_epoch ? "post-quantum " : "",
+             idhex, how);
+    if ((pz->pq_epoch ? tl_age_pq_identity_file_write(path, x, comment, force)
+                      : tl_age_identity_file_write(path, x, comment, force)) != 0)
         return cli_error("%s: cannot write the identity: %s", path,
                          errno == EEXIST ? "already exists (use --force to overwrite)" : strerror(errno));
     return CLI_OK;
+}
+
+int cli_epoch_recipient(const tl_puzzle *pz, char out[TL_AGE_PQ_RECIPIENT_MAX]) {
+    int rc = pz->pq_epoch ? tl_age_pq_recipient_encode(pz->pq_recipient, out)
+                          : tl_age_recipient_encode(pz->epoch_pk, out);
+    return rc ? cli_error("cannot encode the epoch recipient") : CLI_OK;
 }
 
 int cli_parse_u64(const char *s, uint64_t lo, uint64_t hi, uint64_t *out) {

@@ -6,6 +6,7 @@
 #ifndef RXLOCK_CLI_UTIL_H
 #define RXLOCK_CLI_UTIL_H
 #include "rxlock/rxlock.h"
+#include "rxlock/age.h"
 #include "util/progress.h"
 #include "util/util.h"
 #include <jansson.h>
@@ -44,8 +45,12 @@ void cli_engine_text(const tl_engine_info *e, char *buf, size_t cap);
 int cli_print_json(json_t *o);
 
 /* Age identity file (mode 0600) commented with the puzzle id and `how`
- * (may be ""): CLI_OK, or CLI_FAIL after saying why. */
-int cli_write_identity(const char *path, const uint8_t x[32], const uint8_t id[16], const char *how, int force);
+ * (may be ""), of the puzzle's epoch kind (X25519, or post-quantum for a
+ * pq_epoch puzzle, issue 21): CLI_OK, or CLI_FAIL after saying why. */
+int cli_write_identity(const char *path, const uint8_t x[32], const tl_puzzle *pz, const char *how, int force);
+/* The epoch recipient string: age1... or, for a post-quantum epoch, the
+ * age1pq1... one.  CLI_OK or CLI_FAIL after saying why. */
+int cli_epoch_recipient(const tl_puzzle *pz, char out[TL_AGE_PQ_RECIPIENT_MAX]);
 
 /* Parsers: 0 on success, -1 otherwise (nothing printed). */
 int cli_parse_u64(const char *s, uint64_t lo, uint64_t hi, uint64_t *out);     /* decimal */

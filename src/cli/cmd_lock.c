@@ -34,6 +34,8 @@ const char cmd_lock_usage[] =
     "here in parallel worker processes, then solved by anyone only in sequence\n"
     "(G*S hashes).  Prints the epoch recipient (age1...): encrypt to it with\n"
     "`age -r` or `rxlock encrypt`; `rxlock solve` recovers the identity.\n"
+    "With --pq the epoch key is post-quantum: the recipient is age1pq1...\n"
+    "(mlkem768x25519; age >= 1.3, typage and rxlock open it, age 1.1 does not).\n"
     "\n"
     "  --work W             work function (default randomx-v2)\n"
     "  --groups G           groups (1..4096; with --time default = workers)\n"
@@ -45,6 +47,9 @@ const char cmd_lock_usage[] =
     "  --mode light|full    RandomX mode for generation (default light; full = 2080 MiB, faster)\n"
     "  --workers N          concurrent worker processes (default: usable CPUs)\n"
     "  --sign-key FILE      sign the puzzle header (key from `rxlock keygen-signer`)\n"
+    "  --pq                 post-quantum epoch key (ML-KEM-768 + X25519 age recipient);\n"
+    "                       default for `lock FILE`, not for puzzles\n"
+    "  --classic            X25519 epoch key (default for puzzles)\n"
     "  --keep-epoch-key FILE  also write the epoch identity now (for a service that encrypts\n"
     "                       during the epoch); otherwise it is wiped\n"
     "  --retries N          re-run a failed worker's group up to N times (default 1)\n"
@@ -60,6 +65,8 @@ const char cmd_lock_usage[] =
     "opens it.  '-' reads standard input (not a terminal) and writes the\n"
     "container to standard output unless -o OUT is given (not to a terminal).\n"
     "  -q, --quiet          no progress line, no summary\n"
+    "  The container's epoch key is post-quantum unless --classic is given (only\n"
+    "  rxlock opens a .rxlock file, so no interoperability is lost).\n"
     "exit: 0 ok, 1 failure (nothing written), 2 usage error\n";
 
 /* CPU seconds used by finished children (the worker processes). */
@@ -126,6 +133,7 @@ static int parse_args(int argc, char **argv, lock_args *a) {
     if (optind < argc) return cli_usage_error(argv[0], "unexpected argument '%s'", argv[optind]);
     if (!a->out) return cli_usage_error(argv[0], "missing -o PUZZLE");
     if ((orc = cli_lock_resolve(&a->lo, argv[0])) != 0) return orc;
+    cli_lock_pq_default(&a->lo, 0);      /* epochs: classic unless --pq (age 1.1 opens them) */
     if (!a->force && out_exists(a->out)) return cli_error("%s: already exists (use --force to overwrite)", a->out);
     if (a->keep && !a->force && out_exists(a->keep)) return cli_error("%s: already exists (use --force to overwrite)", a->keep);
     return CLI_OK;
@@ -136,7 +144,7 @@ static int write_outputs(const lock_args *a, const char *text, size_t len, const
     if (!a->keep) return CLI_OK;
     tl_puzzle *pz = NULL;
     if (tl_puzzle_parse(text, len, &pz, NULL, 0) != 0) return cli_error("generated puzzle does not parse");
-    int rc = cli_write_identity(a->keep, x, pz->id, " (kept at generation)", a->force);
+    int rc = cli_write_identity(a->keep, x, pz, " (kept at generation)", a->force);
     tl_puzzle_free(pz);
     return rc;
 }
@@ -176,9 +184,14 @@ int cmd_lock(int argc, char **argv) {
     double secs = util_now() - t0, cpu = child_cpu() - c0;
     if (rc == CLI_OK) rc = write_outputs(&a, text, len, x);
     sodium_memzero(x, sizeof x);
+    static char rcp[TL_AGE_PQ_RECIPIENT_MAX];
+    tl_puzzle *pz = NULL;
+    if (rc == CLI_OK) {
+        if (tl_puzzle_parse(text, len, &pz, NULL, 0) != 0) rc = cli_error("generated puzzle does not parse");
+        else rc = cli_epoch_recipient(pz, rcp);
+        tl_puzzle_free(pz);
+    }
     free(text);
     if (rc) return rc;
-    char rcp[TL_AGE_RECIPIENT_MAX];
-    if (tl_age_recipient_encode(pk, rcp) != 0) return cli_error("cannot encode the recipient");
     return report(&a, rcp, secs, cpu);
 }

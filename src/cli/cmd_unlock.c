@@ -148,7 +148,7 @@ int cmd_unlock(int argc, char **argv) {
     if ((ret = solve_and_open(&a, fd, off, pz, &out, x, &st))) goto done;
     out_open = 0;
     if (util_atomic_commit(&out) != 0) { ret = cli_output_error(a.out); goto done; }
-    if (a.save_id) ret = cli_write_identity(a.save_id, x, pz->id, "", a.force);
+    if (a.save_id) ret = cli_write_identity(a.save_id, x, pz, "", a.force);
     if (unlink(a.journal) != 0 && errno != ENOENT)
         fprintf(stderr, "rxlock: warning: cannot remove %s: %s\n", a.journal, strerror(errno));
     char eng[64];

@@ -27,6 +27,11 @@ void cli_lock_opts_init(cli_lock_opts *o) {
     strcpy(o->p.rate_source, "none");
     o->go.retries = 1;
     o->go.event = print_event;
+    o->pq = -1;
+}
+
+void cli_lock_pq_default(cli_lock_opts *o, int dflt) {
+    o->p.pq = o->pq < 0 ? dflt : o->pq;
 }
 
 int cli_lock_opt(cli_lock_opts *o, int c, const char *arg, const char *cmd) {
@@ -58,6 +63,11 @@ int cli_lock_opt(cli_lock_opts *o, int c, const char *arg, const char *cmd) {
         return 0;
     case 'k': o->sign_key = arg; return 0;
     case CLI_OPT_PROGRESS: o->progress = 1; return 0;
+    case CLI_OPT_PQ:
+    case CLI_OPT_CLASSIC:
+        if (o->pq == (c == CLI_OPT_PQ ? 0 : 1)) return cli_usage_error(cmd, "give --pq or --classic, not both");
+        o->pq = c == CLI_OPT_PQ;
+        return 0;
     default: return -1;
     }
 }

@@ -15,6 +15,7 @@ typedef struct {
     uint64_t    groups, steps;
     double      duration, rate;
     int         progress;      /* --progress: the bar even off a TTY */
+    int         pq;            /* issue 21: --pq 1, --classic 0, neither -1 */
     tl_engine_info engine;     /* set by cli_lock_generate: what ran */
 } cli_lock_opts;
 
@@ -22,12 +23,15 @@ typedef struct {
  * --progress returns CLI_OPT_PROGRESS, outside the char range, so commands
  * that add their own letters, e.g. plan's 'P', never clash with it). */
 #define CLI_OPT_PROGRESS 0x150
+#define CLI_OPT_PQ       0x151   /* issue 21: --pq / --classic epoch key */
+#define CLI_OPT_CLASSIC  0x152
 #define CLI_LOCK_LONG_OPTS \
     {"work", required_argument, 0, 'w'}, {"groups", required_argument, 0, 'g'}, \
     {"steps", required_argument, 0, 's'}, {"time", required_argument, 0, 't'}, \
     {"rate", required_argument, 0, 'r'}, {"calibration", required_argument, 0, 'c'}, \
     {"mode", required_argument, 0, 'm'}, {"workers", required_argument, 0, 'n'}, \
-    {"sign-key", required_argument, 0, 'k'}, {"progress", no_argument, 0, CLI_OPT_PROGRESS}
+    {"sign-key", required_argument, 0, 'k'}, {"progress", no_argument, 0, CLI_OPT_PROGRESS}, \
+    {"pq", no_argument, 0, CLI_OPT_PQ}, {"classic", no_argument, 0, CLI_OPT_CLASSIC}
 
 void cli_lock_opts_init(cli_lock_opts *o);
 /* One getopt result: -1 if c is not a shared option, 0 if taken, else the
@@ -36,6 +40,9 @@ int  cli_lock_opt(cli_lock_opts *o, int c, const char *arg, const char *cmd);
 /* Check the combination, load the calibration, turn --time into G x S and
  * fill o->p.  0, or the exit code of an error (already printed). */
 int  cli_lock_resolve(cli_lock_opts *o, const char *cmd);
+/* issue 21: the epoch key kind, --pq / --classic or the command's default
+ * (1 = post-quantum), into o->p.pq. */
+void cli_lock_pq_default(cli_lock_opts *o, int dflt);
 
 /* Load the signing key, run tl_generate with the progress display (label,
  * when / json as cli_progress_init) and the stop signals, wipe the key.

@@ -28,6 +28,7 @@ void tl_puzzle_from_params(tl_puzzle *pz, const tl_params *p) {
     pz->target_seconds = p->target_seconds;
     pz->test_only = tl_test_mode();
     pz->created = pz->test_only ? 0 : (int64_t)time(NULL);
+    pz->pq_epoch = p->pq ? 1 : 0;       /* issue 21 */
 }
 
 int tl_generate(const tl_params *p, const tl_gen_opts *o,
@@ -68,7 +69,7 @@ int tl_generate(const tl_params *p, const tl_gen_opts *o,
         if ((rc = tl_random(seeds[g], 32, "seed", g + 1)) ||
             (rc = tl_random(wraps[g].nonce, 24, "nonce", g + 1)))
             goto out;
-    if (crypto_scalarmult_base(pz->epoch_pk, x) != 0) { rc = TL_ERANDOM; goto out; }
+    if ((rc = tl_epoch_public(pz, x))) goto out;
     memcpy(pz->seed, seeds[0], 32);
     if (p->sign_sk) {
         pz->has_signer = 1;

@@ -265,7 +265,7 @@ int tl_plan_create(const tl_params *p, const tl_plan_opts *o, const char *dir,
     }
     if ((rc = tl_random(planner_sk, 32, "plan-planner-key", 0)) || (rc = tl_random(worker_sk, 32, "plan-worker-key", 0)))
         goto out;
-    if (crypto_scalarmult_base(pz->epoch_pk, x) != 0 || crypto_scalarmult_base(pi->planner_pk, planner_sk) != 0 ||
+    if (tl_epoch_public(pz, x) != 0 || crypto_scalarmult_base(pi->planner_pk, planner_sk) != 0 ||
         crypto_scalarmult_base(pi->worker_pk, worker_sk) != 0) { rc = TL_ERANDOM; goto out; }
     memcpy(pz->seed, sec + 32 + 24, 32);
     if ((rc = tl_header_digest(pz, pi->D))) goto out;

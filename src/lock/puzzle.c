@@ -3,6 +3,7 @@
  * file, structure + signature + pin verification. */
 #include "tl_internal.h"
 #include "util/util.h"
+#include "rxlock/age.h"
 #include <errno.h>
 #include <jansson.h>
 #include <sodium.h>
@@ -15,7 +16,8 @@
 static const char *const fields[] = {
     "rxlock_puzzle", "work", "groups", "steps", "puzzle_id", "key", "seed",
     "epoch_public_key", "assumed_rate_mhps", "rate_source", "target_seconds",
-    "created", "test_only", "signer", "header_digest", "wraps", "signature"
+    "created", "test_only", "signer", "header_digest", "wraps", "signature",
+    "epoch_pq_recipient"      /* issue 21, version 2 */
 };
 #define NFIELDS (sizeof fields / sizeof fields[0])
 
@@ -77,6 +79,11 @@ int tl_puzzle_to_json(const tl_puzzle *pz, char **out, size_t *outlen) {
     bad |= add(o, "key", hexval(pz->key, 32));
     bad |= add(o, "seed", hexval(pz->seed, 32));
     bad |= add(o, "epoch_public_key", hexval(pz->epoch_pk, 32));
+    if (pz->pq_epoch) {                   /* issue 21: the age1pq1 commitment */
+        static char rcp[TL_AGE_PQ_RECIPIENT_MAX];
+        bad |= pz->version < 2 || tl_age_pq_recipient_encode(pz->pq_recipient, rcp) != 0;
+        if (!bad) bad |= add(o, "epoch_pq_recipient", json_string(rcp));
+    }
     bad |= add(o, "assumed_rate_mhps", json_integer((json_int_t)pz->rate_mhps));
     bad |= add(o, "rate_source", json_string(pz->rate_source));
     bad |= add(o, "target_seconds", json_integer((json_int_t)pz->target_seconds));
@@ -140,12 +147,12 @@ static int parse_obj(json_t *o, tl_puzzle *pz, char *err, size_t errlen) {
     json_t *ver = json_object_get(o, "rxlock_puzzle");
     if (!ver) { tl_set_err(err, errlen, "not an rxlock puzzle (no \"rxlock_puzzle\" field)"); return TL_EFORMAT; }
     if (!json_is_integer(ver)) { tl_set_err(err, errlen, "field \"rxlock_puzzle\": want an integer version"); return TL_EFORMAT; }
-    if (json_integer_value(ver) != TL_PUZZLE_VERSION) {
-        tl_set_err(err, errlen, "unsupported puzzle version %lld (this rxlock reads version %d)",
-                (long long)json_integer_value(ver), TL_PUZZLE_VERSION);
+    if (json_integer_value(ver) < TL_PUZZLE_VERSION_MIN || json_integer_value(ver) > TL_PUZZLE_VERSION) {
+        tl_set_err(err, errlen, "unsupported puzzle version %lld (this rxlock reads versions %d to %d)",
+                (long long)json_integer_value(ver), TL_PUZZLE_VERSION_MIN, TL_PUZZLE_VERSION);
         return TL_EVERSION;
     }
-    pz->version = TL_PUZZLE_VERSION;
+    pz->version = (int)json_integer_value(ver);
     const char *key;
     json_t *val;
     json_object_foreach(o, key, val) {
@@ -171,6 +178,24 @@ static int parse_obj(json_t *o, tl_puzzle *pz, char *err, size_t errlen) {
         (rc = get_hex(o, "epoch_public_key", pz->epoch_pk, 32, err, errlen)))
         return rc;
     if (sodium_is_zero(pz->epoch_pk, 32)) { tl_set_err(err, errlen, "field \"epoch_public_key\": all zero"); return TL_EFORMAT; }
+    /* ---- issue 21: a post-quantum epoch (version 2 only) commits to an
+     * age1pq1 recipient whose X25519 part is epoch_public_key. */
+    v = json_object_get(o, "epoch_pq_recipient");
+    if (v) {
+        if (pz->version < 2) {
+            tl_set_err(err, errlen, "field \"epoch_pq_recipient\" needs puzzle version 2");
+            return TL_EFORMAT;
+        }
+        if (!json_is_string(v) || tl_age_pq_recipient_decode(json_string_value(v), pz->pq_recipient) != 0) {
+            tl_set_err(err, errlen, "field \"epoch_pq_recipient\": want an age post-quantum recipient (age1pq1...)");
+            return TL_EFORMAT;
+        }
+        if (sodium_memcmp(pz->pq_recipient + TL_EPOCH_PQ_BYTES - 32, pz->epoch_pk, 32) != 0) {
+            tl_set_err(err, errlen, "field \"epoch_pq_recipient\": its X25519 part is not epoch_public_key");
+            return TL_EFORMAT;
+        }
+        pz->pq_epoch = 1;
+    }
     if ((rc = get_uint(o, "assumed_rate_mhps", 0, 1ull << 62, &pz->rate_mhps, err, errlen))) return rc;
     v = json_object_get(o, "rate_source");
     if (!json_is_string(v) || !rate_source_ok(json_string_value(v))) {

@@ -44,13 +44,19 @@ void tl_set_err(char *err, size_t errlen, const char *fmt, ...) __attribute__((f
 int tl_test_mode(void);
 
 /* Canonical header (header.c).  TL_HEADER_MAX bounds its size. */
-#define TL_HEADER_MAX 256
+#define TL_HEADER_MAX (256 + TL_EPOCH_PQ_BYTES)   /* + issue 21's recipient */
 int tl_header_digest(const tl_puzzle *pz, uint8_t H[32]);
 /* Sign the canonical header with sign_sk (Ed25519; pz->signer already set)
  * and verify the result (signer.c). */
 /* The public parameters of a new puzzle from p: version, work, G, S, rate
  * and its source, target, test-only flag, creation time (generate.c). */
 void tl_puzzle_from_params(tl_puzzle *pz, const tl_params *p);
+/* issue 21 (epoch.c): the epoch's public commitment from x — X25519(x, 9),
+ * or for a post-quantum epoch (pz->pq_epoch) the age mlkem768x25519
+ * recipient of seed x and its X25519 part — and the solver's check of a
+ * recovered x against it (TL_ECOMMIT when it does not match). */
+int tl_epoch_public(tl_puzzle *pz, const uint8_t x[32]);
+int tl_epoch_check(const tl_puzzle *pz, const uint8_t x[32]);
 int tl_puzzle_sign(tl_puzzle *pz, const uint8_t sign_sk[64]);
 /* Key files (signer.c): "# TITLE", "# public key: HEX(pub)", HEX(secret);
  * atomic, mode 0600, no clobber unless force.  load: the first line that is

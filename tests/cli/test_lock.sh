@@ -159,10 +159,10 @@ check "truncated solve: one line" one_line
 expect_rc 1 "oversized" "$R" verify big.json
 check "oversized: one line" one_line
 check "oversized: says so" grep -q 'larger than' "$TMP/.err"
-sed 's/"rxlock_puzzle": 1/"rxlock_puzzle": 2/' p1.json > v2.json
+sed 's/"rxlock_puzzle": [0-9]*/"rxlock_puzzle": 3/' p1.json > v2.json
 expect_rc 1 "wrong version" "$R" verify v2.json
 check "wrong version: one line" one_line
-check "wrong version: says so" grep -q 'unsupported puzzle version 2' "$TMP/.err"
+check "wrong version: says so" grep -q 'unsupported puzzle version 3' "$TMP/.err"
 sed 's/"steps": 2000/"steps": 2001/' p1.json > th.json
 expect_rc 1 "tampered header" "$R" verify th.json
 check "tampered header: one line" one_line
