@@ -106,11 +106,12 @@ int cmd_lock_file(int argc, char **argv) {
         const tl_params *p = &a.lo.p;
         char eng[64];
         cli_engine_text(&a.lo.engine, eng, sizeof eng);
-        fprintf(stderr, "rxlock: wrote %s (%u x %llu %s hashes = %.0f, %s; %s epoch recipient %.24s%s)\n",
+        /* the 1,959-character age1pq1 recipient is abbreviated; inspect shows it */
+        fprintf(stderr, "rxlock: wrote %s (%u x %llu %s hashes = %.0f, %s; %sepoch recipient %.*s%s)\n",
                 a.to_stdout ? "the container to standard output" : a.out, p->groups,
                 (unsigned long long)p->steps, tl_work_name(p->work),
-                (double)p->groups * (double)p->steps, eng, p->pq ? "post-quantum" : "X25519", rcp,
-                strlen(rcp) > 24 ? "..." : "");
+                (double)p->groups * (double)p->steps, eng, p->pq ? "post-quantum " : "",
+                p->pq ? 24 : (int)strlen(rcp), rcp, p->pq ? "..." : "");
     }
     free(json);
     return ret;
