@@ -4,6 +4,7 @@
 #   check          unit, vector, differential and CLI tests (light mode)
 #   check-full     full-mode (2 GiB dataset) vector tests
 #   check-sanitize ASan+UBSan build of the C tests (quick mode; no CLI tests)
+#   check-mlkem-1m the 1,000,000-test accumulated ML-KEM-768 hash (slow)
 #   demo           lock a small secret, solve it, open it
 #   bench          build the benchmarks in bench/
 #   fuzz-build     build the libFuzzer targets in fuzz/ (clang) into build-fuzz/fuzz/
@@ -39,7 +40,7 @@ LDFLAGS   += $(HARDEN_LDFLAGS) $(EXTRA_LDFLAGS)
 LIBS      := $(PKG_LIBS) -lpthread -lm
 TEST_LIBS := $(LIBS) -lcrypto -lrandomx -lstdc++
 
-LIB_SRC   := $(sort $(wildcard src/rx/*.c src/sha3/*.c src/age/*.c src/lock/*.c src/util/*.c))
+LIB_SRC   := $(sort $(wildcard src/rx/*.c src/sha3/*.c src/pq/*.c src/age/*.c src/lock/*.c src/util/*.c))
 CLI_SRC   := $(sort $(wildcard src/cli/*.c))
 # tests/test_api_age.c is built as a library user would build it (below).
 API_TEST  := tests/test_api_age.c
@@ -62,7 +63,7 @@ BENCH_BIN := $(BENCH_SRC:bench/%.c=$(BUILD)/bench/%)
 PROGRESS_OBJ := $(BUILD)/obj/src/cli/progress.o
 BENCH_HOBJ := $(BENCH_HELPERS:%.c=$(BUILD)/obj/%.o)
 
-.PHONY: all deps check check-full check-sanitize demo bench fuzz fuzz-build fuzz-targets install clean tests lint-man static image
+.PHONY: all deps check check-full check-mlkem-1m check-sanitize demo bench fuzz fuzz-build fuzz-targets install clean tests lint-man static image
 all: $(BUILD)/librxlock.a $(BUILD)/librxlock.so $(BUILD)/rxlock
 
 $(BUILD)/obj/%.o: %.c
@@ -137,6 +138,9 @@ check: deps
 check-full: deps
 	@$(MAKE) --no-print-directory tests
 	@BUILD=$(BUILD) RXLOCK_TEST_FULL=1 sh tests/run.sh full
+
+check-mlkem-1m: $(BUILD)/tests/test_pq_mlkem
+	@RXLOCK_MLKEM_1M=1 $(BUILD)/tests/test_pq_mlkem
 
 # ASan+UBSan: separate build tree, the C tests in quick mode.  It does not
 # run the CLI tests (tests/cli/*.sh run the build/ binaries; make check

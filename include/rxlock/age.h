@@ -78,6 +78,38 @@ int tl_age_decrypt_fd(int in_fd, int out_fd, const uint8_t (*sks)[32], size_t ns
  * 0, or the TL_AGE_E* code decrypting would give (TL_AGE_ETRUNC for a
  * length no age file has). */
 int tl_age_check_fd(int in_fd);
+/* ---- post-quantum hybrid recipients: mlkem768x25519 (issue 21) -----------
+ * The age spec's hybrid recipient (C2SP age.md): HPKE base mode (RFC 9180)
+ * with the X-Wing KEM MLKEM768-X25519, HKDF-SHA256 and ChaCha20-Poly1305.
+ * An identity is a 32-byte seed ("AGE-SECRET-KEY-PQ-1...", fits
+ * TL_AGE_IDENTITY_MAX); SHAKE256(seed, 96) gives the ML-KEM-768 seed d ‖ z
+ * and the X25519 scalar.  A recipient is ek (1,184 bytes) ‖ X25519 public
+ * (32), "age1pq1..." in Bech32 without the 90-character limit.  A file is
+ * for post-quantum recipients only or classic ones only (as age does). */
+#define TL_AGE_PQ_RECIPIENT_BYTES 1216
+#define TL_AGE_PQ_RECIPIENT_MAX   1984   /* "age1pq1..." is 1,959 characters; incl. NUL */
+
+/* The recipient of identity seed. */
+int tl_age_pq_public_key(const uint8_t seed[32], uint8_t rcp[TL_AGE_PQ_RECIPIENT_BYTES]);
+int tl_age_pq_recipient_encode(const uint8_t rcp[TL_AGE_PQ_RECIPIENT_BYTES],
+                               char out[TL_AGE_PQ_RECIPIENT_MAX]);
+/* Lowercase "age1pq1..." of exactly 1,216 bytes whose ML-KEM part passes the
+ * FIPS 203 modulus check, else TL_AGE_EKEY. */
+int tl_age_pq_recipient_decode(const char *s, uint8_t rcp[TL_AGE_PQ_RECIPIENT_BYTES]);
+int tl_age_pq_identity_encode(const uint8_t seed[32], char out[TL_AGE_IDENTITY_MAX]);
+int tl_age_pq_identity_decode(const char *s, uint8_t seed[32]);
+/* Identity file as tl_age_identity_file_write, for a post-quantum seed. */
+int tl_age_pq_identity_file_write(const char *path, const uint8_t seed[32], const char *comment, int force);
+/* tl_age_identity_file_read for either kind: *pq = 1 when the identity is
+ * post-quantum (key = its seed), 0 when X25519 (key = its scalar). */
+int tl_age_identity_file_read_any(const char *path, uint8_t key[32], int *pq);
+/* Encrypt to 1..TL_AGE_MAX_RECIPIENTS post-quantum recipients. */
+int tl_age_pq_encrypt_fd(int in_fd, int out_fd, const uint8_t (*rcps)[TL_AGE_PQ_RECIPIENT_BYTES],
+                         size_t n, int armor);
+/* Decrypt with X25519 identities sks and post-quantum identity seeds (either
+ * list may be empty, not both; NULL when empty). */
+int tl_age_decrypt_fd_any(int in_fd, int out_fd, const uint8_t (*sks)[32], size_t nsk,
+                          const uint8_t (*seeds)[32], size_t nseed);
 
 #pragma GCC visibility pop
 #ifdef __cplusplus

@@ -58,8 +58,11 @@ const char *tl_strerror(int err);
 #define TL_MAX_STEPS         (1ull << 40)
 #define TL_MAX_TOTAL         (1ull << 48)
 #define TL_MAX_PUZZLE_BYTES  (1u << 20)
-#define TL_PUZZLE_VERSION    2   /* written; versions 1 .. 2 are read */
+#define TL_PUZZLE_VERSION    2   /* written; version 1 puzzles are still read */
 #define TL_PUZZLE_VERSION_MIN 1
+/* issue 21: a post-quantum epoch's commitment, the age mlkem768x25519
+ * recipient (= TL_AGE_PQ_RECIPIENT_BYTES, include/rxlock/age.h). */
+#define TL_EPOCH_PQ_BYTES    1216
 
 typedef enum {
     TL_WORK_RANDOMX_V2 = 1,
@@ -163,6 +166,9 @@ typedef struct {
     uint64_t setup_ms;            /* work-function setup (cache/dataset build) on the
                                      rate's machine, ms; part of the promise */
     const uint8_t *sign_sk;       /* Ed25519 secret key (64 bytes, libsodium layout) or NULL */
+    /* issue 21: 1 = post-quantum epoch: x is an age mlkem768x25519 identity
+     * seed and the puzzle commits to its age1pq1 recipient (version 2). */
+    int      pq;
 } tl_params;
 
 typedef struct {
@@ -310,6 +316,10 @@ typedef struct tl_puzzle {
                                      0 (not recorded)                       */
     uint32_t verify_segments;     /* segments in all groups                 */
     uint32_t verify_checked;      /* segments recomputed and matched        */
+    /* issue 21 (version 2): a post-quantum epoch commits to the hybrid age
+     * recipient of x; epoch_pk is then that recipient's X25519 part. */
+    int      pq_epoch;
+    uint8_t  pq_recipient[TL_EPOCH_PQ_BYTES];
 } tl_puzzle;
 
 /* Parse puzzle JSON (len ≤ TL_MAX_PUZZLE_BYTES).  Checks syntax, field set,

@@ -1,5 +1,6 @@
 /* include/rxlock/sha3.h — SHA3-256 (FIPS 202) and the fused sequential chain
- * x_{i+1} = SHA3-256(x_i) over 32-byte states (prefix sha3_). */
+ * x_{i+1} = SHA3-256(x_i) over 32-byte states (prefix sha3_); SHA3-512 and
+ * the SHAKE128 / SHAKE256 XOFs (src/sha3/shake.c, issue 21). */
 #ifndef RXLOCK_SHA3_H
 #define RXLOCK_SHA3_H
 #include <stddef.h>
@@ -37,6 +38,27 @@ void sha3_chain_ctr_multi(size_t n, const uint8_t (*prefix)[60], const uint64_t 
  * this CPU runs it) and how many chains it advances at once. */
 const char *sha3_multi_backend(void);
 unsigned sha3_multi_lanes(void);
+/* ---- SHA3-512 and the XOFs (src/sha3/shake.c) --------------------------- */
+/* out <- SHA3-512(in) / SHA3-512(a ‖ b).  NULL allowed with length 0. */
+void sha3_512(uint8_t out[64], const void *in, size_t len);
+void sha3_512_2(uint8_t out[64], const void *a, size_t alen, const void *b, size_t blen);
+/* out[0..outlen) <- SHAKE128 / SHAKE256(in), any output length. */
+void sha3_shake128(uint8_t *out, size_t outlen, const void *in, size_t len);
+void sha3_shake256(uint8_t *out, size_t outlen, const void *in, size_t len);
+/* Incremental XOF: init, absorb any number of times, then squeeze any
+ * number of times (absorbing after the first squeeze is ignored).  The
+ * state can hold secrets: sha3_xof_wipe it when done. */
+typedef struct {
+    uint64_t s[25];
+    unsigned pos, rate;
+    uint8_t domain, squeezing;
+    const void *impl;
+} sha3_xof;
+void sha3_shake128_init(sha3_xof *c);
+void sha3_shake256_init(sha3_xof *c);
+void sha3_xof_absorb(sha3_xof *c, const void *in, size_t len);
+void sha3_xof_squeeze(sha3_xof *c, void *out, size_t len);
+void sha3_xof_wipe(sha3_xof *c);
 
 #pragma GCC visibility pop
 #ifdef __cplusplus

@@ -10,8 +10,8 @@ int tl_age_check_fd(int in_fd) {
     uint8_t buf[4096], none[16];
     if (!in) return TL_AGE_ENOMEM;
     tl_age_in_init(in, in_fd);
-    /* no identity: a well-formed X25519 header ends in "no match" */
-    int rc = tl_age_header_read(in, NULL, 0, none);
+    /* no identity: a well-formed header (X25519 or mlkem768x25519 stanzas) ends in "no match" */
+    int rc = tl_age_header_read(in, NULL, 0, NULL, 0, none);
     if (rc == TL_AGE_ENOMATCH) rc = 0;
     uint64_t n = 0;
     for (ssize_t k; rc == 0 && (k = tl_age_in_read(in, buf, sizeof buf)) != 0; n += (uint64_t)k)

@@ -1,7 +1,9 @@
 /* src/age/age_format.c — the age v1 header: version line, X25519 recipient
- * stanzas (wrap/unwrap of the 16-byte file key) and the header MAC. */
+ * stanzas (wrap/unwrap of the 16-byte file key), the mlkem768x25519
+ * stanza's syntax (its cryptography is age_pq.c) and the header MAC. */
 #include "age/age_internal.h"
 #include <sodium.h>
+#include <stdlib.h>
 #include <string.h>
 
 #define VERSION_LINE "age-encryption.org/v1"
@@ -32,16 +34,25 @@ static int tput(tbuf *t, const char *s, size_t n) {
     return 0;
 }
 
+/* Bytes of header text for npk X25519 and npq mlkem768x25519 stanzas:
+ * ~110 per X25519 stanza, ~1,560 per post-quantum one, the version and
+ * MAC lines. */
+#define X25519_STANZA_MAX 128
+#define PQ_STANZA_MAX     (32 + TL_AGE_PQ_ENC_B64 + B64_32)
+#define HEADER_FIXED_MAX  128
+
 int tl_age_header_write(tl_age_out *o, const uint8_t file_key[16],
-                        const uint8_t (*pks)[32], size_t npk) {
-    /* One stanza is ~110 bytes; 64 recipients fit in 8 KiB. */
-    static const size_t cap = 8192;
-    char text[8192];
-    tbuf t = {text, 0, cap};
+                        const uint8_t (*pks)[32], size_t npk,
+                        const uint8_t (*pqs)[TL_AGE_PQ_RECIPIENT_BYTES], size_t npq) {
     uint8_t eph[32], share[32], shared[32], key[32], body[32], mac[32];
-    char b64[64];
+    char b64[TL_AGE_PQ_ENC_B64 + 1];
     int rc = TL_AGE_ECRYPTO;
-    if (npk < 1 || npk > TL_AGE_MAX_RECIPIENTS) return TL_AGE_EINVAL;
+    if (npk + npq < 1 || npk > TL_AGE_MAX_RECIPIENTS || npq > TL_AGE_MAX_RECIPIENTS ||
+        (npk && !pks) || (npq && !pqs)) return TL_AGE_EINVAL;
+    const size_t cap = HEADER_FIXED_MAX + npk * X25519_STANZA_MAX + npq * PQ_STANZA_MAX;
+    char *text = malloc(cap);
+    if (!text) return TL_AGE_ENOMEM;
+    tbuf t = {text, 0, cap};
     if (tput(&t, VERSION_LINE "\n", strlen(VERSION_LINE) + 1)) goto out;
     for (size_t i = 0; i < npk; i++) {
         randombytes_buf(eph, sizeof eph);
@@ -54,6 +65,17 @@ int tl_age_header_write(tl_age_out *o, const uint8_t file_key[16],
         if (tput(&t, "-> X25519 ", 10)) goto out;
         sodium_bin2base64(b64, sizeof b64, share, 32, sodium_base64_VARIANT_ORIGINAL_NO_PADDING);
         if (tput(&t, b64, B64_32) || tput(&t, "\n", 1)) goto out;
+        sodium_bin2base64(b64, sizeof b64, body, 32, sodium_base64_VARIANT_ORIGINAL_NO_PADDING);
+        if (tput(&t, b64, B64_32) || tput(&t, "\n", 1)) goto out;
+    }
+    /* issue 21: one mlkem768x25519 stanza per post-quantum recipient. */
+    for (size_t i = 0; i < npq; i++) {
+        uint8_t enc[TL_AGE_PQ_ENC_BYTES];
+        int r = tl_age_pq_wrap(pqs[i], file_key, enc, body);
+        if (r != 0) { rc = r; goto out; }
+        if (tput(&t, "-> " TL_AGE_PQ_STANZA " ", 4 + strlen(TL_AGE_PQ_STANZA))) goto out;
+        sodium_bin2base64(b64, sizeof b64, enc, sizeof enc, sodium_base64_VARIANT_ORIGINAL_NO_PADDING);
+        if (tput(&t, b64, TL_AGE_PQ_ENC_B64) || tput(&t, "\n", 1)) goto out;
         sodium_bin2base64(b64, sizeof b64, body, 32, sodium_base64_VARIANT_ORIGINAL_NO_PADDING);
         if (tput(&t, b64, B64_32) || tput(&t, "\n", 1)) goto out;
     }
@@ -70,6 +92,7 @@ int tl_age_header_write(tl_age_out *o, const uint8_t file_key[16],
     if (tput(&t, " ", 1) || tput(&t, b64, B64_32) || tput(&t, "\n", 1)) goto out;
     rc = tl_age_out_write(o, text, t.len);
 out:
+    free(text);
     sodium_memzero(eph, sizeof eph);
     sodium_memzero(shared, sizeof shared);
     sodium_memzero(key, sizeof key);
@@ -113,7 +136,7 @@ static int x25519_open(char **argv, int argc, const char *body, size_t blen,
     if (argc != 2 || tl_age_b64_decode(argv[1], strlen(argv[1]), share, 32) != 0)
         return TL_AGE_EHEADER;
     if (tl_age_b64_decode(body, blen, ct, 32) != 0) return TL_AGE_EHEADER;
-    for (size_t i = 0; i < nsk && rc == 0; i++) {
+    for (size_t i = 0; sks && i < nsk && rc == 0; i++) {
         if (crypto_scalarmult(shared, sks[i], share) != 0) { rc = TL_AGE_ECRYPTO; break; }  /* all-zero secret */
         if (crypto_scalarmult_base(pk, sks[i]) != 0 || wrap_key(key, shared, share, pk) != 0) {
             rc = TL_AGE_ECRYPTO; break;
@@ -128,7 +151,7 @@ static int x25519_open(char **argv, int argc, const char *body, size_t blen,
 }
 
 int tl_age_header_read(tl_age_in *in, const uint8_t (*sks)[32], size_t nsk,
-                       uint8_t file_key[16]) {
+                       const uint8_t (*seeds)[32], size_t nseed, uint8_t file_key[16]) {
     char *text = sodium_malloc(TL_AGE_HEADER_MAX);   /* header as read, for the MAC */
     char line[TL_AGE_LINE_MAX], body[TL_AGE_LINE_MAX];
     size_t tlen = 0, len = 0;
@@ -183,6 +206,21 @@ int tl_age_header_read(tl_age_in *in, const uint8_t (*sks)[32], size_t nsk,
                 uint8_t tmp[32];   /* still validate the encoding */
                 if (argc != 2 || tl_age_b64_decode(argv[1], strlen(argv[1]), tmp, 32) != 0 ||
                     tl_age_b64_decode(body, bl, tmp, 32) != 0) { rc = TL_AGE_EHEADER; goto out; }
+            }
+        }
+        /* issue 21: the hybrid post-quantum stanza, exactly two arguments
+         * (the stanza name, canonical base64 of the 1,120-byte enc) and a
+         * 32-byte body; anything else is a header failure, whether or not
+         * a post-quantum identity was given. */
+        if (strcmp(argv[0], TL_AGE_PQ_STANZA) == 0) {
+            uint8_t enc[TL_AGE_PQ_ENC_BYTES], pbody[32];
+            if (argc != 2 || blen != B64_32 ||
+                tl_age_b64_decode(argv[1], strlen(argv[1]), enc, sizeof enc) != 0 ||
+                tl_age_b64_decode(body, bl, pbody, 32) != 0) { rc = TL_AGE_EHEADER; goto out; }
+            if (!found && nseed) {
+                int r = tl_age_pq_unwrap(enc, pbody, seeds, nseed, file_key);
+                if (r < 0) { rc = r; goto out; }
+                if (r == 1) found = 1;
             }
         }
         rc = tl_age_in_line(in, line, sizeof line, &len);

@@ -13,6 +13,11 @@ int tl_hkdf_sha256(uint8_t *out, size_t outlen,
                    const uint8_t *salt, size_t saltlen,
                    const uint8_t *ikm, size_t ikmlen,
                    const uint8_t *info, size_t infolen);
+/* Its two halves: prk <- HMAC(salt, ikm); out <- T(1) ‖ T(2) ‖ ... */
+int tl_hkdf_sha256_extract(uint8_t prk[32], const uint8_t *salt, size_t saltlen,
+                           const uint8_t *ikm, size_t ikmlen);
+int tl_hkdf_sha256_expand(uint8_t *out, size_t outlen, const uint8_t prk[32],
+                          const uint8_t *info, size_t infolen);
 
 #ifdef RXLOCK_TESTING
 /* Test hook (test build only): when set, every read the age input and the
@@ -79,7 +84,26 @@ int     tl_age_b64_decode(const char *s, size_t slen, uint8_t *out, size_t want)
  * file_key.  Parse: read the header from in, find a stanza that one of the
  * identities opens, verify the MAC, output the file key. */
 int     tl_age_header_write(tl_age_out *o, const uint8_t file_key[16],
-                            const uint8_t (*pks)[32], size_t npk);
+                            const uint8_t (*pks)[32], size_t npk,
+                            const uint8_t (*pqs)[TL_AGE_PQ_RECIPIENT_BYTES], size_t npq);
 int     tl_age_header_read(tl_age_in *in, const uint8_t (*sks)[32], size_t nsk,
-                           uint8_t file_key[16]);
+                           const uint8_t (*seeds)[32], size_t nseed, uint8_t file_key[16]);
+
+/* Write an identity file for recipient string rec and identity string id
+ * (age_keys.c; both key kinds). */
+int tl_age_identity_file_emit(const char *path, const char *rec, const char *id,
+                              const char *comment, int force);
+
+/* ---- issue 21: the mlkem768x25519 stanza (age_pq.c) ----------------------- */
+#define TL_AGE_PQ_STANZA    "mlkem768x25519"
+#define TL_AGE_PQ_ENC_BYTES 1120u           /* ML-KEM ct (1088) ‖ X25519 share (32) */
+#define TL_AGE_PQ_ENC_B64   1494u           /* its unpadded base64 length             */
+/* Wrap file_key to one recipient: enc and the 32-byte body.  0 / TL_AGE_E*. */
+int tl_age_pq_wrap(const uint8_t rcp[TL_AGE_PQ_RECIPIENT_BYTES], const uint8_t file_key[16],
+                   uint8_t enc[TL_AGE_PQ_ENC_BYTES], uint8_t body[32]);
+/* Try each identity seed on a decoded stanza: 1 = opened (file_key set),
+ * 0 = not for these identities, TL_AGE_EHEADER for an all-zero X25519
+ * share, other TL_AGE_E* on failure. */
+int tl_age_pq_unwrap(const uint8_t enc[TL_AGE_PQ_ENC_BYTES], const uint8_t body[32],
+                     const uint8_t (*seeds)[32], size_t nseed, uint8_t file_key[16]);
 #endif

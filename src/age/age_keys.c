@@ -1,6 +1,7 @@
 /* src/age/age_keys.c — age X25519 recipients ("age1...") and identities
  * ("AGE-SECRET-KEY-1..."), and age identity files. */
 #include "rxlock/age.h"
+#include "age/age_internal.h"
 #include "age/bech32.h"
 #include "util/util.h"
 #include <errno.h>
@@ -59,38 +60,55 @@ out:
     return rc;
 }
 
-int tl_age_identity_file_write(const char *path, const uint8_t sk[32], const char *comment, int force) {
-    uint8_t pk[32];
-    char rec[TL_AGE_RECIPIENT_MAX], id[TL_AGE_IDENTITY_MAX], when[32];
-    char text[512];
-    int rc = TL_AGE_EINVAL, n;
+/* The identity file text for an encoded recipient rec and identity id. */
+int tl_age_identity_file_emit(const char *path, const char *rec, const char *id,
+                              const char *comment, int force) {
+    char when[32];
     time_t now = time(NULL);
     struct tm tmv;
-    if (!path || !sk || (comment && (strlen(comment) > 256 || strpbrk(comment, "\r\n")))) {
+    int rc = TL_AGE_EINVAL, n;
+    if (comment && (strlen(comment) > 256 || strpbrk(comment, "\r\n"))) {
         errno = EINVAL;
         return TL_AGE_EINVAL;
     }
     if (now == (time_t)-1 || !gmtime_r(&now, &tmv) ||
         strftime(when, sizeof when, "%Y-%m-%dT%H:%M:%SZ", &tmv) == 0) return TL_AGE_EIO;
-    if (tl_age_public_key(sk, pk) != 0 || tl_age_recipient_encode(pk, rec) != 0 ||
-        tl_age_identity_encode(sk, id) != 0) goto out;
-    n = snprintf(text, sizeof text, "# created: %s\n# public key: %s\n%s%s%s%s\n",
+    size_t cap = 64 + strlen(rec) + strlen(id) + (comment ? strlen(comment) : 0) + 8;
+    char *text = sodium_malloc(cap);
+    if (!text) return TL_AGE_ENOMEM;
+    n = snprintf(text, cap, "# created: %s\n# public key: %s\n%s%s%s%s\n",
                  when, rec, comment ? "# " : "", comment ? comment : "", comment ? "\n" : "", id);
-    if (n < 0 || (size_t)n >= sizeof text) { errno = EINVAL; goto out; }
-    rc = util_write_file_atomic(path, text, (size_t)n, force, 0600) == 0 ? 0 : TL_AGE_EIO;
-out:;
+    if (n < 0 || (size_t)n >= cap) errno = EINVAL;
+    else rc = util_write_file_atomic(path, text, (size_t)n, force, 0600) == 0 ? 0 : TL_AGE_EIO;
     int e = errno;
-    sodium_memzero(id, sizeof id);
-    sodium_memzero(text, sizeof text);
+    sodium_free(text);          /* wipes */
     errno = e;
     return rc;
 }
 
-int tl_age_identity_file_read(const char *path, uint8_t sk[32]) {
+int tl_age_identity_file_write(const char *path, const uint8_t sk[32], const char *comment, int force) {
+    uint8_t pk[32];
+    char rec[TL_AGE_RECIPIENT_MAX], id[TL_AGE_IDENTITY_MAX];
+    int rc = TL_AGE_EINVAL;
+    if (!path || !sk) {
+        errno = EINVAL;
+        return TL_AGE_EINVAL;
+    }
+    if (tl_age_public_key(sk, pk) != 0 || tl_age_recipient_encode(pk, rec) != 0 ||
+        tl_age_identity_encode(sk, id) != 0) goto out;
+    rc = tl_age_identity_file_emit(path, rec, id, comment, force);
+out:;
+    int e = errno;
+    sodium_memzero(id, sizeof id);
+    errno = e;
+    return rc;
+}
+
+int tl_age_identity_file_read_any(const char *path, uint8_t sk[32], int *pq) {
     uint8_t *data = NULL;
     size_t len = 0;
     int rc = TL_AGE_EKEY;
-    if (!path || !sk) { errno = EINVAL; return TL_AGE_EINVAL; }
+    if (!path || !sk || !pq) { errno = EINVAL; return TL_AGE_EINVAL; }
     if (util_read_file(path, IDENTITY_FILE_MAX, &data, &len) != 0) return TL_AGE_EIO;
     char *p = (char *)data, *end = (char *)data + len;
     while (p < end) {
@@ -104,7 +122,8 @@ int tl_age_identity_file_read(const char *path, uint8_t sk[32]) {
         char line[TL_AGE_IDENTITY_MAX];
         memcpy(line, p, ll);
         line[ll] = 0;
-        rc = tl_age_identity_decode(line, sk);
+        *pq = strncmp(line, "AGE-SECRET-KEY-PQ-1", 19) == 0;   /* issue 21 */
+        rc = *pq ? tl_age_pq_identity_decode(line, sk) : tl_age_identity_decode(line, sk);
         sodium_memzero(line, sizeof line);
         if (rc != 0) errno = EINVAL;
         break;
@@ -112,5 +131,16 @@ int tl_age_identity_file_read(const char *path, uint8_t sk[32]) {
     if (rc != 0 && errno == 0) errno = EINVAL;
     sodium_memzero(data, len);
     free(data);
+    return rc;
+}
+
+int tl_age_identity_file_read(const char *path, uint8_t sk[32]) {
+    int pq = 0;
+    int rc = tl_age_identity_file_read_any(path, sk, &pq);
+    if (rc == 0 && pq) {
+        sodium_memzero(sk, 32);
+        errno = EINVAL;
+        rc = TL_AGE_EKEY;
+    }
     return rc;
 }

@@ -31,12 +31,15 @@ static ssize_t read_full(int fd, uint8_t *p, size_t n) {
     return (ssize_t)got;
 }
 
-int tl_age_encrypt_fd(int in_fd, int out_fd, const uint8_t (*pks)[32], size_t npk, int armor) {
+/* Recipients of one kind only: classic X25519 (pks) or post-quantum (pqs). */
+static int encrypt_fd(int in_fd, int out_fd, const uint8_t (*pks)[32], size_t npk,
+                      const uint8_t (*pqs)[TL_AGE_PQ_RECIPIENT_BYTES], size_t npq, int armor) {
     uint8_t file_key[16], nonce[16], key[32], cn[12];
     uint8_t *pt = NULL, *ct = NULL;
     tl_age_out o;
     int rc;
-    if (npk < 1 || npk > TL_AGE_MAX_RECIPIENTS) return TL_AGE_EINVAL;
+    if ((npk ? 1 : 0) + (npq ? 1 : 0) != 1 || npk > TL_AGE_MAX_RECIPIENTS || npq > TL_AGE_MAX_RECIPIENTS)
+        return TL_AGE_EINVAL;
     if (sodium_init() < 0) return TL_AGE_ECRYPTO;
     pt = malloc(TL_AGE_CHUNK + 1);
     ct = malloc(TL_AGE_CHUNK + TL_AGE_TAG);
@@ -44,7 +47,7 @@ int tl_age_encrypt_fd(int in_fd, int out_fd, const uint8_t (*pks)[32], size_t np
     randombytes_buf(file_key, sizeof file_key);
     randombytes_buf(nonce, sizeof nonce);
     if ((rc = tl_age_out_init(&o, out_fd, armor)) != 0) goto out;
-    if ((rc = tl_age_header_write(&o, file_key, pks, npk)) != 0) goto out;
+    if ((rc = tl_age_header_write(&o, file_key, pks, npk, pqs, npq)) != 0) goto out;
     if ((rc = tl_age_out_write(&o, nonce, sizeof nonce)) != 0) goto out;
     if (payload_key(key, file_key, nonce) != 0) { rc = TL_AGE_ECRYPTO; goto out; }
     /* Read one byte past the chunk to know whether this chunk is the last. */
@@ -73,24 +76,43 @@ out:
     return rc;
 }
 
+int tl_age_encrypt_fd(int in_fd, int out_fd, const uint8_t (*pks)[32], size_t npk, int armor) {
+    if (npk < 1) return TL_AGE_EINVAL;
+    return encrypt_fd(in_fd, out_fd, pks, npk, NULL, 0, armor);
+}
+
+/* issue 21: post-quantum (mlkem768x25519) recipients. */
+int tl_age_pq_encrypt_fd(int in_fd, int out_fd, const uint8_t (*rcps)[TL_AGE_PQ_RECIPIENT_BYTES],
+                         size_t n, int armor) {
+    if (n < 1) return TL_AGE_EINVAL;
+    return encrypt_fd(in_fd, out_fd, NULL, 0, rcps, n, armor);
+}
+
 /* Read n bytes or to the end of the age stream. */
 static ssize_t in_full(tl_age_in *in, uint8_t *p, size_t n) {
     return tl_age_in_read(in, p, n);
 }
 
 int tl_age_decrypt_fd(int in_fd, int out_fd, const uint8_t (*sks)[32], size_t nsk) {
+    if (nsk < 1) return TL_AGE_EINVAL;
+    return tl_age_decrypt_fd_any(in_fd, out_fd, sks, nsk, NULL, 0);
+}
+
+int tl_age_decrypt_fd_any(int in_fd, int out_fd, const uint8_t (*sks)[32], size_t nsk,
+                          const uint8_t (*seeds)[32], size_t nseed) {
     uint8_t file_key[16], nonce[16], key[32], cn[12];
     uint8_t *ct = NULL, *pt = NULL;
     tl_age_in *in = NULL;
     int rc;
-    if (nsk < 1 || nsk > TL_AGE_MAX_IDENTITIES) return TL_AGE_EINVAL;
+    if (nsk + nseed < 1 || nsk > TL_AGE_MAX_IDENTITIES || nseed > TL_AGE_MAX_IDENTITIES ||
+        (nsk && !sks) || (nseed && !seeds)) return TL_AGE_EINVAL;
     if (sodium_init() < 0) return TL_AGE_ECRYPTO;
     in = malloc(sizeof *in);
     ct = malloc(TL_AGE_CHUNK + TL_AGE_TAG + 1);
     pt = malloc(TL_AGE_CHUNK);
     if (!in || !ct || !pt) { rc = TL_AGE_ENOMEM; goto out; }
     tl_age_in_init(in, in_fd);
-    if ((rc = tl_age_header_read(in, sks, nsk, file_key)) != 0) goto out;
+    if ((rc = tl_age_header_read(in, sks, nsk, seeds, nseed, file_key)) != 0) goto out;
     ssize_t k = in_full(in, nonce, sizeof nonce);
     if (k < 0) { rc = (int)k; goto out; }
     if ((size_t)k != sizeof nonce) { rc = TL_AGE_ETRUNC; goto out; }

@@ -27,10 +27,10 @@ static uint32_t hrp_state(const char *hrp, size_t hl) {
     return chk;
 }
 
-int tl_bech32_encode5(char *out, size_t outcap, const char *hrp,
-                      const uint8_t *d5, size_t n) {
+static int enc5(char *out, size_t outcap, const char *hrp,
+                const uint8_t *d5, size_t n, size_t maxlen) {
     size_t hl = strlen(hrp);
-    if (hl < 1 || hl > 83 || hl + 1 + n + 6 > TL_BECH32_MAX || outcap < hl + 1 + n + 6 + 1)
+    if (hl < 1 || hl > 83 || hl + 1 + n + 6 > maxlen || outcap < hl + 1 + n + 6 + 1)
         return -1;
     for (size_t i = 0; i < hl; i++) {
         unsigned char c = (unsigned char)hrp[i];
@@ -58,10 +58,15 @@ static int charset_rev(char c) {
     return p ? (int)(p - charset) : -1;
 }
 
-int tl_bech32_decode5(const char *s, char *hrp, size_t hrpcap,
-                      uint8_t *d5, size_t cap, size_t *n) {
-    size_t len = strnlen(s, TL_BECH32_MAX + 1);
-    if (len > TL_BECH32_MAX || len < 8) return -1;
+int tl_bech32_encode5(char *out, size_t outcap, const char *hrp,
+                      const uint8_t *d5, size_t n) {
+    return enc5(out, outcap, hrp, d5, n, TL_BECH32_MAX);
+}
+
+static int dec5(const char *s, char *hrp, size_t hrpcap,
+                uint8_t *d5, size_t cap, size_t *n, size_t maxlen) {
+    size_t len = strnlen(s, maxlen + 1);
+    if (len > maxlen || len < 8) return -1;
     int has_lower = 0, has_upper = 0;
     size_t sep = len;
     for (size_t i = 0; i < len; i++) {
@@ -89,34 +94,39 @@ int tl_bech32_decode5(const char *s, char *hrp, size_t hrpcap,
     return 0;
 }
 
-int tl_bech32_encode(char *out, size_t outcap, const char *hrp,
-                     const uint8_t *data, size_t len) {
-    uint8_t d5[TL_BECH32_MAX];
+int tl_bech32_decode5(const char *s, char *hrp, size_t hrpcap,
+                      uint8_t *d5, size_t cap, size_t *n) {
+    return dec5(s, hrp, hrpcap, d5, cap, n, TL_BECH32_MAX);
+}
+
+static int enc8(char *out, size_t outcap, const char *hrp,
+                const uint8_t *data, size_t len, size_t maxlen) {
+    uint8_t d5[TL_BECH32_LONG_MAX];
     size_t n = 0;
     uint32_t acc = 0;
     unsigned bits = 0;
     int rc = -1;
-    if (len > (TL_BECH32_MAX * 5) / 8) return -1;
+    if (len > (maxlen * 5) / 8) return -1;
     for (size_t i = 0; i < len; i++) {
         acc = ((acc << 8) | data[i]) & 0xfffu;
         bits += 8;
         while (bits >= 5) { bits -= 5; d5[n++] = (uint8_t)((acc >> bits) & 31); }
     }
     if (bits) d5[n++] = (uint8_t)((acc << (5 - bits)) & 31);
-    rc = tl_bech32_encode5(out, outcap, hrp, d5, n);
-    sodium_memzero(d5, sizeof d5);
+    rc = enc5(out, outcap, hrp, d5, n, maxlen);
+    sodium_memzero(d5, n);
     sodium_memzero(&acc, sizeof acc);
     return rc;
 }
 
-int tl_bech32_decode(const char *s, char *hrp, size_t hrpcap,
-                     uint8_t *data, size_t cap, size_t *len) {
-    uint8_t d5[TL_BECH32_MAX];
+static int dec8(const char *s, char *hrp, size_t hrpcap,
+                uint8_t *data, size_t cap, size_t *len, size_t maxlen) {
+    uint8_t d5[TL_BECH32_LONG_MAX];
     size_t n = 0, o = 0;
     uint32_t acc = 0;
     unsigned bits = 0;
     int rc = -1;
-    if (tl_bech32_decode5(s, hrp, hrpcap, d5, sizeof d5, &n) != 0) goto out;
+    if (dec5(s, hrp, hrpcap, d5, maxlen, &n, maxlen) != 0) goto out;
     for (size_t i = 0; i < n; i++) {
         acc = ((acc << 5) | d5[i]) & 0xfffu;
         bits += 5;
@@ -132,7 +142,24 @@ int tl_bech32_decode(const char *s, char *hrp, size_t hrpcap,
     rc = 0;
 out:
     if (rc != 0 && o) sodium_memzero(data, o);
-    sodium_memzero(d5, sizeof d5);
+    sodium_memzero(d5, maxlen);
     sodium_memzero(&acc, sizeof acc);
     return rc;
+}
+
+int tl_bech32_encode(char *out, size_t outcap, const char *hrp,
+                     const uint8_t *data, size_t len) {
+    return enc8(out, outcap, hrp, data, len, TL_BECH32_MAX);
+}
+int tl_bech32_decode(const char *s, char *hrp, size_t hrpcap,
+                     uint8_t *data, size_t cap, size_t *len) {
+    return dec8(s, hrp, hrpcap, data, cap, len, TL_BECH32_MAX);
+}
+int tl_bech32_encode_long(char *out, size_t outcap, const char *hrp,
+                          const uint8_t *data, size_t len) {
+    return enc8(out, outcap, hrp, data, len, TL_BECH32_LONG_MAX);
+}
+int tl_bech32_decode_long(const char *s, char *hrp, size_t hrpcap,
+                          uint8_t *data, size_t cap, size_t *len) {
+    return dec8(s, hrp, hrpcap, data, cap, len, TL_BECH32_LONG_MAX);
 }

@@ -1,12 +1,16 @@
 /* src/age/bech32.h — BIP-173 Bech32 (checksum constant 1) encode/decode,
  * at the 5-bit level (for the BIP-173 vectors) and with 8-bit data (what the
- * age keys use).  Strings are at most 90 characters; mixed case is refused. */
+ * age keys use).  Strings are at most 90 characters (TL_BECH32_LONG_MAX for
+ * the _long forms); mixed case is refused. */
 #ifndef RXLOCK_AGE_BECH32_H
 #define RXLOCK_AGE_BECH32_H
 #include <stddef.h>
 #include <stdint.h>
 
 #define TL_BECH32_MAX 90           /* longest string, without the NUL */
+/* age's post-quantum recipients (age1pq1..., 1,959 characters) are Bech32
+ * without the 90-character limit; the _long functions allow this many. */
+#define TL_BECH32_LONG_MAX 2048
 
 /* Encode hrp (lowercase ASCII 33..126, 1..83 chars) and 5-bit values d5[n]
  * as a lowercase string.  out must hold outcap bytes incl. NUL.  0 / -1. */
@@ -24,4 +28,8 @@ int tl_bech32_encode(char *out, size_t outcap, const char *hrp,
                      const uint8_t *data, size_t len);
 int tl_bech32_decode(const char *s, char *hrp, size_t hrpcap,
                      uint8_t *data, size_t cap, size_t *len);
+int tl_bech32_encode_long(char *out, size_t outcap, const char *hrp,
+                          const uint8_t *data, size_t len);
+int tl_bech32_decode_long(const char *s, char *hrp, size_t hrpcap,
+                          uint8_t *data, size_t cap, size_t *len);
 #endif

@@ -19,6 +19,7 @@ enum { CLI_OK = 0, CLI_FAIL = 1, CLI_USAGE = 2, CLI_VERIFY = 3 };
     X(inspect,       "show a puzzle's parameters and estimated solve time") \
     X(verify,        "check a puzzle's structure and signature without solving") \
     X(keygen_signer, "create an Ed25519 signing key for puzzles") \
+    X(keygen,        "create an age identity (X25519, or post-quantum with --pq)") \
     X(encrypt,       "encrypt to an age recipient (age v1 format)") \
     X(decrypt,       "decrypt an age file with an identity") \
     X(calibrate,     "measure this machine's sequential hash rate") \

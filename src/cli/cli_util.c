@@ -130,21 +130,22 @@ void cli_progress_end(cli_progress *cp, int ok) {
     else util_progress_clear(&cp->bar);
 }
 
-int cli_write_identity(const char *path, const uint8_t x[32], const uint8_t id[16], const char *how, int force) {
+int cli_write_identity(const char *path, const uint8_t x[32], const tl_puzzle *pz, const char *how, int force) {
     char comment[128], idhex[33];
-    util_hex_encode(idhex, id, 16);
-    snprintf(comment, sizeof comment, "rxlock epoch identity for puzzle %s%s", idhex, how);
+    util_hex_encode(idhex, pz->id, 16);
+    snprintf(comment, sizeof comment, "rxlock %sepoch identity for puzzle %s%s", pz->pq_epoch ? "post-quantum " : "",
+             idhex, how);
     if (!strcmp(path, "-")) {   /* standard output */
         char *line = sodium_malloc(TL_AGE_IDENTITY_MAX);
-        uint8_t pk[32];
-        char rcp[TL_AGE_RECIPIENT_MAX];
-        int ok = line && tl_age_identity_encode(x, line) == 0 && tl_age_public_key(x, pk) == 0 &&
-                 tl_age_recipient_encode(pk, rcp) == 0;
+        char rcp[TL_AGE_PQ_RECIPIENT_MAX];
+        int ok = line && (pz->pq_epoch ? tl_age_pq_identity_encode(x, line) : tl_age_identity_encode(x, line)) == 0 &&
+                 cli_epoch_recipient(pz, rcp) == CLI_OK;
         ok = ok && printf("# %s\n# public key: %s\n%s\n", comment, rcp, line) > 0 && fflush(stdout) == 0;
         if (line) sodium_free(line);
         return ok ? CLI_OK : cli_error("stdout: cannot write the identity");
     }
-    if (tl_age_identity_file_write(path, x, comment, force) != 0)
+    if ((pz->pq_epoch ? tl_age_pq_identity_file_write(path, x, comment, force)
+                      : tl_age_identity_file_write(path, x, comment, force)) != 0)
         return cli_error("%s: cannot write the identity: %s", path,
                          errno == EEXIST ? "already exists (use --force to replace it)" : strerror(errno));
     return CLI_OK;
@@ -156,6 +157,12 @@ int cli_write_text(const char *path, const void *text, size_t len, int force, mo
         return CLI_OK;
     }
     return util_write_file_atomic(path, text, len, force, mode) == 0 ? CLI_OK : cli_output_error(path);
+}
+
+int cli_epoch_recipient(const tl_puzzle *pz, char out[TL_AGE_PQ_RECIPIENT_MAX]) {
+    int rc = pz->pq_epoch ? tl_age_pq_recipient_encode(pz->pq_recipient, out)
+                          : tl_age_recipient_encode(pz->epoch_pk, out);
+    return rc ? cli_error("cannot encode the epoch recipient") : CLI_OK;
 }
 
 int cli_parse_u64(const char *s, uint64_t lo, uint64_t hi, uint64_t *out) {

@@ -6,6 +6,7 @@
 #ifndef RXLOCK_CLI_UTIL_H
 #define RXLOCK_CLI_UTIL_H
 #include "rxlock/rxlock.h"
+#include "rxlock/age.h"
 #include "cli/progress.h"
 #include "util/util.h"
 #include <jansson.h>
@@ -50,9 +51,14 @@ void cli_engine_text(const tl_engine_info *e, char *buf, size_t cap);
  * or CLI_FAIL after a message (NULL object, write error). */
 int cli_print_json(json_t *o);
 
-/* Age identity file (mode 0600; "-": standard output) commented with the puzzle id and `how`
- * (may be ""): CLI_OK, or CLI_FAIL after saying why. */
-int cli_write_identity(const char *path, const uint8_t x[32], const uint8_t id[16], const char *how, int force);
+/* Age identity file (mode 0600; "-": standard output) commented with the
+ * puzzle id and `how` (may be ""), of the puzzle's epoch kind (X25519, or
+ * post-quantum for a pq_epoch puzzle, issue 21): CLI_OK, or CLI_FAIL after
+ * saying why. */
+int cli_write_identity(const char *path, const uint8_t x[32], const tl_puzzle *pz, const char *how, int force);
+/* The epoch recipient string: age1... or, for a post-quantum epoch, the
+ * age1pq1... one.  CLI_OK or CLI_FAIL after saying why. */
+int cli_epoch_recipient(const tl_puzzle *pz, char out[TL_AGE_PQ_RECIPIENT_MAX]);
 
 /* A whole output at once: atomically to path (no clobber without force),
  * or to stdout for NULL / "-".  CLI_OK, or CLI_FAIL after a message. */

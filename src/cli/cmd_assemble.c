@@ -87,16 +87,17 @@ int cmd_assemble(int argc, char **argv) {
     tl_puzzle *pz = NULL;
     if (cli_write_text(out, text, len, force, 0644) != CLI_OK) {
         ret = CLI_FAIL;
+    } else if (tl_puzzle_parse(text, len, &pz, NULL, 0) != 0) {
+        ret = cli_error("%s: cannot re-read the puzzle just written", out);
     } else if (keep) {
-        if (tl_puzzle_parse(text, len, &pz, NULL, 0) != 0) ret = cli_error("%s: cannot re-read the puzzle just written", out);
-        else ret = cli_write_identity(keep, x, pz->id, " (kept at assembly)", force);
-        tl_puzzle_free(pz);
+        ret = cli_write_identity(keep, x, pz, " (kept at assembly)", force);
     }
+    static char rcp[TL_AGE_PQ_RECIPIENT_MAX];
+    if (ret == CLI_OK) ret = cli_epoch_recipient(pz, rcp);
+    tl_puzzle_free(pz);
     sodium_memzero(x, sizeof x);
     free(text);
     if (ret) return ret;
-    char rcp[TL_AGE_RECIPIENT_MAX];
-    if (tl_age_recipient_encode(pk, rcp) != 0) return cli_error("cannot encode the recipient");
     fprintf(cli_path_is_std(out) ? stderr : stdout, "%s\n", rcp);
     return CLI_OK;
 }

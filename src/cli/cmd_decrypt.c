@@ -1,5 +1,6 @@
 /* src/cli/cmd_decrypt.c — `rxlock decrypt`: open an age v1 file (binary or
- * armored) with age X25519 identity files, e.g. a solved epoch identity. */
+ * armored) with age identity files, X25519 or post-quantum, e.g. a solved
+ * epoch identity. */
 #include "cli/cli.h"
 #include "cli/cli_paths.h"
 #include "cli/cli_puzzle.h"
@@ -15,8 +16,9 @@
 const char cmd_decrypt_usage[] =
     "usage: rxlock decrypt -i IDENTITY [-i IDENTITY ...] [-o OUT] [--force] [FILE|-]\n"
     "  Decrypt an age v1 file (binary or ASCII-armored; default: stdin).\n"
-    "  -i, --identity F   an age identity file (AGE-SECRET-KEY-1...), e.g. the\n"
-    "                     identity 'rxlock solve' wrote\n"
+    "  -i, --identity F   an age identity file (AGE-SECRET-KEY-1... or the\n"
+    "                     post-quantum AGE-SECRET-KEY-PQ-1...), e.g. the identity\n"
+    "                     'rxlock solve' wrote\n"
     "  -o, --output OUT   write the plaintext to OUT atomically (default or '-':\n"
     "                     stdout); on any error OUT is not created\n"
     "      --force        replace an existing OUT\n"
@@ -29,8 +31,8 @@ int cmd_decrypt(int argc, char **argv) {
         {"output", required_argument, NULL, 'o'},
         {"force", no_argument, NULL, 'F'},
         {NULL, 0, NULL, 0}};
-    uint8_t sks[TL_AGE_MAX_IDENTITIES][32];
-    size_t nsk = 0;
+    uint8_t sks[TL_AGE_MAX_IDENTITIES][32], seeds[TL_AGE_MAX_IDENTITIES][32], key[32];
+    size_t nsk = 0, nseed = 0, nid = 0;
     int force = 0, c, rc = CLI_FAIL;
     const char *out = NULL, *in_path = "-";
     const char *ids[TL_AGE_MAX_IDENTITIES];
@@ -38,30 +40,32 @@ int cmd_decrypt(int argc, char **argv) {
     while ((c = getopt_long(argc, argv, ":i:o:", opts, NULL)) != -1) {
         switch (c) {
         case 'i':
-            if (nsk == TL_AGE_MAX_IDENTITIES) return cli_usage_error(argv[0], "too many identities");
-            ids[nsk++] = optarg;
+            if (nid == TL_AGE_MAX_IDENTITIES) return cli_usage_error(argv[0], "too many identities");
+            ids[nid++] = optarg;
             break;
         case 'o': out = optarg; break;
         case 'F': force = 1; break;
         default: return cli_bad_option(argv[0], optopt, argv[optind - 1]);
         }
     }
-    if (nsk == 0) return cli_usage_error(argv[0], "missing -i IDENTITY");
+    if (nid == 0) return cli_usage_error(argv[0], "missing -i IDENTITY");
     if (argc - optind > 1) return cli_usage_error(argv[0], "too many arguments");
     if (argc - optind == 1) in_path = argv[optind];
     cli_path files[TL_AGE_MAX_IDENTITIES + 2] = { { in_path, "FILE", CLI_PATH_IN }, { out, "-o", CLI_PATH_OUT } };
-    for (size_t i = 0; i < nsk; i++) files[2 + i] = (cli_path){ ids[i], "-i", CLI_PATH_IN };
-    if (cli_paths_check(files, 2 + nsk, force)) return CLI_FAIL;
-    for (size_t i = 0; i < nsk; i++) {
+    for (size_t i = 0; i < nid; i++) files[2 + i] = (cli_path){ ids[i], "-i", CLI_PATH_IN };
+    if (cli_paths_check(files, 2 + nid, force)) return CLI_FAIL;
+    for (size_t i = 0; i < nid; i++) {
         if (strcmp(ids[i], "-") == 0 && strcmp(in_path, "-") == 0) {
             rc = cli_usage_error(argv[0], "the identity and the input cannot both be stdin");
             goto wipe;
         }
-        if (tl_age_identity_file_read(ids[i], sks[i]) != 0) {
-            rc = cli_error("%s: cannot read an age identity (AGE-SECRET-KEY-1...): %s", ids[i],
-                           errno == EINVAL ? "no valid key line" : strerror(errno));
+        int pq = 0;
+        if (tl_age_identity_file_read_any(ids[i], key, &pq) != 0) {
+            rc = cli_error("%s: cannot read an age identity (AGE-SECRET-KEY-1... or AGE-SECRET-KEY-PQ-1...): %s",
+                           ids[i], errno == EINVAL ? "no valid key line" : strerror(errno));
             goto wipe;
         }
+        memcpy(pq ? seeds[nseed++] : sks[nsk++], key, 32);
     }
     cli_io io;
     if ((rc = cli_io_open(&io, in_path, out, force, 0600))) goto wipe;
@@ -72,7 +76,8 @@ int cmd_decrypt(int argc, char **argv) {
         rc = cli_error("%s is not an age file: it is %s", in_path, cli_kind_hint(kind));
         goto wipe;
     }
-    int e = tl_age_decrypt_fd(io.in_fd, io.out_fd, (const uint8_t (*)[32])sks, nsk);
+    int e = tl_age_decrypt_fd_any(io.in_fd, io.out_fd, nsk ? (const uint8_t (*)[32])sks : NULL, nsk,
+                                  nseed ? (const uint8_t (*)[32])seeds : NULL, nseed);
     int saved = errno;
     rc = cli_io_finish(&io, e == 0);
     if (e == TL_AGE_EIO) rc = cli_error("decrypt: %s: %s", tl_age_strerror(e), strerror(saved));
@@ -81,5 +86,7 @@ int cmd_decrypt(int argc, char **argv) {
     if (e == TL_AGE_ENOMATCH) rc = CLI_VERIFY;
 wipe:
     sodium_memzero(sks, sizeof sks);
+    sodium_memzero(seeds, sizeof seeds);
+    sodium_memzero(key, sizeof key);
     return rc;
 }

@@ -38,7 +38,7 @@ const char cmd_inspect_usage[] =
 /* The puzzle's fields as text, and the quick estimate on this machine. */
 typedef struct {
     const char *path, *sig;
-    char idhex[33], keyhex[65], signer[65], hdr[65], rcp[TL_AGE_RECIPIENT_MAX], created[32], eng[64];
+    char idhex[33], keyhex[65], signer[65], hdr[65], rcp[TL_AGE_PQ_RECIPIENT_MAX], created[32], eng[64];
     uint64_t total;
     double assumed, here;
     int json, estimate, est_rc, progress;
@@ -86,7 +86,8 @@ static void describe(const tl_puzzle *pz, view *v) {
     util_hex_encode(v->keyhex, pz->key, 32);
     util_hex_encode(v->hdr, pz->header_digest, 32);
     if (pz->has_signer) util_hex_encode(v->signer, pz->signer, 32); else strcpy(v->signer, "");
-    if (tl_age_recipient_encode(pz->epoch_pk, v->rcp) != 0) strcpy(v->rcp, "?");
+    if ((pz->pq_epoch ? tl_age_pq_recipient_encode(pz->pq_recipient, v->rcp)
+                      : tl_age_recipient_encode(pz->epoch_pk, v->rcp)) != 0) strcpy(v->rcp, "?");
     time_t t = (time_t)pz->created;
     struct tm tm;
     if (!gmtime_r(&t, &tm) || !strftime(v->created, sizeof v->created, "%Y-%m-%dT%H:%M:%SZ", &tm)) strcpy(v->created, "?");
@@ -127,6 +128,7 @@ static int report_json(const tl_puzzle *pz, const view *v) {
     json_object_set_new(o, "puzzle_id", json_string(v->idhex));
     json_object_set_new(o, "key", json_string(v->keyhex));
     json_object_set_new(o, "recipient", json_string(v->rcp));
+    json_object_set_new(o, "epoch_key", json_string(pz->pq_epoch ? "post-quantum" : "classic"));   /* issue 21 */
     json_object_set_new(o, "header_digest", json_string(v->hdr));
     json_object_set_new(o, "created", json_string(v->created));
     json_object_set_new(o, "assumed_rate", json_real(v->assumed));
@@ -179,6 +181,15 @@ static void report_text(const tl_puzzle *pz, const view *v) {
            pz->groups, pz->groups == 1 ? "" : "s", (unsigned long long)pz->steps, (unsigned long long)v->total);
     printf("puzzle id:     %s\n", v->idhex);
     printf("recipient:     %s\n", v->rcp);
+    /* issue 21: what the epoch key kind means */
+    if (pz->pq_epoch)
+        printf("epoch key:     post-quantum (age mlkem768x25519: ML-KEM-768 + X25519); no quantum\n"
+               "               computer opens the records without the work; age >= 1.3 and\n"
+               "               typage read them, age 1.1 does not\n");
+    else
+        printf("epoch key:     classic (age X25519): any age opens the records, but a quantum\n"
+               "               computer could recover the identity from the recipient without\n"
+               "               the work (use --pq for a post-quantum epoch)\n");
     printf("created:       %s\n", v->created);
     if (v->assumed > 0) {
         util_format_rate(r1, sizeof r1, v->assumed);

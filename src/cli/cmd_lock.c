@@ -38,6 +38,8 @@ const char cmd_lock_usage[] =
     "`age -r` or `rxlock encrypt`; `rxlock solve` recovers the identity.\n"
     "Then states the promise on stderr: no sooner than T_min on the fastest\n"
     "known CPU (the floor), about T (hashing + setup) at the assumed rate.\n"
+    "With --pq the epoch key is post-quantum: the recipient is age1pq1...\n"
+    "(mlkem768x25519; age >= 1.3, typage and rxlock open it, age 1.1 does not).\n"
     "\n"
     "  --work W             work function (default randomx-v2)\n"
     "  --groups G           groups (1..4096; with --time default = workers)\n"
@@ -57,6 +59,9 @@ const char cmd_lock_usage[] =
     "                       fit here, else light with a warning)\n"
     "  --workers N          concurrent worker processes (default: usable CPUs)\n"
     "  --sign-key FILE      sign the puzzle header (key from `rxlock keygen-signer`)\n"
+    "  --pq                 post-quantum epoch key (ML-KEM-768 + X25519 age recipient);\n"
+    "                       default for `lock FILE`, not for puzzles\n"
+    "  --classic            X25519 epoch key (default for puzzles)\n"
     "  --keep-epoch-key FILE  also write the epoch identity now ('-': standard output; for a service that encrypts\n"
     "                       during the epoch); otherwise it is wiped\n"
     "  --retries N          re-run a failed worker's group up to N times (default 1)\n"
@@ -83,6 +88,8 @@ const char cmd_lock_usage[] =
     "container to standard output unless -o OUT is given (not to a terminal).\n"
     "Its generation state stays in memory (an interruption loses the work).\n"
     "  -q, --quiet          no progress line, no summary\n"
+    "  The container's epoch key is post-quantum unless --classic is given (only\n"
+    "  rxlock opens a .rxlock file, so no interoperability is lost).\n"
     "exit: 0 ok, 1 failure (nothing written), 2 usage error, 128+N killed by signal N\n";
 
 /* CPU seconds used by finished children (the worker processes). */
@@ -164,6 +171,7 @@ static int parse_args(int argc, char **argv, lock_args *a) {
     if (cli_path_is_std(a->out) && (a->json || (a->keep && cli_path_is_std(a->keep))))
         return cli_usage_error(argv[0], "-o - writes the puzzle to standard output: no --json, no --keep-epoch-key -");
     if ((orc = cli_lock_resolve(&a->lo, argv[0])) != 0) return orc;
+    cli_lock_pq_default(&a->lo, 0);      /* epochs: classic unless --pq (age 1.1 opens them) */
     if (!a->no_resume && !cli_path_is_std(a->out)) {   /* -o -: nothing to resume into */
         if (snprintf(a->state, sizeof a->state, "%s.state", a->out) >= (int)sizeof a->state ||
             snprintf(a->state_puzzle, sizeof a->state_puzzle, "%s/puzzle.json", a->state) >= (int)sizeof a->state_puzzle)
@@ -197,7 +205,7 @@ static int write_outputs(const lock_args *a, const char *text, size_t len, const
     if (a->keep) {
         tl_puzzle *pz = NULL;
         if (tl_puzzle_parse(text, len, &pz, NULL, 0) != 0) return cli_error("generated puzzle does not parse");
-        rc = cli_write_identity(a->keep, x, pz->id, " (kept at generation)", a->force);
+        rc = cli_write_identity(a->keep, x, pz, " (kept at generation)", a->force);
         tl_puzzle_free(pz);
     }
     if (rc == CLI_OK) rc = commit_puzzle(a, text, len);
@@ -269,8 +277,8 @@ int cmd_lock(int argc, char **argv) {
     sodium_memzero(x, sizeof x);
     free(text);
     if (rc) { tl_puzzle_free(pz); return rc; }
-    char rcp[TL_AGE_RECIPIENT_MAX];
-    if (tl_age_recipient_encode(pk, rcp) != 0) { tl_puzzle_free(pz); return cli_error("cannot encode the recipient"); }
+    static char rcp[TL_AGE_PQ_RECIPIENT_MAX];   /* age1... or age1pq1... (issue 21) */
+    if (cli_epoch_recipient(pz, rcp) != CLI_OK) { tl_puzzle_free(pz); return CLI_FAIL; }
     rc = report(&a, rcp, secs, cpu, pz);
     tl_puzzle_free(pz);
     return rc;

@@ -17,14 +17,14 @@ const char cmd_plan_usage[] =
     "usage: rxlock plan [--work randomx-v2|randomx-v1|sha3-256] --groups G\n"
     "                   (--steps S | --time DURATION (--rate H/s | --calibration FILE))\n"
     "                   [--mode light|full] [--batch B] --planner-key FILE --worker-key FILE\n"
-    "                   [job file options] [--force] -o, --output DIR\n"
+    "                   [--pq | --classic] [job file options] [--force] -o, --output DIR\n"
     "\n"
     "Plan a puzzle for generation on a cluster: draws every secret now, as\n"
     "`rxlock lock` does, and writes DIR: plan.json (public), jobs/ (one sealed job\n"
     "file per group), plan.secrets, slurm.sbatch (array job) and k8s-job.yaml\n"
     "(Indexed Job).  Each task runs `rxlock group DIR INDEX`; then, where the\n"
     "planner key is, `rxlock assemble DIR` writes the puzzle.  Prints the epoch\n"
-    "recipient (age1...), usable at once.\n"
+    "recipient (age1..., or age1pq1... with --pq), usable at once.\n"
     "\n"
     "  --work, --groups, --steps, --time, --rate, --calibration   as in `rxlock lock`\n"
     "                       (--groups is required: it is the cluster's width)\n"
@@ -37,6 +37,8 @@ const char cmd_plan_usage[] =
     "  --worker-key FILE    written (0600): opens the job files; give it to the tasks\n"
     "                       (Kubernetes Secret / a file only your jobs read)\n"
     "                       Neither key may be inside DIR.\n"
+    "  --pq                 post-quantum epoch key (ML-KEM-768 + X25519 age recipient)\n"
+    "  --classic            X25519 epoch key (the default)\n"
     "  --force              replace an existing plan in DIR and existing key files\n"
     "  -o, --output DIR     the plan directory (created; the workers' shared storage)\n"
     "Job file options (slurm.sbatch):\n"
@@ -83,6 +85,7 @@ int cmd_plan(int argc, char **argv) {
         {"work", required_argument, 0, 'w'}, {"groups", required_argument, 0, 'g'},
         {"steps", required_argument, 0, 's'}, {"time", required_argument, 0, 't'},
         {"rate", required_argument, 0, 'r'}, {"calibration", required_argument, 0, 'c'},
+        {"pq", no_argument, 0, CLI_OPT_PQ}, {"classic", no_argument, 0, CLI_OPT_CLASSIC},
         {"mode", required_argument, 0, 'm'}, {"batch", required_argument, 0, 'B'},
         {"planner-key", required_argument, 0, 'P'}, {"worker-key", required_argument, 0, 'W'},
         {"force", no_argument, 0, 'f'}, {"output", required_argument, 0, 'o'},
@@ -159,6 +162,7 @@ int cmd_plan(int argc, char **argv) {
      * to light with a warning on a node where it does not fit) */
     if (lo.mode_req < 0) lo.mode_req = TL_MODE_FULL;
     if ((orc = cli_lock_resolve(&lo, argv[0])) != 0) return orc;
+    cli_lock_pq_default(&lo, 0);         /* issue 21: --pq for a post-quantum epoch */
     const cli_path files[] = {
         { lo.calib, "--calibration", CLI_PATH_IN }, { po.planner_key, "--planner-key", CLI_PATH_OUT },
         { po.worker_key, "--worker-key", CLI_PATH_OUT }
@@ -170,8 +174,18 @@ int cmd_plan(int argc, char **argv) {
     char err[512];
     int rc = tl_plan_create(&lo.p, &po, out, pk, err, sizeof err);
     if (rc) return cli_error("plan failed: %s", err[0] ? err : tl_strerror(rc));
-    char rcp[TL_AGE_RECIPIENT_MAX];
-    if (tl_age_recipient_encode(pk, rcp) != 0) return cli_error("cannot encode the recipient");
+    static char rcp[TL_AGE_PQ_RECIPIENT_MAX];
+    if (lo.p.pq) {                       /* issue 21: the age1pq1 commitment from plan.json */
+        char path[4096];
+        json_error_t je;
+        snprintf(path, sizeof path, "%s/plan.json", out);
+        json_t *o = json_load_file(path, 0, &je);
+        json_t *r = o ? json_object_get(json_object_get(o, "puzzle"), "epoch_pq_recipient") : NULL;
+        if (!json_is_string(r) || strlen(json_string_value(r)) >= sizeof rcp) rc = cli_error("%s: no epoch_pq_recipient", path);
+        else strcpy(rcp, json_string_value(r));
+        json_decref(o);
+        if (rc) return rc;
+    } else if (tl_age_recipient_encode(pk, rcp) != 0) return cli_error("cannot encode the recipient");
     printf("%s\n", rcp);
     uint32_t tasks = (lo.p.groups + po.batch - 1) / po.batch;
     uint64_t tl = tl_plan_time_limit(&lo.p, &po);

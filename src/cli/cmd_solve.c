@@ -177,7 +177,7 @@ int cmd_solve(int argc, char **argv) {
     }
     double secs = util_now() - t0;
     cli_progress_end(&ui, rc == TL_OK);
-    if (rc == TL_OK) rc = cli_write_identity(a.out, x, pz->id, "", a.force);
+    if (rc == TL_OK) rc = cli_write_identity(a.out, x, pz, "", a.force);
     else rc = report_failure(&a, pz, rc, &st);
     sodium_free(x);
     if (rc == CLI_OK) {

@@ -219,7 +219,7 @@ int cmd_unlock(int argc, char **argv) {
     if (!(x = sodium_malloc(32))) { ret = cli_error("out of memory"); goto done; }
     if ((ret = solve(&a, pz, x, &st))) goto done;
     ret = deliver(&a, fd, off, x);
-    if (ret == CLI_OK && a.save_id) ret = cli_write_identity(a.save_id, x, pz->id, "", a.force);
+    if (ret == CLI_OK && a.save_id) ret = cli_write_identity(a.save_id, x, pz, "", a.force);
     if (ret != CLI_OK) {
         /* the result was not fully delivered: the journal (which holds the
          * final chain state) makes the re-run immediate */

@@ -29,6 +29,11 @@ void cli_lock_opts_init(cli_lock_opts *o) {
     o->go.event = print_event;
     o->mode_req = -1;
     o->cpu = "";
+    o->pq = -1;
+}
+
+void cli_lock_pq_default(cli_lock_opts *o, int dflt) {
+    o->p.pq = o->pq < 0 ? dflt : o->pq;
 }
 
 int cli_lock_opt(cli_lock_opts *o, int c, const char *arg, const char *cmd) {
@@ -81,6 +86,11 @@ int cli_lock_opt(cli_lock_opts *o, int c, const char *arg, const char *cmd) {
     case CLI_OPT_CKPT:
         if (cli_parse_u64(arg, 1, TL_MAX_STEPS, &o->go.checkpoint_steps))
             return cli_usage_error(cmd, "--checkpoint-steps: want 1..2^40");
+        return 0;
+    case CLI_OPT_PQ:
+    case CLI_OPT_CLASSIC:
+        if (o->pq == (c == CLI_OPT_PQ ? 0 : 1)) return cli_usage_error(cmd, "give --pq or --classic, not both");
+        o->pq = c == CLI_OPT_PQ;
         return 0;
     default: return -1;
     }

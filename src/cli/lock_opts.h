@@ -16,6 +16,7 @@ typedef struct {
     uint64_t    groups, steps;
     double      duration, rate;
     int         progress;      /* --progress: the bar even off a TTY */
+    int         pq;            /* issue 21: --pq 1, --classic 0, neither -1 */
     tl_engine_info engine;     /* set by cli_lock_generate: what ran */
     /* issue 19 */
     int         mode_req;      /* -1: the mode policy; else --mode */
@@ -49,6 +50,8 @@ typedef struct {
 #define CLI_OPT_VERIFY    0x153   /* issue 20: --verify[=full|sample[:F]|none] */
 #define CLI_OPT_NO_VERIFY 0x154   /* --no-verify                               */
 #define CLI_OPT_CKPT      0x155   /* --checkpoint-steps C                      */
+#define CLI_OPT_PQ       0x156   /* issue 21: --pq / --classic epoch key */
+#define CLI_OPT_CLASSIC  0x157
 #define CLI_LOCK_LONG_OPTS \
     {"work", required_argument, 0, 'w'}, {"groups", required_argument, 0, 'g'}, \
     {"steps", required_argument, 0, 's'}, {"time", required_argument, 0, 't'}, \
@@ -57,7 +60,8 @@ typedef struct {
     {"sign-key", required_argument, 0, 'k'}, {"progress", no_argument, 0, CLI_OPT_PROGRESS}, \
     {"floor", no_argument, 0, CLI_OPT_FLOOR}, {"floor-table", required_argument, 0, CLI_OPT_FLOOR_TABLE}, \
     {"verify", optional_argument, 0, CLI_OPT_VERIFY}, {"no-verify", no_argument, 0, CLI_OPT_NO_VERIFY}, \
-    {"checkpoint-steps", required_argument, 0, CLI_OPT_CKPT}
+    {"checkpoint-steps", required_argument, 0, CLI_OPT_CKPT}, \
+    {"pq", no_argument, 0, CLI_OPT_PQ}, {"classic", no_argument, 0, CLI_OPT_CLASSIC}
 
 void cli_lock_opts_init(cli_lock_opts *o);
 /* One getopt result: -1 if c is not a shared option, 0 if taken, else the
@@ -69,6 +73,9 @@ int  cli_lock_resolve(cli_lock_opts *o, const char *cmd);
 /* issue 19: the promise on stderr after a lock: "rxlock: promise: ..." and
  * how to open it (command and mode). */
 void cli_lock_promise(const cli_lock_opts *o, const tl_puzzle *pz, const char *open_cmd);
+/* issue 21: the epoch key kind, --pq / --classic or the command's default
+ * (1 = post-quantum), into o->p.pq. */
+void cli_lock_pq_default(cli_lock_opts *o, int dflt);
 
 /* Load the signing key, run tl_generate with the progress display (label,
  * when / json as cli_progress_init) and the stop signals, wipe the key.

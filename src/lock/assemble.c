@@ -93,8 +93,7 @@ int tl_plan_assemble(const char *dir, const tl_assemble_opts *o, char **json, si
                              "(plan.json or plan.secrets was modified)", path);
         goto out;
     }
-    uint8_t chk[32];
-    if (crypto_scalarmult_base(chk, sec) != 0 || sodium_memcmp(chk, pi->pub.epoch_pk, 32) != 0 ||
+    if (tl_epoch_check(&pi->pub, sec) != TL_OK ||
         sodium_memcmp(sec + 32 + 24, pi->pub.seed, 32) != 0) {
         tl_set_err(err, errlen, "%s: secrets do not match plan.json", path);
         rc = TL_EFORMAT;

@@ -29,7 +29,7 @@ int tl_draw(tl_plan_info *pi, uint8_t *sec, const tl_params *p) {
     }
     if ((rc = tl_random(planner_sk, 32, "plan-planner-key", 0)) || (rc = tl_random(worker_sk, 32, "plan-worker-key", 0)))
         return rc;
-    if (crypto_scalarmult_base(pz->epoch_pk, x) != 0 || crypto_scalarmult_base(pi->planner_pk, planner_sk) != 0 ||
+    if (tl_epoch_public(pz, x) != 0 || crypto_scalarmult_base(pi->planner_pk, planner_sk) != 0 ||
         crypto_scalarmult_base(pi->worker_pk, worker_sk) != 0)
         return TL_ERANDOM;
     memcpy(pz->seed, sec + 32 + 24, 32);

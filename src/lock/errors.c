@@ -5,6 +5,7 @@
 #include "rxlock/age.h"
 #include "rxlock/error.h"
 #include "rxlock/rx.h"
+#include "rxlock/pq.h"
 #include "tl_internal.h"
 #include <stdarg.h>
 #include <stdio.h>
@@ -40,6 +41,10 @@ const char *rxlock_strerror(int err) {
     if (err <= RXLOCK_ERANGE_AGE_FIRST && err >= RXLOCK_ERANGE_AGE_LAST) {
         const char *m = tl_age_strerror(err);
         return strcmp(m, "unknown age error") == 0 ? "unknown error" : m;
+    }
+    if (err <= RXLOCK_ERANGE_PQ_FIRST && err >= RXLOCK_ERANGE_PQ_LAST) {
+        const char *m = pq_strerror(err);
+        return strcmp(m, "unknown post-quantum error") == 0 ? "unknown error" : m;
     }
     return "unknown error";
 }

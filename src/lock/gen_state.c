@@ -102,7 +102,7 @@ static int resume(tl_state *st, const tl_params *p, tl_plan_info *pi, uint8_t *s
                   char *err, size_t errlen) {
     char path[PATH_MAX];
     const uint32_t G = p->groups;
-    uint8_t *psk = sec + 32 + (size_t)G * TL_SECRETS_ENTRY, ppk[32], chk[32], *blob = NULL;
+    uint8_t *psk = sec + 32 + (size_t)G * TL_SECRETS_ENTRY, ppk[32], *blob = NULL;
     size_t blen = 0;
     int rc = tl_plan_info_load(st->dir, pi, err, errlen);
     if (rc) return rc;
@@ -125,7 +125,7 @@ static int resume(tl_state *st, const tl_params *p, tl_plan_info *pi, uint8_t *s
     rc = tl_secrets_open(sec, blob, blen, pi->D, G, psk);
     sodium_memzero(blob, blen);
     free(blob);
-    if (rc == TL_OK && (crypto_scalarmult_base(chk, sec) != 0 || sodium_memcmp(chk, pi->pub.epoch_pk, 32) != 0 ||
+    if (rc == TL_OK && (tl_epoch_check(&pi->pub, sec) != TL_OK ||   /* classic or post-quantum (issue 21) */
                         sodium_memcmp(sec + 32 + 24, pi->pub.seed, 32) != 0))
         rc = TL_EFORMAT;
     if (rc == TL_OK) rc = read_state_json(st->dir, p->steps, C);

@@ -23,6 +23,13 @@ void tl_puzzle_from_params(tl_puzzle *pz, const tl_params *p) {
     pz->test_only = tl_test_mode();
     pz->created = pz->test_only ? 0 : (int64_t)time(NULL);
     pz->verify_method = TL_VERIFY_NONE;   /* until tl_sched_run says otherwise */
+    pz->pq_epoch = p->pq ? 1 : 0;       /* issue 21 */
+#ifdef RXLOCK_TESTING
+    /* Test build: RXLOCK_TEST_PUZZLE_VERSION=1 writes a version-1 puzzle, as
+     * rxlock wrote before issue 21 (tests that old puzzles still solve). */
+    const char *ver = getenv("RXLOCK_TEST_PUZZLE_VERSION");
+    if (ver && strcmp(ver, "1") == 0) pz->version = 1;
+#endif
 }
 
 int tl_generate(const tl_params *p, const tl_gen_opts *o_in,

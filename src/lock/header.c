@@ -15,7 +15,8 @@ int tl_puzzle_header(const tl_puzzle *pz, uint8_t *buf, size_t cap, size_t *len)
     memset(buf, 0, HDR_FIXED);
     memcpy(buf, "rxlock/puzzle/v1", 16);
     tl_put32(buf + 16, (uint32_t)pz->version);
-    tl_put32(buf + 20, (pz->test_only ? 1u : 0u) | (pz->has_signer ? 2u : 0u));
+    tl_put32(buf + 20, (pz->test_only ? 1u : 0u) | (pz->has_signer ? 2u : 0u) |
+                       (pz->pq_epoch ? 4u : 0u));   /* 4: issue 21 */
     buf[24] = (uint8_t)pz->work;
     tl_put32(buf + 28, pz->groups);
     tl_put64(buf + 32, pz->steps);
@@ -45,6 +46,14 @@ int tl_puzzle_header(const tl_puzzle *pz, uint8_t *buf, size_t cap, size_t *len)
         tl_put32(buf + at + 4, pz->verify_segments);
         tl_put32(buf + at + 8, pz->verify_checked);
         at += 12;
+    }
+    /* ---- issue 21: a post-quantum epoch (version 2, flag 4) appends its
+     * 1,216-byte age mlkem768x25519 recipient; classic epochs append
+     * nothing. */
+    if (pz->pq_epoch) {
+        if (pz->version < 2 || at + TL_EPOCH_PQ_BYTES > cap) return TL_EINVAL;
+        memcpy(buf + at, pz->pq_recipient, TL_EPOCH_PQ_BYTES);
+        at += TL_EPOCH_PQ_BYTES;
     }
     *len = at;
     return TL_OK;

@@ -3,6 +3,7 @@
  * file, structure + signature + pin verification. */
 #include "tl_internal.h"
 #include "util/util.h"
+#include "rxlock/age.h"
 #include <errno.h>
 #include <jansson.h>
 #include <sodium.h>
@@ -18,10 +19,11 @@ static const char *const fields[] = {
     "created", "test_only", "signer", "header_digest", "wraps", "signature",
     /* issue 19 (version 2 only) */
     "rate_mode", "setup_ms",
-    "verification"   /* issue 20, version >= 2 */
+    "verification",          /* issue 20, version >= 2 */
+    "epoch_pq_recipient"     /* issue 21, version 2, post-quantum epochs only */
 };
 #define NFIELDS (sizeof fields / sizeof fields[0])
-#define NFIELDS_V1 (NFIELDS - 3)   /* version 1: without the version-2 keys */
+#define NFIELDS_V1 (NFIELDS - 4)   /* version 1: without the version-2 keys */
 
 /* ---- issue 19: rate_mode / setup_ms (puzzle version 2) ---------------- */
 static const char *const rate_modes[] = { "none", "light", "full" };
@@ -127,6 +129,11 @@ int tl_puzzle_to_json(const tl_puzzle *pz, char **out, size_t *outlen) {
     bad |= add(o, "key", hexval(pz->key, 32));
     bad |= add(o, "seed", hexval(pz->seed, 32));
     bad |= add(o, "epoch_public_key", hexval(pz->epoch_pk, 32));
+    if (pz->pq_epoch) {                   /* issue 21: the age1pq1 commitment */
+        static char rcp[TL_AGE_PQ_RECIPIENT_MAX];
+        bad |= pz->version < 2 || tl_age_pq_recipient_encode(pz->pq_recipient, rcp) != 0;
+        if (!bad) bad |= add(o, "epoch_pq_recipient", json_string(rcp));
+    }
     bad |= add(o, "assumed_rate_mhps", json_integer((json_int_t)pz->rate_milli_hps));
     bad |= add(o, "rate_source", json_string(pz->rate_source));
     bad |= add(o, "target_seconds", json_integer((json_int_t)pz->target_seconds));
@@ -228,6 +235,24 @@ static int parse_obj(json_t *o, tl_puzzle *pz, char *err, size_t errlen) {
     if (tl_low_order_point(pz->epoch_pk)) {   /* issue 22 */
         tl_set_err(err, errlen, "field \"epoch_public_key\": a low-order point (no secret opens it: unsolvable)");
         return TL_EFORMAT;
+    }
+    /* ---- issue 21: a post-quantum epoch (version 2 only) commits to an
+     * age1pq1 recipient whose X25519 part is epoch_public_key. */
+    v = json_object_get(o, "epoch_pq_recipient");
+    if (v) {
+        if (pz->version < 2) {
+            tl_set_err(err, errlen, "field \"epoch_pq_recipient\" needs puzzle version 2");
+            return TL_EFORMAT;
+        }
+        if (!json_is_string(v) || tl_age_pq_recipient_decode(json_string_value(v), pz->pq_recipient) != 0) {
+            tl_set_err(err, errlen, "field \"epoch_pq_recipient\": want an age post-quantum recipient (age1pq1...)");
+            return TL_EFORMAT;
+        }
+        if (sodium_memcmp(pz->pq_recipient + TL_EPOCH_PQ_BYTES - 32, pz->epoch_pk, 32) != 0) {
+            tl_set_err(err, errlen, "field \"epoch_pq_recipient\": its X25519 part is not epoch_public_key");
+            return TL_EFORMAT;
+        }
+        pz->pq_epoch = 1;
     }
     if ((rc = get_uint(o, "assumed_rate_mhps", 0, TL_RATE_MAX, &pz->rate_milli_hps, err, errlen))) return rc;
     v = json_object_get(o, "rate_source");

@@ -170,11 +170,7 @@ int tl_solve(const tl_puzzle *pz, const tl_solve_opts *o, uint8_t x[32], tl_solv
             since_ck = 0;
         }
     }
-    uint8_t X[32];
-    if (crypto_scalarmult_base(X, pt) != 0 || sodium_memcmp(X, pz->epoch_pk, 32) != 0) {
-        rc = TL_ECOMMIT;
-        goto out;
-    }
+    if ((rc = tl_epoch_check(pz, pt)) != TL_OK) goto out;
     memcpy(x, pt, 32);
     rc = TL_OK;
 out:

@@ -53,7 +53,7 @@ int tl_params_valid(const tl_params *p);
 #define TL_MAX_SEGMENTS 65536u
 
 /* Canonical header (header.c).  TL_HEADER_MAX bounds its size. */
-#define TL_HEADER_MAX 512
+#define TL_HEADER_MAX (512 + TL_EPOCH_PQ_BYTES)   /* + issue 21's recipient */
 int tl_header_digest(const tl_puzzle *pz, uint8_t H[32]);
 /* issue 22: the message the Ed25519 signature covers: the canonical header,
  * and from version 2 on the wraps' digest after it (header.c). */
@@ -62,6 +62,12 @@ int tl_signed_message(const tl_puzzle *pz, uint8_t *buf, size_t cap, size_t *len
 /* The public parameters of a new puzzle from p: version, work, G, S, rate
  * and its source, target, test-only flag, creation time (generate.c). */
 void tl_puzzle_from_params(tl_puzzle *pz, const tl_params *p);
+/* issue 21 (epoch.c): the epoch's public commitment from x — X25519(x, 9),
+ * or for a post-quantum epoch (pz->pq_epoch) the age mlkem768x25519
+ * recipient of seed x and its X25519 part — and the solver's check of a
+ * recovered x against it (TL_ECOMMIT when it does not match). */
+int tl_epoch_public(tl_puzzle *pz, const uint8_t x[32]);
+int tl_epoch_check(const tl_puzzle *pz, const uint8_t x[32]);
 /* Sign the canonical header with sign_sk (Ed25519; pz->signer already set)
  * and verify the result (signer.c). */
 int tl_puzzle_sign(tl_puzzle *pz, const uint8_t sign_sk[64]);

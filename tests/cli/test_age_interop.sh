@@ -11,7 +11,7 @@ cd "$TMP" || exit 1
 # steps), unlock it and keep the epoch identity.  The recipient lock printed
 # must be what age-keygen derives from the solved identity.
 printf 'x' > tiny
-"$RXLOCK" lock tiny --work sha3-256 --groups 1 --steps 10 2> lock.err
+"$RXLOCK" lock tiny --classic --work sha3-256 --groups 1 --steps 10 2> lock.err   # X25519: age 1.1
 rm -f tiny
 "$RXLOCK" unlock tiny.rxlock -q --save-identity key.txt
 check "solved identity written" grep -q '^AGE-SECRET-KEY-1' key.txt
@@ -76,7 +76,7 @@ if R3=$("$RXLOCK" lock --work sha3-256 --groups 2 --steps 1000 -o epoch.json 2>/
   check "rxlock decrypt -i solved identity (age file)" sh -c "'$RXLOCK' decrypt -i epoch-id.txt epoch.age | cmp -s - p65537"
   check "age -d -i solved identity (rxlock file)" sh -c "age -d -i epoch-id.txt epoch.rx | cmp -s - p65537"
   # The puzzle inside a .rxlock container solves the same way.
-  "$RXLOCK" lock p1 --work sha3-256 --groups 1 --steps 500 -o c.rxlock -q
+  "$RXLOCK" lock p1 --classic --work sha3-256 --groups 1 --steps 500 -o c.rxlock -q   # X25519: age 1.1
   n=$(grep -a '^puzzle [0-9]*$' c.rxlock | head -n 1 | cut -d' ' -f2)
   start=$(( $(grep -abo '^puzzle [0-9]*$' c.rxlock | head -n 1 | cut -d: -f1) + 8 + ${#n} ))
   tail -c +$((start + 1)) c.rxlock | head -c "$n" > c.json

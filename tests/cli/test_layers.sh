@@ -1,7 +1,7 @@
 # tests/cli/test_layers.sh — includes only point down the layers
 # (docs/DESIGN.md §4, "Architecture and layers"):
 #
-#   bench  ->  cli  ->  lock  ->  age  ->  rx, sha3  ->  util
+#   bench  ->  cli  ->  lock  ->  age  ->  pq  ->  rx, sha3  ->  util
 #
 # bench/ (the benchmarks) sits on top: it links the library (and the CLI's
 # progress display) and may include any layer; nothing in src/ includes it.
@@ -10,7 +10,7 @@
 # A file in src/L/ may include a header of its own layer or of any layer
 # below L; never one above, and never a peer on the same level (rx and sha3
 # do not include each other).  Public headers count as their layer's:
-# rxlock/rx.h = rx, rxlock/sha3.h = sha3, rxlock/age.h = age, rxlock/rxlock.h,
+# rxlock/rx.h = rx, rxlock/sha3.h = sha3, rxlock/pq.h = pq, rxlock/age.h = age, rxlock/rxlock.h,
 # rxlock/container.h, rxlock/calibrate.h and rxlock/error.h = lock.  Only #include "..." lines are
 # checked (system headers use <...>).  Usage: sh tests/cli/test_layers.sh [ROOT]
 . tests/cli/lib.sh
@@ -18,13 +18,13 @@ ROOT=${1:-.}
 
 rank() {
   case $1 in
-    util) echo 0;; rx|sha3) echo 1;; age) echo 2;; lock) echo 3;; cli) echo 4;; bench) echo 5;; *) echo -1;;
+    util) echo 0;; rx|sha3) echo 1;; pq) echo 2;; age) echo 3;; lock) echo 4;; cli) echo 5;; bench) echo 6;; *) echo -1;;
   esac
 }
 # layer_of_include FROM_LAYER "path/in/quotes"
 layer_of_include() {
   case $2 in
-    rxlock/rx.h) echo rx;; rxlock/sha3.h) echo sha3;; rxlock/age.h) echo age;;
+    rxlock/rx.h) echo rx;; rxlock/sha3.h) echo sha3;; rxlock/pq.h) echo pq;; rxlock/age.h) echo age;;
     rxlock/rxlock.h|rxlock/container.h|rxlock/calibrate.h|rxlock/error.h) echo lock;;
     rxlock/*) echo unknown;;
     */*) echo "${2%%/*}";;
@@ -50,7 +50,7 @@ scan() {
 }
 check_tree() {
   out=""
-  for L in util rx sha3 age lock cli; do
+  for L in util rx sha3 pq age lock cli; do
     out="$out$(scan "$L" "$1"/src/"$L"/*.c "$1"/src/"$L"/*.h)"
   done
   out="$out$(scan bench "$1"/bench/*.c "$1"/bench/*.h)"
@@ -68,7 +68,7 @@ fi
 bad=$(check_tree "$ROOT")
 [ -n "$bad" ] && printf '%s\n' "$bad" >&2
 check "no include points up or sideways" test -z "$bad"
-for L in util rx sha3 age lock cli; do
+for L in util rx sha3 pq age lock cli; do
   check "src/$L exists" test -d "$ROOT/src/$L"
 done
 check "bench/ exists" test -d "$ROOT/bench"
@@ -82,7 +82,7 @@ check "src/util: no progress display (the CLI's)" test ! -e "$ROOT/src/util/prog
 
 # The checker itself: a clean tree passes, a planted violation of each kind fails.
 T="$TMP/t"
-mkdir -p "$T/src/util" "$T/src/rx" "$T/src/sha3" "$T/src/age" "$T/src/lock" "$T/src/cli" "$T/include/rxlock" "$T/bench"
+mkdir -p "$T/src/util" "$T/src/rx" "$T/src/sha3" "$T/src/pq" "$T/src/age" "$T/src/lock" "$T/src/cli" "$T/include/rxlock" "$T/bench"
 printf '#include "util/util.h"\n#include "rxlock/rx.h"\n#include "internal.h"\n' >"$T/src/rx/ok.c"
 printf '#include "rxlock/age.h"\n#include "rx/internal.h"\n#include "rxlock/container.h"\n' >"$T/src/lock/ok.c"
 printf '#include "rxlock/error.h"\n' >"$T/include/rxlock/rxlock.h"
@@ -93,6 +93,8 @@ plant() { printf '#include "%s"\n' "$2" >"$T/src/$1/planted.c"; if layers; then 
 check "detects util -> rx"    plant util "rx/internal.h"
 check "detects rx -> sha3"    plant rx "rxlock/sha3.h"
 check "detects age -> lock"   plant age "rxlock/rxlock.h"
+check "detects pq -> age"     plant pq "rxlock/age.h"
+check "detects sha3 -> pq"    plant sha3 "pq/mlkem_internal.h"
 check "detects lock -> cli"   plant lock "cli/cli.h"
 check "detects rx -> rxlock/age.h" plant rx "rxlock/age.h"
 check "detects cli -> bench"  plant cli "bench/bench_variant.h"

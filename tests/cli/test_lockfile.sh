@@ -1,7 +1,8 @@
 # tests/cli/test_lockfile.sh — `rxlock lock FILE` / `rxlock unlock`: round
 # trip, notice contents, no clobber, interrupted + resumed unlock with the
 # journal beside the file, damaged containers, and the solved identity
-# opening age files made by Debian's age for the epoch recipient.
+# opening age files made by Debian's age for the epoch recipient (a
+# --classic container); the default container is post-quantum (issue 21).
 # Uses --work sha3-256 so everything takes seconds.
 . tests/cli/lib.sh
 cd "$TMP" || exit 1
@@ -27,7 +28,19 @@ mv s.txt s.orig
 expect_rc 0 "unlock" "$RXLOCK" unlock s.txt.rxlock -q --save-identity id.txt
 check "unlocked plaintext matches" cmp -s s.txt s.orig
 check "journal removed after success" test ! -e s.txt.rxlock.journal
-check "identity file saved" grep -q '^AGE-SECRET-KEY-1' id.txt
+check "identity file saved (post-quantum by default)" grep -q '^AGE-SECRET-KEY-PQ-1' id.txt
+check "the container's payload is for an mlkem768x25519 recipient" grep -aq '^-> mlkem768x25519 ' s.txt.rxlock
+check "the puzzle commits to the age1pq1 recipient" grep -aq '"epoch_pq_recipient": "age1pq1' s.txt.rxlock
+expect_rc 0 "the solved PQ identity decrypts files for the epoch recipient" sh -c \
+  "'$RXLOCK' encrypt -r \"\$(sed -n 's/^# public key: //p' id.txt)\" -o pq.age s.orig && '$RXLOCK' decrypt -i id.txt pq.age | cmp -s - s.orig"
+# A classic container, for age 1.1 below.
+mv s.orig s.txt
+expect_rc 0 "lock --classic" "$RXLOCK" lock s.txt $W --classic --groups 2 --steps 2000 --force -q
+mv s.txt s.orig
+expect_rc 0 "unlock the classic container" "$RXLOCK" unlock s.txt.rxlock -q --force --save-identity id.txt
+check "  X25519 identity saved" grep -q '^AGE-SECRET-KEY-1' id.txt
+check "  same plaintext" cmp -s s.txt s.orig
+expect_rc 2 "--pq and --classic together" "$RXLOCK" lock s.orig $W --pq --classic --groups 1 --steps 10 -o x.rxlock -q
 expect_rc 1 "unlock again refused (output exists)" "$RXLOCK" unlock s.txt.rxlock -q
 expect_rc 0 "unlock --force -o" "$RXLOCK" unlock s.txt.rxlock -q --force -o s2.txt
 check "-o output matches" cmp -s s2.txt s.orig
