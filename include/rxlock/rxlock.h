@@ -260,8 +260,10 @@ typedef struct {
     void    *event_ctx;
     /* issue 20: resumable, verified generation */
     const char *state_dir;        /* generation state directory (created 0700,
-                                     resumed when it holds this puzzle's state,
-                                     removed after success); NULL = in memory */
+                                     resumed when it holds this puzzle's state;
+                                     the caller removes it after committing the
+                                     puzzle: tl_generate_state_remove); NULL =
+                                     in memory */
     uint64_t checkpoint_steps;    /* C: a sealed chain value every C steps, the
                                      unit of resume and verification (0 = auto) */
     tl_verify verify;             /* which segments are recomputed and compared */
