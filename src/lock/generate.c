@@ -25,10 +25,11 @@ void tl_puzzle_from_params(tl_puzzle *pz, const tl_params *p) {
     pz->verify_method = TL_VERIFY_NONE;   /* until tl_sched_run says otherwise */
     pz->pq_epoch = p->pq ? 1 : 0;       /* issue 21 */
 #ifdef RXLOCK_TESTING
-    /* Test build: RXLOCK_TEST_PUZZLE_VERSION=1 writes a version-1 puzzle, as
-     * rxlock wrote before issue 21 (tests that old puzzles still solve). */
+    /* Test build, with the insecure test mode: RXLOCK_TEST_PUZZLE_VERSION=1
+     * writes a version-1 puzzle, as rxlock wrote before issue 21 (tests that
+     * old puzzles still solve). */
     const char *ver = getenv("RXLOCK_TEST_PUZZLE_VERSION");
-    if (ver && strcmp(ver, "1") == 0) pz->version = 1;
+    if (ver && strcmp(ver, "1") == 0 && pz->test_only) pz->version = 1;
 #endif
 }
 

@@ -71,12 +71,13 @@ check "inspect: classic" grep -q '^epoch key:     classic' "$TMP/.out"
 # a version-1 puzzle (made by the test build as a pre-issue-21 rxlock would)
 # still verifies and solves with this rxlock
 if [ -x "$RXLOCK_TESTBIN" ]; then
-  expect_rc 0 "a version-1 puzzle (test build)" sh -c "RXLOCK_TEST_PUZZLE_VERSION=1 '$RXLOCK_TESTBIN' lock $W --groups 2 --steps 500 -o v1old.json > v1old.rcp"
+  TV="RXLOCK_TEST_PUZZLE_VERSION=1 RXLOCK_TEST_INSECURE=1 RXLOCK_TEST_SEED=21212121212121212121212121212121"
+  expect_rc 0 "a version-1 puzzle (test build)" sh -c "$TV '$RXLOCK_TESTBIN' lock $W --groups 2 --steps 500 -o v1old.json > v1old.rcp"
   check "  is version 1" grep -q '"rxlock_puzzle": 1' v1old.json
   expect_rc 0 "  verifies" "$R" verify v1old.json
   expect_rc 0 "  solves" "$R" solve v1old.json -o v1old.id
   check "  to its recipient" sh -c "grep -q \"^# public key: \$(cat v1old.rcp)\$\" v1old.id"
-  expect_rc 1 "  --pq cannot make a version-1 puzzle" sh -c "RXLOCK_TEST_PUZZLE_VERSION=1 '$RXLOCK_TESTBIN' lock $W --pq --groups 1 --steps 10 -o v1pq.json"
+  expect_rc 1 "  --pq cannot make a version-1 puzzle" sh -c "$TV '$RXLOCK_TESTBIN' lock $W --pq --groups 1 --steps 10 -o v1pq.json"
 fi
 
 # plan --pq / group / assemble
