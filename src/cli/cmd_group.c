@@ -6,13 +6,14 @@
 #include "cli/lock_opts.h"
 #include "rxlock/rxlock.h"
 #include <getopt.h>
+#include <jansson.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 const char cmd_group_usage[] =
     "usage: rxlock group DIR [INDEX] [--worker-key FILE] [--mode light|full]\n"
-    "                    [--checkpoint-every SECONDS]\n"
+    "                    [--checkpoint-every SECONDS] [-q | --json]\n"
     "\n"
     "Compute task INDEX of the plan in DIR (0-based: groups INDEX*B+1 .. INDEX*B+B\n"
     "for the plan's batch B) and write each group's sealed result to\n"
@@ -24,20 +25,25 @@ const char cmd_group_usage[] =
     "  --mode light|full      RandomX mode (default: the plan's; light, with a warning,\n"
     "                         when a full-mode plan's 2.3 GiB do not fit on this node)\n"
     "  --checkpoint-every S   sealed checkpoint at least every S seconds (default 60)\n"
+    "  -q, --quiet            no progress line, no summary\n"
+    "  --json                 progress and result as JSON lines on stdout\n"
     "exit: 0 done (or already done), 1 failure, 2 usage error, 128+N stopped by signal N\n"
     "      (130 SIGINT, 143 SIGTERM; a re-run resumes)\n";
 
 int cmd_group(int argc, char **argv) {
     static const struct option opts[] = {
         {"worker-key", required_argument, 0, 'W'}, {"mode", required_argument, 0, 'm'},
-        {"checkpoint-every", required_argument, 0, 'C'}, {0, 0, 0, 0}
+        {"checkpoint-every", required_argument, 0, 'C'}, {"quiet", no_argument, 0, 'q'},
+        {"json", no_argument, 0, 'j'}, {0, 0, 0, 0}
     };
     tl_task_opts to = { .mode = TL_MODE_DEFAULT };
     uint64_t v;
-    int c;
+    int c, quiet = 0, json = 0;
     optind = 1; opterr = 0;
-    while ((c = getopt_long(argc, argv, ":", opts, NULL)) != -1) {
+    while ((c = getopt_long(argc, argv, ":q", opts, NULL)) != -1) {
         switch (c) {
+        case 'q': quiet = 1; break;
+        case 'j': json = 1; break;
         case 'W': to.worker_key = optarg; break;
         case 'm': {
             tl_mode m;
@@ -68,7 +74,7 @@ int cmd_group(int argc, char **argv) {
         }
     }
     cli_progress ui;
-    cli_progress_init(&ui, "group", 0, cli_progress_when(0, 0, 0), 0);
+    cli_progress_init(&ui, "group", 0, cli_progress_when(quiet, json, 0), json);
     to.stop = ui.stop = cli_catch_signals();
     to.progress = cli_progress_cb;
     to.progress_ctx = &ui;
@@ -80,6 +86,11 @@ int cmd_group(int argc, char **argv) {
         cli_error("task %llu: %s", (unsigned long long)v, err[0] ? err : tl_strerror(rc));
         return rc == TL_EINTR ? cli_interrupted_rc() : CLI_FAIL;
     }
+    if (json)
+        return cli_print_json(json_pack("{s:s, s:I, s:i, s:i, s:i, s:i, s:i}", "event", "done", "task", (json_int_t)v,
+                                        "first", (int)st.first, "last", (int)st.last, "computed", (int)st.computed,
+                                        "resumed", (int)st.resumed, "already_done", (int)st.present));
+    if (quiet) return CLI_OK;
     printf("rxlock group: task %llu (groups %u..%u): %u computed%s, %u already done\n", (unsigned long long)v,
            st.first, st.last, st.computed, st.resumed ? " (resumed from a checkpoint)" : "", st.present);
     return CLI_OK;

@@ -185,6 +185,10 @@ expect_rc 0 "10: unlock --json" "$R" unlock s.txt.rxlock --json -o u10
 check "10: unlock --json: a done event" grep -q '"event":"done"' "$TMP/.out"
 expect_rc 0 "10: verify --json" "$R" verify --json p0.json
 check "10: verify --json: one object" grep -q '"ok":true' "$TMP/.out"
+expect_rc 0 "10: group --json" "$R" group plan4 0 --worker-key wk4 --json
+check "10: group --json: a done event" grep -q '"event":"done"' "$TMP/.out"
+expect_rc 0 "10: group -q" "$R" group plan4 1 --worker-key wk4 -q
+check "10: group -q prints nothing" sh -c "test ! -s '$TMP/.out' && test ! -s '$TMP/.err'"
 for c in lock solve unlock keygen-signer assemble plan; do
   check "10: help $c shows --output" sh -c "'$R' help $c | grep -q -- '--output'"
 done
