@@ -210,8 +210,12 @@ static int parse_obj(json_t *o, tl_puzzle *pz, char *err, size_t errlen) {
     json_t *val;
     json_object_foreach(o, key, val) {
         size_t k = 0;
-        while (k < nf && strcmp(key, fields[k]) != 0) k++;
-        if (k == nf) { tl_set_err(err, errlen, "unknown field \"%.40s\"", key); return TL_EFORMAT; }
+        while (k < NFIELDS && strcmp(key, fields[k]) != 0) k++;
+        if (k == NFIELDS) { tl_set_err(err, errlen, "unknown field \"%.40s\"", key); return TL_EFORMAT; }
+        if (k >= nf) {   /* a version-2 key in a version-1 puzzle */
+            tl_set_err(err, errlen, "field \"%.40s\" needs puzzle version 2", key);
+            return TL_EFORMAT;
+        }
     }
     if (pz->version >= 2 && (rc = parse_v2_issue19(o, pz, err, errlen))) return rc;
     json_t *v = json_object_get(o, "work");
