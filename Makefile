@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: ISC
 # rxlock — top-level build.  GNU make.  Targets:
 #   all (default)  build/librxlock.a build/librxlock.so build/rxlock
 #   deps           install the Debian packages the build and tests need

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: ISC */
 /* bench/bench.c — rxlock's benchmark harness: the measuring instrument for
  * every performance claim (docs/DESIGN.md §6).  See bench/README.md.
  *

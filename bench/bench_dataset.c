@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: ISC */
 /* bench/bench_dataset.c — cache init and dataset build: rxlock's engine vs
  * Debian's librandomx (1.1.10) in one run, same key, same thread count.
  *

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: ISC */
 /* bench/bench_host.c — host facts recorded in every bench JSON line (see
  * bench_host.h); the CPU model is the library's tl_cpu_model, the one the
  * calibration file records. */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: ISC */
 /* bench/bench_host.h — host facts recorded in every bench JSON line:
  * CPU model, the ISA flags that matter to RandomX/SHA3, THP setting,
  * kernel, online CPUs.  Implemented in bench/bench_host.c. */

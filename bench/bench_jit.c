@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: ISC */
 /* bench/bench_jit.c — RandomX JIT benchmark: dependent hash chains of the
  * docs/DESIGN.md §1 68-byte message in full mode, ours vs the reference library
  * (Debian librandomx 1.1.10 for v1; with -DBENCH_REF_V2, linked against a

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: ISC */
 /* bench/bench_memcost.c — what this machine charges for the three things a
  * full-mode RandomX loop and a secure JIT cannot avoid (issue 12), measured
  * without RandomX:

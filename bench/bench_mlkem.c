@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: ISC */
 /* bench/bench_mlkem.c — ML-KEM-768 (src/pq) speed on this machine: keygen,
  * encaps and decaps, microseconds per operation, median and min–max of R
  * rounds in one process (the three operations interleaved round by round).

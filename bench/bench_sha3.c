@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: ISC */
 /* bench/bench_sha3.c — SHA3-256 chain throughput, all figures in one run:
  * every Keccak backend this CPU runs (fused sha3_chain), an OpenSSL
  * EVP_Digest chain, and the permutation bound (OpenSSL's long-message

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: ISC */
 /* bench/bench_variant.c — the bench harness's variants (see bench_variant.h):
  * parsing a name, the shared cache/dataset pool, a worker per variant and
  * the dependent chain, for our engine, Debian's librandomx, a dlopen'ed

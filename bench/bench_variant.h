@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: ISC */
 /* bench/bench_variant.h — the variants the harness measures and their
  * dependent chain of N hashes (docs/DESIGN.md §1 68-byte messages, built
  * by the library's tl_chain_message).  Implemented in bench/bench_variant.c.

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: ISC
 # bench/promise.sh — does a lock keep its promise?  (issue 19)
 #
 #   sh bench/promise.sh [WORK] [TIME]       WORK randomx-v2 (default) | sha3-256 | randomx-v1

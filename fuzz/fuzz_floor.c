@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: ISC */
 /* fuzz/fuzz_floor.c — libFuzzer target for the floor-table parser (issue
  * 19, src/lock/floor.c): any bytes as a table file.  A table is either
  * refused whole (no rows) or every row is sane: a known work, 0 < rate <=

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: ISC */
 /* fuzz/fuzz_journal.c — libFuzzer target for the journal scanner: any bytes
  * as a journal image, bound to the H found at its header offset (so seeds
  * taken from real journals reach the entry checks) and to a fixed H.  The

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: ISC */
 /* fuzz/fuzz_puzzle.c — libFuzzer target for the puzzle parser: parse any
  * bytes; when they parse, the canonical re-serialisation must parse back
  * to the same header digest, and verify must not crash. */

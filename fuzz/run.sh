@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: ISC
 # fuzz/run.sh — build the libFuzzer targets (`make fuzz-build`: the library
 # and fuzz/fuzz_*.c with clang -fsanitize=fuzzer,address,undefined, into
 # build-fuzz/) and run each for a bounded time on a seed corpus generated

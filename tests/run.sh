@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: ISC
 # tests/run.sh — run every test binary in $BUILD/tests and every CLI test in
 # tests/cli/*.sh, sum their "N passed, N failed" lines, print the total last.
 # Usage: BUILD=build sh tests/run.sh [full]

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: ISC */
 /* tests/test.h — the tiny unit-test harness every tests/test_*.c uses.
  *
  *   static void t_something(void) { CHECK(x == 1); CHECK_MEM(a, b, 32); }

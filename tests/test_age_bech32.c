@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: ISC */
 /* tests/test_age_bech32.c — BIP-173 valid/invalid vectors, 8-bit round trips,
  * age recipient/identity encoding, identity files, and a cross-check
  * against Debian's age-keygen (skipped when it is not installed). */

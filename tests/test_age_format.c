@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: ISC */
 /* tests/test_age_format.c — age v1 encrypt/decrypt through the library:
  * round trips at chunk-boundary sizes (binary and armored), several
  * recipients/identities, canonical base64, low-order keys, damaged input

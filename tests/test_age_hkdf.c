@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: ISC */
 /* tests/test_age_hkdf.c — HKDF-SHA-256 against the RFC 5869 test cases 1-3. */
 #include "test.h"
 #include "age/age_internal.h"

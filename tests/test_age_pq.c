@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: ISC */
 /* tests/test_age_pq.c — the hybrid post-quantum age recipient
  * "mlkem768x25519" (src/age/age_pq.c, issue 21): every C2SP CCTV age
  * testkit "hybrid" vector (tests/vectors/age-hybrid/, 0BSD/CC0: success

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: ISC */
 /* tests/test_api_age.c — the library as a user links it: only the installed
  * headers (compiled with -Iinclude and nothing of src/), linked against
  * build/librxlock.so.  Make an epoch puzzle, encrypt a record to its age

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: ISC */
 /* tests/test_cli_progress.c — src/cli/progress.c: duration/rate formats,
  * silent unless forced when stderr is not a TTY, forced output lines. */
 #include "test.h"

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: ISC */
 /* tests/test_errors.c — the one error space (include/rxlock/error.h): every
  * code of every layer lies in its own range and has its own message; an
  * engine failure inside the time-lock layer keeps its RX_E* code; an I/O

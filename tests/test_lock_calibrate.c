@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: ISC */
 /* tests/test_lock_calibrate.c — src/lock/calibrate.c: the calibration file
  * round trip (version 3: RandomX records mode / engine / AES, SHA3 none of
  * them; setup, windows, load average) and its validation (version-1 files still read), and short real

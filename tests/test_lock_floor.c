@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: ISC */
 /* tests/test_lock_floor.c — issue 19: the floor (src/lock/floor.c) against
  * a small table file: parsing, bounds and refusals, the fastest row, the
  * arithmetic both ways; the promise sentence (src/lock/promise.c); the one

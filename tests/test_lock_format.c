@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: ISC */
 /* tests/test_lock_format.c — checks the worked example in docs/FORMAT.md:
  * every intermediate value (chain messages, chain values, header bytes, H,
  * wrap keys, ciphertexts, X) is recomputed here independently of the

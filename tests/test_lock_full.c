@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: ISC */
 /* tests/test_lock_full.c — (make check-full) RandomX v2 full mode: the
  * 2080 MiB dataset is built once in the supervisor and shared copy-on-write
  * by the worker processes; the puzzle solves in full mode and in light mode

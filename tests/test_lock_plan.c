@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: ISC */
 /* tests/test_lock_plan.c — generation on a cluster (src/lock/plan*.c,
  * group.c, assemble.c): the sealed job / result / checkpoint / secrets
  * records open only with the right key, plan, group and bytes; a whole

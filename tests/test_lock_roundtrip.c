@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: ISC */
 /* tests/test_lock_roundtrip.c — library round trips for the time-lock layer:
  * generate -> parse -> verify -> solve (sha3 always; RandomX light when the
  * engine produces the reference vector), signatures and pins, tamper

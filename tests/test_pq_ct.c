@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: ISC */
 /* tests/test_pq_ct.c — the constant-time check of ML-KEM-768: the seed,
  * the encapsulation randomness m and the secret parts of dk are marked
  * undefined for valgrind memcheck (VALGRIND_MAKE_MEM_UNDEFINED), so any

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: ISC */
 /* tests/test_pq_mlkem.c — ML-KEM-768 (src/pq) against published vectors:
  * the C2SP CCTV intermediate-value and "unlucky" SampleNTT keys
  * (tests/vectors/mlkem768-cctv.tsv, FIPS 203 ipd key generation, run with

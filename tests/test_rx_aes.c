@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: ISC */
 /* tests/test_rx_aes.c — AES rounds and the RandomX AES generators, for the
  * software and (where the CPU has it) hardware backends: the official
  * AesGenerator1R vector, FIPS-197 S-box spot checks, and soft == hard on

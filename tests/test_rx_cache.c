@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: ISC */
 /* tests/test_rx_cache.c — the cache/dataset side of the RandomX engine in
  * light mode: Argon2d cache words, SuperscalarHash programs, reciprocals
  * and dataset items against tests/vectors (randomx-components.tsv,

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: ISC */
 /* tests/test_rx_dataset_full.c — (make check-full) the full 2080 MiB
  * dataset for key "test key 000" built with rx_dataset_init_parallel on 2
  * threads, as the product builds it (RX_FLAG_JIT: through the SuperscalarHash

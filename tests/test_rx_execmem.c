@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: ISC */
 /* tests/test_rx_execmem.c — W^X executable memory: permissions of every page
  * (read from /proc/self/maps), narrow reopen, rewrite + rerun, injected
  * mmap/mprotect failures at each call site, free. */

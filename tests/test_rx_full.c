@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: ISC */
 /* tests/test_rx_full.c — full mode (make check-full): datasets built with
  * 2 threads; the official v1/v2 vectors with software and hardware AES,
  * the long dependent chains of randomx-chain.tsv (100 and 1000 steps),

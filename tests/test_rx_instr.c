@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: ISC */
 /* tests/test_rx_instr.c — every instr:* row of randomx-components.tsv
  * (execute and decode cases) on the interpreter, plus instruction-table,
  * program-configuration and CBRANCH/CFROUND behaviour checks. */

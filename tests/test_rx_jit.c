@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: ISC */
 /* tests/test_rx_jit.c — the x86-64 JIT: the emitter (functions assembled
  * and run), W^X of the JIT's code pages, injected mprotect/mmap failures
  * at every call site, and the JIT-vs-interpreter differential test over

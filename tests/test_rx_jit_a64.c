@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: ISC */
 /* tests/test_rx_jit_a64.c — the AArch64 JIT (jit_aarch64.c, a64_emit.h):
  *  - emitter encodings against words checked with aarch64 objdump (any host);
  *  - JIT-vs-interpreter differential test over random programs, v1 and v2,

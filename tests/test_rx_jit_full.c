@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: ISC */
 /* tests/test_rx_jit_full.c — the x86-64 JIT in full mode over a real
  * 2080 MiB dataset (make check-full only): official hash vectors and the
  * dependent-chain vectors for key "test key 000" with the JIT (hard and

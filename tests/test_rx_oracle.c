@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: ISC */
 /* tests/test_rx_oracle.c — differential test against Debian's librandomx
  * 1.1.10 (RandomX v1; test-only oracle): 500 random (key, input) pairs of
  * random lengths give the same hash in light mode.  Keys are reused across

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: ISC */
 /* tests/test_rx_vectors.c — whole-hash vectors in light mode on the
  * interpreter: the official randomx-v1/v2.tsv vectors with software AES and
  * hardware AES, commitment-v1/v2, the derived sets (400 hashes over 8 keys),

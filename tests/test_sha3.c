@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: ISC */
 /* tests/test_sha3.c — SHA3-256 and the fused chain: FIPS 202 vectors, every
  * length 0..420 and split point against an OpenSSL oracle, the puzzle form
  * SHA3-256(K ‖ m), and chain digests after 1, 1000 and 1,000,000 steps from

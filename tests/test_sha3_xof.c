@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: ISC */
 /* tests/test_sha3_xof.c — SHA3-512, SHAKE128 and SHAKE256 (src/sha3/shake.c):
  * FIPS 202 / NIST CSRC example digests, then every input length 0..600 and
  * output lengths across the rate boundaries against the OpenSSL oracle,

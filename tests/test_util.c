@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: ISC */
 /* tests/test_util.c — hex codec, bounded reads, atomic no-clobber writes, usable CPUs, the CPU feature probe, the monotonic clock. */
 #include "test.h"
 #include "util/util.h"

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: ISC
 # tools/container.sh — the rxlock container image (tools/Containerfile).
 #   sh tools/container.sh install          podman and runc from Debian (root)
 #   sh tools/container.sh build [BINARY]   the image rxlock:VERSION from BINARY

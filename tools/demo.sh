@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: ISC
 # tools/demo.sh — the main job end to end: time-lock a small file into a
 # single .rxlock file (SHA3-256 chain, a few seconds of work), solve and
 # open it with `rxlock unlock`, compare with the original.  The container's

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: ISC
 # tools/deps.sh — install the Debian packages rxlock's build and tests need.
 # Does nothing when they are all present.  Product deps: libsodium, jansson,
 # pkg-config.  Test-only oracles/tools: librandomx (RandomX v1 oracle),

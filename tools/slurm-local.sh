@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: ISC
 # tools/slurm-local.sh — an opt-in, one-node Slurm on this machine for
 # testing the generated slurm.sbatch for real (tests/cli/test_cluster.sh
 # with RXLOCK_TEST_SLURM=1).  Needs root and Debian's slurmctld, slurmd,

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: ISC
 # tools/test-aarch64-rx.sh — the AArch64 build and test run under emulation:
 #  1. cross-build the whole tree with the Makefile for AArch64 (Debian's
 #     aarch64-linux-gnu-gcc, -Werror; the arm64 libraries come from dpkg

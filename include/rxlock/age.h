@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: ISC */
 /* include/rxlock/age.h — age v1 (C2SP age.md) in our own C on libsodium:
  * X25519 recipients/identities (Bech32), identity files, and streaming
  * encrypt/decrypt with optional ASCII armor.  An epoch's recipient is its

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: ISC */
 /* include/rxlock/calibrate.h — rxlock calibration: public API (prefix tl_).
  * Measures this machine's sequential chain rate with the real chain code
  * (tl_work_steps) and reads / writes the calibration file that

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: ISC */
 /* include/rxlock/container.h — the single-file time-lock container
  * (.rxlock): a plain-text notice, the puzzle JSON, and an age v1 payload
  * encrypted to the puzzle's epoch recipient.  Layout: docs/FORMAT.md,

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: ISC */
 /* include/rxlock/error.h — the library's one error space.
  *
  * Every rxlock function returns 0 on success or a negative code from one of

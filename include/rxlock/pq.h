@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: ISC */
 /* include/rxlock/pq.h — post-quantum primitives in our own C (prefix pq_):
  * ML-KEM-768 (FIPS 203): key generation from a 64-byte seed d ‖ z,
  * encapsulation with the §7.2 encapsulation-key check, decapsulation with

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: ISC */
 /* include/rxlock/rx.h — rxlock's own RandomX v1/v2 engine: public API (prefix rx_).
  *
  * Lifecycle:  rx_cache_new -> rx_cache_init(key) -> [rx_dataset_new ->

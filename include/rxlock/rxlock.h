@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: ISC */
 /* include/rxlock/rxlock.h — rxlock time-lock layer: public API (prefix tl_).
  *
  * A puzzle hides a 32-byte X25519 epoch secret x behind G serially wrapped

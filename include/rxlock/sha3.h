@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: ISC */
 /* include/rxlock/sha3.h — SHA3-256 (FIPS 202) and the fused sequential chain
  * x_{i+1} = SHA3-256(x_i) over 32-byte states (prefix sha3_); SHA3-512 and
  * the SHAKE128 / SHAKE256 XOFs (src/sha3/shake.c, issue 21). */

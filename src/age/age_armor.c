@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: ISC */
 /* src/age/age_armor.c — the byte source and sink of age files: buffered
  * raw I/O and the strict PEM armor ("AGE ENCRYPTED FILE", RFC 7468 strict,
  * 64-column canonical padded base64, only whitespace around the block). */

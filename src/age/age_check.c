@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: ISC */
 /* src/age/age_check.c — tl_age_check_fd: what can be checked of an age v1
  * file without a key (its header's syntax and its payload's length), so
  * that a caller who will only get the key after long work can refuse a

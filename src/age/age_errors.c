@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: ISC */
 /* src/age/age_errors.c — tl_age_strerror: the names of the age layer's
  * TL_AGE_E* codes (-200 .. -299 of the library's error space,
  * include/rxlock/error.h).  On its own so that anything naming errors links

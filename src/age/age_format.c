@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: ISC */
 /* src/age/age_format.c — the age v1 header: version line, X25519 recipient
  * stanzas (wrap/unwrap of the 16-byte file key), the mlkem768x25519
  * stanza's syntax (its cryptography is age_pq.c) and the header MAC. */

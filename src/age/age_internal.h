@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: ISC */
 /* src/age/age_internal.h — pieces shared by the age v1 implementation
  * files: HKDF-SHA-256, buffered raw input, the (optionally armored) byte
  * source and sink, and header encode/parse.  Not part of any public API. */

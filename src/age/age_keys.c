@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: ISC */
 /* src/age/age_keys.c — age X25519 recipients ("age1...") and identities
  * ("AGE-SECRET-KEY-1..."), and age identity files. */
 #include "rxlock/age.h"

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: ISC */
 /* src/age/age_pq.c — age's hybrid post-quantum recipient "mlkem768x25519"
  * (C2SP age.md; issue 21): the X-Wing KEM MLKEM768-X25519
  * (draft-connolly-cfrg-xwing-kem: seed expansion by SHAKE256, combiner

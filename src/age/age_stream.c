@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: ISC */
 /* src/age/age_stream.c — age v1 payload: 16-byte nonce, HKDF payload key,
  * ChaCha20-Poly1305 STREAM in 64 KiB chunks (11-byte big-endian counter +
  * last-chunk flag).  Encrypt/decrypt file descriptors in constant memory. */

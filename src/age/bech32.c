@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: ISC */
 /* src/age/bech32.c — BIP-173 Bech32 encoding (the age key encoding).
  * Written from BIP-173; checksum constant 1 (not Bech32m). */
 #include "age/bech32.h"

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: ISC */
 /* src/age/bech32.h — BIP-173 Bech32 (checksum constant 1) encode/decode,
  * at the 5-bit level (for the BIP-173 vectors) and with 8-bit data (what the
  * age keys use).  Strings are at most 90 characters (TL_BECH32_LONG_MAX for

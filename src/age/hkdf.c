@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: ISC */
 /* src/age/hkdf.c — HKDF-SHA-256 (RFC 5869) built from libsodium's
  * HMAC-SHA-256.  Used by the age format for wrap, MAC and payload keys,
  * and (extract and expand separately) by the HPKE key schedule of the

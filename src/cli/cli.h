@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: ISC */
 /* src/cli/cli.h — the subcommand table's declarations and shared CLI
  * conventions.  Exit codes: 0 success, 1 failure (bad data, failed check,
  * I/O error), 2 usage error (unknown command/flag, missing argument),

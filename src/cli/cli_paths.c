@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: ISC */
 /* src/cli/cli_paths.c — checks of a command's files before any work (see
  * cli_paths.h): outputs that exist, unwritable output directories, and two
  * names for one file. */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: ISC */
 /* src/cli/cli_paths.h — the one check every command makes of all the files
  * it names, before any work (issue 22): no two outputs, and no output and
  * input, may be the same file (device + inode where they exist, resolved

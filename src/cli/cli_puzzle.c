@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: ISC */
 /* src/cli/cli_puzzle.c — puzzle loading for the CLI (see cli_puzzle.h). */
 #include "cli/cli_puzzle.h"
 #include "cli/cli.h"

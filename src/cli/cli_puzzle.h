@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: ISC */
 /* src/cli/cli_puzzle.h — loading a puzzle the way every command does
  * (issue 22): a puzzle file, or (where the command reads them) the puzzle
  * inside a .rxlock container; a file of the wrong kind is refused with the

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: ISC */
 /* src/cli/cli_util.c — the CLI's shared helpers (see cli_util.h). */
 #include "cli/cli_util.h"
 #include "cli/cli.h"

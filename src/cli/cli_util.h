@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: ISC */
 /* src/cli/cli_util.h — the helpers every CLI command shares, so that each
  * command reads as parse, call, report: stop signals, the progress display
  * and JSON progress lines (with the engine and the one-line JIT fallback

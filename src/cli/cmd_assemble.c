@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: ISC */
 /* src/cli/cmd_assemble.c — `rxlock assemble DIR`: with the planner key,
  * check every group result of a plan and write the puzzle (the same file
  * `rxlock lock` writes); prints the epoch recipient.  The work is in

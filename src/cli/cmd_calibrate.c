@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: ISC */
 /* src/cli/cmd_calibrate.c — `rxlock calibrate`: measure this machine's
  * sequential chain rate with the real chain code and write a calibration
  * file for `rxlock lock --calibration FILE`. */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: ISC */
 /* src/cli/cmd_decrypt.c — `rxlock decrypt`: open an age v1 file (binary or
  * armored) with age identity files, X25519 or post-quantum, e.g. a solved
  * epoch identity. */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: ISC */
 /* src/cli/cmd_encrypt.c — `rxlock encrypt`: encrypt a file or stdin to one
  * or more age recipients (age v1 format, optional ASCII armor): X25519
  * (age1...) or post-quantum mlkem768x25519 (age1pq1...), never both. */

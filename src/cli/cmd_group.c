@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: ISC */
 /* src/cli/cmd_group.c — `rxlock group DIR [INDEX]`: what each Slurm array
  * task / Kubernetes Indexed Job pod runs.  The index defaults to
  * SLURM_ARRAY_TASK_ID or JOB_COMPLETION_INDEX; the worker key to

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: ISC */
 /* src/cli/cmd_hash.c — `rxlock hash`: one RandomX v1/v2 hash of an input
  * under a key, printed as 64 lowercase hex characters (vectors, debugging).
  * Light mode by default; --full builds the 2080 MiB dataset first. */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: ISC */
 /* src/cli/cmd_inspect.c — `rxlock inspect`: a puzzle's parameters, work,
  * assumed rate, signer, and the estimated solve time on this machine from a
  * quick calibration; human-readable or --json. */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: ISC */
 /* src/cli/cmd_keygen.c — `rxlock keygen`: a new age identity file (mode
  * 0600, no clobber without --force), X25519 or, with --pq, the hybrid
  * post-quantum mlkem768x25519 kind; prints its recipient (as age-keygen). */

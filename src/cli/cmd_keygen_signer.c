@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: ISC */
 /* src/cli/cmd_keygen_signer.c — `rxlock keygen-signer`: a new Ed25519
  * puzzle-signing key file (mode 0600); prints the public key (the pin). */
 #include "cli/cli.h"

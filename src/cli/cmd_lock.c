@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: ISC */
 /* src/cli/cmd_lock.c — `rxlock lock`: generate a time-lock puzzle in worker
  * processes and print its epoch recipient; with a positional FILE argument
  * hand over to the single-file mode (cmd_lockfile.c). */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: ISC */
 /* src/cli/cmd_lockfile.c — `rxlock lock FILE`: single-file time-lock.
  * Generates a puzzle, then writes FILE.rxlock = notice + puzzle + FILE
  * encrypted (age v1) to the puzzle's epoch recipient.  cmd_lock() calls

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: ISC */
 /* src/cli/cmd_plan.c — `rxlock plan`: draw a puzzle's secrets and write a
  * plan directory for generation on a cluster (job files, plan.json,
  * slurm.sbatch, k8s-job.yaml) plus the planner and worker keys; prints the

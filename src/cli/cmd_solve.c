@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: ISC */
 /* src/cli/cmd_solve.c — `rxlock solve`: verify (and pin) a puzzle, solve it
  * sequentially with a crash-safe journal (re-running resumes), and write the
  * epoch identity as an age identity file. */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: ISC */
 /* src/cli/cmd_unlock.c — `rxlock unlock FILE.rxlock`: read the container,
  * solve its puzzle sequentially (resumable through FILE.rxlock.journal),
  * then decrypt the age payload with the recovered epoch identity. */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: ISC */
 /* src/cli/cmd_verify.c — `rxlock verify`: a puzzle's structure, header
  * digest and signature (and an optional signer pin), without solving. */
 #include "cli/cli.h"

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: ISC */
 /* src/cli/lock_opts.c — parsing and resolution of the options shared by
  * `rxlock lock` and `rxlock lock FILE`, and the generation run both make
  * (see lock_opts.h). */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: ISC */
 /* src/cli/lock_opts.h — the options `rxlock lock` (puzzle) and `rxlock lock
  * FILE` (single file) share: work function, size (--groups/--steps or
  * --time with --rate/--calibration), mode, workers, signing key; the step

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: ISC */
 /* src/cli/main.c — `rxlock` entry point: global flags, help, and dispatch
  * to one file per subcommand (src/cli/cmd_*.c). */
 #include "cli/cli.h"

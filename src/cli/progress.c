@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: ISC */
 /* src/cli/progress.c — the one-line progress display (see progress.h). */
 #include "cli/progress.h"
 #include "util/util.h"

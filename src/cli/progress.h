@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: ISC */
 /* src/cli/progress.h — one-line progress display (done/total, rate, ETA)
  * for long sequential work (solve, lock, calibrate, bench).
  *

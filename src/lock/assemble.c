@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: ISC */
 /* src/lock/assemble.c — tl_plan_assemble: with the planner key, open
  * plan.secrets (bound to plan.json's digest), check every group's result
  * (present, authentic, right plan / group / steps, no stray files), then

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: ISC */
 /* src/lock/calibrate.c — the calibration measuring loop (real chain code,
  * windows for the spread, progress through tl_progress_fn) and the
  * calibration file's JSON form (include/rxlock/calibrate.h). */

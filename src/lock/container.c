@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: ISC */
 /* src/lock/container.c — the .rxlock single-file container: notice text,
  * puzzle JSON and age payload; bounded parsing of the prelude. */
 #include "rxlock/container.h"

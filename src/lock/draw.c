@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: ISC */
 /* src/lock/draw.c — tl_draw: every secret of a new puzzle, drawn once for
  * all three ways to make one (lock in memory, lock with a state directory,
  * plan): P, K, x, and per group nonce_g, s_g and the result key r_g, then

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: ISC */
 /* src/lock/epoch.c — the epoch key's public commitment (docs/DESIGN.md §1;
  * issue 21): classic epochs publish X = X25519(x, 9); post-quantum epochs
  * treat x as an age mlkem768x25519 identity seed and publish its age1pq1

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: ISC */
 /* src/lock/errors.c — the one strerror of the library (rxlock_strerror,
  * alias tl_strerror) over the three error ranges of include/rxlock/error.h,
  * work-function names, and tl_set_err (the error-text buffer the layer fills). */

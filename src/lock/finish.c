@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: ISC */
 /* src/lock/finish.c — tl_finish: the one path from computed chains to a
  * finished puzzle, shared by tl_generate and tl_plan_assemble: wrap
  * s_2 .. s_G and x under the chain ends, sign, open every wrap again

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: ISC */
 /* src/lock/floor.c — issue 19: the floor.  The fastest published
  * single-core sequential rates per work function (one dependent chain),
  * built in from the design agreement's table (its §9, with conditions),

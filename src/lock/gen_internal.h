@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: ISC */
 /* src/lock/gen_internal.h — internals of generation (issue 20): the worker
  * pool's task and callbacks (worker.c), the generation state directory
  * (gen_state.c) and the scheduler that resumes, checkpoints and verifies

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: ISC */
 /* src/lock/gen_sched.c — the generation scheduler (docs/DESIGN.md §3):
  * every group's chain runs from its last checkpoint, reporting its value
  * at each segment end (every C steps), which is sealed into the state

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: ISC */
 /* src/lock/gen_state.c — the generation state directory of a resumable
  * `lock` (docs/FORMAT.md §Generation state, docs/SECURITY.md): a plan
  * directory kept on the generating host — plan.json, plan.secrets sealed

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: ISC */
 /* src/lock/generate.c — tl_generate: draw the secrets (or resume them from
  * a generation state directory), build the work function once, run and
  * verify every group's chain (gen_sched.c), finish the puzzle through the

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: ISC */
 /* src/lock/group.c — tl_plan_task: what one cluster task runs.  Opens its
  * groups' job files with the worker key, skips groups whose valid result
  * is already there (idempotent), resumes from a sealed checkpoint, runs the

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: ISC */
 /* src/lock/header.c — the canonical binary puzzle header and its digest H
  * (docs/FORMAT.md §Canonical header): every public parameter except the
  * wraps and the signature, fixed offsets, little-endian. */

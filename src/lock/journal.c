@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: ISC */
 /* src/lock/journal.c — the solver's crash-safe journal (docs/FORMAT.md
  * §Journal): a 96-byte header bound to the puzzle's header digest H, then
  * append-only 80-byte entries (group, step, chain value) each with a

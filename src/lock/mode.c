@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: ISC */
 /* src/lock/mode.c — issue 19: the one mode policy (tl_mode_resolve).
  * RandomX runs in full mode (2080 MiB dataset + 256 MiB cache) when that
  * memory can be had here, else in light mode, which is several times

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: ISC */
 /* src/lock/params.c — the bounds of a puzzle's public parameters, checked
  * in one place for every path that makes or reads a puzzle (generate.c,
  * plan.c, puzzle.c): work type, G, S, G*S, rate, target, rate source. */

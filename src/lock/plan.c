@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: ISC */
 /* src/lock/plan.c — tl_plan_create: draw a puzzle's secrets exactly as
  * tl_generate does, and write the plan directory for a cluster: plan.json,
  * one sealed job file per group, plan.secrets, plus the planner and

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: ISC */
 /* src/lock/plan_files.c — the files of a cluster plan (docs/FORMAT.md
  * §Cluster plan): plan.json (public, strictly parsed, bound to the plan
  * digest D), X25519 key files, and the sealed records — job files (to the

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: ISC */
 /* src/lock/plan_internal.h — shared internals of generation on a cluster
  * (docs/FORMAT.md §Cluster plan): the plan directory's file names, the
  * plan.json reader, the X25519 key files, and the sealed job, result,

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: ISC */
 /* src/lock/plan_scripts.c — the plan directory's job files: slurm.sbatch
  * (a Slurm array job) and k8s-job.yaml (a Kubernetes Indexed Job), written
  * from the plan and the operator's settings in tl_plan_opts (time limit,

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: ISC */
 /* src/lock/promise.c — issue 19: what a puzzle promises, in numbers and in
  * one sentence, the same everywhere (lock's summary, inspect, the .rxlock
  * notice): no sooner than T_min on the fastest known CPU (the floor), and

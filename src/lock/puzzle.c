@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: ISC */
 /* src/lock/puzzle.c — puzzle JSON: canonical serialisation, strict bounded
  * parsing (exact field set, versions, hex lengths, ranges), loading from a
  * file, structure + signature + pin verification. */

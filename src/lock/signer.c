@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: ISC */
 /* src/lock/signer.c — key files ("# ..." comment lines, "# public key:",
  * one line holding a 32-byte secret in hex; docs/FORMAT.md §Signer key),
  * used for the Ed25519 signer key and the cluster plan's X25519 keys, and

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: ISC */
 /* src/lock/solve.c — tl_solve: the sequential solver.  From s_1 run each
  * group's S steps, open its wrap (aad = H || g) to get the next seed, and
  * finally x; check X25519(x, 9) == X.  Progress is journalled (journal.c)

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: ISC */
 /* src/lock/tl_internal.h — shared internals of the time-lock layer: wrap
  * key derivation and AEAD, randomness (with the test-only deterministic
  * mode), little-endian helpers, the journal, and the worker IPC message. */

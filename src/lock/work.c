@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: ISC */
 /* src/lock/work.c — the chain step W(K, m(g, i, d)) of docs/DESIGN.md §1 for the
  * three work functions: SHA3-256(K || m), RandomX v2 / v1 hash of m under
  * cache key K (light: 256 MiB cache; full: + 2080 MiB dataset); and what

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: ISC */
 /* src/lock/worker.c — the generation worker pool (docs/DESIGN.md §3): the
  * single-threaded supervisor forks one child per running task after the
  * work function (cache / dataset) is built; a task runs steps i0 .. i1-1 of

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: ISC */
 /* src/lock/wrap.c — wrap key derivation and the XChaCha20-Poly1305 wraps
  * (docs/DESIGN.md §1 step 3), and the randomness source with its test-only
  * deterministic mode. */

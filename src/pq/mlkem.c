@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: ISC */
 /* src/pq/mlkem.c — ML-KEM-768 (FIPS 203): K-PKE.KeyGen / Encrypt / Decrypt
  * (Algorithms 13-15) and ML-KEM.KeyGen_internal / Encaps / Decaps
  * (16-18) with the §7.2 encapsulation-key and §7.3 decapsulation-key checks,

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: ISC */
 /* src/pq/mlkem_internal.h — what the ML-KEM-768 files share (FIPS 203):
  * the parameters, the polynomial type and the ring / NTT / sampling /
  * encoding primitives of mlkem_poly.c, and the constant-time helpers.

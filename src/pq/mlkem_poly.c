@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: ISC */
 /* src/pq/mlkem_poly.c — the ring R_q = Z_q[X]/(X^256+1), q = 3329, of
  * ML-KEM (FIPS 203 §4): field arithmetic by Barrett reduction, the NTT and
  * its inverse (Algorithms 9, 10), MultiplyNTTs (11, 12), SampleNTT (7),

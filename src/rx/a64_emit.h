@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: ISC */
 /* src/rx/a64_emit.h — a small AArch64 (ARMv8-A A64) instruction emitter for
  * jit_aarch64.c.  Instructions are 32-bit little-endian words appended to a
  * caller buffer; running out of room (or asking for an encoding that does

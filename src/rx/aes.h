@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: ISC */
 /* src/rx/aes.h — AES rounds and the RandomX AES generators (spec 3.2-3.4),
  * with a hardware backend (AES-NI / ARMv8 crypto) and a portable software
  * backend selected at run time.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: ISC */
 /* src/rx/aes_armv8.c — AArch64 crypto-extension backend of the RandomX AES
  * generators.  ARM AESE/AESD XOR the key *before* SubBytes, so an x86-style
  * round is AESE(s, 0) -> AESMC -> XOR key (and AESD/AESIMC for decrypt).

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: ISC */
 /* src/rx/aes_gen.c — the RandomX AES generator definitions (spec 3.2
  * AesGenerator1R, 3.3 AesGenerator4R, 3.4 AesHash1R): their round keys and
  * initial state, and the run-time choice between the hardware and software

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: ISC */
 /* src/rx/aes_ni.c — x86-64 AES-NI backend of the RandomX AES generators
  * (compiled with a per-function target attribute; only called after
  * util/cpufeat.c reported AES-NI).  Elsewhere rx_aes_ni_ops() returns NULL. */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: ISC */
 /* src/rx/aes_soft.c — portable software AES rounds (table-driven, x86
  * AESENC/AESDEC semantics) and the software versions of the RandomX AES
  * generators.  Tables were generated from the AES S-box definition

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: ISC */
 /* src/rx/argon2d.c — Argon2d memory fill for the RandomX Cache (RFC 9106,
  * sections 3.2-3.5, one lane, version 0x13).  H0 and the variable-length
  * hash H' use libsodium's BLAKE2b; the BlaMka compression G is ours, in a

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: ISC */
 /* src/rx/argon2d.h — Argon2d memory fill (RFC 9106, version 0x13, one lane)
  * as RandomX uses it for the Cache (spec 7.1): no secret, no associated
  * data, tag length 0, and no finalisation: the output is the filled memory.

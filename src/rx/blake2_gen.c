@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: ISC */
 /* src/rx/blake2_gen.c — BlakeGenerator (RandomX spec 3.5) on libsodium's
  * BLAKE2b.  The state is rehashed (S = Hash512(S)) whenever fewer unused
  * bytes remain than requested. */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: ISC */
 /* src/rx/blake2_gen.h — BlakeGenerator (RandomX spec 3.5): a byte / 32-bit
  * pseudo-random stream from a 64-byte BLAKE2b-512 state.  Used to generate
  * the SuperscalarHash programs from the cache key. */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: ISC */
 /* src/rx/cache_internal.h — private layout of rx_cache and rx_dataset
  * (cache + dataset side only; the VM side uses internal.h's functions). */
 #ifndef RX_CACHE_INTERNAL_H

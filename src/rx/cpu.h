@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: ISC */
 /* src/rx/cpu.h — the engine's one CPU question: may the hardware AES
  * backend of this build run here?  The probe itself is util/cpufeat.c. */
 #ifndef RX_CPU_H

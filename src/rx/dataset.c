@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: ISC */
 /* src/rx/dataset.c — the RandomX Cache (Argon2d fill + 8 SuperscalarHash
  * programs, spec 7.1-7.2) and Dataset (spec 7.3): light-mode item
  * computation, range builds and a pthread parallel build (through the

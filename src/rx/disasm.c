@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: ISC */
 /* src/rx/disasm.c — print a RandomX program in a readable form (debugging,
  * JIT development): one line per instruction with its decoded operands.
  * Test build only (-DRXLOCK_TESTING): the shipping library prints nothing. */

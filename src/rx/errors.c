@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: ISC */
 /* src/rx/errors.c — rx_strerror: the names of the engine's RX_E* codes
  * (-1 .. -99 of the library's error space, include/rxlock/error.h).  On its
  * own so that anything naming errors links without the engine. */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: ISC */
 /* src/rx/execmem.c — W^X executable memory for the JITs (see execmem.h).
  * The only permission sets used are read+write, read+execute and none. */
 #include "rx/execmem.h"

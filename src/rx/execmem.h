@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: ISC */
 /* src/rx/execmem.h — executable memory with strict W^X for the JITs.
  *
  * A region is mapped read+write, written, then sealed read+execute.  To

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: ISC */
 /* src/rx/instr.h — the RandomX instruction set as one X-macro table (spec
  * chapter 5), shared by the interpreter, the JITs and the disassembler.
  *

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: ISC */
 /* src/rx/internal.h — contracts between the RandomX engine's files.
  *
  * Ownership: memory.c (large allocations), argon2d.c/blake2_gen.c/

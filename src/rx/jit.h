@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: ISC */
 /* src/rx/jit.h — contract between the VM (vm.c) and the JIT backends
  * (jit_x86_64.c, jit_aarch64.c, jit_none.c).  The VM state and program
  * types are the VM side's (program.h, vm_state.h); a JIT run has exactly

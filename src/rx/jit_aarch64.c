@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: ISC */
 /* src/rx/jit_aarch64.c — AArch64 (ARMv8-A) JIT for RandomX v1/v2 programs,
  * with hardware AES (crypto extension AESE/AESD/AESMC/AESIMC) or a call to
  * the software AES for the v2 F/E mixing.  Same contract as the x86-64 JIT

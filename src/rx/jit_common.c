@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: ISC */
 /* src/rx/jit_common.c — what the JIT backends share (declared at the end of
  * jit.h): the mode (AES choice) and allocation of a JIT, the constant
  * masks, the argument checks of rx_jit_compile / rx_jit_run,

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: ISC */
 /* src/rx/jit_none.c — no-JIT fallback, built only where no backend exists
  * (jit_x86_64.c covers x86-64, jit_aarch64.c AArch64): every entry point
  * says RX_ENOTSUP, so the VM runs the portable interpreter.  The

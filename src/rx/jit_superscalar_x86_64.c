@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: ISC */
 /* src/rx/jit_superscalar_x86_64.c — SuperscalarHash compiled to x86-64 for
  * dataset items (spec 7.3): one function per cache, covering all 8 programs
  * and the cache-line mixing, looping over a range of items.  W^X: written

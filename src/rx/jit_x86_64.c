@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: ISC */
 /* src/rx/jit_x86_64.c — x86-64 JIT for RandomX v1/v2 programs.
  *
  * Register map of the generated code (System V x86-64):

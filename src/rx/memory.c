@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: ISC */
 /* src/rx/memory.c — large page-aligned allocations for the cache, dataset
  * and scratchpad: mmap + THP advice (or explicit hugetlb pages), wiped on
  * free.  Every failure is returned, never aborted on. */

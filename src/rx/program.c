@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: ISC */
 /* src/rx/program.c — parsing a RandomX program from AesGenerator4R output
  * and programming the VM's configuration from its entropy (spec 4.5). */
 #include "rx/program.h"

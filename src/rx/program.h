@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: ISC */
 /* src/rx/program.h — a RandomX program (spec 4.4-4.5) and the constants of
  * the VM's configuration (spec table 1.2.1, v2.0 configuration.h values).
  *

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: ISC */
 /* src/rx/reciprocal.c — rx_reciprocal: the IMUL_RCP multiplier
  * floor(2^x / d) with x = 63 + bitlen(d) (RandomX spec 5.2.6), computed by
  * binary long division so it needs no 128-bit integer type. */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: ISC */
 /* src/rx/superscalar.c — SuperscalarHash program generation and execution
  * (RandomX spec chapter 6).  Generation simulates the reference CPU: each
  * decode cycle picks a 16-byte decoder group (table 6.3.1), fills its slots

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: ISC */
 /* src/rx/superscalar.h — SuperscalarHash (RandomX spec 6): program
  * generation by simulating the reference CPU (decoder groups, macro-ops,
  * ports P0/P1/P5, latencies) and program execution.

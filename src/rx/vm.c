@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: ISC */
 /* src/rx/vm.c — the RandomX VM API (rx_vm_*, rx_flags_*) and
  * the hash flow of spec chapter 2: Blake2b-512 of the input, AesGenerator1R
  * scratchpad fill, 8 programs from AesGenerator4R (each run by the JIT when

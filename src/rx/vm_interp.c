@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: ISC */
 /* src/rx/vm_interp.c — the portable RandomX interpreter: decode a program
  * once into struct rx_op (register indices, masks and immediates resolved,
  * src == dst special cases turned into their own op types), then run the

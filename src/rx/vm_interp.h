@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: ISC */
 /* src/rx/vm_interp.h — the portable RandomX interpreter (vm_interp.c):
  * a program is decoded once into a compact pre-decoded form, then the full
  * iteration loop (spec 4.6) runs over it on a struct rx_vm_state. */

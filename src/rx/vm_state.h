@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: ISC */
 /* src/rx/vm_state.h — the state one RandomX program run reads and writes:
  * the register file, the program's configuration, memory pointers.  The
  * interpreter (vm_interp.c) and the JITs (jit.h) both run on it.

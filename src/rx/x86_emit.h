@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: ISC */
 /* src/rx/x86_emit.h — a small x86-64 instruction emitter for the JITs
  * (jit_x86_64.c, jit_superscalar_x86_64.c).  Code is appended to a caller
  * buffer; running out of room sets a sticky error and stops writing, so a

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: ISC */
 /* src/sha3/chain.c — backend dispatch (the one place a Keccak backend is
  * chosen; RXLOCK_SHA3=<name> forces one) and the fused chain entry points
  * sha3_chain, sha3_chain_ctr, sha3_backend. */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: ISC */
 /* src/sha3/internal.h — what the SHA3 backends share: the backend table
  * (one entry per Keccak-f[1600] implementation), the multi-chain backend
  * table (several independent chains in SIMD lanes), lane byte order, and the

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: ISC */
 /* src/sha3/keccak.c — the portable C Keccak-f[1600] backend ("portable"):
  * plain C11, any architecture; the reference the other backends are tested
  * against. */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: ISC */
 /* src/sha3/keccak_aarch64.c — AArch64 Keccak-f[1600] backend ("armv8-sha3"):
  * the ARMv8.2 SHA3 instructions EOR3 (theta's column parities), RAX1
  * (theta's D), XAR (theta + rho in one), BCAX (chi), one lane per vector

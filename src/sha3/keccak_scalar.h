@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: ISC */
 /* src/sha3/keccak_scalar.h — the scalar Keccak-f[1600] permutation and the
  * fused SHA3-256 chains (plain and counter/puzzle form), as a template: the includer defines KS_NAME(x) (the
  * function names) and may define KS_ATTR (e.g. a target attribute), so the same

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: ISC */
 /* src/sha3/keccak_x86_64.c — the x86-64 Keccak-f[1600] backends, each
  * behind run-time CPU detection:
  *  "avx512": one lane per xmm register (AVX-512VL has 32), VPTERNLOGQ for

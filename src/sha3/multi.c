@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: ISC */
 /* src/sha3/multi.c — multi-chain dispatch (issue 23): the one place a
  * multi-chain backend is chosen (RXLOCK_SHA3_MULTI=<name> forces one), the
  * portable one-lane fallback, and sha3_chain_ctr_multi, which packs any

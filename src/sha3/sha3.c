@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: ISC */
 /* src/sha3/sha3.c — SHA3-256 (FIPS 202 §6.1): the sponge with rate 136
  * bytes, domain bits 01 and pad10*1 (the byte 0x06 after the message, 0x80
  * in the last rate byte), over the selected Keccak-f[1600] backend.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: ISC */
 /* src/sha3/shake.c — the general Keccak sponge (FIPS 202 §4) at any rate,
  * over the selected Keccak-f[1600] backend: SHA3-512 (rate 72, domain 01)
  * and the XOFs SHAKE128 (rate 168) / SHAKE256 (rate 136, domain 1111),

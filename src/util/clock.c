@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: ISC */
 /* src/util/clock.c — the one monotonic clock (CLOCK_MONOTONIC), in seconds
  * for rates and progress and in nanoseconds for phase profiles.  Used by
  * every layer above, the CLI and the benchmarks. */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: ISC */
 /* src/util/cpufeat.c — the run-time CPU feature probe (see cpufeat.h).
  * x86-64: cpuid leaves 1 and 7, XCR0 through xgetbv; AArch64 Linux: the
  * AT_HWCAP auxiliary vector.  Other targets: every feature 0. */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: ISC */
 /* src/util/cpufeat.h — the one run-time CPU feature probe (cpuid + xgetbv
  * on x86-64, getauxval(AT_HWCAP) on AArch64 Linux), below both rx and sha3
  * so that every backend choice (AES, Argon2d, SuperscalarHash lanes, the

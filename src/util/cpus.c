@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: ISC */
 /* src/util/cpus.c — how many CPUs this process may use: the size of its
  * affinity mask, which is what Slurm (task/affinity, cgroup cpusets),
  * Kubernetes static CPU sets and taskset restrict, else the online CPUs.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: ISC */
 /* src/util/fileio.c — bounded reads and crash-safe, no-clobber writes
  * (temp files flock'ed while written; stale ones removed by the next write). */
 #include "util/util.h"

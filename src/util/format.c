@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: ISC */
 /* src/util/format.c — human-readable durations and rates ("1h02m03s",
  * "1.23 M"), for the CLI's progress lines and the lock layer's promise
  * and notice texts. */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: ISC */
 /* src/util/hex.c — hex encoding and strict decoding. */
 #include "util/util.h"
 

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: ISC */
 /* src/util/nodump.c — keeping a process's secrets out of core dumps and
  * debuggers: RLIMIT_CORE 0 and PR_SET_DUMPABLE 0 (both inherited by forked
  * workers).  Test build: RXLOCK_TEST_DUMP_STATE=FILE appends the state that

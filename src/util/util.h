@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: ISC */
 /* src/util/util.h — small shared helpers: hex, bounded file reads, atomic
  * no-clobber file writes (temp file + fsync + link/rename + dir fsync),
  * the number of usable CPUs, the monotonic clock. */

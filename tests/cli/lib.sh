@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: ISC
 # tests/cli/lib.sh — helpers for CLI tests that run the real binary.
 # Source it; use ok/fail/expect_rc; call summary at the end.
 # $RXLOCK is the binary; each test gets a private $TMP directory.

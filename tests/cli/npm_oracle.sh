@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: ISC
 # tests/cli/npm_oracle.sh — source after lib.sh: npm_oracle_ready PKG@VER FILE
 # makes sure Node >= 20 runs and PKG is installed in $NPM_DIR
 # (RXLOCK_NPM_DIR, default build/npm: git-ignored, never committed),

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: ISC
 # tests/cli/test_age_bad.sh — rxlock decrypt on damaged input: truncations,
 # a flipped byte in the header, nonce and every chunk, a wrong identity,
 # unknown stanzas, trailing garbage, non-canonical armor.  Every case must

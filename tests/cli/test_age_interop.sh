@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: ISC
 # tests/cli/test_age_interop.sh — rxlock encrypt/decrypt against Debian's
 # age both ways, binary and armored, at chunk-boundary sizes and 50 MiB
 # (the 50 MiB runs must stay under 16 MiB maximum RSS, measured with GNU

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: ISC
 # tests/cli/test_age_pq.sh — the post-quantum age recipient from the CLI:
 # keygen --pq (no clobber, mode 0600, age1pq1 of 1,959 characters),
 # encrypt -r age1pq1 / decrypt -i (binary and armored, several recipients,

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: ISC
 # tests/cli/test_age_typage.sh — the post-quantum age recipient against an
 # independent implementation, typage (npm age-encryption 0.3.1, Node >= 20),
 # both ways: typage makes a hybrid identity and encrypts to it, rxlock

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: ISC
 # tests/cli/test_basic.sh — global CLI behaviour: help, version, bad usage.
 . tests/cli/lib.sh
 expect_rc 0 "--help" "$RXLOCK" --help

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: ISC
 # tests/cli/test_bench.sh — the bench harness (bench/bench.c, bench/compare):
 # it must fail loudly when two variants disagree on the chain digest (the
 # test-only deliberately wrong variant), keep A B B A order, write complete

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: ISC
 # tests/cli/test_calibrate.sh — `rxlock calibrate` round trip on sha3-256
 # (~1 s): file written with exactly the agreed keys (version 2: no mode /
 # engine / aes for SHA3), no clobber without --force, --json, -o -, usage

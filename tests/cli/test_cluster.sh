@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: ISC
 # tests/cli/test_cluster.sh — generation on a cluster: rxlock plan / group /
 # assemble.  The generated slurm.sbatch and k8s-job.yaml are validated
 # (bash -n; a YAML parser: kind Job, completionMode Indexed, completions)

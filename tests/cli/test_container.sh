@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: ISC
 # tests/cli/test_container.sh — the container image (tools/Containerfile,
 # tools/container.sh).  Opt-in: RXLOCK_TEST_CONTAINER=1 (root; Debian's
 # podman and runc: sh tools/container.sh install; the static binary: make

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: ISC
 # tests/cli/test_crash_solve.sh — kill -9 the solver at 20 pseudo-random
 # moments across a multi-group sha3 puzzle, resuming each time with the same
 # command.  The final identity must be correct, and the total recomputation

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: ISC
 # tests/cli/test_engine.sh — no silent engine fallback.  With a JIT failure
 # injected (RXLOCK_TEST_JIT_FAIL=1, test build only): an explicitly
 # required JIT (RXLOCK_ENGINE=jit) is an error with a clear one-line message

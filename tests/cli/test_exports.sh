@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: ISC
 # tests/cli/test_exports.sh — librxlock.so exports exactly the public API:
 # every dynamic symbol it defines is declared in include/rxlock/*.h, and
 # every function those headers declare is exported.  (The library is built

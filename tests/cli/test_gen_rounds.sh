@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: ISC
 # tests/cli/test_gen_rounds.sh — src/sha3/keccak_round.h is what its
 # generator, src/sha3/gen_rounds.py, prints today (nobody edited the
 # generated header by hand, nor changed the generator without regenerating);

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: ISC
 # tests/cli/test_hash.sh — `rxlock hash`: official vectors (v1/v2, both
 # engines/AES paths via the environment), key/input from files and stdin,
 # and usage errors (exit 2, one line).

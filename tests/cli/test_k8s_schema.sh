@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: ISC
 # tests/cli/test_k8s_schema.sh — the k8s-job.yaml that `rxlock plan` writes
 # is a valid Kubernetes Job: npm kubernetes-models 5.x (the official
 # OpenAPI schemas through ajv) on Node >= 20, `new Job(obj).validate()`,

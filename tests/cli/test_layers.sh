@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: ISC
 # tests/cli/test_layers.sh — includes only point down the layers
 # (docs/DESIGN.md §4, "Architecture and layers"):
 #

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: ISC
 # tests/cli/test_lock.sh — lock / solve / inspect / verify / keygen-signer
 # end to end with the sha3-256 work function (and RandomX light when the
 # engine reproduces the reference vector): round trips, signatures and pins,

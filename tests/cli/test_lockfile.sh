@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: ISC
 # tests/cli/test_lockfile.sh — `rxlock lock FILE` / `rxlock unlock`: round
 # trip, notice contents, no clobber, interrupted + resumed unlock with the
 # journal beside the file, damaged containers, and the solved identity

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: ISC
 # tests/cli/test_man.sh — the rxlock(1) man page (docs/rxlock.1): lint clean
 # (mandoc -T lint, else groff -ww), renders with man -l, documents every
 # command of `rxlock --help` and every long option of every command's help

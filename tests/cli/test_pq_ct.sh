@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: ISC
 # tests/cli/test_pq_ct.sh — ML-KEM-768 is constant time in its secrets:
 # build/tests/test_pq_ct under valgrind memcheck, with the seed, m and dk's
 # secret parts marked undefined, must report 0 errors (a secret-dependent

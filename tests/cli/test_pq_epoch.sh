@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: ISC
 # tests/cli/test_pq_epoch.sh — post-quantum epochs (issue 21, puzzle format
 # version 2): lock --pq prints an age1pq1 recipient and the puzzle commits to
 # it; records encrypted to it open with the identity `solve` recovers (and

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: ISC
 # tests/cli/test_pq_noble.sh — ML-KEM-768 against an independent
 # implementation, @noble/post-quantum (npm, test-only oracle), both ways:
 # noble's keygen / encapsulation / implicit rejection for random inputs must

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: ISC
 # tests/cli/test_progress.sh — every long-running command (lock, lock FILE,
 # solve, unlock, calibrate, inspect's ~1 s estimate) shows a progress line when stderr is a TTY
 # (run under `script` for a pseudo-terminal), is silent about progress on

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: ISC
 # tests/cli/test_refusal.sh — a puzzle refused before any work (tampered
 # header, bad signature, wrong pin, unsigned with a pin) leaves no file
 # behind: no journal (also with --journal PATH), no identity, no plaintext,

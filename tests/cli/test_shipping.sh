@@ -1,7 +1,9 @@
+# SPDX-License-Identifier: ISC
 # tests/cli/test_shipping.sh — the shipping library and binary carry no test
 # hooks: no fault-injection globals, no RXLOCK_TEST_* switch, no test RNG,
 # no JIT stall variants.
 # (The test build, librxlock-test.a / rxlock-test, has them; see Makefile.)
+ROOT_DIR=$PWD
 . tests/cli/lib.sh
 B=$(dirname "$RXLOCK")
 for f in "$B/librxlock.a" "$B/librxlock.so" "$RXLOCK"; do
@@ -26,5 +28,11 @@ if make -s -q BUILD="$BR" all 2>/dev/null; then
   check "rxlock.pc: licence file" sh -c "PKG_CONFIG_PATH='$D/usr/lib/pkgconfig' pkg-config --variable=licensefile rxlock | grep -qx /usr/share/doc/rxlock/LICENSE"
 else
   echo "test_shipping: build not up to date, make install not checked" >&2
+fi
+# the licence: every tracked source file names it (SPDX) in its first lines
+if command -v git >/dev/null 2>&1 && git -C "$ROOT_DIR" rev-parse >/dev/null 2>&1; then
+  untagged=$(git -C "$ROOT_DIR" ls-files '*.c' '*.h' '*.sh' '*.py' '*.mjs' Makefile .ci/run docs/rxlock.1 |
+             while read -r f; do head -n 3 "$ROOT_DIR/$f" | grep -q 'SPDX-License-Identifier: ISC' || echo "$f"; done)
+  check "every source file has an SPDX-License-Identifier line${untagged:+ (missing: $(echo $untagged | head -c 200))}" test -z "$untagged"
 fi
 summary

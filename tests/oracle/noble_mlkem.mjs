@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: ISC
 // tests/oracle/noble_mlkem.mjs — @noble/post-quantum's ML-KEM-768 as a test
 // oracle for src/pq (test only; the package lives in $NPM_DIR, never in the
 // repository).  Usage:

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: ISC
 // tests/oracle/typage.mjs — typage (npm age-encryption 0.3.1) as an
 // independent age implementation for interop tests (test only; the package
 // lives in $NPM_DIR, never in the repository).  Usage:
