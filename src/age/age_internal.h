@@ -90,6 +90,13 @@ int     tl_age_header_write(tl_age_out *o, const uint8_t file_key[16],
 int     tl_age_header_read(tl_age_in *in, const uint8_t (*sks)[32], size_t nsk,
                            const uint8_t (*seeds)[32], size_t nseed, uint8_t file_key[16]);
 
+/* Identity strings (age_keys.c): 32 secret bytes in upper-case Bech32
+ * under hrp (lower case when encoding, upper case when decoding), for the
+ * X25519 and the post-quantum identity alike.  decode: TL_AGE_EKEY unless
+ * exactly 32 bytes under HRP. */
+int tl_age_secret32_encode(const char *hrp, const uint8_t key[32], char out[TL_AGE_IDENTITY_MAX]);
+int tl_age_secret32_decode(const char *HRP, const char *s, uint8_t key[32]);
+
 /* Write an identity file for recipient string rec and identity string id
  * (age_keys.c; both key kinds). */
 int tl_age_identity_file_emit(const char *path, const char *rec, const char *id,

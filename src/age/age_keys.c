@@ -27,12 +27,35 @@ int tl_age_recipient_encode(const uint8_t pk[32], char out[TL_AGE_RECIPIENT_MAX]
     return tl_bech32_encode(out, TL_AGE_RECIPIENT_MAX, HRP_RECIPIENT, pk, 32) == 0 ? 0 : TL_AGE_EINVAL;
 }
 
-int tl_age_identity_encode(const uint8_t sk[32], char out[TL_AGE_IDENTITY_MAX]) {
-    if (!sk || !out) return TL_AGE_EINVAL;
-    if (tl_bech32_encode(out, TL_AGE_IDENTITY_MAX, HRP_IDENTITY, sk, 32) != 0) return TL_AGE_EINVAL;
+/* An identity string: 32 secret bytes in upper-case Bech32 under hrp (the
+ * X25519 and the post-quantum identity alike). */
+int tl_age_secret32_encode(const char *hrp, const uint8_t key[32], char out[TL_AGE_IDENTITY_MAX]) {
+    if (!key || !out) return TL_AGE_EINVAL;
+    if (tl_bech32_encode(out, TL_AGE_IDENTITY_MAX, hrp, key, 32) != 0) return TL_AGE_EINVAL;
     for (char *p = out; *p; p++)
         if (*p >= 'a' && *p <= 'z') *p = (char)(*p - 32);
     return 0;
+}
+
+/* Its inverse: exactly 32 bytes under HRP (upper case); TL_AGE_EKEY
+ * otherwise.  The decoded buffer is wiped. */
+int tl_age_secret32_decode(const char *HRP, const char *s, uint8_t key[32]) {
+    char hrp[TL_BECH32_MAX + 1];
+    uint8_t buf[64];
+    size_t n = 0;
+    int rc = TL_AGE_EKEY;
+    if (!key) return TL_AGE_EINVAL;
+    if (!s || tl_bech32_decode(s, hrp, sizeof hrp, buf, sizeof buf, &n) != 0) goto out;
+    if (strcmp(hrp, HRP) != 0 || n != 32) goto out;
+    memcpy(key, buf, 32);
+    rc = 0;
+out:
+    sodium_memzero(buf, sizeof buf);
+    return rc;
+}
+
+int tl_age_identity_encode(const uint8_t sk[32], char out[TL_AGE_IDENTITY_MAX]) {
+    return tl_age_secret32_encode(HRP_IDENTITY, sk, out);
 }
 
 int tl_age_recipient_decode(const char *s, uint8_t pk[32]) {
@@ -47,18 +70,7 @@ int tl_age_recipient_decode(const char *s, uint8_t pk[32]) {
 }
 
 int tl_age_identity_decode(const char *s, uint8_t sk[32]) {
-    char hrp[TL_BECH32_MAX + 1];
-    uint8_t buf[64];
-    size_t n = 0;
-    int rc = TL_AGE_EKEY;
-    if (!sk) return TL_AGE_EINVAL;
-    if (!s || tl_bech32_decode(s, hrp, sizeof hrp, buf, sizeof buf, &n) != 0) goto out;
-    if (strcmp(hrp, "AGE-SECRET-KEY-") != 0 || n != 32) goto out;
-    memcpy(sk, buf, 32);
-    rc = 0;
-out:
-    sodium_memzero(buf, sizeof buf);
-    return rc;
+    return tl_age_secret32_decode("AGE-SECRET-KEY-", s, sk);
 }
 
 /* The identity file text for an encoded recipient rec and identity id. */

@@ -173,26 +173,11 @@ int tl_age_pq_recipient_decode(const char *s, uint8_t rcp[TL_AGE_PQ_RECIPIENT_BY
 }
 
 int tl_age_pq_identity_encode(const uint8_t seed[32], char out[TL_AGE_IDENTITY_MAX]) {
-    if (!seed || !out) return TL_AGE_EINVAL;
-    if (tl_bech32_encode(out, TL_AGE_IDENTITY_MAX, HRP_PQ_IDENTITY, seed, 32) != 0) return TL_AGE_EINVAL;
-    for (char *p = out; *p; p++)
-        if (*p >= 'a' && *p <= 'z') *p = (char)(*p - 32);
-    return 0;
+    return tl_age_secret32_encode(HRP_PQ_IDENTITY, seed, out);
 }
 
 int tl_age_pq_identity_decode(const char *s, uint8_t seed[32]) {
-    char hrp[TL_BECH32_MAX + 1];
-    uint8_t buf[64];
-    size_t n = 0;
-    int rc = TL_AGE_EKEY;
-    if (!seed) return TL_AGE_EINVAL;
-    if (!s || tl_bech32_decode(s, hrp, sizeof hrp, buf, sizeof buf, &n) != 0) goto out;
-    if (strcmp(hrp, "AGE-SECRET-KEY-PQ-") != 0 || n != 32) goto out;
-    memcpy(seed, buf, 32);
-    rc = 0;
-out:
-    sodium_memzero(buf, sizeof buf);
-    return rc;
+    return tl_age_secret32_decode("AGE-SECRET-KEY-PQ-", s, seed);
 }
 
 int tl_age_pq_identity_file_write(const char *path, const uint8_t seed[32], const char *comment, int force) {
