@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: ISC */
 /* tests/test_lock_calibrate.c — src/lock/calibrate.c: the calibration file
- * round trip (version 3: RandomX records mode / engine / AES, SHA3 none of
+ * round trip (version 4 — dataset_huge_pages for full-mode RandomX; version 3: RandomX records mode / engine / AES, SHA3 none of
  * them; setup, windows, load average) and its validation (version-1 files still read), and short real
  * measurements (sha3-256; RandomX light with an injected JIT failure) with
  * the public progress callback. */
@@ -19,7 +19,8 @@ static void t_roundtrip(void) {
     char *j = NULL; size_t n = 0; char err[128];
     CHECK(tl_calibration_to_json(&c, &j, &n) == 0 && j && n == strlen(j));
     if (!j) return;
-    CHECK(strstr(j, "\"rxlock_calibration\": 3") != NULL);
+    CHECK(strstr(j, "\"rxlock_calibration\": 4") != NULL);
+    CHECK(strstr(j, "\"dataset_huge_pages\": ") != NULL);   /* full-mode RandomX: version 4 */
     CHECK(strstr(j, "\"setup_seconds\": ") && strstr(j, "\"windows\": ") && strstr(j, "\"load_average\": "));
     CHECK(strstr(j, "\"engine\": \"jit\"") != NULL && strstr(j, "\"aes\": \"hardware\"") != NULL);
     CHECK(tl_calibration_parse(j, n, &d, err, sizeof err) == 0);
@@ -28,6 +29,18 @@ static void t_roundtrip(void) {
     CHECK(d.engine.mode && !strcmp(d.engine.mode, "full") && d.engine.version == 1);
     CHECK(fabs(d.rate - 1234.5) < 1e-6 && fabs(d.rate_min - 1200.25) < 1e-6 && d.rate_max == 1250);
     CHECK(strcmp(d.cpu, c.cpu) == 0 && strcmp(d.created, c.created) == 0);
+    CHECK(d.huge_share == 0);
+    free(j);
+    c.huge_share = 0.75;
+    CHECK(tl_calibration_to_json(&c, &j, &n) == 0 && j);
+    if (!j) return;
+    CHECK(tl_calibration_parse(j, n, &d, err, sizeof err) == 0 && fabs(d.huge_share - 0.75) < 1e-9);
+    free(j);
+    c.huge_share = -1;   /* unknown: not written, read back as -1 */
+    CHECK(tl_calibration_to_json(&c, &j, &n) == 0 && j);
+    if (!j) return;
+    CHECK(!strstr(j, "dataset_huge_pages"));
+    CHECK(tl_calibration_parse(j, n, &d, err, sizeof err) == 0 && d.huge_share == -1);
     free(j);
     /* SHA3: no mode, engine or aes in the file (they mean nothing there) */
     c.work = TL_WORK_SHA3_256;
@@ -64,13 +77,22 @@ static void t_validation(void) {
     CHECK(bad("{\"rxlock_calibration\":2,\"work\":\"sha3-256\"," GOOD_TAIL, 0));
     CHECK(bad("{\"rxlock_calibration\":2,\"work\":\"sha3-256\",\"mode\":\"light\"," GOOD_TAIL, TL_EFORMAT));
     CHECK(bad("{\"rxlock_calibration\":2,\"work\":\"sha3-256\",\"engine\":\"jit\"," GOOD_TAIL, TL_EFORMAT));
-    CHECK(bad("{\"rxlock_calibration\":4,\"work\":\"randomx-v2\",\"mode\":\"light\"," GOOD_TAIL, TL_EVERSION));
+    CHECK(bad("{\"rxlock_calibration\":5,\"work\":\"randomx-v2\",\"mode\":\"light\"," GOOD_TAIL, TL_EVERSION));
     /* version 3 (issue 19): setup_seconds, windows, load_average required; not in version 2 */
 #define V3_TAIL "\"rate\":10,\"rate_min\":9,\"rate_max\":11,\"seconds\":5,\"cpu\":\"x\",\"created\":\"2026-01-01T00:00:00Z\""
     CHECK(bad("{\"rxlock_calibration\":3,\"work\":\"sha3-256\"," V3_TAIL ",\"setup_seconds\":0.5,\"windows\":5,\"load_average\":0.2}", 0));
     CHECK(bad("{\"rxlock_calibration\":3,\"work\":\"sha3-256\"," V3_TAIL "}", TL_EFORMAT));
     CHECK(bad("{\"rxlock_calibration\":3,\"work\":\"sha3-256\"," V3_TAIL ",\"setup_seconds\":-1,\"windows\":5,\"load_average\":0.2}", TL_EFORMAT));
     CHECK(bad("{\"rxlock_calibration\":2,\"work\":\"sha3-256\"," V3_TAIL ",\"setup_seconds\":0.5,\"windows\":5,\"load_average\":0.2}", TL_EFORMAT));
+    /* version 4 (issue 19): dataset_huge_pages, RandomX only, 0..1, not before version 4 */
+#define V4_RX "{\"rxlock_calibration\":4,\"work\":\"randomx-v2\",\"mode\":\"full\",\"engine\":\"jit\",\"aes\":\"hardware\"," V3_TAIL ",\"setup_seconds\":30,\"windows\":5,\"load_average\":0.2"
+    CHECK(bad(V4_RX ",\"dataset_huge_pages\":1}", 0));
+    CHECK(bad(V4_RX ",\"dataset_huge_pages\":0}", 0));
+    CHECK(bad(V4_RX "}", 0));
+    CHECK(bad(V4_RX ",\"dataset_huge_pages\":1.5}", TL_EFORMAT));
+    CHECK(bad(V4_RX ",\"dataset_huge_pages\":-0.5}", TL_EFORMAT));
+    CHECK(bad("{\"rxlock_calibration\":4,\"work\":\"sha3-256\"," V3_TAIL ",\"setup_seconds\":0,\"windows\":5,\"load_average\":0.2,\"dataset_huge_pages\":1}", TL_EFORMAT));
+    CHECK(bad("{\"rxlock_calibration\":3,\"work\":\"randomx-v2\",\"mode\":\"full\",\"engine\":\"jit\",\"aes\":\"hardware\"," V3_TAIL ",\"setup_seconds\":30,\"windows\":5,\"load_average\":0.2,\"dataset_huge_pages\":1}", TL_EFORMAT));
     CHECK(bad("{\"work\":\"randomx-v2\",\"mode\":\"light\"," GOOD_TAIL, TL_EFORMAT));
     CHECK(bad("{\"rxlock_calibration\":1,\"work\":\"md5\",\"mode\":\"light\"," GOOD_TAIL, TL_EFORMAT));
     CHECK(bad("{\"rxlock_calibration\":1,\"work\":\"sha3-256\",\"mode\":\"medium\"," GOOD_TAIL, TL_EFORMAT));

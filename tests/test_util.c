@@ -1,10 +1,11 @@
 /* SPDX-License-Identifier: ISC */
-/* tests/test_util.c — hex codec, bounded reads, atomic no-clobber writes, usable CPUs, the CPU feature probe, the monotonic clock. */
+/* tests/test_util.c — hex codec, bounded reads, atomic no-clobber writes, usable CPUs, the CPU feature probe, the monotonic clock, the huge-page share of a mapping. */
 #include "test.h"
 #include "util/util.h"
 #include "util/cpufeat.h"
 #include <sched.h>
 #include <errno.h>
+#include <sys/mman.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -92,7 +93,40 @@ static void t_clock(void) {
     CHECK(s >= (double)a * 1e-9 - 1e-6 && s <= (double)b * 1e-9 + 1e-6);
 }
 
+/* util_huge_share: unknown for no mapping, 0 for a mapping told to avoid
+ * huge pages, within 0..1 for one that asks for them (whether the kernel
+ * grants them depends on THP and fragmentation: only printed). */
+static void t_huge_share(void) {
+    CHECK(util_huge_share(NULL, 10) == -1);
+    size_t len = 8u << 20;
+    uint8_t *p = mmap(NULL, len, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+    CHECK(p != MAP_FAILED);
+    if (p == MAP_FAILED) return;
+#ifdef MADV_NOHUGEPAGE
+    CHECK(madvise(p, len, MADV_NOHUGEPAGE) == 0);
+    memset(p, 1, len);
+    double s0 = util_huge_share(p, len);
+    CHECK(s0 == 0 || s0 == -1);   /* -1 only without /proc */
+#endif
+    CHECK(munmap(p, len) == 0);
+    p = mmap(NULL, len, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+    CHECK(p != MAP_FAILED);
+    if (p == MAP_FAILED) return;
+#ifdef MADV_HUGEPAGE
+    (void)madvise(p, len, MADV_HUGEPAGE);
+#endif
+    memset(p, 1, len);
+    double s1 = util_huge_share(p, len);
+    CHECK(s1 == -1 || (s1 >= 0 && s1 <= 1));
+    const char *m = util_thp_mode();
+    fprintf(stderr, "  huge-page share of an 8 MiB MADV_HUGEPAGE mapping: %.2f (THP %s)\n", s1, m ? m : "unknown");
+    CHECK(!m || !strcmp(m, "always") || !strcmp(m, "madvise") || !strcmp(m, "never"));
+    CHECK(munmap(p, len) == 0);
+    CHECK(util_huge_share(p, len) == -1);   /* gone */
+}
+
 int main(void) {
+    RUN(t_huge_share);
     RUN(t_hex);
     RUN(t_cpufeat);
     RUN(t_clock);

@@ -17,7 +17,10 @@
  * Version 3 (issue 19, written now) adds, after "created":
  *   "setup_seconds": n (cache / dataset build, timed), "windows": n,
  *   "load_average": n (1-minute load average, the larger of start / end)
- * Version-2 and -1 files are still read (setup unknown: 0).
+ * Version 4 (issue 19, written now) adds, for full-mode RandomX only, after
+ *   "load_average": "dataset_huge_pages": n (share 0..1 of the dataset the
+ *   kernel backed with huge pages while it was measured; 1.4-1.5x in rate)
+ * Version-3, -2 and -1 files are still read (setup unknown: 0 before 3).
  * Sizing uses the FASTEST window (rate_max): a time-lock promises "no
  * sooner than", so it must assume the fastest rate this machine showed.
  */
@@ -32,7 +35,7 @@ extern "C" {
 #endif
 #pragma GCC visibility push(default)   /* public API, also under -fvisibility=hidden */
 
-#define TL_CALIBRATION_VERSION   3
+#define TL_CALIBRATION_VERSION   4
 #define TL_CALIBRATION_MAX_BYTES 4096     /* bound on a file we read        */
 #define TL_CALIBRATE_MIN_SECONDS 0.05
 #define TL_CALIBRATE_MAX_SECONDS 86400.0
@@ -50,6 +53,8 @@ typedef struct {
     unsigned windows;        /* windows the spread is over (0 when parsed) */
     double   setup_seconds;  /* cache / dataset build (0 from a v1/v2 file) */
     double   load_average;   /* 1-min load average (-1 unknown / old file) */
+    double   huge_share;     /* full-mode RandomX: dataset share on huge
+                                pages, 0..1 (-1 unknown / light / old file) */
     char     cpu[128];       /* CPU model, printable ASCII                 */
     char     created[32];    /* ISO-8601 UTC                               */
 } tl_calibration;

@@ -94,6 +94,10 @@ int  rx_dataset_init_parallel(rx_dataset *ds, const rx_cache *cache, unsigned th
 int  rx_dataset_init_range_parallel(rx_dataset *ds, const rx_cache *cache, uint64_t first, uint64_t count,
                                     unsigned threads);
 void rx_dataset_free(rx_dataset *ds);
+/* Share (0..1) of the dataset's memory the kernel backs with huge pages
+ * (hugetlb: 1; else transparent huge pages from /proc/self/smaps), -1 when
+ * unknown.  The page size moves the full-mode hash rate by 1.4-1.5x. */
+double rx_dataset_huge_share(const rx_dataset *ds);
 
 /* cache is required in light mode; ds is required with RX_FLAG_FULL. */
 int  rx_vm_new(rx_vm **out, unsigned flags, const rx_cache *cache, const rx_dataset *ds);

@@ -140,6 +140,9 @@ typedef struct {
     const char *fallback;    /* NULL, or why the JIT did not start          */
 } tl_engine_info;
 int tl_work_engine(const tl_work *w, tl_engine_info *out);
+/* Full-mode RandomX: the share (0..1) of the dataset backed by huge pages
+ * (rx_dataset_huge_share); -1 in light mode, for sha3-256, or unknown. */
+double tl_work_huge_share(const tl_work *w);
 /* NULL when the engine the environment selects for `type` can start here,
  * else a one-line reason (a static string); NULL for sha3-256. */
 const char *tl_engine_check(tl_work_type type);

@@ -46,6 +46,17 @@ static double load1(void) {
     return getloadavg(l, 1) == 1 ? l[0] : -1;
 }
 
+#ifdef RXLOCK_TESTING
+/* Test build only: RXLOCK_TEST_CAL_SLOW_WINDOW=k stretches window k (from
+ * 0) to twice its time, as a busy machine would: the spread warning's test. */
+static int slow_window(unsigned k) {
+    const char *s = getenv("RXLOCK_TEST_CAL_SLOW_WINDOW");
+    return s && *s && (unsigned)atoi(s) == k;
+}
+#else
+static int slow_window(unsigned k) { (void)k; return 0; }
+#endif
+
 static int is_randomx(tl_work_type t) { return t == TL_WORK_RANDOMX_V1 || t == TL_WORK_RANDOMX_V2; }
 
 static void iso_now(char *out, size_t cap) {
@@ -86,6 +97,7 @@ int tl_calibrate(tl_work_type type, tl_mode mode, double seconds,
     }
     if (rc) return rc;
     out->setup_seconds = tl_now() - t_setup;
+    out->huge_share = tl_work_huge_share(w);
     (void)tl_work_engine(w, &out->engine);
 
     unsigned windows = (unsigned)seconds;
@@ -93,12 +105,12 @@ int tl_calibrate(tl_work_type type, tl_mode mode, double seconds,
     if (windows > 10) windows = 10;
     double win = seconds / windows;
     uint64_t n = 0, batch = 1;
-    double lo = INFINITY, hi = 0;
+    double lo = INFINITY, hi = 0, shift = 0;
     double t0 = tl_now(), t = t0, t_prog = t0;
     tl_progress p = { .eta_seconds = -1, .engine = &out->engine };
     if (cb && cb(&p, ctx)) rc = TL_EINTR;   /* once before any work: the engine */
     for (unsigned k = 0; k < windows && rc == 0; k++) {
-        double ws = t, wend = t0 + win * (k + 1);
+        double ws = t, wend = t0 + shift + win * (k + 1);
         uint64_t wn = 0;
         do {
             if (stop && *stop) { rc = TL_EINTR; break; }
@@ -121,6 +133,11 @@ int tl_calibrate(tl_work_type type, tl_mode mode, double seconds,
             }
         } while (t < wend);
         if (rc) break;
+        if (slow_window(k)) {   /* test build: the window took twice as long */
+            double t1 = t, until = t + (t - ws);
+            while ((t = tl_now()) < until) {}
+            shift += t - t1;    /* the later windows keep their length */
+        }
         double r = (double)wn / (t - ws);
         if (r < lo) lo = r;
         if (r > hi) hi = r;
@@ -172,6 +189,11 @@ int tl_calibration_to_json(const tl_calibration *c, char **json, size_t *len) {
                               "load_average", c->load_average);
         if (!t || json_object_update(o, t)) { json_decref(o); o = NULL; }
         json_decref(t);
+    }
+    if (o && is_randomx(c->work) && c->mode == TL_MODE_FULL && c->huge_share >= 0 &&   /* version 4 */
+        json_object_set_new(o, "dataset_huge_pages", json_real(c->huge_share))) {
+        json_decref(o);
+        o = NULL;
     }
     if (!o) return TL_ENOMEM;
     char *s = json_dumps(o, JSON_PRESERVE_ORDER | JSON_INDENT(2) | JSON_REAL_PRECISION(10));
@@ -226,7 +248,7 @@ int tl_calibration_parse(const char *json, size_t len, tl_calibration *out, char
     json_t *ver = json_object_get(o, "rxlock_calibration");
     if (!ver || !json_is_integer(ver)) { why = "missing \"rxlock_calibration\": 2"; goto out; }
     json_int_t version = json_integer_value(ver);
-    if (version != 1 && version != 2 && version != TL_CALIBRATION_VERSION) {
+    if (version < 1 || version > TL_CALIBRATION_VERSION) {
         rc = TL_EVERSION; why = "unsupported calibration version"; goto out;
     }
     const char *work = json_string_value(json_object_get(o, "work"));
@@ -240,6 +262,7 @@ int tl_calibration_parse(const char *json, size_t len, tl_calibration *out, char
                     (want_engine && (!strcmp(k, "engine") || !strcmp(k, "aes")));
         for (size_t i = 0; i < sizeof common / sizeof common[0]; i++) if (!strcmp(k, common[i])) known = 1;
         for (size_t i = 0; version >= 3 && i < sizeof v3 / sizeof v3[0]; i++) if (!strcmp(k, v3[i])) known = 1;
+        if (version >= 4 && rx && !strcmp(k, "dataset_huge_pages")) known = 1;
         if (!known) { why = "unknown key in calibration file"; goto out; }
     }
     out->engine.work = out->work;
@@ -269,6 +292,12 @@ int tl_calibration_parse(const char *json, size_t len, tl_calibration *out, char
         why = "rates out of range (need 0 < rate_min <= rate <= rate_max)"; goto out;
     }
     out->load_average = -1;
+    out->huge_share = -1;
+    if (json_object_get(o, "dataset_huge_pages")) {   /* version 4, RandomX (checked above) */
+        if (get_num(o, "dataset_huge_pages", &out->huge_share) || !(out->huge_share >= 0 && out->huge_share <= 1)) {
+            why = "bad dataset_huge_pages (need 0..1)"; goto out;
+        }
+    }
     if (version >= 3) {
         double wn;
         if (get_num(o, "setup_seconds", &out->setup_seconds) || get_num(o, "windows", &wn) ||

@@ -47,6 +47,10 @@ int tl_work_engine(const tl_work *w, tl_engine_info *out) {
     return TL_OK;
 }
 
+double tl_work_huge_share(const tl_work *w) {
+    return w && w->ds ? rx_dataset_huge_share(w->ds) : -1;
+}
+
 double tl_now(void) { return util_now(); }
 
 void tl_chain_message(uint8_t m[68], uint32_t g, uint64_t i, const uint8_t d[32]) {

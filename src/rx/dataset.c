@@ -285,3 +285,7 @@ void rx_dataset_free(rx_dataset *ds) {
     rx_mem_free(ds->memory, (size_t)RX_DATASET_BYTES);
     rx_mem_free(ds, sizeof *ds);
 }
+
+double rx_dataset_huge_share(const rx_dataset *ds) {
+    return ds ? util_huge_share(ds->memory, (size_t)RX_DATASET_BYTES) : -1;
+}

@@ -51,6 +51,13 @@ unsigned util_cpus_usable(void);
 /* The monotonic clock (CLOCK_MONOTONIC): seconds, nanoseconds. */
 double   util_now(void);
 uint64_t util_now_ns(void);
+/* Share (0..1) of [p, p+len) the kernel backs with transparent huge pages
+ * (AnonHugePages of the overlapping /proc/self/smaps entries, clamped);
+ * -1 when unknown (no /proc, or no such mapping) (hugepages.c). */
+double util_huge_share(const void *p, size_t len);
+/* The selected word of /sys/kernel/mm/transparent_hugepage/enabled
+ * ("always", "madvise", "never"; a static buffer), NULL when unknown. */
+const char *util_thp_mode(void);
 /* Format seconds as "1h02m03s" / "4m05s" / "7.2s" into buf (format.c). */
 void util_format_duration(char *buf, size_t cap, double seconds);
 /* Format a rate as "1.23 M" / "456.7 k" / "12.3" (no unit) into buf. */

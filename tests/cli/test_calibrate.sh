@@ -17,7 +17,7 @@ import json, sys, re
 d = json.load(open(sys.argv[1]))
 assert list(d) == ["rxlock_calibration", "work", "rate", "rate_min", "rate_max",
                    "seconds", "cpu", "created", "setup_seconds", "windows", "load_average"], list(d)
-assert d["rxlock_calibration"] == 3 and d["work"] == "sha3-256"
+assert d["rxlock_calibration"] == 4 and d["work"] == "sha3-256"
 assert d["setup_seconds"] >= 0 and d["windows"] >= 3
 assert 0 < d["rate_min"] <= d["rate"] <= d["rate_max"], d
 assert 0.9 < d["seconds"] < 5, d
@@ -32,7 +32,7 @@ expect_rc 0 "--force --json" "$RXLOCK" calibrate --work sha3-256 --seconds 0.1 -
 check "--json is one JSON object with file and hashes" python3 -c '
 import json, sys
 d = json.loads(open(sys.argv[1]).read())
-assert d["file"] == sys.argv[2] and d["hashes"] > 0 and d["rxlock_calibration"] == 3
+assert d["file"] == sys.argv[2] and d["hashes"] > 0 and d["rxlock_calibration"] == 4
 assert d["sizing_statistic"] == "fastest window" and d["sizing_rate"] == d["rate_max"] and 0 <= d["spread"] < 1
 assert "mode" not in d and "engine" not in d and d["fallback"] is None' "$TMP/.out" "$OUT"
 check "file replaced" sh -c '! cmp -s "$1" "$2"' sh "$OUT" "$TMP/orig.json"
@@ -45,6 +45,17 @@ check "progress line on stderr" grep -q '^calibrate: .*H/s' "$TMP/.err"
 printf '{"rxlock_calibration": 1, "work": "sha3-256", "mode": "light", "rate": 1000.0, "rate_min": 900.0, "rate_max": 1100.0, "seconds": 5.0, "cpu": "test", "created": "2026-01-01T00:00:00Z"}\n' > "$TMP/v1.json"
 expect_rc 0 "version-1 file accepted" "$RXLOCK" lock --work sha3-256 --time 2s --calibration "$TMP/v1.json" --groups 1 -o "$TMP/p.json"
 check "rate source without a SHA3 mode" grep -q '"rate_source": "calibration"' "$TMP/p.json"
+# issue 19: a noisy run is warned about with what to do (the test build
+# stretches one window to twice its time, as a busy machine would)
+if [ -n "${RXLOCK_TESTBIN:-}" ]; then
+  expect_rc 0 "a slow window (test build)" env RXLOCK_TEST_CAL_SLOW_WINDOW=1 "$RXLOCK_TESTBIN" calibrate --work sha3-256 --seconds 1 -o "$TMP/slow.json" --force --json
+  check "the spread warning names the spread and what to do" grep -q 'warning: the windows differ by [0-9]*% (over 10%).*calibrate again, longer' "$TMP/.err"
+  check "--json reports the spread over 10%" python3 -c '
+import json, sys; d = json.load(open(sys.argv[1])); assert d["spread"] > 0.10, d' "$TMP/.out"
+  expect_rc 0 "a steady run (test build)" "$RXLOCK_TESTBIN" calibrate --work sha3-256 --seconds 1 -o "$TMP/slow.json" --force --json
+  check "a v4 file without dataset_huge_pages for sha3" python3 -c '
+import json, sys; d = json.load(open(sys.argv[1])); assert d["rxlock_calibration"] == 4 and "dataset_huge_pages" not in d' "$TMP/.out"
+fi
 expect_rc 2 "unknown work" "$RXLOCK" calibrate --work md5
 expect_rc 2 "unknown mode" "$RXLOCK" calibrate --mode medium
 expect_rc 2 "bad seconds" "$RXLOCK" calibrate --seconds 0
