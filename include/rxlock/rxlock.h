@@ -372,6 +372,11 @@ typedef struct {
                                      check or append), not the puzzle     */
     int      journal_errno;       /* then errno at the failure (EBUSY: another
                                      process holds the journal), else 0   */
+    double   setup_seconds;       /* building the work function (cache,
+                                     dataset), timed                      */
+    double   hash_seconds;        /* the chain after it, this call        */
+    double   huge_share;          /* full-mode RandomX: dataset share on
+                                     huge pages (0..1), else -1           */
 } tl_solve_stats;
 
 /* Solve sequentially; x receives the epoch secret (caller wipes it).  With

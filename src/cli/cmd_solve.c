@@ -121,12 +121,16 @@ static int report_failure(const solve_args *a, const tl_puzzle *pz, int rc, cons
 
 static int report_success(const solve_args *a, const tl_solve_stats *st, double secs) {
     if (a->json)
-        return cli_print_json(json_pack("{s:s, s:s, s:I, s:i, s:I, s:I, s:f, s:s*}", "event", "solved",
+        return cli_print_json(json_pack("{s:s, s:s, s:I, s:i, s:I, s:I, s:f, s:s*, s:s*, s:f, s:f, s:o}",
+                                        "event", "solved",
                                         "identity", a->out, "steps_computed", (json_int_t)st->steps_computed,
                                         "resumed_group", (int)st->resumed_group,
                                         "resumed_step", (json_int_t)st->resumed_step,
                                         "checkpoints", (json_int_t)st->checkpoints, "seconds", secs,
-                                        "engine", st->engine.engine));
+                                        "engine", st->engine.engine, "mode", st->engine.mode,
+                                        "setup_seconds", st->setup_seconds, "hash_seconds", st->hash_seconds,
+                                        "dataset_huge_pages",
+                                        st->huge_share >= 0 ? json_real(st->huge_share) : json_null()));
     if (a->quiet) return CLI_OK;
     char eng[64];
     cli_engine_text(&st->engine, eng, sizeof eng);

@@ -233,10 +233,13 @@ int cmd_unlock(int argc, char **argv) {
     char eng[64];
     cli_engine_text(&st.engine, eng, sizeof eng);
     if (a.json)
-        ret = cli_print_json(json_pack("{s:s, s:s, s:I, s:i, s:I, s:s*}", "event", "done", "output", a.out,
-                                       "steps_computed", (json_int_t)st.steps_computed,
+        ret = cli_print_json(json_pack("{s:s, s:s, s:I, s:i, s:I, s:s*, s:s*, s:f, s:f, s:o}", "event", "done",
+                                       "output", a.out, "steps_computed", (json_int_t)st.steps_computed,
                                        "resumed_group", (int)st.resumed_group,
-                                       "resumed_step", (json_int_t)st.resumed_step, "engine", st.engine.engine));
+                                       "resumed_step", (json_int_t)st.resumed_step, "engine", st.engine.engine,
+                                       "mode", st.engine.mode, "setup_seconds", st.setup_seconds,
+                                       "hash_seconds", st.hash_seconds,
+                                       "dataset_huge_pages", st.huge_share >= 0 ? json_real(st.huge_share) : json_null()));
     else if (!a.quiet)
         fprintf(stderr, "rxlock: wrote %s (%llu hashes computed, %s%s)\n",
                 cli_path_is_std(a.out) ? "the plaintext to standard output" : a.out,

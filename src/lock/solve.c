@@ -37,7 +37,8 @@ static volatile uint64_t *test_counter(void) { return NULL; }
 #define JOURNAL_FAILED() (st.journal_failed = 1, st.journal_errno = errno)
 
 int tl_solve(const tl_puzzle *pz, const tl_solve_opts *o, uint8_t x[32], tl_solve_stats *stats) {
-    tl_solve_stats st = {0};
+    tl_solve_stats st = { .huge_share = -1 };
+    double t_hash = 0;   /* when the chain started (stats) */
     if (stats) *stats = st;
     if (!pz || !x) return TL_EINVAL;
     int rc = tl_puzzle_verify(pz, NULL);
@@ -85,14 +86,18 @@ int tl_solve(const tl_puzzle *pz, const tl_solve_opts *o, uint8_t x[32], tl_solv
         double rate = (double)pz->rate_milli_hps / 1000.0;
         double heta = rate > 0 ? (double)(sp.hashes_total - sp.hashes_done) / rate : -1;
         tl_mode mode = o ? o->mode : TL_MODE_LIGHT;
+        double ts = tl_now();
         if (o && o->progress && mode == TL_MODE_FULL && pz->work != TL_WORK_SHA3_256)
             rc = tl_work_new_progress(&w, pz->work, pz->key, mode, o->progress, o->progress_ctx, &sp, heta);
         else
             rc = tl_work_new(&w, pz->work, pz->key, mode);
+        st.setup_seconds = tl_now() - ts;
         if (rc) goto out;
+        st.huge_share = tl_work_huge_share(w);
     }
     (void)tl_work_engine(w, &st.engine);
     double t0 = tl_now(), t_ck = t0, t_prog = t0;
+    t_hash = t0;
     uint64_t since_ck = 0, batch = 1;
     uint64_t done0 = (uint64_t)(g - 1) * S + i;
     p.hashes_total = (uint64_t)G * S;
@@ -175,6 +180,7 @@ int tl_solve(const tl_puzzle *pz, const tl_solve_opts *o, uint8_t x[32], tl_solv
     memcpy(x, pt, 32);
     rc = TL_OK;
 out:
+    if (t_hash > 0) st.hash_seconds = tl_now() - t_hash;
     if (w) tl_work_free(w);
     tl_journal_close(j);
     if (rc && made_journal && st.checkpoints == 0) (void)unlink(o->journal);
