@@ -31,7 +31,7 @@ const char cmd_lock_usage[] =
     "                   [--verify[=full|sample:F] | --no-verify] [--checkpoint-steps C]\n"
     "                   [--no-resume] [--force] -o, --output PUZZLE|-\n"
     "       rxlock lock FILE|- [the size, rate, mode, workers, key and verification\n"
-    "                   options above] [-o, --output OUT|-] [--force] [-q | --progress]\n"
+    "                   options above] [-o, --output OUT|-] [--force] [-q | --json | --progress]\n"
     "\n"
     "Generate a time-lock puzzle: G groups of S sequential hashes each, computed\n"
     "here in parallel worker processes, then solved by anyone only in sequence\n"
@@ -89,6 +89,9 @@ const char cmd_lock_usage[] =
     "container to standard output unless -o OUT is given (not to a terminal).\n"
     "Its generation state stays in memory (an interruption loses the work).\n"
     "  -q, --quiet          no progress line, no summary\n"
+    "  --json               progress and result as JSON lines on stdout (a last\n"
+    "                       {\"event\":\"done\"} line names the container); not with\n"
+    "                       the container on stdout\n"
     "  The container's epoch key is post-quantum unless --classic is given (only\n"
     "  rxlock opens a .rxlock file, so no interoperability is lost).\n"
     "exit: 0 ok, 1 failure (nothing written), 2 usage error, 128+N killed by signal N\n";

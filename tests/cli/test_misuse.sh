@@ -97,6 +97,26 @@ check "3: unlocked" cmp -s three.out three.txt
 "$R" lock three.txt $W --groups 2 --steps 8000000 -q -o three2.rxlock & pid=$!
 sleep 1; kill -9 $pid 2>/dev/null; wait $pid 2>/dev/null
 check "3: no temp file after kill -9 during lock FILE" sh -c "! ls three2.rxlock.tmp-* 2>/dev/null | grep -q ."
+# encrypt / decrypt from a slow pipe: killed while writing, nothing is left
+# (the temp output is unnamed until the commit); a stale one is removed
+"$R" keygen -o e3.id > e3.rcp 2>/dev/null
+head -c 300000 /dev/urandom > e3.in
+"$R" encrypt -r "$(cat e3.rcp)" -o e3.age e3.in
+{ head -c 100000 e3.in; sleep 5; } 2>/dev/null | "$R" encrypt -r "$(cat e3.rcp)" -o e3b.age & pid=$!
+sleep 1; kill -9 $pid 2>/dev/null; wait $pid 2>/dev/null
+check "3: encrypt killed mid-stream leaves no output or temp file" sh -c "! ls e3b.age* 2>/dev/null | grep -q ."
+{ head -c 150000 e3.age; sleep 5; } 2>/dev/null | "$R" decrypt -i e3.id -o e3.out & pid=$!
+sleep 1; kill -9 $pid 2>/dev/null; wait $pid 2>/dev/null
+check "3: decrypt killed mid-stream leaves no output or temp file" sh -c "! ls e3.out* 2>/dev/null | grep -q ."
+: > e3.out.tmp-AbC123
+expect_rc 0 "3: decrypt after the kill" "$R" decrypt -i e3.id -o e3.out e3.age
+check "3: ... removes a stale temp file of our naming" test ! -e e3.out.tmp-AbC123
+check "3: ... decrypts" cmp -s e3.out e3.in
+expect_rc 0 "3: decrypt --force over the output" "$R" decrypt -i e3.id -o e3.out --force e3.age
+check "3: ... leaves only the output" sh -c "test \"\$(ls e3.out*)\" = e3.out"
+"$R" keygen -o e3w.id >/dev/null 2>&1
+expect_rc 3 "3: decrypt with the wrong identity" "$R" decrypt -i e3w.id -o e3w.out e3.age
+check "3: ... leaves nothing" sh -c "! ls e3w.out* 2>/dev/null | grep -q ."
 
 # --- 4. a failed plan leaves nothing ------------------------------------------
 expect_rc 1 "4: plan with ENOSPC at the 2nd job file fails" env RXLOCK_TEST_PLAN_ENOSPC=2 \
@@ -190,6 +210,33 @@ expect_rc 0 "10: group --json" "$R" group plan4 0 --worker-key wk4 --json
 check "10: group --json: a done event" grep -q '"event":"done"' "$TMP/.out"
 expect_rc 0 "10: group -q" "$R" group plan4 1 --worker-key wk4 -q
 check "10: group -q prints nothing" sh -c "test ! -s '$TMP/.out' && test ! -s '$TMP/.err'"
+printf 'ten\n' > s10.txt
+expect_rc 0 "10: lock FILE --json" "$R" lock s10.txt $W --groups 2 --steps 100 --json -o s10.rxlock
+check "10: lock FILE --json: a start line" sh -c "head -n 1 '$TMP/.out' | grep -q '\"event\":\"start\"'"
+check "10: lock FILE --json: a done event naming the container" \
+  sh -c "tail -n 1 '$TMP/.out' | grep '\"event\":\"done\"' | grep -q '\"container\":\"s10.rxlock\"'"
+check "10: lock FILE --json: every line is JSON" python3 -c "import json,sys; [json.loads(l) for l in open(sys.argv[1])]" "$TMP/.out"
+check "10: lock FILE --json: no summary on stderr" test ! -s "$TMP/.err"
+expect_rc 0 "10: ... and it unlocks" "$R" unlock s10.rxlock -q -o s10.out
+check "10: ... to the file" cmp -s s10.out s10.txt
+expect_rc 2 "10: lock FILE --json with the container on stdout refused" "$R" lock s10.txt $W --groups 1 --steps 10 --json -o -
+expect_rc 0 "10: lock FILE -q" "$R" lock s10.txt $W --groups 1 --steps 10 -q -o s10q.rxlock
+check "10: lock FILE -q prints nothing" sh -c "test ! -s '$TMP/.out' && test ! -s '$TMP/.err'"
+expect_rc 0 "10: calibrate -q" "$R" calibrate --work sha3-256 --seconds 0.2 -q -o c10.json
+check "10: calibrate -q: nothing on stdout" test ! -s "$TMP/.out"
+check "10: calibrate -q: no informational line on stderr (warnings only)" sh -c "! grep -v '^rxlock: warning: ' '$TMP/.err'"
+check "10: calibrate -q: the file is written" grep -q '"rate"' c10.json
+expect_rc 0 "10: calibrate --json" "$R" calibrate --work sha3-256 --seconds 0.2 --json -o c10b.json
+check "10: calibrate --json: one JSON object" python3 -c "import json,sys; l=open(sys.argv[1]).read().splitlines(); assert len(l)==1 and json.loads(l[0])['rate']>0" "$TMP/.out"
+expect_rc 0 "10: inspect -q" "$R" inspect -q --progress p0.json
+check "10: inspect -q: no progress line even with --progress" sh -c "! grep -q '^estimate' '$TMP/.err'"
+check "10: inspect -q: the report (the result) is printed" grep -q '^this machine:' "$TMP/.out"
+expect_rc 0 "10: inspect --json" "$R" inspect --json --no-estimate p0.json
+check "10: inspect --json: one JSON object" python3 -c "import json,sys; assert json.load(open(sys.argv[1]))['groups']==1" "$TMP/.out"
+for c in "solve" "unlock" "lock" "calibrate" "group" "inspect" "verify"; do
+  check "10: help $c shows -q, --quiet" sh -c "'$R' help $c | grep -q -- '-q, --quiet'"
+  check "10: help $c shows --json" sh -c "'$R' help $c | grep -q -- '--json'"
+done
 for c in lock solve unlock keygen-signer assemble plan; do
   check "10: help $c shows --output" sh -c "'$R' help $c | grep -q -- '--output'"
 done
