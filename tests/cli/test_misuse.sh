@@ -114,6 +114,15 @@ check "3: ... removes a stale temp file of our naming" test ! -e e3.out.tmp-AbC1
 check "3: ... decrypts" cmp -s e3.out e3.in
 expect_rc 0 "3: decrypt --force over the output" "$R" decrypt -i e3.id -o e3.out --force e3.age
 check "3: ... leaves only the output" sh -c "test \"\$(ls e3.out*)\" = e3.out"
+# the named fallback (a file system without O_TMPFILE; test switch)
+expect_rc 0 "3: fallback: decrypt --force" env RXLOCK_TEST_NO_TMPFILE=1 "$T" decrypt -i e3.id -o e3.out --force e3.age
+expect_rc 0 "3: fallback: decrypt" env RXLOCK_TEST_NO_TMPFILE=1 "$T" decrypt -i e3.id -o e3c.out e3.age
+check "3: fallback: ... leaves only the outputs" sh -c "test \"\$(ls e3.out* e3c.out* | tr '\n' ' ')\" = 'e3.out e3c.out '"
+check "3: fallback: ... decrypts" cmp -s e3c.out e3.in
+{ head -c 150000 e3.age; sleep 5; } 2>/dev/null | env RXLOCK_TEST_NO_TMPFILE=1 "$T" decrypt -i e3.id -o e3d.out & pid=$!
+sleep 1; kill -9 $pid 2>/dev/null; wait $pid 2>/dev/null
+expect_rc 0 "3: fallback: decrypt after a kill" env RXLOCK_TEST_NO_TMPFILE=1 "$T" decrypt -i e3.id -o e3d.out e3.age
+check "3: fallback: ... the killed run's temp file is removed" sh -c "test \"\$(ls e3d.out*)\" = e3d.out"
 "$R" keygen -o e3w.id >/dev/null 2>&1
 expect_rc 3 "3: decrypt with the wrong identity" "$R" decrypt -i e3w.id -o e3w.out e3.age
 check "3: ... leaves nothing" sh -c "! ls e3w.out* 2>/dev/null | grep -q ."
