@@ -150,6 +150,7 @@ check "5: a running solve's core limit is 0 (/proc/PID/limits)" \
   sh -c "grep -qE '^Max core file size +0 +0 ' /proc/$pid/limits"
 kill -INT $pid 2>/dev/null; wait $pid; rc=$?
 check "10: SIGINT exits 130 (got $rc)" test "$rc" -eq 130
+check "10: --help names exit 130 / 128+N" sh -c "'$R' --help | grep -q '128+N killed by signal N'"
 
 # --- 6. the signature covers the wraps (version 2); low-order epoch key -------
 "$R" lock $W --groups 4 --steps 100 --sign-key signer.key -o p6.json >/dev/null
@@ -198,6 +199,15 @@ check "8: no file named '-' (keygen)" test ! -e ./-
 expect_rc 0 "8: lock -o -" "$R" lock $W --groups 1 --steps 10 -o -
 check "8: the puzzle went to stdout" grep -q '"rxlock_puzzle"' "$TMP/.out"
 check "8: the recipient went to stderr" grep -q '^age1' "$TMP/.err"
+for k in "" "--pq"; do
+  expect_rc 0 "8: keygen $k -o -" "$R" keygen $k -o -
+  check "8: keygen $k: no file named '-'" test ! -e ./-
+  check "8: keygen $k: the recipient went to stderr" grep -q '^age1' "$TMP/.err"
+  cp "$TMP/.out" kg8.id; cp "$TMP/.err" kg8.rcp
+  printf 'eight\n' | "$R" encrypt -r "$(cat kg8.rcp)" -o kg8.age
+  expect_rc 0 "8: keygen $k: the identity on stdout opens a file to its recipient" "$R" decrypt -i kg8.id -o kg8.out kg8.age
+  rm -f kg8.*
+done
 
 # --- 9. a file of the wrong kind names the command to use --------------------
 expect_rc 1 "9: unlock PUZZLE.json" "$R" unlock p0.json -q -o x9
@@ -253,8 +263,10 @@ expect_rc 0 "10: --time 1h30m" "$R" lock $W --time 1h30m --rate 1 --groups 2 -o 
 check "10: 1h30m = 5400 s" grep -q '"target_seconds": 5400' t10.json
 expect_rc 2 "10: --time 1x refused" "$R" lock $W --time 1x --rate 1 -o t10b.json
 check "10: ... echoing the value and why" grep -q "\-\-time '1x': unknown unit" "$TMP/.err"
+"$R" keygen -o kg10.id >/dev/null 2>&1
 for c in "lock $W --groups 1 --steps 1 -o p0.json" "solve p0.json -o id10" "unlock s.txt.rxlock -o u10" \
-         "keygen-signer -o signer.key"; do
+         "keygen-signer -o signer.key" "keygen -o kg10.id" "keygen --pq -o kg10.id" \
+         "calibrate --work sha3-256 --seconds 0.1 -o c10.json" "encrypt -r $(cat "$V1/recipient.txt") -o u10 s.orig"; do
   expect_rc 1 "10: ${c%% *}: existing output" "$R" $c
   check "10: ${c%% *}: one wording" grep -q 'already exists (use --force to replace it)' "$TMP/.err"
 done
