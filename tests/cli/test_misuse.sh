@@ -183,6 +183,14 @@ check "7: the notice's own rules say so" grep -q '^# These notice lines are not 
 sed 's/^# Work: 1 group(s) x 100 /# Work: 1 group(s) x 1 /' s.txt.rxlock > lie.rxlock
 expect_rc 0 "7: inspect of a container with a replaced notice" "$R" inspect --no-estimate lie.rxlock
 check "7: ... shows the puzzle's steps, not the notice's" grep -q 'x 100 steps' "$TMP/.out"
+# ... also from standard input (a pipe: recognised by content, not by name)
+expect_rc 0 "7: verify - < FILE.rxlock (a pipe)" sh -c "cat s.txt.rxlock | '$R' verify -"
+check "7: ... says the notice is not authenticated" grep -q 'notice text is not authenticated' "$TMP/.out"
+expect_rc 0 "7: inspect - < FILE.rxlock (a pipe)" sh -c "cat s.txt.rxlock | '$R' inspect --no-estimate -"
+check "7: ... shows the real parameters" grep -q '^work: *sha3-256, 1 group x 100 steps' "$TMP/.out"
+expect_rc 0 "7: verify - < PUZZLE (a pipe)" sh -c "cat p0.json | '$R' verify -"
+expect_rc 1 "7: solve - < FILE.rxlock names unlock" sh -c "cat s.txt.rxlock | '$R' solve - -q -o - --no-journal"
+check "7: ... naming unlock" grep -q "open it with 'rxlock unlock" "$TMP/.err"
 
 # --- 8. '-' is standard input / output everywhere ----------------------------
 expect_rc 0 "8: solve -o - --no-journal" "$R" solve p0.json -q -o - --no-journal
