@@ -121,7 +121,7 @@ static int report_failure(const solve_args *a, const tl_puzzle *pz, int rc, cons
 
 static int report_success(const solve_args *a, const tl_solve_stats *st, double secs) {
     if (a->json)
-        return cli_print_json(json_pack("{s:s, s:s, s:I, s:i, s:I, s:I, s:f, s:s*}", "event", "solved",
+        return cli_print_json(json_pack("{s:s, s:s, s:I, s:i, s:I, s:I, s:f, s:s*}", "event", "done",
                                         "identity", a->out, "steps_computed", (json_int_t)st->steps_computed,
                                         "resumed_group", (int)st->resumed_group,
                                         "resumed_step", (json_int_t)st->resumed_step,

@@ -231,6 +231,8 @@ expect_rc 0 "10: solve -q" "$R" solve p0.json -q -o id10
 check "10: solve -q prints nothing" test ! -s "$TMP/.err"
 expect_rc 0 "10: unlock --json" "$R" unlock s.txt.rxlock --json -o u10
 check "10: unlock --json: a done event" grep -q '"event":"done"' "$TMP/.out"
+expect_rc 0 "10: solve --json" "$R" solve p0.json --json --no-journal -o id10j
+check "10: solve --json ends with a done event, as lock, unlock and group do" sh -c "tail -n 1 '$TMP/.out' | grep -q '\"event\":\"done\"'"
 expect_rc 0 "10: verify --json" "$R" verify --json p0.json
 check "10: verify --json: one object" grep -q '"ok":true' "$TMP/.out"
 expect_rc 0 "10: group --json" "$R" group plan4 0 --worker-key wk4 --json
