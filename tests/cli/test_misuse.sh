@@ -266,6 +266,17 @@ for c in "solve" "unlock" "lock" "calibrate" "group" "inspect" "verify"; do
   check "10: help $c shows -q, --quiet" sh -c "'$R' help $c | grep -q -- '-q, --quiet'"
   check "10: help $c shows --json" sh -c "'$R' help $c | grep -q -- '--json'"
 done
+# ... and each command's own man page section (lock's two: puzzle and FILE)
+MAN=$OLDPWD/docs/rxlock.1
+if [ -f "$MAN" ]; then
+  sed 's/\\-/-/g; s/\\f[BIRP]//g' "$MAN" > man10.txt
+  for c in "solve" "unlock" "lock [options]" "lock FILE" "calibrate" "group" "inspect" "verify"; do
+    awk -v h="\"rxlock $c" 'index($0, ".SS ")==1 || index($0, ".B \"rxlock ")==1 {on = index($0, h)==5 || index($0, h)==4} on' man10.txt > sec10.txt
+    check "10: man: a section for $c" test -s sec10.txt
+    check "10: man: $c documents -q, --quiet" sh -c "grep -q -- '-q' sec10.txt && grep -q -- '--quiet' sec10.txt"
+    check "10: man: $c documents --json" grep -q -- '--json' sec10.txt
+  done
+fi
 for c in lock solve unlock keygen-signer assemble plan; do
   check "10: help $c shows --output" sh -c "'$R' help $c | grep -q -- '--output'"
 done
