@@ -27,8 +27,8 @@ const char cmd_calibrate_usage[] =
     "                 (256 MiB); default full when it fits here, else light with a\n"
     "                 warning: a light-mode file cannot size a RandomX puzzle\n"
     "                 (full mode is ~4.5x faster); ignored by sha3-256\n"
-    "  --seconds S    timed measurement length, 0.05..86400 (default 10), in 3..10\n"
-    "                 windows; puzzles are sized with the FASTEST window (a\n"
+    "  --seconds S    timed measurement length, 0.05..86400 s (default 10; 90s, 5m),\n"
+    "                 in 3..10 windows; puzzles are sized with the FASTEST window (a\n"
     "                 time-lock promises \"no sooner than\"); a spread over 10% or a\n"
     "                 load average above the usable CPUs is warned about\n"
     "  -o, --output FILE  where to write (default ./rxlock-calibration.json);\n"
@@ -78,8 +78,9 @@ static int parse_args(int argc, char **argv, cal_args *a) {
             a->mode_req = (int)a->mode;
             break;
         case 's':
-            if (cli_parse_double(optarg, TL_CALIBRATE_MIN_SECONDS, TL_CALIBRATE_MAX_SECONDS, &a->seconds))
-                return cli_usage_error(cmd, "bad --seconds '%s' (0.05..86400)", optarg);
+            if ((c = cli_parse_seconds_opt(cmd, "--seconds", optarg, TL_CALIBRATE_MIN_SECONDS, TL_CALIBRATE_MAX_SECONDS,
+                                           &a->seconds)))
+                return c;
             break;
         case 'o': a->outpath = optarg; break;
         case 'f': a->force = 1; break;

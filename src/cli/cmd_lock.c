@@ -66,7 +66,7 @@ const char cmd_lock_usage[] =
     "  --keep-epoch-key FILE  also write the epoch identity now ('-': standard output; for a service that encrypts\n"
     "                       during the epoch); otherwise it is wiped\n"
     "  --retries N          re-run a failed worker's group up to N times (default 1)\n"
-    "  --worker-timeout S   a worker silent for S seconds is killed (default 120)\n"
+    "  --worker-timeout S   a worker silent for S is killed (default 120 s; 90s, 5m)\n"
     "  --json               progress and result as JSON lines on stdout (a first\n"
     "                       {\"event\":\"start\"} line names the engine)\n"
     "  --progress           progress line on stderr even when it is not a TTY\n"
@@ -160,7 +160,12 @@ static int parse_args(int argc, char **argv, lock_args *a) {
         switch (c) {
         case 'K': a->keep = optarg; break;
         case 'R': if (cli_parse_u64(optarg, 0, 100, &v)) return cli_usage_error(argv[0], "--retries: want 0..100"); a->lo.go.retries = (unsigned)v; break;
-        case 'T': if (cli_parse_u64(optarg, 1, 1u << 30, &v)) return cli_usage_error(argv[0], "--worker-timeout: want seconds >= 1"); a->lo.go.worker_timeout = (unsigned)v; break;
+        case 'T': {
+            double t;
+            if ((orc = cli_parse_seconds_opt(argv[0], "--worker-timeout", optarg, 1, 1u << 30, &t))) return orc;
+            a->lo.go.worker_timeout = (unsigned)t + ((double)(unsigned)t < t);   /* whole seconds, up */
+            break;
+        }
         case 'j': a->json = 1; break;
         case 'f': a->force = 1; break;
         case 'o': a->out = optarg; break;

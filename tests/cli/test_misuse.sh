@@ -284,6 +284,18 @@ expect_rc 0 "10: --time 1h30m" "$R" lock $W --time 1h30m --rate 1 --groups 2 -o 
 check "10: 1h30m = 5400 s" grep -q '"target_seconds": 5400' t10.json
 expect_rc 2 "10: --time 1x refused" "$R" lock $W --time 1x --rate 1 -o t10b.json
 check "10: ... echoing the value and why" grep -q "\-\-time '1x': unknown unit" "$TMP/.err"
+# every option that takes a time reads durations the same way
+expect_rc 0 "10: solve --checkpoint-every 1m" "$R" solve p0.json -q --checkpoint-every 1m -o id10c
+expect_rc 0 "10: solve --checkpoint-every 0 (every batch)" "$R" solve p0.json -q --checkpoint-every 0 -o id10d
+expect_rc 2 "10: solve --checkpoint-every 1x refused" "$R" solve p0.json -q --checkpoint-every 1x -o id10e
+check "10: ... echoing the value and why" grep -q "\-\-checkpoint-every '1x': unknown unit" "$TMP/.err"
+expect_rc 0 "10: lock --worker-timeout 2m" "$R" lock $W --groups 1 --steps 10 -q --worker-timeout 2m -o t10w.json
+expect_rc 2 "10: lock --worker-timeout 0 refused" "$R" lock $W --groups 1 --steps 10 --worker-timeout 0 -o t10x.json
+check "10: ... echoing the value and why" grep -q "\-\-worker-timeout '0': must be more than 0" "$TMP/.err"
+expect_rc 0 "10: calibrate --seconds 0.2s" "$R" calibrate --work sha3-256 --seconds 0.2s -q -o c10s.json
+expect_rc 2 "10: calibrate --seconds 2d refused (over 86400 s)" "$R" calibrate --work sha3-256 --seconds 2d -q -o c10t.json
+check "10: ... saying the range" grep -q "\-\-seconds '2d': want 0.05..86400 seconds" "$TMP/.err"
+expect_rc 0 "10: group --checkpoint-every 1m" "$R" group plan4 2 --worker-key wk4 -q --checkpoint-every 1m
 "$R" keygen -o kg10.id >/dev/null 2>&1
 for c in "lock $W --groups 1 --steps 1 -o p0.json" "solve p0.json -o id10" "unlock s.txt.rxlock -o u10" \
          "keygen-signer -o signer.key" "keygen -o kg10.id" "keygen --pq -o kg10.id" \
