@@ -46,6 +46,21 @@ else
       [ -f "$s" ] || continue
       run_one "$(basename "$s")" sh "$s"
     done
+  elif [ -n "$RXLOCK_CLI_SUITES" ]; then
+    # A sanitizer build (make check-sanitize): the CLI suites named in
+    # RXLOCK_CLI_SUITES run against $BUILD/rxlock and $BUILD/rxlock-test.
+    # Every ASan / UBSan / LSan report goes to a file in $san (a test that
+    # expects exit 1 would otherwise hide one); any report fails the suite.
+    san=$(mktemp -d); trap 'rm -f "$log"; rm -rf "$san"' EXIT
+    export ASAN_OPTIONS="${ASAN_OPTIONS:+$ASAN_OPTIONS:}log_path=$san/asan:exitcode=86"
+    export UBSAN_OPTIONS="${UBSAN_OPTIONS:+$UBSAN_OPTIONS:}print_stacktrace=1:log_path=$san/ubsan:exitcode=87"
+    for n in $RXLOCK_CLI_SUITES; do
+      run_one "$n.sh ($BUILD)" sh "tests/cli/$n.sh"
+      if ls "$san" | grep -q .; then
+        echo "    | sanitizer reports:"; cat "$san"/* | sed 's/^/    | /' | head -n 60
+        tf=$((tf + 1)); rm -f "$san"/*
+      fi
+    done
   else
     echo "CLI tests (tests/cli) not run: they run the build/ binaries; make check runs them"
   fi

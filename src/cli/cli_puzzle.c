@@ -4,26 +4,33 @@
 #include "cli/cli.h"
 #include "cli/cli_util.h"
 #include "rxlock/container.h"
+#include "util/util.h"
 #include <errno.h>
 #include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <unistd.h>
 
-cli_file_kind cli_file_kind_fd(int fd) {
-    char buf[64];
-    ssize_t n = pread(fd, buf, sizeof buf - 1, 0);
-    if (n <= 0) return CLI_KIND_OTHER;
-    buf[n] = 0;
+/* The kind of the first n bytes of buf (buf[n] == 0). */
+static cli_file_kind kind_of(const char *buf, size_t n) {
     size_t ml = strlen(TL_CONTAINER_MAGIC);
-    if ((size_t)n > ml && !memcmp(buf, TL_CONTAINER_MAGIC, ml) && buf[ml] == '\n') return CLI_KIND_CONTAINER;
+    if (n > ml && !memcmp(buf, TL_CONTAINER_MAGIC, ml) && buf[ml] == '\n') return CLI_KIND_CONTAINER;
     if (!strncmp(buf, "age-encryption.org/", 19) || !strncmp(buf, "-----BEGIN AGE ENCRYPTED FILE", 29))
         return CLI_KIND_AGE;
     const char *p = buf;
     while (*p == ' ' || *p == '\n' || *p == '\r' || *p == '\t') p++;
     if (*p == '{' && strstr(buf, "\"rxlock_puzzle\"")) return CLI_KIND_PUZZLE;
     return CLI_KIND_OTHER;
+}
+
+cli_file_kind cli_file_kind_fd(int fd) {
+    char buf[64];
+    ssize_t n = pread(fd, buf, sizeof buf - 1, 0);
+    if (n <= 0) return CLI_KIND_OTHER;
+    buf[n] = 0;
+    return kind_of(buf, (size_t)n);
 }
 
 const char *cli_kind_hint(cli_file_kind k) {
@@ -62,24 +69,59 @@ static int load_container(const char *path, int fd, tl_puzzle **pz) {
     return CLI_OK;
 }
 
+/* Standard input ("-"): at most what a container's notice and puzzle
+ * take (a container's payload is not needed here), its kind by content. */
+static int load_stdin(int allow_container, tl_puzzle **pz, int *was_container) {
+    const size_t max = TL_CONTAINER_NOTICE_MAX + TL_MAX_PUZZLE_BYTES + 64;
+    char *buf = malloc(max + 1), err[300];
+    size_t n = 0;
+    int rc = CLI_FAIL;
+    if (!buf) return cli_error("out of memory");
+    while (n < max) {
+        ssize_t r = read(0, buf + n, max - n);
+        if (r < 0 && errno == EINTR) continue;
+        if (r < 0) { rc = cli_error("stdin: %s", strerror(errno)); goto out; }
+        if (r == 0) break;
+        n += (size_t)r;
+    }
+    buf[n] = 0;
+    cli_file_kind k = kind_of(buf, n);
+    if (k == CLI_KIND_CONTAINER && allow_container) {
+        /* a memfd, so that the container reads like a file */
+        int fd = memfd_create("rxlock-stdin", MFD_CLOEXEC);
+        if (fd < 0 || util_write_all(fd, buf, n) != 0 || lseek(fd, 0, SEEK_SET) != 0) rc = cli_error("stdin: %s", strerror(errno));
+        else rc = load_container("-", fd, pz);
+        if (fd >= 0) close(fd);
+        if (rc == CLI_OK && was_container) *was_container = 1;
+    } else if (k == CLI_KIND_CONTAINER || k == CLI_KIND_AGE) {
+        rc = cli_error("- (standard input) is %s", cli_kind_hint(k));
+    } else if (tl_puzzle_parse(buf, n, pz, err, sizeof err) != 0) {
+        rc = cli_error("-: %s", err);
+    } else {
+        rc = CLI_OK;
+    }
+out:
+    free(buf);
+    return rc;
+}
+
 int cli_puzzle_load(const char *path, int allow_container, tl_puzzle **pz, int *was_container) {
     char err[300];
     *pz = NULL;
     if (was_container) *was_container = 0;
-    if (strcmp(path, "-") != 0) {
-        int fd = open(path, O_RDONLY | O_CLOEXEC);
-        if (fd < 0) return cli_error("%s: %s", path, strerror(errno));
-        cli_file_kind k = cli_file_kind_fd(fd);
-        int rc = -1;
-        if (k == CLI_KIND_CONTAINER && allow_container) {
-            rc = load_container(path, fd, pz);
-            if (rc == CLI_OK && was_container) *was_container = 1;
-        } else if (k == CLI_KIND_CONTAINER || k == CLI_KIND_AGE) {
-            rc = cli_error("%s is %s", path, cli_kind_hint(k));
-        }
-        close(fd);
-        if (rc >= 0) return rc;
+    if (strcmp(path, "-") == 0) return load_stdin(allow_container, pz, was_container);
+    int fd = open(path, O_RDONLY | O_CLOEXEC);
+    if (fd < 0) return cli_error("%s: %s", path, strerror(errno));
+    cli_file_kind k = cli_file_kind_fd(fd);
+    int rc = -1;
+    if (k == CLI_KIND_CONTAINER && allow_container) {
+        rc = load_container(path, fd, pz);
+        if (rc == CLI_OK && was_container) *was_container = 1;
+    } else if (k == CLI_KIND_CONTAINER || k == CLI_KIND_AGE) {
+        rc = cli_error("%s is %s", path, cli_kind_hint(k));
     }
+    close(fd);
+    if (rc >= 0) return rc;
     if (tl_puzzle_load(path, pz, err, sizeof err)) return cli_error("%s", err);
     return CLI_OK;
 }

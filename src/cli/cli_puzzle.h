@@ -14,7 +14,7 @@ cli_file_kind cli_file_kind_fd(int fd);
 /* "rxlock solve PATH -o IDENTITY" etc.: the command for a kind. */
 const char *cli_kind_hint(cli_file_kind k);
 
-/* Load path ("-" = stdin, puzzle JSON only) as a puzzle; with
+/* Load path ("-" = stdin, recognised by its content) as a puzzle; with
  * allow_container a .rxlock file gives its puzzle (*was_container = 1).
  * CLI_OK, or CLI_FAIL after one message. */
 int cli_puzzle_load(const char *path, int allow_container, tl_puzzle **pz, int *was_container);

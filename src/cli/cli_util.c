@@ -219,6 +219,15 @@ static const char *duration(const char *s, double *out) {
 
 int cli_parse_duration(const char *s, double *out) { return duration(s, out) ? -1 : 0; }
 
+int cli_parse_seconds_opt(const char *cmd, const char *opt, const char *s, double lo, double hi, double *out) {
+    double v;
+    const char *why = duration(s, &v);
+    if (why) return cli_usage_error(cmd, "%s '%s': %s", opt, s, why);
+    if (v < lo || v > hi) return cli_usage_error(cmd, "%s '%s': want %g..%g seconds", opt, s, lo, hi);
+    *out = v;
+    return CLI_OK;
+}
+
 const char *cli_duration_error(const char *s) {
     double v;
     const char *why = duration(s, &v);

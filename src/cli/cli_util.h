@@ -69,6 +69,9 @@ int cli_write_text(const char *path, const void *text, size_t len, int force, mo
 int cli_parse_u64(const char *s, uint64_t lo, uint64_t hi, uint64_t *out);     /* decimal */
 int cli_parse_double(const char *s, double lo, double hi, double *out);
 int cli_parse_duration(const char *s, double *out);   /* "7d", "90m", "3600", "1.5h", "1h30m" */
+/* A duration option (--checkpoint-every 5m) within lo..hi seconds: CLI_OK,
+ * or the usage exit code after a message echoing the value and why. */
+int cli_parse_seconds_opt(const char *cmd, const char *opt, const char *s, double lo, double hi, double *out);
 /* Why cli_parse_duration refused s: "unknown unit (...)", ... (static). */
 const char *cli_duration_error(const char *s);
 int cli_parse_mode(const char *s, tl_mode *out);      /* "light" / "full" */

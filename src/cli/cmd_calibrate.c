@@ -17,7 +17,8 @@
 
 const char cmd_calibrate_usage[] =
     "usage: rxlock calibrate [--work randomx-v2|randomx-v1|sha3-256] [--mode light|full]\n"
-    "                        [--seconds S] [-o FILE] [--force] [--json] [--progress]\n"
+    "                        [--seconds S] [-o FILE] [--force]\n"
+    "                        [-q | --json | --progress]\n"
     "  Measures this machine's sequential hash rate with the real chain code\n"
     "  (one dependent chain, as a solver runs it) and writes a calibration file\n"
     "  that `rxlock lock --calibration FILE` uses to choose work counts.\n"
@@ -26,8 +27,8 @@ const char cmd_calibrate_usage[] =
     "                 (256 MiB); default full when it fits here, else light with a\n"
     "                 warning: a light-mode file cannot size a RandomX puzzle\n"
     "                 (full mode is ~4.5x faster); ignored by sha3-256\n"
-    "  --seconds S    timed measurement length, 0.05..86400 (default 10), in 3..10\n"
-    "                 windows; puzzles are sized with the FASTEST window (a\n"
+    "  --seconds S    timed measurement length, 0.05..86400 s (default 10; 90s, 5m),\n"
+    "                 in 3..10 windows; puzzles are sized with the FASTEST window (a\n"
     "                 time-lock promises \"no sooner than\"); a spread over 10% or a\n"
     "                 load average above the usable CPUs is warned about\n"
     "  -o, --output FILE  where to write (default ./rxlock-calibration.json);\n"
@@ -36,6 +37,8 @@ const char cmd_calibrate_usage[] =
     "  --force        overwrite an existing output file\n"
     "  --json         machine output on stdout (the calibration object plus\n"
     "                 hashes, windows, setup_seconds, file, fallback)\n"
+    "  -q, --quiet    no progress line, no summary (warnings and errors still\n"
+    "                 go to stderr)\n"
     "  --progress     show the progress line even when stderr is not a TTY\n"
     "  The file records the work, and for RandomX the mode, the engine that\n"
     "  ran (jit / interpreter) and the AES (hardware / software); a JIT that\n"
@@ -52,7 +55,7 @@ typedef struct {
     tl_mode mode;
     int mode_req;   /* -1: the mode policy */
     double seconds;
-    int force, json, progress, to_stdout;
+    int force, json, progress, quiet, to_stdout;
 } cal_args;
 
 static int parse_args(int argc, char **argv, cal_args *a) {
@@ -60,13 +63,13 @@ static int parse_args(int argc, char **argv, cal_args *a) {
         {"work", required_argument, 0, 'w'}, {"mode", required_argument, 0, 'm'},
         {"seconds", required_argument, 0, 's'}, {"output", required_argument, 0, 'o'},
         {"force", no_argument, 0, 'f'}, {"json", no_argument, 0, 'j'},
-        {"progress", no_argument, 0, 'p'}, {0, 0, 0, 0}
+        {"progress", no_argument, 0, 'p'}, {"quiet", no_argument, 0, 'q'}, {0, 0, 0, 0}
     };
     const char *cmd = argv[0];
     int c;
     opterr = 0;
     optind = 1;
-    while ((c = getopt_long(argc, argv, ":w:m:s:o:", lo, NULL)) != -1) {
+    while ((c = getopt_long(argc, argv, ":w:m:s:o:q", lo, NULL)) != -1) {
         switch (c) {
         case 'w':
             if (tl_work_parse(optarg, &a->work) != 0)
@@ -77,13 +80,15 @@ static int parse_args(int argc, char **argv, cal_args *a) {
             a->mode_req = (int)a->mode;
             break;
         case 's':
-            if (cli_parse_double(optarg, TL_CALIBRATE_MIN_SECONDS, TL_CALIBRATE_MAX_SECONDS, &a->seconds))
-                return cli_usage_error(cmd, "bad --seconds '%s' (0.05..86400)", optarg);
+            if ((c = cli_parse_seconds_opt(cmd, "--seconds", optarg, TL_CALIBRATE_MIN_SECONDS, TL_CALIBRATE_MAX_SECONDS,
+                                           &a->seconds)))
+                return c;
             break;
         case 'o': a->outpath = optarg; break;
         case 'f': a->force = 1; break;
         case 'j': a->json = 1; break;
         case 'p': a->progress = 1; break;
+        case 'q': a->quiet = 1; break;
         default: return cli_bad_option(cmd, optopt, argv[optind - 1]);
         }
     }
@@ -173,11 +178,11 @@ int cmd_calibrate(int argc, char **argv) {
     const cli_path files[] = { { a.outpath, "-o", CLI_PATH_OUT } };
     if (cli_paths_check(files, 1, a.force)) return CLI_FAIL;
     if (!a.to_stdout && util_atomic_open(&at, a.outpath, a.force, 0644) != 0) return cli_output_error(a.outpath);
-    if (a.work != TL_WORK_SHA3_256 && !a.json)
+    if (a.work != TL_WORK_SHA3_256 && !a.json && !a.quiet)
         fprintf(stderr, "calibrate: building the RandomX %s (timed as setup)...\n",
                 a.mode == TL_MODE_FULL ? "cache and 2080 MiB dataset" : "256 MiB cache");
     cli_progress ui;
-    cli_progress_init(&ui, "calibrate", 0, cli_progress_when(0, 0, a.progress), 0);
+    cli_progress_init(&ui, "calibrate", 0, cli_progress_when(a.quiet, a.json, a.progress), 0);
     tl_calibrate_opts co = { .progress = cli_progress_cb, .progress_ctx = &ui, .stop = cli_catch_signals() };
     tl_calibration cal;
     rc = tl_calibrate(a.work, a.mode, a.seconds, &co, &cal);
@@ -207,7 +212,7 @@ int cmd_calibrate(int argc, char **argv) {
     }
     if (rc == CLI_OK) warn_trust(&cal);
     if (rc == CLI_OK && a.json) rc = report_json(&a, &cal, text);
-    else if (rc == CLI_OK) report_text(&a, &cal);
+    else if (rc == CLI_OK && !a.quiet) report_text(&a, &cal);
     free(text);
     return rc;
 }

@@ -25,7 +25,7 @@ const char cmd_group_usage[] =
     "  --worker-key FILE      the plan's worker key (default: $RXLOCK_WORKER_KEY)\n"
     "  --mode light|full      RandomX mode (default: the plan's; light, with a warning,\n"
     "                         when a full-mode plan's 2.3 GiB do not fit on this node)\n"
-    "  --checkpoint-every S   sealed checkpoint at least every S seconds (default 60)\n"
+    "  --checkpoint-every S   sealed checkpoint at least every S (default 60 s; 90s, 5m)\n"
     "  -q, --quiet            no progress line, no summary\n"
     "  --json                 progress and result as JSON lines on stdout\n"
     "exit: 0 done (or already done), 1 failure, 2 usage error, 128+N stopped by signal N\n"
@@ -52,7 +52,11 @@ int cmd_group(int argc, char **argv) {
             to.mode = (int)m;
             break;
         }
-        case 'C': if (cli_parse_u64(optarg, 1, 1u << 30, &v)) return cli_usage_error(argv[0], "--checkpoint-every: want seconds >= 1"); to.checkpoint_seconds = (double)v; break;
+        case 'C': {
+            int rc = cli_parse_seconds_opt(argv[0], "--checkpoint-every", optarg, 1, 1u << 30, &to.checkpoint_seconds);
+            if (rc) return rc;
+            break;
+        }
         case ':': return cli_usage_error(argv[0], "option '%s' needs a value", argv[optind - 1]);
         default: return cli_bad_option(argv[0], optopt, argv[optind - 1]);
         }

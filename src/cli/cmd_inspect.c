@@ -18,8 +18,8 @@
 #include <time.h>
 
 const char cmd_inspect_usage[] =
-    "usage: rxlock inspect PUZZLE|FILE.rxlock [--json] [--mode light|full] [--no-estimate]\n"
-    "                     [--progress] [--floor-table FILE]\n"
+    "usage: rxlock inspect PUZZLE|FILE.rxlock [-q | --json | --progress]\n"
+    "                     [--mode light|full] [--no-estimate] [--floor-table FILE]\n"
     "\n"
     "Show a puzzle: work function, groups x steps, the assumed solver rate and\n"
     "its source, signer, epoch recipient, the promise (no sooner than T_min on\n"
@@ -28,6 +28,8 @@ const char cmd_inspect_usage[] =
     "calibration in the mode `unlock`/`solve` would pick here).  A .rxlock\n"
     "file's puzzle is shown: its real parameters (the file's notice text is not\n"
     "authenticated).\n"
+    "  -q, --quiet      no progress line for the estimate (the report, which is the\n"
+    "                   result, is still printed; warnings and errors go to stderr)\n"
     "  --json           one JSON object on stdout\n"
     "  --mode M         RandomX mode for the estimate (default: full when its 2.3 GiB fit\n"
     "                   here, else light with a warning; full builds the dataset first)\n"
@@ -42,7 +44,7 @@ typedef struct {
     char idhex[33], keyhex[65], signer[65], hdr[65], rcp[TL_AGE_PQ_RECIPIENT_MAX], created[32], eng[64];
     uint64_t total;
     double assumed, here;
-    int json, estimate, est_rc, progress;
+    int json, estimate, est_rc, progress, quiet;
     int container;           /* issue 22: the puzzle of a .rxlock file */
     tl_mode mode;
     int mode_req;                  /* issue 19: -1 = the mode policy */
@@ -55,16 +57,17 @@ typedef struct {
 static int parse_args(int argc, char **argv, view *v) {
     static const struct option opts[] = {
         {"json", no_argument, 0, 'j'}, {"mode", required_argument, 0, 'm'},
-        {"no-estimate", no_argument, 0, 'n'}, {"progress", no_argument, 0, 'P'},
+        {"no-estimate", no_argument, 0, 'n'}, {"progress", no_argument, 0, 'P'}, {"quiet", no_argument, 0, 'q'},
         {"floor-table", required_argument, 0, 'F'}, {0, 0, 0, 0}
     };
     int c;
     optind = 1; opterr = 0;
-    while ((c = getopt_long(argc, argv, ":", opts, NULL)) != -1) {
+    while ((c = getopt_long(argc, argv, ":q", opts, NULL)) != -1) {
         switch (c) {
         case 'j': v->json = 1; break;
         case 'n': v->estimate = 0; break;
         case 'P': v->progress = 1; break;
+        case 'q': v->quiet = 1; break;
         case 'm':
             if (cli_parse_mode(optarg, &v->mode)) return cli_usage_error(argv[0], "--mode: want light or full");
             v->mode_req = (int)v->mode;
@@ -98,7 +101,7 @@ static void describe(const tl_puzzle *pz, view *v) {
     if (!v->estimate) return;
     tl_calibration cal;
     cli_progress ui;   /* a transient line: erased before the report */
-    cli_progress_init(&ui, "estimate", 0, cli_progress_when(0, 0, v->progress), 0);
+    cli_progress_init(&ui, "estimate", 0, cli_progress_when(v->quiet, 0, v->progress), 0);
     tl_calibrate_opts co = { .progress = cli_progress_cb, .progress_ctx = &ui, .stop = cli_catch_signals() };
     ui.stop = co.stop;
     v->mode = cli_mode_pick(pz->work, v->mode_req);   /* issue 19: the mode a solver here would run */

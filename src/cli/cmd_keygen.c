@@ -3,6 +3,8 @@
  * 0600, no clobber without --force), X25519 or, with --pq, the hybrid
  * post-quantum mlkem768x25519 kind; prints its recipient (as age-keygen). */
 #include "cli/cli.h"
+#include "cli/cli_paths.h"
+#include "cli/cli_util.h"
 #include "rxlock/age.h"
 #include <errno.h>
 #include <getopt.h>
@@ -11,14 +13,15 @@
 #include <string.h>
 
 const char cmd_keygen_usage[] =
-    "usage: rxlock keygen [--pq] [--force] -o FILE\n"
+    "usage: rxlock keygen [--pq] [--force] -o, --output FILE|-\n"
     "\n"
     "Create an age identity file (written mode 0600, never over an existing file\n"
-    "without --force) and print its recipient on stdout.\n"
+    "without --force) and print its recipient on stdout.  '-o -' writes the\n"
+    "identity to standard output and the recipient to standard error.\n"
     "      --pq           a post-quantum hybrid identity (AGE-SECRET-KEY-PQ-1...,\n"
     "                     recipient age1pq1..., mlkem768x25519: ML-KEM-768 +\n"
     "                     X25519); opened by age >= 1.3 and typage, not age 1.1\n"
-    "  -o, --output FILE  the identity file\n"
+    "  -o, --output FILE  the identity file ('-': standard output)\n"
     "      --force        replace an existing FILE\n"
     "exit: 0 ok, 1 failure, 2 usage error\n";
 
@@ -41,21 +44,33 @@ int cmd_keygen(int argc, char **argv) {
     }
     if (optind < argc) return cli_usage_error(argv[0], "unexpected argument '%s'", argv[optind]);
     if (!out) return cli_usage_error(argv[0], "missing -o FILE");
+    const cli_path files[] = { { out, "-o", CLI_PATH_OUT } };
+    if (cli_paths_check(files, 1, force)) return CLI_FAIL;
     if (sodium_init() < 0) return cli_error("random generator failed");
-    uint8_t sk[32], pk[32];
+    uint8_t *sk = sodium_malloc(32), pk[32];
+    char *line = sodium_malloc(TL_AGE_IDENTITY_MAX);
     static uint8_t rcp[TL_AGE_PQ_RECIPIENT_BYTES];
     static char rec[TL_AGE_PQ_RECIPIENT_MAX];
-    randombytes_buf(sk, sizeof sk);
-    int rc = pq ? tl_age_pq_identity_file_write(out, sk, NULL, force)
-                : tl_age_identity_file_write(out, sk, NULL, force);
-    int saved = errno;
-    if (rc == 0)
-        rc = pq ? (tl_age_pq_public_key(sk, rcp) || tl_age_pq_recipient_encode(rcp, rec))
+    if (!sk || !line) { sodium_free(sk); sodium_free(line); return cli_error("out of memory"); }
+    randombytes_buf(sk, 32);
+    int rc = pq ? (tl_age_pq_public_key(sk, rcp) || tl_age_pq_recipient_encode(rcp, rec))
                 : (tl_age_public_key(sk, pk) || tl_age_recipient_encode(pk, rec));
-    sodium_memzero(sk, sizeof sk);
-    if (rc == TL_AGE_EIO)
-        return cli_error("%s: %s", out, saved == EEXIST ? "already exists (use --force to overwrite)" : strerror(saved));
+    int std = cli_path_is_std(out), saved = 0;
+    if (rc == 0 && std) {   /* the identity on stdout, the recipient on stderr (as age-keygen) */
+        rc = (pq ? tl_age_pq_identity_encode(sk, line) : tl_age_identity_encode(sk, line)) ||
+             printf("# public key: %s\n%s\n", rec, line) < 0 || fflush(stdout) != 0 ? TL_AGE_EIO : 0;
+        saved = errno;
+    } else if (rc == 0) {
+        rc = pq ? tl_age_pq_identity_file_write(out, sk, NULL, force) : tl_age_identity_file_write(out, sk, NULL, force);
+        saved = errno;
+    }
+    sodium_free(sk);
+    sodium_free(line);
+    if (rc == TL_AGE_EIO) {
+        errno = saved;
+        return cli_output_error(std ? "stdout" : out);
+    }
     if (rc) return cli_error("keygen: %s", tl_age_strerror(rc));
-    printf("%s\n", rec);
+    fprintf(std ? stderr : stdout, "%s\n", rec);
     return CLI_OK;
 }

@@ -31,7 +31,7 @@ const char cmd_lock_usage[] =
     "                   [--verify[=full|sample:F] | --no-verify] [--checkpoint-steps C]\n"
     "                   [--no-resume] [--force] -o, --output PUZZLE|-\n"
     "       rxlock lock FILE|- [the size, rate, mode, workers, key and verification\n"
-    "                   options above] [-o, --output OUT|-] [--force] [-q | --progress]\n"
+    "                   options above] [-o, --output OUT|-] [--force] [-q | --json | --progress]\n"
     "\n"
     "Generate a time-lock puzzle: G groups of S sequential hashes each, computed\n"
     "here in parallel worker processes, then solved by anyone only in sequence\n"
@@ -66,7 +66,7 @@ const char cmd_lock_usage[] =
     "  --keep-epoch-key FILE  also write the epoch identity now ('-': standard output; for a service that encrypts\n"
     "                       during the epoch); otherwise it is wiped\n"
     "  --retries N          re-run a failed worker's group up to N times (default 1)\n"
-    "  --worker-timeout S   a worker silent for S seconds is killed (default 120)\n"
+    "  --worker-timeout S   a worker silent for S is killed (default 120 s; 90s, 5m)\n"
     "  --json               progress and result as JSON lines on stdout (a first\n"
     "                       {\"event\":\"start\"} line names the engine)\n"
     "  --progress           progress line on stderr even when it is not a TTY\n"
@@ -89,6 +89,9 @@ const char cmd_lock_usage[] =
     "container to standard output unless -o OUT is given (not to a terminal).\n"
     "Its generation state stays in memory (an interruption loses the work).\n"
     "  -q, --quiet          no progress line, no summary\n"
+    "  --json               progress and result as JSON lines on stdout (a last\n"
+    "                       {\"event\":\"done\"} line names the container); not with\n"
+    "                       the container on stdout\n"
     "  The container's epoch key is post-quantum unless --classic is given (only\n"
     "  rxlock opens a .rxlock file, so no interoperability is lost).\n"
     "exit: 0 ok, 1 failure (nothing written), 2 usage error, 128+N killed by signal N\n";
@@ -157,7 +160,12 @@ static int parse_args(int argc, char **argv, lock_args *a) {
         switch (c) {
         case 'K': a->keep = optarg; break;
         case 'R': if (cli_parse_u64(optarg, 0, 100, &v)) return cli_usage_error(argv[0], "--retries: want 0..100"); a->lo.go.retries = (unsigned)v; break;
-        case 'T': if (cli_parse_u64(optarg, 1, 1u << 30, &v)) return cli_usage_error(argv[0], "--worker-timeout: want seconds >= 1"); a->lo.go.worker_timeout = (unsigned)v; break;
+        case 'T': {
+            double t;
+            if ((orc = cli_parse_seconds_opt(argv[0], "--worker-timeout", optarg, 1, 1u << 30, &t))) return orc;
+            a->lo.go.worker_timeout = (unsigned)t + ((double)(unsigned)t < t);   /* whole seconds, up */
+            break;
+        }
         case 'j': a->json = 1; break;
         case 'f': a->force = 1; break;
         case 'o': a->out = optarg; break;

@@ -5,7 +5,9 @@
  * this when given a positional FILE argument.  FILE '-' is standard input
  * (refused when it is a terminal: the generation runs first, so a prompt
  * would come minutes late); its container goes to standard output unless
- * -o OUT is given (refused when stdout is a terminal: binary payload). */
+ * -o OUT is given (refused when stdout is a terminal: binary payload).
+ * -q: no progress, no summary; --json: progress and the result as JSON
+ * lines on stdout (not with the container on stdout). */
 #include "cli/cli.h"
 #include "cli/cli_paths.h"
 #include "cli/cli_util.h"
@@ -16,6 +18,7 @@
 #include "util/util.h"
 #include <errno.h>
 #include <getopt.h>
+#include <jansson.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -24,14 +27,15 @@
 typedef struct {
     cli_lock_opts lo;
     const char *out, *in_path;
-    int force, quiet, to_stdout;
+    int force, quiet, json, to_stdout;
     char defout[PATH_MAX];
 } lockfile_args;
 
 static int parse_args(int argc, char **argv, lockfile_args *a) {
     static const struct option opts[] = {
         CLI_LOCK_LONG_OPTS, {"output", required_argument, 0, 'o'},
-        {"force", no_argument, 0, 'f'}, {"quiet", no_argument, 0, 'q'}, {0, 0, 0, 0}
+        {"force", no_argument, 0, 'f'}, {"quiet", no_argument, 0, 'q'},
+        {"json", no_argument, 0, 'j'}, {0, 0, 0, 0}
     };
     int c, orc;
     cli_lock_opts_init(&a->lo);
@@ -45,6 +49,7 @@ static int parse_args(int argc, char **argv, lockfile_args *a) {
         case 'o': a->out = optarg; break;
         case 'f': a->force = 1; break;
         case 'q': a->quiet = 1; break;
+        case 'j': a->json = 1; break;
         case ':': return cli_usage_error(argv[0], "option '%s' needs a value", argv[optind - 1]);
         default: return cli_bad_option(argv[0], optopt, argv[optind - 1]);
         }
@@ -62,6 +67,8 @@ static int parse_args(int argc, char **argv, lockfile_args *a) {
     a->to_stdout = !a->out || !strcmp(a->out, "-");
     if (a->to_stdout && isatty(1))
         return cli_usage_error(argv[0], "refusing to write the container to a terminal; give -o OUT or redirect");
+    if (a->to_stdout && a->json)
+        return cli_usage_error(argv[0], "--json and the container on standard output both write to stdout; give -o OUT");
     cli_lock_pq_default(&a->lo, 1);      /* issue 21: containers are post-quantum by default */
     return cli_lock_resolve(&a->lo, argv[0]);
 }
@@ -87,6 +94,25 @@ static int write_container(const lockfile_args *a, int out_fd, int in_fd, const 
     return ret;
 }
 
+/* --json: the {"event":"done"} line, what the summary says. */
+static int report_json(const lockfile_args *a, const char *rcp, const char *json, size_t len) {
+    const tl_params *p = &a->lo.p;
+    tl_puzzle *pz = NULL;
+    if (tl_puzzle_parse(json, len, &pz, NULL, 0) != 0) return cli_error("generated puzzle does not parse");
+    tl_promise pr;
+    tl_promise_of(pz, &a->lo.ft, &pr);
+    tl_puzzle_free(pz);
+    return cli_print_json(json_pack("{s:s, s:s?, s:s, s:s, s:s, s:i, s:I, s:s, s:s*, s:f, s:f, s:f, s:s?, s:f}",
+                                    "event", "done", "container", a->to_stdout ? NULL : a->out, "file", a->in_path,
+                                    "recipient", rcp, "epoch_key", p->pq ? "post-quantum" : "classic",
+                                    "groups", (int)p->groups, "steps", (json_int_t)p->steps,
+                                    "work", tl_work_name(p->work), "engine", a->lo.engine.engine,
+                                    "promise_seconds", pr.here_seconds, "promise_hash_seconds", pr.hash_seconds,
+                                    "promise_setup_seconds", pr.setup_seconds,
+                                    "floor_machine", pr.floor ? pr.floor->machine : NULL,
+                                    "floor_seconds", pr.floor_seconds));
+}
+
 int cmd_lock_file(int argc, char **argv) {
     lockfile_args a = {0};
     int ret = parse_args(argc, argv, &a);
@@ -103,14 +129,15 @@ int cmd_lock_file(int argc, char **argv) {
     uint8_t pk[32];
     char *json = NULL;
     size_t len = 0;
-    ret = cli_lock_generate(&a.lo, "lock", cli_progress_when(a.quiet, 0, a.lo.progress), 0, &json, &len, pk, NULL);
+    ret = cli_lock_generate(&a.lo, "lock", cli_progress_when(a.quiet, a.json, a.lo.progress), a.json, &json, &len, pk, NULL);
     static char rcp[TL_AGE_PQ_RECIPIENT_MAX];
     if (ret == CLI_OK && !a.to_stdout) ret = cli_io_open_out(&io, a.out, a.force, 0644);
     if (ret == CLI_OK) ret = write_container(&a, io.out_fd, io.in_fd, json, len, pk, rcp);
     else io.out_path = NULL;
     int fin = cli_io_finish(&io, ret == CLI_OK);
     if (ret == CLI_OK) ret = fin;
-    if (ret == CLI_OK && !a.quiet) {
+    if (ret == CLI_OK && a.json) ret = report_json(&a, rcp, json, len);
+    else if (ret == CLI_OK && !a.quiet) {
         const tl_params *p = &a.lo.p;
         char eng[64];
         cli_engine_text(&a.lo.engine, eng, sizeof eng);

@@ -37,7 +37,8 @@ const char cmd_solve_usage[] =
     "  --journal FILE           progress journal (default IDENTITY.journal; removed after success;\n"
     "                           with -o - give --journal or --no-journal)\n"
     "  --no-journal             do not journal (no resume)\n"
-    "  --checkpoint-every SECS  journal entry at least this often (default 60)\n"
+    "  --checkpoint-every SECS  journal entry at least this often (default 60; 90s, 5m, 1h30m;\n"
+    "                           0: every batch)\n"
     "  --checkpoint-steps N     also a journal entry every N steps\n"
     "  --signer-pin HEX         refuse (before any work) unless signed by this Ed25519 key\n"
     "  -q, --quiet              no progress line, no summary\n"
@@ -64,7 +65,7 @@ static int parse_args(int argc, char **argv, solve_args *a) {
         {"progress", no_argument, 0, 'P'}, {"output", required_argument, 0, 'o'},
         {"quiet", no_argument, 0, 'q'}, {0, 0, 0, 0}
     };
-    int c;
+    int c, rc;
     optind = 1; opterr = 0;
     while ((c = getopt_long(argc, argv, ":o:q", opts, NULL)) != -1) {
         switch (c) {
@@ -75,9 +76,12 @@ static int parse_args(int argc, char **argv, solve_args *a) {
         case 'J': a->journal = optarg; break;
         case 'N': a->nojournal = 1; break;
         case 'c':
-            if (cli_parse_double(optarg, 0, 1e9, &a->so.checkpoint_seconds))
-                return cli_usage_error(argv[0], "--checkpoint-every: want seconds >= 0");
-            if (a->so.checkpoint_seconds == 0) a->so.checkpoint_seconds = 1e-9;   /* every batch */
+            if (cli_parse_double(optarg, 0, 0, &a->so.checkpoint_seconds) == 0) {   /* "0": every batch */
+                a->so.checkpoint_seconds = 1e-9;
+                break;
+            }
+            if ((rc = cli_parse_seconds_opt(argv[0], "--checkpoint-every", optarg, 1e-9, 1e9, &a->so.checkpoint_seconds)))
+                return rc;
             break;
         case 'C':
             if (cli_parse_u64(optarg, 1, UINT64_MAX, &a->so.checkpoint_steps))
@@ -122,7 +126,7 @@ static int report_failure(const solve_args *a, const tl_puzzle *pz, int rc, cons
 static int report_success(const solve_args *a, const tl_solve_stats *st, double secs) {
     if (a->json)
         return cli_print_json(json_pack("{s:s, s:s, s:I, s:i, s:I, s:I, s:f, s:s*, s:s*, s:f, s:f, s:o}",
-                                        "event", "solved",
+                                        "event", "done",
                                         "identity", a->out, "steps_computed", (json_int_t)st->steps_computed,
                                         "resumed_group", (int)st->resumed_group,
                                         "resumed_step", (json_int_t)st->resumed_step,

@@ -74,7 +74,8 @@ static void usage(FILE *fp) {
         fprintf(fp, "%*s%s\n", (int)(16 - strlen(commands[i].name)), "", commands[i].summary);
     }
     fprintf(fp, "\n'rxlock help COMMAND' shows a command's options.\n"
-                "exit codes: 0 ok, 1 failure, 2 usage error, 3 verification failed\n");
+                "exit codes: 0 ok, 1 failure, 2 usage error, 3 verification failed,\n"
+                "            128+N killed by signal N (130: Ctrl-C)\n");
 }
 
 int main(int argc, char **argv) {

@@ -22,10 +22,15 @@ int  util_read_file(const char *path, size_t max, uint8_t **data, size_t *len);
 
 /* Atomic output: write to a temp file beside the target, then commit.
  * Without force, commit fails with EEXIST if the target exists (checked at
- * open time and again atomically at commit).  abort removes the temp file. */
+ * open time and again atomically at commit).  abort removes the temp file.
+ * The temp file is unnamed (O_TMPFILE, linked at commit through
+ * /proc/self/fd) where the file system and /proc allow, so a kill -9 at
+ * any moment leaves nothing; else it is "PATH.tmp-XXXXXX", flock'ed while
+ * written, and the next write beside PATH removes what a kill left. */
 typedef struct {
     int  fd;
     int  force;
+    int  anon;        /* 1: O_TMPFILE, no name until commit */
     char tmp[PATH_MAX];
     char path[PATH_MAX];
 } util_atomic;

@@ -97,6 +97,35 @@ check "3: unlocked" cmp -s three.out three.txt
 "$R" lock three.txt $W --groups 2 --steps 8000000 -q -o three2.rxlock & pid=$!
 sleep 1; kill -9 $pid 2>/dev/null; wait $pid 2>/dev/null
 check "3: no temp file after kill -9 during lock FILE" sh -c "! ls three2.rxlock.tmp-* 2>/dev/null | grep -q ."
+# encrypt / decrypt from a slow pipe: killed while writing, nothing is left
+# (the temp output is unnamed until the commit); a stale one is removed
+"$R" keygen -o e3.id > e3.rcp 2>/dev/null
+head -c 300000 /dev/urandom > e3.in
+"$R" encrypt -r "$(cat e3.rcp)" -o e3.age e3.in
+{ head -c 100000 e3.in; sleep 5; } 2>/dev/null | "$R" encrypt -r "$(cat e3.rcp)" -o e3b.age & pid=$!
+sleep 1; kill -9 $pid 2>/dev/null; wait $pid 2>/dev/null
+check "3: encrypt killed mid-stream leaves no output or temp file" sh -c "! ls e3b.age* 2>/dev/null | grep -q ."
+{ head -c 150000 e3.age; sleep 5; } 2>/dev/null | "$R" decrypt -i e3.id -o e3.out & pid=$!
+sleep 1; kill -9 $pid 2>/dev/null; wait $pid 2>/dev/null
+check "3: decrypt killed mid-stream leaves no output or temp file" sh -c "! ls e3.out* 2>/dev/null | grep -q ."
+: > e3.out.tmp-AbC123
+expect_rc 0 "3: decrypt after the kill" "$R" decrypt -i e3.id -o e3.out e3.age
+check "3: ... removes a stale temp file of our naming" test ! -e e3.out.tmp-AbC123
+check "3: ... decrypts" cmp -s e3.out e3.in
+expect_rc 0 "3: decrypt --force over the output" "$R" decrypt -i e3.id -o e3.out --force e3.age
+check "3: ... leaves only the output" sh -c "test \"\$(ls e3.out*)\" = e3.out"
+# the named fallback (a file system without O_TMPFILE; test switch)
+expect_rc 0 "3: fallback: decrypt --force" env RXLOCK_TEST_NO_TMPFILE=1 "$T" decrypt -i e3.id -o e3.out --force e3.age
+expect_rc 0 "3: fallback: decrypt" env RXLOCK_TEST_NO_TMPFILE=1 "$T" decrypt -i e3.id -o e3c.out e3.age
+check "3: fallback: ... leaves only the outputs" sh -c "test \"\$(ls e3.out* e3c.out* | tr '\n' ' ')\" = 'e3.out e3c.out '"
+check "3: fallback: ... decrypts" cmp -s e3c.out e3.in
+{ head -c 150000 e3.age; sleep 5; } 2>/dev/null | env RXLOCK_TEST_NO_TMPFILE=1 "$T" decrypt -i e3.id -o e3d.out & pid=$!
+sleep 1; kill -9 $pid 2>/dev/null; wait $pid 2>/dev/null
+expect_rc 0 "3: fallback: decrypt after a kill" env RXLOCK_TEST_NO_TMPFILE=1 "$T" decrypt -i e3.id -o e3d.out e3.age
+check "3: fallback: ... the killed run's temp file is removed" sh -c "test \"\$(ls e3d.out*)\" = e3d.out"
+"$R" keygen -o e3w.id >/dev/null 2>&1
+expect_rc 3 "3: decrypt with the wrong identity" "$R" decrypt -i e3w.id -o e3w.out e3.age
+check "3: ... leaves nothing" sh -c "! ls e3w.out* 2>/dev/null | grep -q ."
 
 # --- 4. a failed plan leaves nothing ------------------------------------------
 expect_rc 1 "4: plan with ENOSPC at the 2nd job file fails" env RXLOCK_TEST_PLAN_ENOSPC=2 \
@@ -121,6 +150,7 @@ check "5: a running solve's core limit is 0 (/proc/PID/limits)" \
   sh -c "grep -qE '^Max core file size +0 +0 ' /proc/$pid/limits"
 kill -INT $pid 2>/dev/null; wait $pid; rc=$?
 check "10: SIGINT exits 130 (got $rc)" test "$rc" -eq 130
+check "10: --help names exit 130 / 128+N" sh -c "'$R' --help | grep -q '128+N killed by signal N'"
 
 # --- 6. the signature covers the wraps (version 2); low-order epoch key -------
 "$R" lock $W --groups 4 --steps 100 --sign-key signer.key -o p6.json >/dev/null
@@ -153,6 +183,14 @@ check "7: the notice's own rules say so" grep -q '^# These notice lines are not 
 sed 's/^# Work: 1 group(s) x 100 /# Work: 1 group(s) x 1 /' s.txt.rxlock > lie.rxlock
 expect_rc 0 "7: inspect of a container with a replaced notice" "$R" inspect --no-estimate lie.rxlock
 check "7: ... shows the puzzle's steps, not the notice's" grep -q 'x 100 steps' "$TMP/.out"
+# ... also from standard input (a pipe: recognised by content, not by name)
+expect_rc 0 "7: verify - < FILE.rxlock (a pipe)" sh -c "cat s.txt.rxlock | '$R' verify -"
+check "7: ... says the notice is not authenticated" grep -q 'notice text is not authenticated' "$TMP/.out"
+expect_rc 0 "7: inspect - < FILE.rxlock (a pipe)" sh -c "cat s.txt.rxlock | '$R' inspect --no-estimate -"
+check "7: ... shows the real parameters" grep -q '^work: *sha3-256, 1 group x 100 steps' "$TMP/.out"
+expect_rc 0 "7: verify - < PUZZLE (a pipe)" sh -c "cat p0.json | '$R' verify -"
+expect_rc 1 "7: solve - < FILE.rxlock names unlock" sh -c "cat s.txt.rxlock | '$R' solve - -q -o - --no-journal"
+check "7: ... naming unlock" grep -q "open it with 'rxlock unlock" "$TMP/.err"
 
 # --- 8. '-' is standard input / output everywhere ----------------------------
 expect_rc 0 "8: solve -o - --no-journal" "$R" solve p0.json -q -o - --no-journal
@@ -169,6 +207,15 @@ check "8: no file named '-' (keygen)" test ! -e ./-
 expect_rc 0 "8: lock -o -" "$R" lock $W --groups 1 --steps 10 -o -
 check "8: the puzzle went to stdout" grep -q '"rxlock_puzzle"' "$TMP/.out"
 check "8: the recipient went to stderr" grep -q '^age1' "$TMP/.err"
+for k in "" "--pq"; do
+  expect_rc 0 "8: keygen $k -o -" "$R" keygen $k -o -
+  check "8: keygen $k: no file named '-'" test ! -e ./-
+  check "8: keygen $k: the recipient went to stderr" grep -q '^age1' "$TMP/.err"
+  cp "$TMP/.out" kg8.id; cp "$TMP/.err" kg8.rcp
+  printf 'eight\n' | "$R" encrypt -r "$(cat kg8.rcp)" -o kg8.age
+  expect_rc 0 "8: keygen $k: the identity on stdout opens a file to its recipient" "$R" decrypt -i kg8.id -o kg8.out kg8.age
+  rm -f kg8.*
+done
 
 # --- 9. a file of the wrong kind names the command to use --------------------
 expect_rc 1 "9: unlock PUZZLE.json" "$R" unlock p0.json -q -o x9
@@ -184,12 +231,52 @@ expect_rc 0 "10: solve -q" "$R" solve p0.json -q -o id10
 check "10: solve -q prints nothing" test ! -s "$TMP/.err"
 expect_rc 0 "10: unlock --json" "$R" unlock s.txt.rxlock --json -o u10
 check "10: unlock --json: a done event" grep -q '"event":"done"' "$TMP/.out"
+expect_rc 0 "10: solve --json" "$R" solve p0.json --json --no-journal -o id10j
+check "10: solve --json ends with a done event, as lock, unlock and group do" sh -c "tail -n 1 '$TMP/.out' | grep -q '\"event\":\"done\"'"
 expect_rc 0 "10: verify --json" "$R" verify --json p0.json
 check "10: verify --json: one object" grep -q '"ok":true' "$TMP/.out"
 expect_rc 0 "10: group --json" "$R" group plan4 0 --worker-key wk4 --json
 check "10: group --json: a done event" grep -q '"event":"done"' "$TMP/.out"
 expect_rc 0 "10: group -q" "$R" group plan4 1 --worker-key wk4 -q
 check "10: group -q prints nothing" sh -c "test ! -s '$TMP/.out' && test ! -s '$TMP/.err'"
+printf 'ten\n' > s10.txt
+expect_rc 0 "10: lock FILE --json" "$R" lock s10.txt $W --groups 2 --steps 100 --json -o s10.rxlock
+check "10: lock FILE --json: a start line" sh -c "head -n 1 '$TMP/.out' | grep -q '\"event\":\"start\"'"
+check "10: lock FILE --json: a done event naming the container" \
+  sh -c "tail -n 1 '$TMP/.out' | grep '\"event\":\"done\"' | grep -q '\"container\":\"s10.rxlock\"'"
+check "10: lock FILE --json: every line is JSON" python3 -c "import json,sys; [json.loads(l) for l in open(sys.argv[1])]" "$TMP/.out"
+check "10: lock FILE --json: no summary on stderr" test ! -s "$TMP/.err"
+expect_rc 0 "10: ... and it unlocks" "$R" unlock s10.rxlock -q -o s10.out
+check "10: ... to the file" cmp -s s10.out s10.txt
+expect_rc 2 "10: lock FILE --json with the container on stdout refused" "$R" lock s10.txt $W --groups 1 --steps 10 --json -o -
+expect_rc 0 "10: lock FILE -q" "$R" lock s10.txt $W --groups 1 --steps 10 -q -o s10q.rxlock
+check "10: lock FILE -q prints nothing" sh -c "test ! -s '$TMP/.out' && test ! -s '$TMP/.err'"
+expect_rc 0 "10: calibrate -q" "$R" calibrate --work sha3-256 --seconds 0.2 -q -o c10.json
+check "10: calibrate -q: nothing on stdout" test ! -s "$TMP/.out"
+check "10: calibrate -q: no informational line on stderr (warnings only)" sh -c "! grep -v '^rxlock: warning: ' '$TMP/.err'"
+check "10: calibrate -q: the file is written" grep -q '"rate"' c10.json
+expect_rc 0 "10: calibrate --json" "$R" calibrate --work sha3-256 --seconds 0.2 --json -o c10b.json
+check "10: calibrate --json: one JSON object" python3 -c "import json,sys; l=open(sys.argv[1]).read().splitlines(); assert len(l)==1 and json.loads(l[0])['rate']>0" "$TMP/.out"
+expect_rc 0 "10: inspect -q" "$R" inspect -q --progress p0.json
+check "10: inspect -q: no progress line even with --progress" sh -c "! grep -q '^estimate' '$TMP/.err'"
+check "10: inspect -q: the report (the result) is printed" grep -q '^this machine:' "$TMP/.out"
+expect_rc 0 "10: inspect --json" "$R" inspect --json --no-estimate p0.json
+check "10: inspect --json: one JSON object" python3 -c "import json,sys; assert json.load(open(sys.argv[1]))['groups']==1" "$TMP/.out"
+for c in "solve" "unlock" "lock" "calibrate" "group" "inspect" "verify"; do
+  check "10: help $c shows -q, --quiet" sh -c "'$R' help $c | grep -q -- '-q, --quiet'"
+  check "10: help $c shows --json" sh -c "'$R' help $c | grep -q -- '--json'"
+done
+# ... and each command's own man page section (lock's two: puzzle and FILE)
+MAN=$OLDPWD/docs/rxlock.1
+if [ -f "$MAN" ]; then
+  sed 's/\\-/-/g; s/\\f[BIRP]//g' "$MAN" > man10.txt
+  for c in "solve" "unlock" "lock [options]" "lock FILE" "calibrate" "group" "inspect" "verify"; do
+    awk -v h="\"rxlock $c" 'index($0, ".SS ")==1 || index($0, ".B \"rxlock ")==1 {on = index($0, h)==5 || index($0, h)==4} on' man10.txt > sec10.txt
+    check "10: man: a section for $c" test -s sec10.txt
+    check "10: man: $c documents -q, --quiet" sh -c "grep -q -- '-q' sec10.txt && grep -q -- '--quiet' sec10.txt"
+    check "10: man: $c documents --json" grep -q -- '--json' sec10.txt
+  done
+fi
 for c in lock solve unlock keygen-signer assemble plan; do
   check "10: help $c shows --output" sh -c "'$R' help $c | grep -q -- '--output'"
 done
@@ -197,8 +284,22 @@ expect_rc 0 "10: --time 1h30m" "$R" lock $W --time 1h30m --rate 1 --groups 2 -o 
 check "10: 1h30m = 5400 s" grep -q '"target_seconds": 5400' t10.json
 expect_rc 2 "10: --time 1x refused" "$R" lock $W --time 1x --rate 1 -o t10b.json
 check "10: ... echoing the value and why" grep -q "\-\-time '1x': unknown unit" "$TMP/.err"
+# every option that takes a time reads durations the same way
+expect_rc 0 "10: solve --checkpoint-every 1m" "$R" solve p0.json -q --checkpoint-every 1m -o id10c
+expect_rc 0 "10: solve --checkpoint-every 0 (every batch)" "$R" solve p0.json -q --checkpoint-every 0 -o id10d
+expect_rc 2 "10: solve --checkpoint-every 1x refused" "$R" solve p0.json -q --checkpoint-every 1x -o id10e
+check "10: ... echoing the value and why" grep -q "\-\-checkpoint-every '1x': unknown unit" "$TMP/.err"
+expect_rc 0 "10: lock --worker-timeout 2m" "$R" lock $W --groups 1 --steps 10 -q --worker-timeout 2m -o t10w.json
+expect_rc 2 "10: lock --worker-timeout 0 refused" "$R" lock $W --groups 1 --steps 10 --worker-timeout 0 -o t10x.json
+check "10: ... echoing the value and why" grep -q "\-\-worker-timeout '0': must be more than 0" "$TMP/.err"
+expect_rc 0 "10: calibrate --seconds 0.2s" "$R" calibrate --work sha3-256 --seconds 0.2s -q -o c10s.json
+expect_rc 2 "10: calibrate --seconds 2d refused (over 86400 s)" "$R" calibrate --work sha3-256 --seconds 2d -q -o c10t.json
+check "10: ... saying the range" grep -q "\-\-seconds '2d': want 0.05..86400 seconds" "$TMP/.err"
+expect_rc 0 "10: group --checkpoint-every 1m" "$R" group plan4 2 --worker-key wk4 -q --checkpoint-every 1m
+"$R" keygen -o kg10.id >/dev/null 2>&1
 for c in "lock $W --groups 1 --steps 1 -o p0.json" "solve p0.json -o id10" "unlock s.txt.rxlock -o u10" \
-         "keygen-signer -o signer.key"; do
+         "keygen-signer -o signer.key" "keygen -o kg10.id" "keygen --pq -o kg10.id" \
+         "calibrate --work sha3-256 --seconds 0.1 -o c10.json" "encrypt -r $(cat "$V1/recipient.txt") -o u10 s.orig"; do
   expect_rc 1 "10: ${c%% *}: existing output" "$R" $c
   check "10: ${c%% *}: one wording" grep -q 'already exists (use --force to replace it)' "$TMP/.err"
 done
