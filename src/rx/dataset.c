@@ -187,7 +187,7 @@ static int ss_prepare(const rx_dataset *ds, const rx_cache *cache, rx_jit_ss **s
     const struct rx_ss_program *progs;
     const uint8_t *mem = rx_cache_superscalar(cache, &progs);
     if (!mem) return RX_ESTATE;
-    int rc = rx_jit_ss_new(ss, progs);
+    int rc = rx_jit_ss_new_dataset(ss, progs);
     if (rc == RX_OK) { *cmem = mem; return RX_OK; }
     *ss = NULL;
     if (rc == RX_ENOTSUP || (ds->flags & RX_FLAG_JIT_FALLBACK)) return RX_OK;
