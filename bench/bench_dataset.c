@@ -3,6 +3,15 @@
  * Debian's librandomx (1.1.10) in one run, same key, same thread count.
  *
  *   build/bench/bench_dataset [-t THREADS] [-n ITEMS] [-r REPEATS] [-s] [-p]
+ *   build/bench/bench_dataset -v [-t THREADS] [-n ITEMS] [-r PAIRS] [-p]
+ *
+ * -v: our SuperscalarHash JIT's two forms only, paired in this process:
+ * the scalar JIT (RXLOCK_SUPERSCALAR=scalar) and the vector one (AVX-512
+ * where the CPU has it), in A B B A order PAIRS times (default 1), each
+ * into its own pre-faulted dataset; prints every build, the ratio of the
+ * summed wall and CPU times, the datasets' huge-page share (AnonHugePages
+ * of their mappings) and the load average before and after, and compares
+ * the two datasets byte for byte (exit 1 if they differ).
  *
  * -n builds only the first ITEMS items (default: the whole dataset);
  * -s skips the reference's interpreted (RANDOMX_FLAG_DEFAULT) dataset build;
@@ -19,6 +28,7 @@
 #include "rx/internal.h"
 #include "rx/argon2d.h"
 #include "rx/cache_internal.h"
+#include "rx/jit.h"
 #include "util/util.h"
 #include <randomx.h>
 #include <pthread.h>
@@ -87,21 +97,91 @@ static double build(int ours, unsigned threads, uint64_t items, rx_dataset *ds, 
     return util_now() - t0;
 }
 
+/* kB of AnonHugePages in the mapping that contains p (/proc/self/smaps) */
+static long thp_kb(const void *p) {
+    FILE *f = fopen("/proc/self/smaps", "r");
+    if (!f) return -1;
+    char line[512];
+    int in = 0;
+    long kb = -1;
+    uintptr_t a = (uintptr_t)p;
+    while (fgets(line, sizeof line, f)) {
+        unsigned long lo, hi;
+        if (sscanf(line, "%lx-%lx ", &lo, &hi) == 2 && strchr(line, '-') == line + strcspn(line, "-")) {
+            in = a >= lo && a < hi;
+            continue;
+        }
+        if (in && sscanf(line, "AnonHugePages: %ld kB", &kb) == 1) break;
+    }
+    fclose(f);
+    return kb;
+}
+static void loadavg(char out[64]) {
+    FILE *f = fopen("/proc/loadavg", "r");
+    out[0] = 0;
+    if (f) { if (!fgets(out, 64, f)) out[0] = 0; fclose(f); }
+    out[strcspn(out, "\n")] = 0;
+}
+
+/* -v: the scalar and the vector JIT, A B B A, into datasets a and b */
+static int paired_vector(unsigned threads, uint64_t items, int pairs, unsigned pages, const rx_cache *c) {
+    rx_dataset *da = NULL, *db = NULL;
+    if (rx_dataset_new(&da, RX_FLAG_JIT | pages) != 0 || rx_dataset_new(&db, RX_FLAG_JIT | pages) != 0) {
+        fprintf(stderr, "rx_dataset_new failed\n");
+        return 1;
+    }
+    memset((void *)rx_dataset_bytes(da), 0, (size_t)items * 64);
+    memset((void *)rx_dataset_bytes(db), 0, (size_t)items * 64);
+    rx_jit_ss *probe = NULL;
+    unsetenv("RXLOCK_SUPERSCALAR");
+    if (rx_jit_ss_new_dataset(&probe, c->prog) != 0) { fprintf(stderr, "superscalar JIT failed\n"); return 1; }
+    const char *vname = rx_jit_ss_kind(probe);
+    rx_jit_ss_free(probe);
+    char la0[64], la1[64];
+    loadavg(la0);
+    printf("paired: scalar JIT vs %s JIT, %s pages, %u thread(s), load average before: %s\n",
+           vname, pages ? "4 KiB (RX_FLAG_NO_THP)" : "THP allowed", threads, la0);
+    double sw[2] = { 0, 0 }, sc[2] = { 0, 0 };
+    for (int r = 0; r < pairs; r++)
+        for (int k = 0; k < 4; k++) {
+            int vec = k == 1 || k == 2;                 /* A B B A */
+            if (vec) unsetenv("RXLOCK_SUPERSCALAR"); else setenv("RXLOCK_SUPERSCALAR", "scalar", 1);
+            double w = build(1, threads, items, vec ? db : da, c, NULL, NULL);
+            sw[vec] += w;
+            sc[vec] += g_cpu;
+            printf("dataset      rxlock   %-7s JIT       %.2f s wall  %.2f s cpu  %.0f items/s\n",
+                   vec ? vname : "scalar", w, g_cpu, (double)items / w);
+        }
+    unsetenv("RXLOCK_SUPERSCALAR");
+    loadavg(la1);
+    int differ = memcmp(rx_dataset_bytes(da), rx_dataset_bytes(db), (size_t)items * 64) != 0;
+    printf("sum of %d: scalar %.2f s wall %.2f s cpu; %s %.2f s wall %.2f s cpu; speed-up wall %.3f, cpu %.3f\n",
+           2 * pairs, sw[0], sc[0], vname, sw[1], sc[1], sw[0] / sw[1], sc[0] / sc[1]);
+    printf("dataset AnonHugePages: scalar %ld kB, %s %ld kB (of %llu kB); load average after: %s\n",
+           thp_kb(rx_dataset_bytes(da)), vname, thp_kb(rx_dataset_bytes(db)),
+           (unsigned long long)(RX_DATASET_ITEMS * 64 / 1024), la1);
+    printf("datasets %s\n", differ ? "DIFFER" : "identical");
+    rx_dataset_free(da);
+    rx_dataset_free(db);
+    return differ;
+}
+
 int main(int argc, char **argv) {
     setvbuf(stdout, NULL, _IOLBF, 0);
     unsigned threads = 2;
     uint64_t items = RX_DATASET_ITEMS;
-    int repeats = 3, skip_interp = 0, opt;
+    int repeats = 3, skip_interp = 0, vector = 0, opt;
     unsigned pages = 0;        /* -p: RX_FLAG_NO_THP, 4 KiB pages like the reference as shipped */
-    while ((opt = getopt(argc, argv, "t:n:r:sp")) != -1) {
+    while ((opt = getopt(argc, argv, "t:n:r:spv")) != -1) {
         switch (opt) {
         case 't': threads = (unsigned)strtoul(optarg, NULL, 10); break;
         case 'n': items = strtoull(optarg, NULL, 10); break;
         case 'r': repeats = atoi(optarg); break;
         case 's': skip_interp = 1; break;
         case 'p': pages = RX_FLAG_NO_THP; break;
+        case 'v': vector = 1; break;
         default:
-            fprintf(stderr, "usage: bench_dataset [-t THREADS] [-n ITEMS] [-r REPEATS] [-s] [-p]\n");
+            fprintf(stderr, "usage: bench_dataset [-t THREADS] [-n ITEMS] [-r REPEATS] [-s] [-p] | -v [-t T] [-n N] [-r PAIRS] [-p]\n");
             return 2;
         }
     }
@@ -115,6 +195,12 @@ int main(int argc, char **argv) {
     /* ---- cache init ---- */
     rx_cache *c = NULL;
     if (rx_cache_new(&c, pages) != 0) { fprintf(stderr, "rx_cache_new failed\n"); return 1; }
+    if (vector) {
+        if (rx_cache_init(c, KEY, strlen(KEY)) != 0) { fprintf(stderr, "rx_cache_init failed\n"); return 1; }
+        int rc = paired_vector(threads, items, repeats, pages, c);
+        rx_cache_free(c);
+        return rc;
+    }
     double t[50], tc[50];
     for (int impl = RX_ARGON2_PORTABLE; impl <= RX_ARGON2_AVX2; impl++) {
         if (!rx_argon2d_impl_supported(impl)) continue;
