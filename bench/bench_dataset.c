@@ -5,13 +5,14 @@
  *   build/bench/bench_dataset [-t THREADS] [-n ITEMS] [-r REPEATS] [-s] [-p]
  *   build/bench/bench_dataset -v [-t THREADS] [-n ITEMS] [-r PAIRS] [-p]
  *
- * -v: our SuperscalarHash JIT's two forms only, paired in this process:
- * the scalar JIT (RXLOCK_SUPERSCALAR=scalar) and the vector one (AVX-512
- * where the CPU has it), in A B B A order PAIRS times (default 1), each
- * into its own pre-faulted dataset; prints every build, the ratio of the
- * summed wall and CPU times, the datasets' huge-page share (AnonHugePages
- * of their mappings) and the load average before and after, and compares
- * the two datasets byte for byte (exit 1 if they differ).
+ * -v: our SuperscalarHash JIT's forms only, paired in this process: the
+ * scalar JIT and each vector form the CPU has (RXLOCK_SUPERSCALAR=scalar,
+ * avx2, avx512), in the order A B C C B A, PAIRS times (-r, default 3),
+ * each into its own pre-faulted dataset; prints every build, the summed
+ * wall and CPU times and their ratio to the scalar JIT's, each dataset's
+ * huge-page share (AnonHugePages of its mapping) and the load average
+ * before and after, and compares the datasets byte for byte (exit 1 if
+ * they differ).
  *
  * -n builds only the first ITEMS items (default: the whole dataset);
  * -s skips the reference's interpreted (RANDOMX_FLAG_DEFAULT) dataset build;
@@ -123,46 +124,54 @@ static void loadavg(char out[64]) {
     out[strcspn(out, "\n")] = 0;
 }
 
-/* -v: the scalar and the vector JIT, A B B A, into datasets a and b */
+/* -v: the scalar JIT and each vector form this CPU has, in the order
+ * A B C C B A (A B B A with one vector form), each into its own dataset */
 static int paired_vector(unsigned threads, uint64_t items, int pairs, unsigned pages, const rx_cache *c) {
-    rx_dataset *da = NULL, *db = NULL;
-    if (rx_dataset_new(&da, RX_FLAG_JIT | pages) != 0 || rx_dataset_new(&db, RX_FLAG_JIT | pages) != 0) {
-        fprintf(stderr, "rx_dataset_new failed\n");
-        return 1;
+    static const char *const kinds[3] = { "scalar", "avx2", "avx512" };
+    int have[3] = { 1, 0, 0 }, order[6], n = 0, no = 0;
+    for (int k = 1; k < 3; k++) {              /* which forms the switch really gets */
+        rx_jit_ss *probe = NULL;
+        setenv("RXLOCK_SUPERSCALAR", kinds[k], 1);
+        if (rx_jit_ss_new_dataset(&probe, c->prog) != 0) { fprintf(stderr, "superscalar JIT failed\n"); return 1; }
+        have[k] = strcmp(rx_jit_ss_kind(probe), kinds[k]) == 0;
+        rx_jit_ss_free(probe);
     }
-    memset((void *)rx_dataset_bytes(da), 0, (size_t)items * 64);
-    memset((void *)rx_dataset_bytes(db), 0, (size_t)items * 64);
-    rx_jit_ss *probe = NULL;
-    unsetenv("RXLOCK_SUPERSCALAR");
-    if (rx_jit_ss_new_dataset(&probe, c->prog) != 0) { fprintf(stderr, "superscalar JIT failed\n"); return 1; }
-    const char *vname = rx_jit_ss_kind(probe);
-    rx_jit_ss_free(probe);
+    for (int k = 0; k < 3; k++) if (have[k]) order[no++] = k;
+    for (int k = no - 1; k >= 0; k--) order[no + (no - 1 - k)] = order[k];
+    n = 2 * no;
+    rx_dataset *d[3] = { NULL, NULL, NULL };
+    for (int k = 0; k < 3; k++) {
+        if (!have[k]) continue;
+        if (rx_dataset_new(&d[k], RX_FLAG_JIT | pages) != 0) { fprintf(stderr, "rx_dataset_new failed\n"); return 1; }
+        memset((void *)rx_dataset_bytes(d[k]), 0, (size_t)items * 64);
+    }
     char la0[64], la1[64];
     loadavg(la0);
-    printf("paired: scalar JIT vs %s JIT, %s pages, %u thread(s), load average before: %s\n",
-           vname, pages ? "4 KiB (RX_FLAG_NO_THP)" : "THP allowed", threads, la0);
-    double sw[2] = { 0, 0 }, sc[2] = { 0, 0 };
+    printf("paired: SuperscalarHash JIT forms, %s pages, %u thread(s), load average before: %s\n",
+           pages ? "4 KiB (RX_FLAG_NO_THP)" : "THP allowed", threads, la0);
+    double sw[3] = { 0, 0, 0 }, sc[3] = { 0, 0, 0 };
     for (int r = 0; r < pairs; r++)
-        for (int k = 0; k < 4; k++) {
-            int vec = k == 1 || k == 2;                 /* A B B A */
-            if (vec) unsetenv("RXLOCK_SUPERSCALAR"); else setenv("RXLOCK_SUPERSCALAR", "scalar", 1);
-            double w = build(1, threads, items, vec ? db : da, c, NULL, NULL);
-            sw[vec] += w;
-            sc[vec] += g_cpu;
+        for (int i = 0; i < n; i++) {
+            int k = order[i];
+            setenv("RXLOCK_SUPERSCALAR", kinds[k], 1);
+            double w = build(1, threads, items, d[k], c, NULL, NULL);
+            sw[k] += w;
+            sc[k] += g_cpu;
             printf("dataset      rxlock   %-7s JIT       %.2f s wall  %.2f s cpu  %.0f items/s\n",
-                   vec ? vname : "scalar", w, g_cpu, (double)items / w);
+                   kinds[k], w, g_cpu, (double)items / w);
         }
     unsetenv("RXLOCK_SUPERSCALAR");
     loadavg(la1);
-    int differ = memcmp(rx_dataset_bytes(da), rx_dataset_bytes(db), (size_t)items * 64) != 0;
-    printf("sum of %d: scalar %.2f s wall %.2f s cpu; %s %.2f s wall %.2f s cpu; speed-up wall %.3f, cpu %.3f\n",
-           2 * pairs, sw[0], sc[0], vname, sw[1], sc[1], sw[0] / sw[1], sc[0] / sc[1]);
-    printf("dataset AnonHugePages: scalar %ld kB, %s %ld kB (of %llu kB); load average after: %s\n",
-           thp_kb(rx_dataset_bytes(da)), vname, thp_kb(rx_dataset_bytes(db)),
-           (unsigned long long)(RX_DATASET_ITEMS * 64 / 1024), la1);
+    int differ = 0;
+    for (int k = 0; k < 3; k++) {
+        if (!have[k]) continue;
+        if (k && memcmp(rx_dataset_bytes(d[0]), rx_dataset_bytes(d[k]), (size_t)items * 64) != 0) differ = 1;
+        printf("sum of %d: %-7s %.2f s wall %.2f s cpu; speed-up over scalar: wall %.3f, cpu %.3f; AnonHugePages %ld kB\n",
+               2 * pairs, kinds[k], sw[k], sc[k], sw[0] / sw[k], sc[0] / sc[k], thp_kb(rx_dataset_bytes(d[k])));
+    }
+    printf("load average after: %s\n", la1);
     printf("datasets %s\n", differ ? "DIFFER" : "identical");
-    rx_dataset_free(da);
-    rx_dataset_free(db);
+    for (int k = 0; k < 3; k++) rx_dataset_free(d[k]);
     return differ;
 }
 

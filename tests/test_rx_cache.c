@@ -391,7 +391,8 @@ static void t_jit_build_equals_c(void) {
 }
 
 /* The vector SuperscalarHash (AVX-512 where the CPU has it, 8 items per
- * group) and the scalar JIT (RXLOCK_SUPERSCALAR=scalar) against the
+ * group; AVX2, 4, forced by RXLOCK_SUPERSCALAR=avx2) and the scalar JIT
+ * (RXLOCK_SUPERSCALAR=scalar) against the
  * portable item function: ranges starting and ending on and off the lane
  * boundaries, the dataset's last items, threads whose ranges start off a
  * group boundary, and a vector block that cannot be sealed. */
@@ -413,18 +414,20 @@ static int g_seals;
 static int fail_second_seal(int site) { return site == RX_EXECMEM_SITE_SEAL && ++g_seals == 2; }
 static void t_vector_items_equal_portable(void) {
     static const uint64_t starts[] = { 0, 1, 7, 8, 9, 123456789 % RX_DATASET_ITEMS, RX_DATASET_ITEMS - 41 };
-    static const uint64_t counts[] = { 1, 7, 8, 9, 15, 16, 17, 41 };
+    static const uint64_t counts[] = { 1, 3, 4, 5, 7, 8, 9, 15, 16, 17, 41 };
     uint8_t *buf = malloc(64 * 1100);
     CHECK(buf != NULL);
     if (!buf) return;
-    for (int pass = 0; pass < 2; pass++) {
-        if (pass == 1) setenv("RXLOCK_SUPERSCALAR", "scalar", 1);
+    for (int pass = 0; pass < 3; pass++) {
+        if (pass == 1) setenv("RXLOCK_SUPERSCALAR", "avx2", 1);
+        if (pass == 2) setenv("RXLOCK_SUPERSCALAR", "scalar", 1);
         rx_jit_ss *code = NULL;
         int rc = rx_jit_ss_new_dataset(&code, g_cache->prog);
 #if defined(__x86_64__)
         CHECK(rc == RX_OK);
         const util_cpufeat *f = util_cpufeat_get();
-        const char *want = pass == 0 && f->avx512f && f->avx512dq ? "avx512" : "scalar";
+        const char *want = pass == 0 && f->avx512f && f->avx512dq ? "avx512" :
+                           pass < 2 && f->avx2 ? "avx2" : "scalar";
         CHECK(code && strcmp(rx_jit_ss_kind(code), want) == 0);
         fprintf(stderr, "  pass %d: %s\n", pass, code ? rx_jit_ss_kind(code) : "none");
 #else

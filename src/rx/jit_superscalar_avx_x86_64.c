@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: ISC */
 /* src/rx/jit_superscalar_avx_x86_64.c — SuperscalarHash dataset items
- * compiled to AVX-512: 8 consecutive items at once, one per 64-bit lane.
+ * compiled to AVX-512 (8 consecutive items at once, one per 64-bit lane)
+ * or AVX2 (4 items; its differences are listed before emit_avx2).
  * The 8 programs of a cache become straight-line vector code (spec 6.2's
  * semantics per lane), the cache-line mix is 8 gathers per program, the
  * results leave through 8 scatters (item l's word k = lane l of r_k).
@@ -39,11 +40,16 @@ enum { C_IOTA = 0, C_SCAT = 8, C_ONE = 16, C_EIGHT, C_MUL0, C_XOR1, C_MASK = C_X
 int rx_ssv_kind(void) {
     const util_cpufeat *f = util_cpufeat_get();
     const char *want = getenv("RXLOCK_SUPERSCALAR");
+    int has512 = f->avx512f && f->avx512dq, has2 = f->avx2;
     if (want && strcmp(want, "scalar") == 0) return RX_SSV_SCALAR;
-    return f->avx512f && f->avx512dq ? RX_SSV_AVX512 : RX_SSV_SCALAR;
+    if (want && strcmp(want, "avx2") == 0 && has2) return RX_SSV_AVX2;
+    return has512 ? RX_SSV_AVX512 : has2 ? RX_SSV_AVX2 : RX_SSV_SCALAR;
 }
 
-const char *rx_ssv_kind_name(int kind) { return kind == RX_SSV_AVX512 ? "avx512" : "scalar"; }
+const char *rx_ssv_kind_name(int kind) {
+    return kind == RX_SSV_AVX512 ? "avx512" : kind == RX_SSV_AVX2 ? "avx2" : "scalar";
+}
+unsigned rx_ssv_lanes(int kind) { return kind == RX_SSV_AVX512 ? 8u : kind == RX_SSV_AVX2 ? 4u : 0u; }
 
 static xe_mem cq(unsigned slot) { return xm(XR_R8, (int32_t)(8u * slot)); }
 
@@ -102,17 +108,19 @@ static int emit_instr(xe_buf *b, const rx_ss_instr *in, uint64_t *consts, size_t
     return 0;
 }
 
-int rx_ssv_emit(xe_buf *b, const rx_ss_program *progs, uint64_t consts[RX_SSV_CONSTS], size_t *nconsts) {
-    static const uint64_t xor_k[7] = {
-        9298411001130361340ull, 12065312585734608966ull, 9306329213124626780ull,
-        5281919268842080866ull, 10536153434571861004ull, 3398623926847679864ull,
-        9549104520008361294ull
-    };
+static const uint64_t xor_k[7] = {
+    9298411001130361340ull, 12065312585734608966ull, 9306329213124626780ull,
+    5281919268842080866ull, 10536153434571861004ull, 3398623926847679864ull,
+    9549104520008361294ull
+};
+static const uint64_t SS_MUL0 = 6364136223846793005ull;
+
+static int emit_avx512(xe_buf *b, const rx_ss_program *progs, uint64_t consts[RX_SSV_CONSTS], size_t *nconsts) {
     memset(consts, 0, RX_SSV_CONSTS * sizeof consts[0]);
     for (unsigned l = 0; l < 8; l++) { consts[C_IOTA + l] = l; consts[C_SCAT + l] = 64u * l; }
     consts[C_ONE] = 1;
     consts[C_EIGHT] = 8;
-    consts[C_MUL0] = 6364136223846793005ull;
+    consts[C_MUL0] = SS_MUL0;
     for (unsigned k = 0; k < 7; k++) consts[C_XOR1 + k] = xor_k[k];
     consts[C_MASK] = LINES_MASK;
     consts[C_M32] = 0xFFFFFFFFull;
@@ -169,10 +177,182 @@ int rx_ssv_emit(xe_buf *b, const rx_ss_program *progs, uint64_t consts[RX_SSV_CO
     *nconsts = nc;
     return xe_ok(b) ? 0 : -1;
 }
+/* ---- AVX2: 4 items per group, ymm0-7 = r0-r7 ----
+ * What AVX2 lacks is built from what it has: the 64x64 -> 64 multiply
+ * (IMUL_R, IMUL_RCP, the r0 seed) as al*bl + ((ah*bl + al*bh) << 32) from
+ * three vpmuludq; the rotate as two shifts and an or; the sign masks of
+ * ISMULH as vpcmpgtq against zero.  Constants are whole 4-word vectors
+ * (no embedded broadcast), a reciprocal c with c >> 32 beside it; the
+ * items leave through the stack and 32 GPR moves (no scatter).  ymm8-13
+ * temporaries, ymm14 the gathered words, ymm15 the item numbers then the
+ * line offsets; stack: [rsp, +32) the offsets for the prefetches,
+ * [rsp+64, +320) the 8 registers on their way out. */
+#define YT(i)  (8 + (i))
+#define Y_GATH 14
+#define Y_OFF  15
+enum { S_IOTA = 0, S_ONE, S_MUL0, S_MUL0H, S_XOR1, S_MASK = S_XOR1 + 7, S_M32, S_PROG };
+
+static xe_mem cy(size_t slot) { return xm(XR_R8, (int32_t)(32u * slot)); }
+static int cy_new(uint64_t *consts, size_t *nslot, uint64_t v) {
+    if (4u * (*nslot + 1u) > RX_SSV_CONSTS) return -1;
+    for (unsigned l = 0; l < 4; l++) consts[4u * *nslot + l] = v;
+    return (int)(*nslot)++;
+}
+/* d = d * c (mod 2^64), c and c >> 32 in slots sc, sc + 1 */
+static void y_mulc(xe_buf *b, int d, size_t sc) {
+    xe_vy_rrm(b, XV_PMULUDQ, YT(0), d, cy(sc));      /* dl*cl */
+    xe_vy_shift(b, XV_SRLQ, YT(1), d, 32);
+    xe_vy_rrm(b, XV_PMULUDQ, YT(1), YT(1), cy(sc));  /* dh*cl */
+    xe_vy_rrm(b, XV_PMULUDQ, YT(2), d, cy(sc + 1));  /* dl*ch */
+    xe_vy_rrr(b, XV_PADDQ, YT(1), YT(1), YT(2));
+    xe_vy_shift(b, XV_SLLQ, YT(1), YT(1), 32);
+    xe_vy_rrr(b, XV_PADDQ, d, YT(0), YT(1));
+}
+static void y_mulr(xe_buf *b, int d, int s) {
+    xe_vy_rrr(b, XV_PMULUDQ, YT(0), d, s);
+    xe_vy_shift(b, XV_SRLQ, YT(1), d, 32);
+    xe_vy_rrr(b, XV_PMULUDQ, YT(1), YT(1), s);
+    xe_vy_shift(b, XV_SRLQ, YT(2), s, 32);
+    xe_vy_rrr(b, XV_PMULUDQ, YT(2), YT(2), d);
+    xe_vy_rrr(b, XV_PADDQ, YT(1), YT(1), YT(2));
+    xe_vy_shift(b, XV_SLLQ, YT(1), YT(1), 32);
+    xe_vy_rrr(b, XV_PADDQ, d, YT(0), YT(1));
+}
+/* the high half, as emit_mulh */
+static void y_mulh(xe_buf *b, int d, int s, int sgn) {
+    xe_vy_rrr(b, XV_PMULUDQ, YT(0), d, s);
+    xe_vy_shift(b, XV_SRLQ, YT(1), d, 32);
+    xe_vy_shift(b, XV_SRLQ, YT(2), s, 32);
+    xe_vy_rrr(b, XV_PMULUDQ, YT(3), YT(1), s);
+    xe_vy_rrr(b, XV_PMULUDQ, YT(4), d, YT(2));
+    xe_vy_rrr(b, XV_PMULUDQ, YT(1), YT(1), YT(2));
+    xe_vy_shift(b, XV_SRLQ, YT(0), YT(0), 32);
+    xe_vy_rrr(b, XV_PADDQ, YT(0), YT(0), YT(3));
+    xe_vy_rrm(b, XV_PANDQ, YT(2), YT(0), cy(S_M32));
+    xe_vy_rrr(b, XV_PADDQ, YT(2), YT(2), YT(4));
+    xe_vy_shift(b, XV_SRLQ, YT(0), YT(0), 32);
+    xe_vy_shift(b, XV_SRLQ, YT(2), YT(2), 32);
+    xe_vy_rrr(b, XV_PADDQ, YT(1), YT(1), YT(0));
+    if (!sgn) { xe_vy_rrr(b, XV_PADDQ, d, YT(1), YT(2)); return; }
+    xe_vy_rrr(b, XV_PXORQ, YT(5), YT(5), YT(5));
+    xe_vy_rrr(b, XV_PCMPGTQ, YT(3), YT(5), d);       /* a < 0 */
+    xe_vy_rrr(b, XV_PANDQ, YT(3), YT(3), s);
+    xe_vy_rrr(b, XV_PCMPGTQ, YT(4), YT(5), s);       /* b < 0 */
+    xe_vy_rrr(b, XV_PANDQ, YT(4), YT(4), d);
+    xe_vy_rrr(b, XV_PADDQ, YT(1), YT(1), YT(2));
+    xe_vy_rrr(b, XV_PSUBQ, YT(1), YT(1), YT(3));
+    xe_vy_rrr(b, XV_PSUBQ, d, YT(1), YT(4));
+}
+static int y_instr(xe_buf *b, const rx_ss_instr *in, uint64_t *consts, size_t *ns) {
+    if (in->dst > 7 || in->src > 7) return -1;
+    int d = in->dst, s = in->src, k;
+    switch (in->op) {
+    case RX_SS_ISUB_R: xe_vy_rrr(b, XV_PSUBQ, d, d, s); break;
+    case RX_SS_IXOR_R: xe_vy_rrr(b, XV_PXORQ, d, d, s); break;
+    case RX_SS_IADD_RS:
+        if (in->imm64 > 3) return -1;
+        if (in->imm64) { xe_vy_shift(b, XV_SLLQ, YT(0), s, (unsigned)in->imm64); s = YT(0); }
+        xe_vy_rrr(b, XV_PADDQ, d, d, s);
+        break;
+    case RX_SS_IMUL_R: y_mulr(b, d, s); break;
+    case RX_SS_IROR_C: {
+        unsigned n = (unsigned)(in->imm64 & 63u);
+        if (!n) break;
+        xe_vy_shift(b, XV_SRLQ, YT(0), d, n);
+        xe_vy_shift(b, XV_SLLQ, d, d, 64u - n);
+        xe_vy_rrr(b, XV_POR, d, d, YT(0));
+        break;
+    }
+    case RX_SS_IADD_C7: case RX_SS_IADD_C8: case RX_SS_IADD_C9:
+    case RX_SS_IXOR_C7: case RX_SS_IXOR_C8: case RX_SS_IXOR_C9:
+        if ((k = cy_new(consts, ns, (uint64_t)(int64_t)(int32_t)in->imm32)) < 0) return -1;
+        xe_vy_rrm(b, (in->op == RX_SS_IADD_C7 || in->op == RX_SS_IADD_C8 || in->op == RX_SS_IADD_C9) ? XV_PADDQ : XV_PXORQ,
+                  d, d, cy((size_t)k));
+        break;
+    case RX_SS_IMUL_RCP:
+        if ((k = cy_new(consts, ns, in->imm64)) < 0 || cy_new(consts, ns, in->imm64 >> 32) < 0) return -1;
+        y_mulc(b, d, (size_t)k);
+        break;
+    case RX_SS_IMULH_R: y_mulh(b, d, s, 0); break;
+    case RX_SS_ISMULH_R: y_mulh(b, d, s, 1); break;
+    default: return -1;
+    }
+    return 0;
+}
+
+static int emit_avx2(xe_buf *b, const rx_ss_program *progs, uint64_t consts[RX_SSV_CONSTS], size_t *nconsts) {
+    memset(consts, 0, RX_SSV_CONSTS * sizeof consts[0]);
+    for (unsigned l = 0; l < 4; l++) consts[4u * S_IOTA + l] = l;
+    size_t ns = S_ONE;
+    (void)cy_new(consts, &ns, 1);
+    (void)cy_new(consts, &ns, SS_MUL0);
+    (void)cy_new(consts, &ns, SS_MUL0 >> 32);
+    for (unsigned k = 0; k < 7; k++) (void)cy_new(consts, &ns, xor_k[k]);
+    (void)cy_new(consts, &ns, LINES_MASK);
+    (void)cy_new(consts, &ns, 0xFFFFFFFFull);
+    if (ns != S_PROG) return -1;
+
+    xe_push(b, XR_RBP);
+    xe_mov_rr(b, 1, XR_RBP, XR_RSP);
+    xe_alu_ri(b, 1, XA_AND, XR_RSP, -64);
+    xe_alu_ri(b, 1, XA_SUB, XR_RSP, 320);
+    xe_test_rr(b, 1, XR_RDX, XR_RDX);
+    size_t to_done = xe_jcc32_fwd(b, XC_Z);
+    xe_align_nop(b, 64);
+    size_t top = b->len;
+    xe_vy_broadcast_r(b, Y_OFF, XR_RSI);
+    xe_vy_rrm(b, XV_PADDQ, Y_OFF, Y_OFF, cy(S_IOTA));       /* the 4 item numbers */
+    xe_vy_rrm(b, XV_PADDQ, 0, Y_OFF, cy(S_ONE));
+    y_mulc(b, 0, S_MUL0);
+    for (unsigned k = 1; k < 8; k++) xe_vy_rrm(b, XV_PXORQ, (int)k, 0, cy(S_XOR1 + k - 1));
+    for (unsigned p = 0; p < 8; p++) {
+        const rx_ss_program *pr = &progs[p];
+        if (pr->size > RX_SS_MAX_SIZE || pr->addr_reg > 7 || (p && progs[p - 1].addr_reg > 7)) return -1;
+        int idx = p == 0 ? Y_OFF : (int)progs[p - 1].addr_reg;
+        xe_vy_rrm(b, XV_PANDQ, Y_OFF, idx, cy(S_MASK));
+        xe_vy_shift(b, XV_SLLQ, Y_OFF, Y_OFF, 6);
+        xe_vmovdqu_store(b, xm(XR_RSP, 0), Y_OFF);
+        for (int l = 0; l < 4; l++) {
+            xe_load(b, 1, XR_RAX, xm(XR_RSP, 8 * l));
+            xe_prefetch(b, 1, xmi(XR_RDI, XR_RAX, 1, 0));
+        }
+        for (uint32_t i = 0; i < pr->size; i++)
+            if (y_instr(b, &pr->ins[i], consts, &ns) != 0) return -1;
+        for (int k = 0; k < 8; k++) {
+            xe_vy_rrr(b, XV_PCMPEQD, YT(5), YT(5), YT(5));
+            xe_vy_gatherqq(b, Y_GATH, YT(5), xmi(XR_RDI, Y_OFF, 1, 8 * k));
+            xe_vy_rrr(b, XV_PXORQ, k, k, Y_GATH);
+        }
+    }
+    for (int k = 0; k < 8; k++) xe_vmovdqu_store(b, xm(XR_RSP, 64 + 32 * k), k);
+    for (int l = 0; l < 4; l++)
+        for (int k = 0; k < 8; k++) {
+            xe_load(b, 1, XR_RAX, xm(XR_RSP, 64 + 32 * k + 8 * l));
+            xe_store(b, 1, xm(XR_RCX, 64 * l + 8 * k), XR_RAX);
+        }
+    xe_alu_ri(b, 1, XA_ADD, XR_RCX, 256);
+    xe_alu_ri(b, 1, XA_ADD, XR_RSI, 4);
+    xe_alu_ri(b, 1, XA_SUB, XR_RDX, 1);
+    xe_jcc_to(b, XC_NZ, top);
+    xe_patch32(b, to_done);
+    xe_mov_rr(b, 1, XR_RSP, XR_RBP);
+    xe_pop(b, XR_RBP);
+    xe_vzeroupper(b);
+    xe_ret(b);
+    *nconsts = 4u * ns;
+    return xe_ok(b) ? 0 : -1;
+}
+
+int rx_ssv_emit(xe_buf *b, int kind, const rx_ss_program *progs, uint64_t consts[RX_SSV_CONSTS], size_t *nconsts) {
+    if (kind == RX_SSV_AVX512) return emit_avx512(b, progs, consts, nconsts);
+    if (kind == RX_SSV_AVX2) return emit_avx2(b, progs, consts, nconsts);
+    return -1;
+}
 #else
 int rx_ssv_kind(void) { return RX_SSV_SCALAR; }
 const char *rx_ssv_kind_name(int kind) { (void)kind; return "scalar"; }
-int rx_ssv_emit(xe_buf *b, const rx_ss_program *progs, uint64_t consts[RX_SSV_CONSTS], size_t *nconsts) {
-    (void)b; (void)progs; (void)consts; (void)nconsts; return -1;
+unsigned rx_ssv_lanes(int kind) { (void)kind; return 0; }
+int rx_ssv_emit(xe_buf *b, int kind, const rx_ss_program *progs, uint64_t consts[RX_SSV_CONSTS], size_t *nconsts) {
+    (void)b; (void)kind; (void)progs; (void)consts; (void)nconsts; return -1;
 }
 #endif

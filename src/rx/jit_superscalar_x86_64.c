@@ -9,8 +9,8 @@
  * Two more entries compute items for the program loop's light-mode dataset
  * reads, two items in flight (no C call, no spill of the vector registers).
  * rx_jit_ss_new_dataset adds a second block with the vector form
- * (jit_superscalar_avx_x86_64.c: 8 items per AVX-512 group and its
- * constants after the code, sealed alike); rx_jit_dataset_items runs whole
+ * (jit_superscalar_avx_x86_64.c: 8 items per AVX-512 group or 4 per AVX2
+ * group, its constants after the code, sealed alike); rx_jit_dataset_items runs whole
  * groups through it and the rest through the scalar code. */
 #include "rx/jit.h"
 #if defined(__x86_64__)
@@ -30,6 +30,7 @@ struct rx_jit_ss {
     rx_execmem mem;
     size_t first_off, pair_off;   /* the light-mode pipeline entries (ss_emit) */
     int vkind;                    /* RX_SSV_*: RX_SSV_SCALAR = no vector block */
+    unsigned vlanes;              /* items per vector group; 0 = none */
     rx_execmem vmem;              /* the vector code, then its constants at vconst_off */
     size_t vconst_off;
 };
@@ -201,7 +202,7 @@ int rx_jit_ss_new(rx_jit_ss **out, const struct rx_ss_program *progs /* [8] */) 
 }
 
 /* The vector block: code, then (64-byte aligned) its constants. */
-static int ssv_build(rx_jit_ss *j, const struct rx_ss_program *progs) {
+static int ssv_build(rx_jit_ss *j, const struct rx_ss_program *progs, int kind) {
     uint64_t *consts = calloc(RX_SSV_CONSTS, sizeof *consts);
     if (!consts) return RX_ENOMEM;
     size_t nc = 0, cap = RX_SSV_CODE_MAX + RX_SSV_CONSTS * 8u + 64u;
@@ -209,7 +210,7 @@ static int ssv_build(rx_jit_ss *j, const struct rx_ss_program *progs) {
     if (rc) { free(consts); return rc; }
     xe_buf b;
     xe_init(&b, j->vmem.base, RX_SSV_CODE_MAX);
-    rc = rx_ssv_emit(&b, progs, consts, &nc) == 0 ? RX_OK : RX_EINTERNAL;
+    rc = rx_ssv_emit(&b, kind, progs, consts, &nc) == 0 ? RX_OK : RX_EINTERNAL;
     if (rc == RX_OK) {
         j->vconst_off = (b.len + 63u) & ~(size_t)63u;
         memset(j->vmem.base + b.len, 0xCC, j->vconst_off - b.len);
@@ -218,14 +219,14 @@ static int ssv_build(rx_jit_ss *j, const struct rx_ss_program *progs) {
     }
     sodium_memzero(consts, RX_SSV_CONSTS * sizeof *consts);
     free(consts);
-    if (rc == RX_OK) j->vkind = RX_SSV_AVX512;
+    if (rc == RX_OK) { j->vkind = kind; j->vlanes = rx_ssv_lanes(kind); }
     return rc;
 }
 
 int rx_jit_ss_new_dataset(rx_jit_ss **out, const struct rx_ss_program *progs /* [8] */) {
-    int rc = rx_jit_ss_new(out, progs);
-    if (rc || rx_ssv_kind() == RX_SSV_SCALAR) return rc;
-    rc = ssv_build(*out, progs);
+    int rc = rx_jit_ss_new(out, progs), kind = rx_ssv_kind();
+    if (rc || kind == RX_SSV_SCALAR) return rc;
+    rc = ssv_build(*out, progs, kind);
     if (rc) { rx_jit_ss_free(*out); *out = NULL; }
     return rc;
 }
@@ -239,16 +240,16 @@ int rx_jit_dataset_items(const rx_jit_ss *code, const uint8_t *cache_bytes,
     if (!code || !cache_bytes || !out || count > RX_DATASET_ITEMS || first > RX_DATASET_ITEMS - count)
         return RX_EINVAL;
     if (rx_execmem_is_open(&code->mem)) return RX_EPROT;
-    uint64_t groups = code->vkind != RX_SSV_SCALAR ? count / RX_SSV_LANES : 0;
+    uint64_t groups = code->vlanes ? count / code->vlanes : 0;
     if (groups) {
         if (rx_execmem_is_open(&code->vmem)) return RX_EPROT;
         void (*vf)(const uint8_t *, uint64_t, uint64_t, uint8_t *, const uint64_t *);
         uint8_t *vp = code->vmem.base;
         memcpy(&vf, &vp, sizeof vf);
         vf(cache_bytes, first, groups, out, (const uint64_t *)(const void *)(code->vmem.base + code->vconst_off));
-        first += groups * RX_SSV_LANES;
-        out += groups * RX_SSV_LANES * 64u;
-        count -= groups * RX_SSV_LANES;
+        first += groups * code->vlanes;
+        out += groups * code->vlanes * 64u;
+        count -= groups * code->vlanes;
     }
     if (count == 0) return 0;
     void (*fn)(const uint8_t *, uint64_t, uint64_t, uint8_t *);

@@ -37,6 +37,35 @@ static inline void xe_u32(xe_buf *b, uint32_t v) {
 }
 static inline void xe_u64(xe_buf *b, uint64_t v) { xe_u32(b, (uint32_t)v); xe_u32(b, (uint32_t)(v >> 32)); }
 
+/* ModRM [SIB] [disp] into t at n (returns the new n): reg field r (low 3
+ * bits), register rm_reg (mem NULL) or memory operand.  disp8: whether a
+ * displacement in -128..127 may be written as one byte (not for EVEX,
+ * which scales disp8 by the operand size). */
+static inline size_t xe_modrm(uint8_t *t, size_t n, unsigned r, int rm_reg, const xe_mem *mem, int disp8) {
+    r &= 7u;
+    if (!mem) { t[n++] = (uint8_t)(0xC0u | (r << 3) | ((unsigned)rm_reg & 7u)); return n; }
+    int base = mem->base & 7;
+    unsigned mod;
+    if (mem->disp == 0 && base != XR_RBP) mod = 0;        /* rbp/r13 need a disp */
+    else if (disp8 && mem->disp >= -128 && mem->disp <= 127) mod = 1;
+    else mod = 2;
+    if (mem->index != XE_NOIDX || base == XR_RSP) {       /* rsp/r12 need a SIB */
+        unsigned ss = mem->scale == 8 ? 3u : mem->scale == 4 ? 2u : mem->scale == 2 ? 1u : 0u;
+        unsigned idx = mem->index == XE_NOIDX ? 4u : ((unsigned)mem->index & 7u);
+        t[n++] = (uint8_t)((mod << 6) | (r << 3) | 4u);
+        t[n++] = (uint8_t)((ss << 6) | (idx << 3) | (unsigned)base);
+    } else {
+        t[n++] = (uint8_t)((mod << 6) | (r << 3) | (unsigned)base);
+    }
+    if (mod == 1) {
+        t[n++] = (uint8_t)(int8_t)mem->disp;
+    } else if (mod == 2) {
+        uint32_t d = (uint32_t)mem->disp;
+        for (int i = 0; i < 4; i++) t[n++] = (uint8_t)(d >> (8 * i));
+    }
+    return n;
+}
+
 /* Generic instruction: [pfx] [REX] opcode(1-3 bytes) ModRM [SIB] [disp].
  * reg: the ModRM.reg field (register or /digit); rm: register (rm_is_mem 0)
  * or memory operand.  rex_w: 64-bit operand size.  force_rex: for byte regs. */
@@ -54,31 +83,7 @@ static inline void xe_op(xe_buf *b, unsigned pfx, int rex_w, const uint8_t *opc,
     if (pfx) t[n++] = (uint8_t)pfx;
     if (rex != 0x40u) t[n++] = (uint8_t)rex;
     for (size_t i = 0; i < nopc && i < 3; i++) t[n++] = opc[i];
-    unsigned r = (unsigned)reg & 7u;
-    if (!mem) {
-        t[n++] = (uint8_t)(0xC0u | (r << 3) | ((unsigned)rm_reg & 7u));
-        xe_bytes(b, t, n);
-        return;
-    }
-    int base = mem->base & 7;
-    unsigned mod;
-    if (mem->disp == 0 && base != XR_RBP) mod = 0;        /* rbp/r13 need a disp */
-    else if (mem->disp >= -128 && mem->disp <= 127) mod = 1;
-    else mod = 2;
-    if (mem->index != XE_NOIDX || base == XR_RSP) {       /* rsp/r12 need a SIB */
-        unsigned ss = mem->scale == 8 ? 3u : mem->scale == 4 ? 2u : mem->scale == 2 ? 1u : 0u;
-        unsigned idx = mem->index == XE_NOIDX ? 4u : ((unsigned)mem->index & 7u);
-        t[n++] = (uint8_t)((mod << 6) | (r << 3) | 4u);
-        t[n++] = (uint8_t)((ss << 6) | (idx << 3) | (unsigned)base);
-    } else {
-        t[n++] = (uint8_t)((mod << 6) | (r << 3) | (unsigned)base);
-    }
-    if (mod == 1) {
-        t[n++] = (uint8_t)(int8_t)mem->disp;
-    } else if (mod == 2) {
-        uint32_t d = (uint32_t)mem->disp;
-        for (int i = 0; i < 4; i++) t[n++] = (uint8_t)(d >> (8 * i));
-    }
+    n = xe_modrm(t, n, (unsigned)reg, rm_reg, mem, 1);
     xe_bytes(b, t, n);
 }
 static inline void xe_rr(xe_buf *b, int w, unsigned op, int reg, int rm) {
@@ -263,26 +268,7 @@ static inline void xe_evex(xe_buf *b, xe_vop o, int reg, int vvvv, int rm_reg, c
     t[n++] = (uint8_t)(0x80u | ((~(unsigned)vvvv & 15u) << 3) | 4u | o.pp);
     t[n++] = (uint8_t)((2u << 5) | ((bcst ? 1u : 0u) << 4) | ((V2 ^ 1u) << 3) | ((unsigned)k & 7u));
     t[n++] = o.op;
-    unsigned r = (unsigned)reg & 7u;
-    if (!mem) {
-        t[n++] = (uint8_t)(0xC0u | (r << 3) | ((unsigned)rm_reg & 7u));
-        xe_bytes(b, t, n);
-        return;
-    }
-    int base = mem->base & 7;
-    unsigned mod = (mem->disp == 0 && base != XR_RBP) ? 0u : 2u;
-    if (mem->index != XE_NOIDX || base == XR_RSP) {
-        unsigned ss = mem->scale == 8 ? 3u : mem->scale == 4 ? 2u : mem->scale == 2 ? 1u : 0u;
-        unsigned idx = mem->index == XE_NOIDX ? 4u : ((unsigned)mem->index & 7u);
-        t[n++] = (uint8_t)((mod << 6) | (r << 3) | 4u);
-        t[n++] = (uint8_t)((ss << 6) | (idx << 3) | (unsigned)base);
-    } else {
-        t[n++] = (uint8_t)((mod << 6) | (r << 3) | (unsigned)base);
-    }
-    if (mod == 2) {
-        uint32_t d = (uint32_t)mem->disp;
-        for (int i = 0; i < 4; i++) t[n++] = (uint8_t)(d >> (8 * i));
-    }
+    n = xe_modrm(t, n, (unsigned)reg, rm_reg, mem, 0);
     xe_bytes(b, t, n);
 }
 /* op dst, a, src (zmm) */
@@ -319,4 +305,61 @@ static inline void xe_kset(xe_buf *b, int k) {
     xe_u8(b, 0xC0u | (((unsigned)k & 7u) << 3) | ((unsigned)k & 7u));
 }
 static inline void xe_vzeroupper(xe_buf *b) { xe_u8(b, 0xC5); xe_u8(b, 0xF8); xe_u8(b, 0x77); }
+
+/* ---- AVX2 (VEX, 256-bit; ymm0-15) ----
+ * Form (Intel SDM vol. 2 §2.3), always the 3-byte prefix:
+ *   C4 [R~ X~ B~ m-mmmm] [W vvvv~ L pp] opcode ModRM [SIB] [disp8/32] [ib]
+ * (mmmmm 1 = 0F, 2 = 0F38; L 1 = 256 bits; vvvv the second source, 0 when
+ * unused; a VSIB index is a ymm, extended by X).  Used forms (VEX.256.66,
+ * W0 unless noted; the xe_vop table above gives map/pp/opcode for
+ * vpaddq, vpsubq, vpmuludq; vpxor/vpand share EVEX's opcodes):
+ *   0F EB /r vpor   0F 76 /r vpcmpeqd   0F38 37 /r vpcmpgtq (dst = a > b, signed)
+ *   0F 73 /2 ib vpsrlq  0F 73 /6 ib vpsllq (vvvv = destination)
+ *   F3 0F 6F /r vmovdqu load, F3 0F 7F /r store
+ *   VEX.128.66.0F.W1 6E /r vmovq xmm, r64;  0F38 59 /r vpbroadcastq ymm, xmm
+ *   0F38.W1 91 /r vpgatherqq ymm, [base + ymm*s + d], ymm mask (vvvv; all
+ *   three registers distinct; the mask's sign bits select, cleared after) */
+static const xe_vop XV_POR = { XE_MAP_0F, XE_PP_66, 0xEB }, XV_PCMPEQD = { XE_MAP_0F, XE_PP_66, 0x76 },
+                    XV_PCMPGTQ = { XE_MAP_0F38, XE_PP_66, 0x37 };
+static inline void xe_vex(xe_buf *b, xe_vop o, int w, int l256, int reg, int vvvv, int rm_reg, const xe_mem *mem) {
+    uint8_t t[16];
+    size_t n = 0;
+    unsigned R = ((unsigned)reg >> 3) & 1u, X = 0, B;
+    if (mem) {
+        B = ((unsigned)mem->base >> 3) & 1u;
+        if (mem->index != XE_NOIDX) X = ((unsigned)mem->index >> 3) & 1u;
+    } else {
+        B = ((unsigned)rm_reg >> 3) & 1u;
+    }
+    t[n++] = 0xC4;
+    t[n++] = (uint8_t)(((R ^ 1u) << 7) | ((X ^ 1u) << 6) | ((B ^ 1u) << 5) | o.map);
+    t[n++] = (uint8_t)(((w ? 1u : 0u) << 7) | ((~(unsigned)vvvv & 15u) << 3) | ((l256 ? 1u : 0u) << 2) | o.pp);
+    t[n++] = o.op;
+    n = xe_modrm(t, n, (unsigned)reg, rm_reg, mem, 1);
+    xe_bytes(b, t, n);
+}
+/* op dst, a, src / [m] (ymm, a whole 32-byte vector) */
+static inline void xe_vy_rrr(xe_buf *b, xe_vop o, int dst, int a, int src) { xe_vex(b, o, 0, 1, dst, a, src, NULL); }
+static inline void xe_vy_rrm(xe_buf *b, xe_vop o, int dst, int a, xe_mem m) { xe_vex(b, o, 0, 1, dst, a, 0, &m); }
+/* form XV_SRLQ or XV_SLLQ */
+static inline void xe_vy_shift(xe_buf *b, unsigned form, int dst, int src, unsigned n) {
+    xe_vop o = { XE_MAP_0F, XE_PP_66, (uint8_t)(form >> 8) };
+    xe_vex(b, o, 0, 1, (int)(form & 7u), dst, src, NULL);
+    xe_u8(b, n);
+}
+static inline void xe_vmovdqu_load(xe_buf *b, int dst, xe_mem m) {
+    xe_vop o = { XE_MAP_0F, XE_PP_F3, 0x6F }; xe_vex(b, o, 0, 1, dst, 0, 0, &m);
+}
+static inline void xe_vmovdqu_store(xe_buf *b, xe_mem m, int src) {
+    xe_vop o = { XE_MAP_0F, XE_PP_F3, 0x7F }; xe_vex(b, o, 0, 1, src, 0, 0, &m);
+}
+/* ymm dst = the 64-bit gpr in every lane (vmovq xmm, r64; vpbroadcastq ymm, xmm) */
+static inline void xe_vy_broadcast_r(xe_buf *b, int dst, int gpr) {
+    xe_vop mq = { XE_MAP_0F, XE_PP_66, 0x6E }, bq = { XE_MAP_0F38, XE_PP_66, 0x59 };
+    xe_vex(b, mq, 1, 0, dst, 0, gpr, NULL);
+    xe_vex(b, bq, 0, 1, dst, 0, dst, NULL);
+}
+static inline void xe_vy_gatherqq(xe_buf *b, int dst, int mask, xe_mem m) {
+    xe_vop o = { XE_MAP_0F38, XE_PP_66, 0x91 }; xe_vex(b, o, 1, 1, dst, mask, 0, &m);
+}
 #endif
