@@ -215,6 +215,8 @@ static int ssv_build(rx_jit_ss *j, const struct rx_ss_program *progs, int kind) 
         j->vconst_off = (b.len + 63u) & ~(size_t)63u;
         memset(j->vmem.base + b.len, 0xCC, j->vconst_off - b.len);
         memcpy(j->vmem.base + j->vconst_off, consts, nc * sizeof *consts);
+        size_t used = j->vconst_off + nc * sizeof *consts;
+        memset(j->vmem.base + used, 0xCC, j->vmem.size - used);   /* the rest traps */
         rc = rx_execmem_seal(&j->vmem);
     }
     sodium_memzero(consts, RX_SSV_CONSTS * sizeof *consts);
