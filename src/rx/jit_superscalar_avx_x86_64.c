@@ -34,8 +34,10 @@
 #define Z_SCAT  19
 #define LINES_MASK ((RX_CACHE_SIZE / 64u) - 1u)
 
-/* constant slots (qword index into consts) */
+/* constant slots: AVX-512 one word each (C_*, index into consts), AVX2 a
+ * 4-word vector each (S_*, index into consts / 4) */
 enum { C_IOTA = 0, C_SCAT = 8, C_ONE = 16, C_EIGHT, C_MUL0, C_XOR1, C_MASK = C_XOR1 + 7, C_M32, C_PROG = 32 };
+enum { S_IOTA = 0, S_ONE, S_MUL0, S_MUL0H, S_XOR1, S_MASK = S_XOR1 + 7, S_M32, S_PROG };
 
 int rx_ssv_kind(void) {
     const util_cpufeat *f = util_cpufeat_get();
@@ -52,30 +54,51 @@ const char *rx_ssv_kind_name(int kind) {
 unsigned rx_ssv_lanes(int kind) { return kind == RX_SSV_AVX512 ? 8u : kind == RX_SSV_AVX2 ? 4u : 0u; }
 
 static xe_mem cq(unsigned slot) { return xm(XR_R8, (int32_t)(8u * slot)); }
+static xe_mem cy(size_t slot) { return xm(XR_R8, (int32_t)(32u * slot)); }
 
-/* d = high 64 bits of d*s (unsigned), or signed when sgn */
-static void emit_mulh(xe_buf *b, int d, int s, int sgn) {
-    xe_vq_rrr(b, XV_PMULUDQ, ZT(0), d, s);        /* ll = al*bl          */
-    xe_vq_shift(b, XV_SRLQ, ZT(1), d, 32);        /* ah                  */
-    xe_vq_shift(b, XV_SRLQ, ZT(2), s, 32);        /* bh                  */
-    xe_vq_rrr(b, XV_PMULUDQ, ZT(3), ZT(1), s);    /* hl = ah*bl          */
-    xe_vq_rrr(b, XV_PMULUDQ, ZT(4), d, ZT(2));    /* lh = al*bh          */
-    xe_vq_rrr(b, XV_PMULUDQ, ZT(1), ZT(1), ZT(2));/* hh = ah*bh          */
-    xe_vq_shift(b, XV_SRLQ, ZT(0), ZT(0), 32);
-    xe_vq_rrr(b, XV_PADDQ, ZT(0), ZT(0), ZT(3));  /* t = (ll>>32) + hl   */
-    xe_vq_rrb(b, XV_PANDQ, ZT(2), ZT(0), cq(C_M32));
-    xe_vq_rrr(b, XV_PADDQ, ZT(2), ZT(2), ZT(4));  /* u = (t & M32) + lh  */
-    xe_vq_shift(b, XV_SRLQ, ZT(0), ZT(0), 32);
-    xe_vq_shift(b, XV_SRLQ, ZT(2), ZT(2), 32);
-    xe_vq_rrr(b, XV_PADDQ, ZT(1), ZT(1), ZT(0));  /* hh + (t>>32)        */
-    if (!sgn) { xe_vq_rrr(b, XV_PADDQ, d, ZT(1), ZT(2)); return; }
-    xe_vq_shift(b, XV_SRAQ, ZT(3), d, 63);
-    xe_vq_rrr(b, XV_PANDQ, ZT(3), ZT(3), s);      /* a < 0 ? b : 0       */
-    xe_vq_shift(b, XV_SRAQ, ZT(4), s, 63);
-    xe_vq_rrr(b, XV_PANDQ, ZT(4), ZT(4), d);      /* b < 0 ? a : 0       */
-    xe_vq_rrr(b, XV_PADDQ, ZT(1), ZT(1), ZT(2));
-    xe_vq_rrr(b, XV_PSUBQ, ZT(1), ZT(1), ZT(3));
-    xe_vq_rrr(b, XV_PSUBQ, d, ZT(1), ZT(4));
+/* The operations both forms share, y = 1 for AVX2 (ymm, whole-vector
+ * constants), 0 for AVX-512 (zmm, broadcast constants); the temporaries
+ * are register 8 + i in both (ZT, YT). */
+static void v3(xe_buf *b, int y, xe_vop o, int d, int a, int s) {
+    if (y) xe_vy_rrr(b, o, d, a, s); else xe_vq_rrr(b, o, d, a, s);
+}
+static void vsh(xe_buf *b, int y, unsigned form, int d, int s, unsigned n) {
+    if (y) xe_vy_shift(b, form, d, s, n); else xe_vq_shift(b, form, d, s, n);
+}
+static void vc(xe_buf *b, int y, xe_vop o, int d, int a, unsigned slot) {
+    if (y) xe_vy_rrm(b, o, d, a, cy(slot)); else xe_vq_rrb(b, o, d, a, cq(slot));
+}
+
+/* d = high 64 bits of d*s (unsigned), or signed when sgn; m32: the slot
+ * of the constant 0xFFFFFFFF */
+static void emit_mulh(xe_buf *b, int y, int d, int s, int sgn, unsigned m32) {
+    v3(b, y, XV_PMULUDQ, ZT(0), d, s);           /* ll = al*bl          */
+    vsh(b, y, XV_SRLQ, ZT(1), d, 32);            /* ah                  */
+    vsh(b, y, XV_SRLQ, ZT(2), s, 32);            /* bh                  */
+    v3(b, y, XV_PMULUDQ, ZT(3), ZT(1), s);       /* hl = ah*bl          */
+    v3(b, y, XV_PMULUDQ, ZT(4), d, ZT(2));       /* lh = al*bh          */
+    v3(b, y, XV_PMULUDQ, ZT(1), ZT(1), ZT(2));   /* hh = ah*bh          */
+    vsh(b, y, XV_SRLQ, ZT(0), ZT(0), 32);
+    v3(b, y, XV_PADDQ, ZT(0), ZT(0), ZT(3));     /* t = (ll>>32) + hl   */
+    vc(b, y, XV_PANDQ, ZT(2), ZT(0), m32);
+    v3(b, y, XV_PADDQ, ZT(2), ZT(2), ZT(4));     /* u = (t & M32) + lh  */
+    vsh(b, y, XV_SRLQ, ZT(0), ZT(0), 32);
+    vsh(b, y, XV_SRLQ, ZT(2), ZT(2), 32);
+    v3(b, y, XV_PADDQ, ZT(1), ZT(1), ZT(0));     /* hh + (t>>32)        */
+    if (!sgn) { v3(b, y, XV_PADDQ, d, ZT(1), ZT(2)); return; }
+    if (y) {                                     /* AVX2: no vpsraq     */
+        v3(b, y, XV_PXORQ, ZT(5), ZT(5), ZT(5));
+        v3(b, y, XV_PCMPGTQ, ZT(3), ZT(5), d);   /* a < 0               */
+        v3(b, y, XV_PCMPGTQ, ZT(4), ZT(5), s);   /* b < 0               */
+    } else {
+        vsh(b, y, XV_SRAQ, ZT(3), d, 63);
+        vsh(b, y, XV_SRAQ, ZT(4), s, 63);
+    }
+    v3(b, y, XV_PANDQ, ZT(3), ZT(3), s);         /* a < 0 ? b : 0       */
+    v3(b, y, XV_PANDQ, ZT(4), ZT(4), d);         /* b < 0 ? a : 0       */
+    v3(b, y, XV_PADDQ, ZT(1), ZT(1), ZT(2));
+    v3(b, y, XV_PSUBQ, ZT(1), ZT(1), ZT(3));
+    v3(b, y, XV_PSUBQ, d, ZT(1), ZT(4));
 }
 
 static int emit_instr(xe_buf *b, const rx_ss_instr *in, uint64_t *consts, size_t *nc) {
@@ -101,8 +124,8 @@ static int emit_instr(xe_buf *b, const rx_ss_instr *in, uint64_t *consts, size_t
         xe_vq_rrb(b, o, d, d, cq((unsigned)(*nc)++));
         break;
     }
-    case RX_SS_IMULH_R: emit_mulh(b, d, s, 0); break;
-    case RX_SS_ISMULH_R: emit_mulh(b, d, s, 1); break;
+    case RX_SS_IMULH_R: emit_mulh(b, 0, d, s, 0, C_M32); break;
+    case RX_SS_ISMULH_R: emit_mulh(b, 0, d, s, 1, C_M32); break;
     default: return -1;
     }
     return 0;
@@ -190,9 +213,6 @@ static int emit_avx512(xe_buf *b, const rx_ss_program *progs, uint64_t consts[RX
 #define YT(i)  (8 + (i))
 #define Y_GATH 14
 #define Y_OFF  15
-enum { S_IOTA = 0, S_ONE, S_MUL0, S_MUL0H, S_XOR1, S_MASK = S_XOR1 + 7, S_M32, S_PROG };
-
-static xe_mem cy(size_t slot) { return xm(XR_R8, (int32_t)(32u * slot)); }
 static int cy_new(uint64_t *consts, size_t *nslot, uint64_t v) {
     if (4u * (*nslot + 1u) > RX_SSV_CONSTS) return -1;
     for (unsigned l = 0; l < 4; l++) consts[4u * *nslot + l] = v;
@@ -217,31 +237,6 @@ static void y_mulr(xe_buf *b, int d, int s) {
     xe_vy_rrr(b, XV_PADDQ, YT(1), YT(1), YT(2));
     xe_vy_shift(b, XV_SLLQ, YT(1), YT(1), 32);
     xe_vy_rrr(b, XV_PADDQ, d, YT(0), YT(1));
-}
-/* the high half, as emit_mulh */
-static void y_mulh(xe_buf *b, int d, int s, int sgn) {
-    xe_vy_rrr(b, XV_PMULUDQ, YT(0), d, s);
-    xe_vy_shift(b, XV_SRLQ, YT(1), d, 32);
-    xe_vy_shift(b, XV_SRLQ, YT(2), s, 32);
-    xe_vy_rrr(b, XV_PMULUDQ, YT(3), YT(1), s);
-    xe_vy_rrr(b, XV_PMULUDQ, YT(4), d, YT(2));
-    xe_vy_rrr(b, XV_PMULUDQ, YT(1), YT(1), YT(2));
-    xe_vy_shift(b, XV_SRLQ, YT(0), YT(0), 32);
-    xe_vy_rrr(b, XV_PADDQ, YT(0), YT(0), YT(3));
-    xe_vy_rrm(b, XV_PANDQ, YT(2), YT(0), cy(S_M32));
-    xe_vy_rrr(b, XV_PADDQ, YT(2), YT(2), YT(4));
-    xe_vy_shift(b, XV_SRLQ, YT(0), YT(0), 32);
-    xe_vy_shift(b, XV_SRLQ, YT(2), YT(2), 32);
-    xe_vy_rrr(b, XV_PADDQ, YT(1), YT(1), YT(0));
-    if (!sgn) { xe_vy_rrr(b, XV_PADDQ, d, YT(1), YT(2)); return; }
-    xe_vy_rrr(b, XV_PXORQ, YT(5), YT(5), YT(5));
-    xe_vy_rrr(b, XV_PCMPGTQ, YT(3), YT(5), d);       /* a < 0 */
-    xe_vy_rrr(b, XV_PANDQ, YT(3), YT(3), s);
-    xe_vy_rrr(b, XV_PCMPGTQ, YT(4), YT(5), s);       /* b < 0 */
-    xe_vy_rrr(b, XV_PANDQ, YT(4), YT(4), d);
-    xe_vy_rrr(b, XV_PADDQ, YT(1), YT(1), YT(2));
-    xe_vy_rrr(b, XV_PSUBQ, YT(1), YT(1), YT(3));
-    xe_vy_rrr(b, XV_PSUBQ, d, YT(1), YT(4));
 }
 static int y_instr(xe_buf *b, const rx_ss_instr *in, uint64_t *consts, size_t *ns) {
     if (in->dst > 7 || in->src > 7) return -1;
@@ -273,8 +268,8 @@ static int y_instr(xe_buf *b, const rx_ss_instr *in, uint64_t *consts, size_t *n
         if ((k = cy_new(consts, ns, in->imm64)) < 0 || cy_new(consts, ns, in->imm64 >> 32) < 0) return -1;
         y_mulc(b, d, (size_t)k);
         break;
-    case RX_SS_IMULH_R: y_mulh(b, d, s, 0); break;
-    case RX_SS_ISMULH_R: y_mulh(b, d, s, 1); break;
+    case RX_SS_IMULH_R: emit_mulh(b, 1, d, s, 0, S_M32); break;
+    case RX_SS_ISMULH_R: emit_mulh(b, 1, d, s, 1, S_M32); break;
     default: return -1;
     }
     return 0;
