@@ -410,8 +410,10 @@ static int check_items(const uint8_t *got, uint64_t first, uint64_t count) {
     }
     return bad;
 }
+#if defined(__x86_64__)
 static int g_seals;
 static int fail_second_seal(int site) { return site == RX_EXECMEM_SITE_SEAL && ++g_seals == 2; }
+#endif
 static void t_vector_items_equal_portable(void) {
     static const uint64_t starts[] = { 0, 1, 7, 8, 9, 123456789 % RX_DATASET_ITEMS, RX_DATASET_ITEMS - 41 };
     static const uint64_t counts[] = { 1, 3, 4, 5, 7, 8, 9, 15, 16, 17, 41 };
