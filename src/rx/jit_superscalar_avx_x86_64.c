@@ -101,6 +101,41 @@ static void emit_mulh(xe_buf *b, int y, int d, int s, int sgn, unsigned m32) {
     v3(b, y, XV_PSUBQ, d, ZT(1), ZT(4));
 }
 
+/* Frame and loop shared by both forms: rbp frame, rsp aligned to 64 with
+ * `stack` bytes below; skip everything when rdx (groups) is 0.  Returns
+ * the forward jump to patch; *top = the loop head. */
+static size_t frame_open(xe_buf *b, int32_t stack, size_t *top) {
+    xe_push(b, XR_RBP);
+    xe_mov_rr(b, 1, XR_RBP, XR_RSP);
+    xe_alu_ri(b, 1, XA_AND, XR_RSP, -64);
+    xe_alu_ri(b, 1, XA_SUB, XR_RSP, stack);
+    xe_test_rr(b, 1, XR_RDX, XR_RDX);
+    size_t to_done = xe_jcc32_fwd(b, XC_Z);
+    xe_align_nop(b, 64);
+    *top = b->len;
+    return to_done;
+}
+static void loop_close(xe_buf *b, size_t top, size_t to_done) {
+    xe_alu_ri(b, 1, XA_SUB, XR_RDX, 1);
+    xe_jcc_to(b, XC_NZ, top);
+    xe_patch32(b, to_done);
+    xe_mov_rr(b, 1, XR_RSP, XR_RBP);
+    xe_pop(b, XR_RBP);
+    xe_vzeroupper(b);
+    xe_ret(b);
+}
+/* off = (idx & lines mask) * 64 per lane; prefetch the `lanes` lines so
+ * that they arrive while the program runs ([rsp, rsp + 8*lanes) scratch) */
+static void step_lines(xe_buf *b, int y, unsigned lanes, int off, int idx, unsigned mask) {
+    vc(b, y, XV_PANDQ, off, idx, mask);
+    vsh(b, y, XV_SLLQ, off, off, 6);
+    if (y) xe_vmovdqu_store(b, xm(XR_RSP, 0), off); else xe_vmovdqu64_store(b, xm(XR_RSP, 0), off);
+    for (unsigned l = 0; l < lanes; l++) {
+        xe_load(b, 1, XR_RAX, xm(XR_RSP, (int32_t)(8u * l)));
+        xe_prefetch(b, 1, xmi(XR_RDI, XR_RAX, 1, 0));
+    }
+}
+
 static int emit_instr(xe_buf *b, const rx_ss_instr *in, uint64_t *consts, size_t *nc) {
     if (in->dst > 7 || in->src > 7) return -1;
     int d = in->dst, s = in->src;
@@ -149,18 +184,11 @@ static int emit_avx512(xe_buf *b, const rx_ss_program *progs, uint64_t consts[RX
     consts[C_M32] = 0xFFFFFFFFull;
     size_t nc = C_PROG;
 
-    /* prologue: rsi = first, rdx = groups, rcx = out, r8 = consts */
-    xe_push(b, XR_RBP);
-    xe_mov_rr(b, 1, XR_RBP, XR_RSP);
-    xe_alu_ri(b, 1, XA_AND, XR_RSP, -64);
-    xe_alu_ri(b, 1, XA_SUB, XR_RSP, 64);
+    /* rsi = first, rdx = groups, rcx = out, r8 = consts */
     xe_vpbroadcastq_r(b, Z_ITEM, XR_RSI);
     xe_vq_rrm(b, XV_PADDQ, Z_ITEM, Z_ITEM, cq(C_IOTA));
     xe_vmovdqu64_load(b, Z_SCAT, cq(C_SCAT));
-    xe_test_rr(b, 1, XR_RDX, XR_RDX);
-    size_t to_done = xe_jcc32_fwd(b, XC_Z);
-    xe_align_nop(b, 64);
-    size_t top = b->len;
+    size_t top, to_done = frame_open(b, 64, &top);
     /* r0 = (item + 1) * mul0, rk = r0 ^ xor_k */
     xe_vq_rrb(b, XV_PADDQ, 0, Z_ITEM, cq(C_ONE));
     xe_vq_rrb(b, XV_PMULLQ, 0, 0, cq(C_MUL0));
@@ -169,13 +197,7 @@ static int emit_avx512(xe_buf *b, const rx_ss_program *progs, uint64_t consts[RX
         const rx_ss_program *pr = &progs[p];
         if (pr->size > RX_SS_MAX_SIZE || pr->addr_reg > 7 || (p && progs[p - 1].addr_reg > 7)) return -1;
         int idx = p == 0 ? Z_ITEM : (int)progs[p - 1].addr_reg;
-        xe_vq_rrb(b, XV_PANDQ, Z_OFF, idx, cq(C_MASK));
-        xe_vq_shift(b, XV_SLLQ, Z_OFF, Z_OFF, 6);
-        xe_vmovdqu64_store(b, xm(XR_RSP, 0), Z_OFF);
-        for (int l = 0; l < 8; l++) {               /* the 8 lines, fetched while the program runs */
-            xe_load(b, 1, XR_RAX, xm(XR_RSP, 8 * l));
-            xe_prefetch(b, 1, xmi(XR_RDI, XR_RAX, 1, 0));
-        }
+        step_lines(b, 0, 8, Z_OFF, idx, C_MASK);
         for (uint32_t i = 0; i < pr->size; i++)
             if (emit_instr(b, &pr->ins[i], consts, &nc) != 0) return -1;
         for (int k = 0; k < 8; k++) {
@@ -190,13 +212,7 @@ static int emit_avx512(xe_buf *b, const rx_ss_program *progs, uint64_t consts[RX
     }
     xe_alu_ri(b, 1, XA_ADD, XR_RCX, 512);
     xe_vq_rrb(b, XV_PADDQ, Z_ITEM, Z_ITEM, cq(C_EIGHT));
-    xe_alu_ri(b, 1, XA_SUB, XR_RDX, 1);
-    xe_jcc_to(b, XC_NZ, top);
-    xe_patch32(b, to_done);
-    xe_mov_rr(b, 1, XR_RSP, XR_RBP);
-    xe_pop(b, XR_RBP);
-    xe_vzeroupper(b);
-    xe_ret(b);
+    loop_close(b, top, to_done);
     *nconsts = nc;
     return xe_ok(b) ? 0 : -1;
 }
@@ -287,14 +303,7 @@ static int emit_avx2(xe_buf *b, const rx_ss_program *progs, uint64_t consts[RX_S
     (void)cy_new(consts, &ns, 0xFFFFFFFFull);
     if (ns != S_PROG) return -1;
 
-    xe_push(b, XR_RBP);
-    xe_mov_rr(b, 1, XR_RBP, XR_RSP);
-    xe_alu_ri(b, 1, XA_AND, XR_RSP, -64);
-    xe_alu_ri(b, 1, XA_SUB, XR_RSP, 320);
-    xe_test_rr(b, 1, XR_RDX, XR_RDX);
-    size_t to_done = xe_jcc32_fwd(b, XC_Z);
-    xe_align_nop(b, 64);
-    size_t top = b->len;
+    size_t top, to_done = frame_open(b, 320, &top);
     xe_vy_broadcast_r(b, Y_OFF, XR_RSI);
     xe_vy_rrm(b, XV_PADDQ, Y_OFF, Y_OFF, cy(S_IOTA));       /* the 4 item numbers */
     xe_vy_rrm(b, XV_PADDQ, 0, Y_OFF, cy(S_ONE));
@@ -304,13 +313,7 @@ static int emit_avx2(xe_buf *b, const rx_ss_program *progs, uint64_t consts[RX_S
         const rx_ss_program *pr = &progs[p];
         if (pr->size > RX_SS_MAX_SIZE || pr->addr_reg > 7 || (p && progs[p - 1].addr_reg > 7)) return -1;
         int idx = p == 0 ? Y_OFF : (int)progs[p - 1].addr_reg;
-        xe_vy_rrm(b, XV_PANDQ, Y_OFF, idx, cy(S_MASK));
-        xe_vy_shift(b, XV_SLLQ, Y_OFF, Y_OFF, 6);
-        xe_vmovdqu_store(b, xm(XR_RSP, 0), Y_OFF);
-        for (int l = 0; l < 4; l++) {
-            xe_load(b, 1, XR_RAX, xm(XR_RSP, 8 * l));
-            xe_prefetch(b, 1, xmi(XR_RDI, XR_RAX, 1, 0));
-        }
+        step_lines(b, 1, 4, Y_OFF, idx, S_MASK);
         for (uint32_t i = 0; i < pr->size; i++)
             if (y_instr(b, &pr->ins[i], consts, &ns) != 0) return -1;
         for (int k = 0; k < 8; k++) {
@@ -327,13 +330,7 @@ static int emit_avx2(xe_buf *b, const rx_ss_program *progs, uint64_t consts[RX_S
         }
     xe_alu_ri(b, 1, XA_ADD, XR_RCX, 256);
     xe_alu_ri(b, 1, XA_ADD, XR_RSI, 4);
-    xe_alu_ri(b, 1, XA_SUB, XR_RDX, 1);
-    xe_jcc_to(b, XC_NZ, top);
-    xe_patch32(b, to_done);
-    xe_mov_rr(b, 1, XR_RSP, XR_RBP);
-    xe_pop(b, XR_RBP);
-    xe_vzeroupper(b);
-    xe_ret(b);
+    loop_close(b, top, to_done);
     *nconsts = 4u * ns;
     return xe_ok(b) ? 0 : -1;
 }
