@@ -3,6 +3,16 @@
  * Debian's librandomx (1.1.10) in one run, same key, same thread count.
  *
  *   build/bench/bench_dataset [-t THREADS] [-n ITEMS] [-r REPEATS] [-s] [-p]
+ *   build/bench/bench_dataset -v [-t THREADS] [-n ITEMS] [-r PAIRS] [-p]
+ *
+ * -v: our SuperscalarHash JIT's forms only, paired in this process: the
+ * scalar JIT and each vector form the CPU has (RXLOCK_SUPERSCALAR=scalar,
+ * avx2, avx512), in the order A B C C B A, PAIRS times (-r, default 3),
+ * each into its own pre-faulted dataset; prints every build, the summed
+ * wall and CPU times and their ratio to the scalar JIT's, each dataset's
+ * huge-page share (AnonHugePages of its mapping) and the load average
+ * before and after, and compares the datasets byte for byte (exit 1 if
+ * they differ).
  *
  * -n builds only the first ITEMS items (default: the whole dataset);
  * -s skips the reference's interpreted (RANDOMX_FLAG_DEFAULT) dataset build;
@@ -19,6 +29,7 @@
 #include "rx/internal.h"
 #include "rx/argon2d.h"
 #include "rx/cache_internal.h"
+#include "rx/jit.h"
 #include "util/util.h"
 #include <randomx.h>
 #include <pthread.h>
@@ -87,21 +98,99 @@ static double build(int ours, unsigned threads, uint64_t items, rx_dataset *ds, 
     return util_now() - t0;
 }
 
+/* kB of AnonHugePages in the mapping that contains p (/proc/self/smaps) */
+static long thp_kb(const void *p) {
+    FILE *f = fopen("/proc/self/smaps", "r");
+    if (!f) return -1;
+    char line[512];
+    int in = 0;
+    long kb = -1;
+    uintptr_t a = (uintptr_t)p;
+    while (fgets(line, sizeof line, f)) {
+        unsigned long lo, hi;
+        if (sscanf(line, "%lx-%lx ", &lo, &hi) == 2 && strchr(line, '-') == line + strcspn(line, "-")) {
+            in = a >= lo && a < hi;
+            continue;
+        }
+        if (in && sscanf(line, "AnonHugePages: %ld kB", &kb) == 1) break;
+    }
+    fclose(f);
+    return kb;
+}
+static void loadavg(char out[64]) {
+    FILE *f = fopen("/proc/loadavg", "r");
+    out[0] = 0;
+    if (f) { if (!fgets(out, 64, f)) out[0] = 0; fclose(f); }
+    out[strcspn(out, "\n")] = 0;
+}
+
+/* -v: the scalar JIT and each vector form this CPU has, in the order
+ * A B C C B A (A B B A with one vector form), each into its own dataset */
+static int paired_vector(unsigned threads, uint64_t items, int pairs, unsigned pages, const rx_cache *c) {
+    static const char *const kinds[3] = { "scalar", "avx2", "avx512" };
+    int have[3] = { 1, 0, 0 }, order[6], n = 0, no = 0;
+    for (int k = 1; k < 3; k++) {              /* which forms the switch really gets */
+        rx_jit_ss *probe = NULL;
+        setenv("RXLOCK_SUPERSCALAR", kinds[k], 1);
+        if (rx_jit_ss_new_dataset(&probe, c->prog) != 0) { fprintf(stderr, "superscalar JIT failed\n"); return 1; }
+        have[k] = strcmp(rx_jit_ss_kind(probe), kinds[k]) == 0;
+        rx_jit_ss_free(probe);
+    }
+    for (int k = 0; k < 3; k++) if (have[k]) order[no++] = k;
+    for (int k = no - 1; k >= 0; k--) order[no + (no - 1 - k)] = order[k];
+    n = 2 * no;
+    rx_dataset *d[3] = { NULL, NULL, NULL };
+    for (int k = 0; k < 3; k++) {
+        if (!have[k]) continue;
+        if (rx_dataset_new(&d[k], RX_FLAG_JIT | pages) != 0) { fprintf(stderr, "rx_dataset_new failed\n"); return 1; }
+        memset((void *)rx_dataset_bytes(d[k]), 0, (size_t)items * 64);
+    }
+    char la0[64], la1[64];
+    loadavg(la0);
+    printf("paired: SuperscalarHash JIT forms, %s pages, %u thread(s), load average before: %s\n",
+           pages ? "4 KiB (RX_FLAG_NO_THP)" : "THP allowed", threads, la0);
+    double sw[3] = { 0, 0, 0 }, sc[3] = { 0, 0, 0 };
+    for (int r = 0; r < pairs; r++)
+        for (int i = 0; i < n; i++) {
+            int k = order[i];
+            setenv("RXLOCK_SUPERSCALAR", kinds[k], 1);
+            double w = build(1, threads, items, d[k], c, NULL, NULL);
+            sw[k] += w;
+            sc[k] += g_cpu;
+            printf("dataset      rxlock   %-7s JIT       %.2f s wall  %.2f s cpu  %.0f items/s\n",
+                   kinds[k], w, g_cpu, (double)items / w);
+        }
+    unsetenv("RXLOCK_SUPERSCALAR");
+    loadavg(la1);
+    int differ = 0;
+    for (int k = 0; k < 3; k++) {
+        if (!have[k]) continue;
+        if (k && memcmp(rx_dataset_bytes(d[0]), rx_dataset_bytes(d[k]), (size_t)items * 64) != 0) differ = 1;
+        printf("sum of %d: %-7s %.2f s wall %.2f s cpu; speed-up over scalar: wall %.3f, cpu %.3f; AnonHugePages %ld kB\n",
+               2 * pairs, kinds[k], sw[k], sc[k], sw[0] / sw[k], sc[0] / sc[k], thp_kb(rx_dataset_bytes(d[k])));
+    }
+    printf("load average after: %s\n", la1);
+    printf("datasets %s\n", differ ? "DIFFER" : "identical");
+    for (int k = 0; k < 3; k++) rx_dataset_free(d[k]);
+    return differ;
+}
+
 int main(int argc, char **argv) {
     setvbuf(stdout, NULL, _IOLBF, 0);
     unsigned threads = 2;
     uint64_t items = RX_DATASET_ITEMS;
-    int repeats = 3, skip_interp = 0, opt;
+    int repeats = 3, skip_interp = 0, vector = 0, opt;
     unsigned pages = 0;        /* -p: RX_FLAG_NO_THP, 4 KiB pages like the reference as shipped */
-    while ((opt = getopt(argc, argv, "t:n:r:sp")) != -1) {
+    while ((opt = getopt(argc, argv, "t:n:r:spv")) != -1) {
         switch (opt) {
         case 't': threads = (unsigned)strtoul(optarg, NULL, 10); break;
         case 'n': items = strtoull(optarg, NULL, 10); break;
         case 'r': repeats = atoi(optarg); break;
         case 's': skip_interp = 1; break;
         case 'p': pages = RX_FLAG_NO_THP; break;
+        case 'v': vector = 1; break;
         default:
-            fprintf(stderr, "usage: bench_dataset [-t THREADS] [-n ITEMS] [-r REPEATS] [-s] [-p]\n");
+            fprintf(stderr, "usage: bench_dataset [-t THREADS] [-n ITEMS] [-r REPEATS] [-s] [-p] | -v [-t T] [-n N] [-r PAIRS] [-p]\n");
             return 2;
         }
     }
@@ -115,6 +204,12 @@ int main(int argc, char **argv) {
     /* ---- cache init ---- */
     rx_cache *c = NULL;
     if (rx_cache_new(&c, pages) != 0) { fprintf(stderr, "rx_cache_new failed\n"); return 1; }
+    if (vector) {
+        if (rx_cache_init(c, KEY, strlen(KEY)) != 0) { fprintf(stderr, "rx_cache_init failed\n"); return 1; }
+        int rc = paired_vector(threads, items, repeats, pages, c);
+        rx_cache_free(c);
+        return rc;
+    }
     double t[50], tc[50];
     for (int impl = RX_ARGON2_PORTABLE; impl <= RX_ARGON2_AVX2; impl++) {
         if (!rx_argon2d_impl_supported(impl)) continue;

@@ -12,6 +12,7 @@
 #include "rx/blake2_gen.h"
 #include "rx/superscalar.h"
 #include "rx/execmem.h"
+#include "util/cpufeat.h"
 #include <sodium.h>
 #include <time.h>
 
@@ -389,6 +390,84 @@ static void t_jit_build_equals_c(void) {
     free(a); free(b);
 }
 
+/* The vector SuperscalarHash (AVX-512 where the CPU has it, 8 items per
+ * group; AVX2, 4, forced by RXLOCK_SUPERSCALAR=avx2) and the scalar JIT
+ * (RXLOCK_SUPERSCALAR=scalar) against the
+ * portable item function: ranges starting and ending on and off the lane
+ * boundaries, the dataset's last items, threads whose ranges start off a
+ * group boundary, and a vector block that cannot be sealed. */
+#include "rx/jit.h"
+static int check_items(const uint8_t *got, uint64_t first, uint64_t count) {
+    int bad = 0;
+    for (uint64_t i = 0; i < count; i++) {
+        uint64_t w[8];
+        rx_cache_item(g_cache, first + i, w);
+        for (unsigned k = 0; k < 8; k++) {
+            uint64_t v = 0;
+            for (unsigned q = 0; q < 8; q++) v |= (uint64_t)got[64 * i + 8 * k + q] << (8 * q);
+            if (v != w[k]) bad = 1;
+        }
+    }
+    return bad;
+}
+#if defined(__x86_64__)
+static int g_seals;
+static int fail_second_seal(int site) { return site == RX_EXECMEM_SITE_SEAL && ++g_seals == 2; }
+#endif
+static void t_vector_items_equal_portable(void) {
+    static const uint64_t starts[] = { 0, 1, 7, 8, 9, 123456789 % RX_DATASET_ITEMS, RX_DATASET_ITEMS - 41 };
+    static const uint64_t counts[] = { 1, 3, 4, 5, 7, 8, 9, 15, 16, 17, 41 };
+    uint8_t *buf = malloc(64 * 1100);
+    CHECK(buf != NULL);
+    if (!buf) return;
+    for (int pass = 0; pass < 3; pass++) {
+        if (pass == 1) setenv("RXLOCK_SUPERSCALAR", "avx2", 1);
+        if (pass == 2) setenv("RXLOCK_SUPERSCALAR", "scalar", 1);
+        rx_jit_ss *code = NULL;
+        int rc = rx_jit_ss_new_dataset(&code, g_cache->prog);
+#if defined(__x86_64__)
+        CHECK(rc == RX_OK);
+        const util_cpufeat *f = util_cpufeat_get();
+        const char *want = pass == 0 && f->avx512f && f->avx512dq ? "avx512" :
+                           pass < 2 && f->avx2 ? "avx2" : "scalar";
+        CHECK(code && strcmp(rx_jit_ss_kind(code), want) == 0);
+        fprintf(stderr, "  pass %d: %s\n", pass, code ? rx_jit_ss_kind(code) : "none");
+#else
+        CHECK(rc == RX_ENOTSUP);
+#endif
+        for (size_t a = 0; code && a < sizeof starts / sizeof starts[0]; a++)
+            for (size_t c = 0; c < sizeof counts / sizeof counts[0]; c++) {
+                uint64_t first = starts[a], count = counts[c];
+                if (first + count > RX_DATASET_ITEMS) continue;
+                memset(buf, 0xA5, 64 * (count + 1));
+                CHECK(rx_jit_dataset_items(code, g_cache->memory, first, count, buf) == RX_OK);
+                CHECK(check_items(buf, first, count) == 0);
+                CHECK(buf[64 * count] == 0xA5 && buf[64 * count + 63] == 0xA5);   /* nothing past the end */
+            }
+        rx_jit_ss_free(code);
+        /* threads: 3 ranges of the parallel build, starting at item 5 */
+        const uint64_t first = 5, count = 1000 + 3;
+        rx_dataset d = { buf - first * 64u, RX_FLAG_JIT };
+        memset(buf, 0, 64 * count);
+        CHECK(rx_dataset_init_range_parallel(&d, g_cache, first, count, 3) == RX_OK);
+        CHECK(check_items(buf, first, count) == 0);
+    }
+    unsetenv("RXLOCK_SUPERSCALAR");
+#if defined(__x86_64__)
+    /* the vector block's seal fails: the build fails (no silent fallback) */
+    const util_cpufeat *f = util_cpufeat_get();
+    if (f->avx512f && f->avx512dq) {
+        rx_jit_ss *code = NULL;
+        g_seals = 0;
+        rx_execmem_fault_hook = fail_second_seal;
+        CHECK(rx_jit_ss_new_dataset(&code, g_cache->prog) == RX_EPROT);
+        CHECK(code == NULL);
+        rx_execmem_fault_hook = NULL;
+    }
+#endif
+    free(buf);
+}
+
 int main(void) {
     if (sodium_init() < 0) { fprintf(stderr, "sodium_init failed\n"); return 1; }
     CHECK(rx_cache_new(&g_cache, 0) == RX_OK);
@@ -404,6 +483,7 @@ int main(void) {
     RUN(t_dataset_items);
     RUN(t_range_build_matches_items);
     RUN(t_jit_build_equals_c);
+    RUN(t_vector_items_equal_portable);
     RUN(t_lanes_equal_scalar);
     RUN(t_argon2_impls_small);
     RUN(t_argon2_impls_full);

@@ -78,6 +78,7 @@ static void t_cpufeat(void) {
     CHECK(f->bmi2 == (__builtin_cpu_supports("bmi2") != 0));
     CHECK(f->avx512f == (__builtin_cpu_supports("avx512f") != 0));
     CHECK(f->avx512vl == (__builtin_cpu_supports("avx512vl") != 0));
+    CHECK(f->avx512dq == (__builtin_cpu_supports("avx512dq") != 0));
     CHECK(!f->arm_aes && !f->arm_sha3 && !f->arm_asimd);
 #elif defined(__aarch64__)
     CHECK(!f->aesni && !f->avx2 && !f->bmi2);

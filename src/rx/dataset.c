@@ -3,7 +3,8 @@
  * programs, spec 7.1-7.2) and Dataset (spec 7.3): light-mode item
  * computation, range builds and a pthread parallel build (through the
  * SuperscalarHash JIT when the dataset was made with RX_FLAG_JIT and one
- * exists for this CPU, else the portable 16-lane C path; same bytes).  Cache and
+ * exists for this CPU, with its AVX-512 / AVX2 vector form for whole groups
+ * where the CPU has one, else the portable 16-lane C path; same bytes).  Cache and
  * dataset memory come from rx_mem_alloc (a private anonymous mapping:
  * after fork() children share the pages until someone writes) and are
  * wiped on free, as are the programs and the handles themselves. */
@@ -187,7 +188,7 @@ static int ss_prepare(const rx_dataset *ds, const rx_cache *cache, rx_jit_ss **s
     const struct rx_ss_program *progs;
     const uint8_t *mem = rx_cache_superscalar(cache, &progs);
     if (!mem) return RX_ESTATE;
-    int rc = rx_jit_ss_new(ss, progs);
+    int rc = rx_jit_ss_new_dataset(ss, progs);
     if (rc == RX_OK) { *cmem = mem; return RX_OK; }
     *ss = NULL;
     if (rc == RX_ENOTSUP || (ds->flags & RX_FLAG_JIT_FALLBACK)) return RX_OK;

@@ -44,6 +44,13 @@ void rx_jit_free(rx_jit *jit);
 struct rx_ss_program;
 typedef struct rx_jit_ss rx_jit_ss;
 int  rx_jit_ss_new(rx_jit_ss **out, const struct rx_ss_program *progs /* [8] */);
+/* The same, plus the vector form for whole dataset builds where the CPU has
+ * one (AVX-512 F+DQ: 8 items per group, else AVX2: 4; the same bytes;
+ * RXLOCK_SUPERSCALAR=scalar|avx2|avx512 picks one, for benchmarks/tests).  A vector block that cannot be mapped or sealed
+ * fails the call (RX_ENOMEM / RX_EPROT), like the scalar one. */
+int  rx_jit_ss_new_dataset(rx_jit_ss **out, const struct rx_ss_program *progs /* [8] */);
+/* "avx512", "avx2" or "scalar": what rx_jit_dataset_items runs whole groups with. */
+const char *rx_jit_ss_kind(const rx_jit_ss *code);
 /* items [first, first+count) into out (64 bytes each, little-endian words);
  * cache_bytes: the RX_CACHE_SIZE bytes of the cache the programs belong to. */
 int  rx_jit_dataset_items(const rx_jit_ss *code, const uint8_t *cache_bytes,

@@ -7,12 +7,18 @@
  * Register map: r8-r15 = r0-r7, rdi = cache bytes, rsi = output, rbx = item,
  * rbp = end item, rcx = current cache line, rax/rdx = temporaries.
  * Two more entries compute items for the program loop's light-mode dataset
- * reads, two items in flight (no C call, no spill of the vector registers). */
+ * reads, two items in flight (no C call, no spill of the vector registers).
+ * rx_jit_ss_new_dataset adds a second block with the vector form
+ * (jit_superscalar_avx_x86_64.c: 8 items per AVX-512 group or 4 per AVX2
+ * group, its constants after the code, sealed alike); rx_jit_dataset_items runs whole
+ * groups through it and the rest through the scalar code. */
 #include "rx/jit.h"
 #if defined(__x86_64__)
 #include "rx/execmem.h"
 #include "rx/superscalar.h"
 #include "rx/x86_emit.h"
+#include "rx/jit_ssv.h"
+#include <sodium.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -23,6 +29,10 @@
 struct rx_jit_ss {
     rx_execmem mem;
     size_t first_off, pair_off;   /* the light-mode pipeline entries (ss_emit) */
+    int vkind;                    /* RX_SSV_*: RX_SSV_SCALAR = no vector block */
+    unsigned vlanes;              /* items per vector group; 0 = none */
+    rx_execmem vmem;              /* the vector code, then its constants at vconst_off */
+    size_t vconst_off;
 };
 
 static const uint64_t ss_mul0 = 6364136223846793005ull;
@@ -191,11 +201,59 @@ int rx_jit_ss_new(rx_jit_ss **out, const struct rx_ss_program *progs /* [8] */) 
     return 0;
 }
 
+/* The vector block: code, then (64-byte aligned) its constants. */
+static int ssv_build(rx_jit_ss *j, const struct rx_ss_program *progs, int kind) {
+    uint64_t *consts = calloc(RX_SSV_CONSTS, sizeof *consts);
+    if (!consts) return RX_ENOMEM;
+    size_t nc = 0, cap = RX_SSV_CODE_MAX + RX_SSV_CONSTS * 8u + 64u;
+    int rc = rx_execmem_init(&j->vmem, cap);
+    if (rc) { free(consts); return rc; }
+    xe_buf b;
+    xe_init(&b, j->vmem.base, RX_SSV_CODE_MAX);
+    rc = rx_ssv_emit(&b, kind, progs, consts, &nc) == 0 ? RX_OK : RX_EINTERNAL;
+    if (rc == RX_OK) {
+        j->vconst_off = (b.len + 63u) & ~(size_t)63u;
+        memset(j->vmem.base + b.len, 0xCC, j->vconst_off - b.len);
+        memcpy(j->vmem.base + j->vconst_off, consts, nc * sizeof *consts);
+        size_t used = j->vconst_off + nc * sizeof *consts;
+        memset(j->vmem.base + used, 0xCC, j->vmem.size - used);   /* the rest traps */
+        rc = rx_execmem_seal(&j->vmem);
+    }
+    sodium_memzero(consts, RX_SSV_CONSTS * sizeof *consts);
+    free(consts);
+    if (rc == RX_OK) { j->vkind = kind; j->vlanes = rx_ssv_lanes(kind); }
+    return rc;
+}
+
+int rx_jit_ss_new_dataset(rx_jit_ss **out, const struct rx_ss_program *progs /* [8] */) {
+    int rc = rx_jit_ss_new(out, progs), kind = rx_ssv_kind();
+    if (rc || kind == RX_SSV_SCALAR) return rc;
+    rc = ssv_build(*out, progs, kind);
+    if (rc) { rx_jit_ss_free(*out); *out = NULL; }
+    return rc;
+}
+
+const char *rx_jit_ss_kind(const rx_jit_ss *code) {
+    return code ? rx_ssv_kind_name(code->vkind) : "none";
+}
+
 int rx_jit_dataset_items(const rx_jit_ss *code, const uint8_t *cache_bytes,
                          uint64_t first, uint64_t count, uint8_t *out) {
     if (!code || !cache_bytes || !out || count > RX_DATASET_ITEMS || first > RX_DATASET_ITEMS - count)
         return RX_EINVAL;
     if (rx_execmem_is_open(&code->mem)) return RX_EPROT;
+    uint64_t groups = code->vlanes ? count / code->vlanes : 0;
+    if (groups) {
+        if (rx_execmem_is_open(&code->vmem)) return RX_EPROT;
+        void (*vf)(const uint8_t *, uint64_t, uint64_t, uint8_t *, const uint64_t *);
+        uint8_t *vp = code->vmem.base;
+        memcpy(&vf, &vp, sizeof vf);
+        vf(cache_bytes, first, groups, out, (const uint64_t *)(const void *)(code->vmem.base + code->vconst_off));
+        first += groups * code->vlanes;
+        out += groups * code->vlanes * 64u;
+        count -= groups * code->vlanes;
+    }
+    if (count == 0) return 0;
     void (*fn)(const uint8_t *, uint64_t, uint64_t, uint8_t *);
     uint8_t *p = code->mem.base;
     memcpy(&fn, &p, sizeof fn);
@@ -214,12 +272,17 @@ int rx_jit_ss_entries(const rx_jit_ss *code, const void **first, const void **pa
 void rx_jit_ss_free(rx_jit_ss *code) {
     if (!code) return;
     rx_execmem_free(&code->mem);
+    if (code->vmem.base) rx_execmem_free(&code->vmem);
     free(code);
 }
 #else
 int rx_jit_ss_new(rx_jit_ss **out, const struct rx_ss_program *progs /* [8] */) {
     (void)progs; if (out) *out = NULL; return RX_ENOTSUP;
 }
+int rx_jit_ss_new_dataset(rx_jit_ss **out, const struct rx_ss_program *progs /* [8] */) {
+    (void)progs; if (out) *out = NULL; return RX_ENOTSUP;
+}
+const char *rx_jit_ss_kind(const rx_jit_ss *code) { (void)code; return "none"; }
 int rx_jit_dataset_items(const rx_jit_ss *code, const uint8_t *cache_bytes,
                          uint64_t first, uint64_t count, uint8_t *out) {
     (void)code; (void)cache_bytes; (void)first; (void)count; (void)out; return RX_ENOTSUP;

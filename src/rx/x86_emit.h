@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: ISC */
 /* src/rx/x86_emit.h — a small x86-64 instruction emitter for the JITs
- * (jit_x86_64.c, jit_superscalar_x86_64.c).  Code is appended to a caller
+ * (jit_x86_64.c, jit_superscalar_x86_64.c, jit_superscalar_avx_x86_64.c).  Code is appended to a caller
  * buffer; running out of room sets a sticky error and stops writing, so a
  * generator emits everything and checks xe_ok() once at the end.
  * Only the encodings the JITs use are here; each names its Intel SDM form. */
@@ -37,6 +37,35 @@ static inline void xe_u32(xe_buf *b, uint32_t v) {
 }
 static inline void xe_u64(xe_buf *b, uint64_t v) { xe_u32(b, (uint32_t)v); xe_u32(b, (uint32_t)(v >> 32)); }
 
+/* ModRM [SIB] [disp] into t at n (returns the new n): reg field r (low 3
+ * bits), register rm_reg (mem NULL) or memory operand.  disp8: whether a
+ * displacement in -128..127 may be written as one byte (not for EVEX,
+ * which scales disp8 by the operand size). */
+static inline size_t xe_modrm(uint8_t *t, size_t n, unsigned r, int rm_reg, const xe_mem *mem, int disp8) {
+    r &= 7u;
+    if (!mem) { t[n++] = (uint8_t)(0xC0u | (r << 3) | ((unsigned)rm_reg & 7u)); return n; }
+    int base = mem->base & 7;
+    unsigned mod;
+    if (mem->disp == 0 && base != XR_RBP) mod = 0;        /* rbp/r13 need a disp */
+    else if (disp8 && mem->disp >= -128 && mem->disp <= 127) mod = 1;
+    else mod = 2;
+    if (mem->index != XE_NOIDX || base == XR_RSP) {       /* rsp/r12 need a SIB */
+        unsigned ss = mem->scale == 8 ? 3u : mem->scale == 4 ? 2u : mem->scale == 2 ? 1u : 0u;
+        unsigned idx = mem->index == XE_NOIDX ? 4u : ((unsigned)mem->index & 7u);
+        t[n++] = (uint8_t)((mod << 6) | (r << 3) | 4u);
+        t[n++] = (uint8_t)((ss << 6) | (idx << 3) | (unsigned)base);
+    } else {
+        t[n++] = (uint8_t)((mod << 6) | (r << 3) | (unsigned)base);
+    }
+    if (mod == 1) {
+        t[n++] = (uint8_t)(int8_t)mem->disp;
+    } else if (mod == 2) {
+        uint32_t d = (uint32_t)mem->disp;
+        for (int i = 0; i < 4; i++) t[n++] = (uint8_t)(d >> (8 * i));
+    }
+    return n;
+}
+
 /* Generic instruction: [pfx] [REX] opcode(1-3 bytes) ModRM [SIB] [disp].
  * reg: the ModRM.reg field (register or /digit); rm: register (rm_is_mem 0)
  * or memory operand.  rex_w: 64-bit operand size.  force_rex: for byte regs. */
@@ -54,31 +83,7 @@ static inline void xe_op(xe_buf *b, unsigned pfx, int rex_w, const uint8_t *opc,
     if (pfx) t[n++] = (uint8_t)pfx;
     if (rex != 0x40u) t[n++] = (uint8_t)rex;
     for (size_t i = 0; i < nopc && i < 3; i++) t[n++] = opc[i];
-    unsigned r = (unsigned)reg & 7u;
-    if (!mem) {
-        t[n++] = (uint8_t)(0xC0u | (r << 3) | ((unsigned)rm_reg & 7u));
-        xe_bytes(b, t, n);
-        return;
-    }
-    int base = mem->base & 7;
-    unsigned mod;
-    if (mem->disp == 0 && base != XR_RBP) mod = 0;        /* rbp/r13 need a disp */
-    else if (mem->disp >= -128 && mem->disp <= 127) mod = 1;
-    else mod = 2;
-    if (mem->index != XE_NOIDX || base == XR_RSP) {       /* rsp/r12 need a SIB */
-        unsigned ss = mem->scale == 8 ? 3u : mem->scale == 4 ? 2u : mem->scale == 2 ? 1u : 0u;
-        unsigned idx = mem->index == XE_NOIDX ? 4u : ((unsigned)mem->index & 7u);
-        t[n++] = (uint8_t)((mod << 6) | (r << 3) | 4u);
-        t[n++] = (uint8_t)((ss << 6) | (idx << 3) | (unsigned)base);
-    } else {
-        t[n++] = (uint8_t)((mod << 6) | (r << 3) | (unsigned)base);
-    }
-    if (mod == 1) {
-        t[n++] = (uint8_t)(int8_t)mem->disp;
-    } else if (mod == 2) {
-        uint32_t d = (uint32_t)mem->disp;
-        for (int i = 0; i < 4; i++) t[n++] = (uint8_t)(d >> (8 * i));
-    }
+    n = xe_modrm(t, n, (unsigned)reg, rm_reg, mem, 1);
     xe_bytes(b, t, n);
 }
 static inline void xe_rr(xe_buf *b, int w, unsigned op, int reg, int rm) {
@@ -210,4 +215,151 @@ static inline void xe_aes(xe_buf *b, unsigned op, int dst, int src) {
 }
 #define XO_AESENC 0xDC
 #define XO_AESDEC 0xDE
+
+/* ---- AVX-512 (EVEX, 512-bit; zmm0-31, opmasks k0-k7) ----
+ * Form (Intel SDM vol. 2 §2.7): 62 P0 P1 P2 opcode ModRM [SIB] [disp32] [ib]
+ *   P0 = R~ X~ B~ R'~ 0 0 m m   (~: stored inverted; mm 1 = 0F, 2 = 0F38, 3 = 0F3A)
+ *   P1 = W vvvv~ 1 pp           (pp 0 = none, 1 = 66, 2 = F3, 3 = F2)
+ *   P2 = z L'L b V'~ aaa         (L'L = 2: 512 bits; b: {1to8} broadcast of a
+ *                                 memory operand; aaa: opmask)
+ * reg = ModRM.reg + R (bit 3) + R' (bit 4); vvvv + V' the second source
+ * (0 when unused: stored 1111, V'~ 1); a register rm = ModRM.rm + B (bit 3)
+ * + X (bit 4); a memory rm uses B/X for the base/index GPR, and a VSIB
+ * index (gather/scatter) is a zmm: X bit 3, V' bit 4.  Memory operands are
+ * always written with no displacement or a 32-bit one (mod 00 / 10), never
+ * disp8, which EVEX would scale by the operand size (disp8*N).
+ * Used forms (all EVEX.512.66, W1 unless noted):
+ *   0F D4 /r vpaddq   0F FB /r vpsubq   0F EF /r vpxorq   0F DB /r vpandq
+ *   0F F4 /r vpmuludq 0F38 40 /r vpmullq (AVX512DQ)
+ *   0F 73 /2 ib vpsrlq  0F 73 /6 ib vpsllq  0F 72 /0 ib vprorq  0F 72 /4 ib vpsraq
+ *   (the /digit forms: vvvv = destination, rm = source)
+ *   F3 0F 6F /r vmovdqu64 load, F3 0F 7F /r store
+ *   0F38 7C /r vpbroadcastq zmm, r64
+ *   0F38 91 /vsib vpgatherqq zmm{k}, [base + zmm*s + d]   (k must be non-zero)
+ *   0F38 A1 /vsib vpscatterqq [base + zmm*s + d]{k}, zmm
+ *   VEX.L1.66.0F.W0 46 /r kxnorb k, k, k (AVX512DQ): sets the mask to all ones
+ *   VEX.128.0F 77 vzeroupper */
+enum { XE_MAP_0F = 1, XE_MAP_0F38 = 2 };
+enum { XE_PP_66 = 1, XE_PP_F3 = 2 };
+typedef struct xe_vop { uint8_t map, pp, op; } xe_vop;
+static const xe_vop XV_PADDQ = { XE_MAP_0F, XE_PP_66, 0xD4 }, XV_PSUBQ = { XE_MAP_0F, XE_PP_66, 0xFB },
+                    XV_PXORQ = { XE_MAP_0F, XE_PP_66, 0xEF }, XV_PANDQ = { XE_MAP_0F, XE_PP_66, 0xDB },
+                    XV_PMULUDQ = { XE_MAP_0F, XE_PP_66, 0xF4 }, XV_PMULLQ = { XE_MAP_0F38, XE_PP_66, 0x40 };
+/* the ib shift/rotate forms: opcode and /digit */
+enum { XV_SRLQ = 0x7302, XV_SLLQ = 0x7306, XV_RORQ = 0x7200, XV_SRAQ = 0x7204 };
+
+/* One EVEX.512.W1 instruction.  mem NULL: rm is register rm_reg; vsib:
+ * mem->index is a zmm.  bcst: {1to8} (memory operands only).  k: opmask. */
+static inline void xe_evex(xe_buf *b, xe_vop o, int reg, int vvvv, int rm_reg, const xe_mem *mem,
+                           int vsib, int bcst, int k) {
+    uint8_t t[16];
+    size_t n = 0;
+    unsigned R = ((unsigned)reg >> 3) & 1u, R2 = ((unsigned)reg >> 4) & 1u, X, B, V2 = ((unsigned)vvvv >> 4) & 1u;
+    if (mem) {
+        B = ((unsigned)mem->base >> 3) & 1u;
+        X = mem->index == XE_NOIDX ? 0u : ((unsigned)mem->index >> 3) & 1u;
+        if (vsib) V2 = ((unsigned)mem->index >> 4) & 1u;
+    } else {
+        B = ((unsigned)rm_reg >> 3) & 1u;
+        X = ((unsigned)rm_reg >> 4) & 1u;
+    }
+    t[n++] = 0x62;
+    t[n++] = (uint8_t)(((R ^ 1u) << 7) | ((X ^ 1u) << 6) | ((B ^ 1u) << 5) | ((R2 ^ 1u) << 4) | o.map);
+    t[n++] = (uint8_t)(0x80u | ((~(unsigned)vvvv & 15u) << 3) | 4u | o.pp);
+    t[n++] = (uint8_t)((2u << 5) | ((bcst ? 1u : 0u) << 4) | ((V2 ^ 1u) << 3) | ((unsigned)k & 7u));
+    t[n++] = o.op;
+    n = xe_modrm(t, n, (unsigned)reg, rm_reg, mem, 0);
+    xe_bytes(b, t, n);
+}
+/* op dst, a, src (zmm) */
+static inline void xe_vq_rrr(xe_buf *b, xe_vop o, int dst, int a, int src) { xe_evex(b, o, dst, a, src, NULL, 0, 0, 0); }
+/* op dst, a, [m]{1to8} (a 64-bit memory value broadcast to every lane) */
+static inline void xe_vq_rrb(xe_buf *b, xe_vop o, int dst, int a, xe_mem m) { xe_evex(b, o, dst, a, 0, &m, 0, 1, 0); }
+/* op dst, a, [m] (a whole 64-byte vector) */
+static inline void xe_vq_rrm(xe_buf *b, xe_vop o, int dst, int a, xe_mem m) { xe_evex(b, o, dst, a, 0, &m, 0, 0, 0); }
+/* shift / rotate by an immediate: form XV_SRLQ, XV_SLLQ, XV_RORQ, XV_SRAQ */
+static inline void xe_vq_shift(xe_buf *b, unsigned form, int dst, int src, unsigned n) {
+    xe_vop o = { XE_MAP_0F, XE_PP_66, (uint8_t)(form >> 8) };
+    xe_evex(b, o, (int)(form & 7u), dst, src, NULL, 0, 0, 0);
+    xe_u8(b, n);
+}
+static inline void xe_vmovdqu64_load(xe_buf *b, int dst, xe_mem m) {
+    xe_vop o = { XE_MAP_0F, XE_PP_F3, 0x6F }; xe_evex(b, o, dst, 0, 0, &m, 0, 0, 0);
+}
+static inline void xe_vmovdqu64_store(xe_buf *b, xe_mem m, int src) {
+    xe_vop o = { XE_MAP_0F, XE_PP_F3, 0x7F }; xe_evex(b, o, src, 0, 0, &m, 0, 0, 0);
+}
+static inline void xe_vpbroadcastq_r(xe_buf *b, int dst, int gpr) {
+    xe_vop o = { XE_MAP_0F38, XE_PP_66, 0x7C }; xe_evex(b, o, dst, 0, gpr & 15, NULL, 0, 0, 0);
+}
+/* m.index is a zmm; k (1-7) is all ones before and cleared by the CPU after */
+static inline void xe_vpgatherqq(xe_buf *b, int dst, int k, xe_mem m) {
+    xe_vop o = { XE_MAP_0F38, XE_PP_66, 0x91 }; xe_evex(b, o, dst, 0, 0, &m, 1, 0, k);
+}
+static inline void xe_vpscatterqq(xe_buf *b, xe_mem m, int k, int src) {
+    xe_vop o = { XE_MAP_0F38, XE_PP_66, 0xA1 }; xe_evex(b, o, src, 0, 0, &m, 1, 0, k);
+}
+/* kxnorb k, k, k (2-byte VEX C5: R~ vvvv~ L pp) */
+static inline void xe_kset(xe_buf *b, int k) {
+    xe_u8(b, 0xC5); xe_u8(b, 0x80u | ((~(unsigned)k & 15u) << 3) | 4u | 1u); xe_u8(b, 0x46);
+    xe_u8(b, 0xC0u | (((unsigned)k & 7u) << 3) | ((unsigned)k & 7u));
+}
+static inline void xe_vzeroupper(xe_buf *b) { xe_u8(b, 0xC5); xe_u8(b, 0xF8); xe_u8(b, 0x77); }
+
+/* ---- AVX2 (VEX, 256-bit; ymm0-15) ----
+ * Form (Intel SDM vol. 2 §2.3), always the 3-byte prefix:
+ *   C4 [R~ X~ B~ m-mmmm] [W vvvv~ L pp] opcode ModRM [SIB] [disp8/32] [ib]
+ * (mmmmm 1 = 0F, 2 = 0F38; L 1 = 256 bits; vvvv the second source, 0 when
+ * unused; a VSIB index is a ymm, extended by X).  Used forms (VEX.256.66,
+ * W0 unless noted; the xe_vop table above gives map/pp/opcode for
+ * vpaddq, vpsubq, vpmuludq; vpxor/vpand share EVEX's opcodes):
+ *   0F EB /r vpor   0F 76 /r vpcmpeqd   0F38 37 /r vpcmpgtq (dst = a > b, signed)
+ *   0F 73 /2 ib vpsrlq  0F 73 /6 ib vpsllq (vvvv = destination)
+ *   F3 0F 6F /r vmovdqu load, F3 0F 7F /r store
+ *   VEX.128.66.0F.W1 6E /r vmovq xmm, r64;  0F38 59 /r vpbroadcastq ymm, xmm
+ *   0F38.W1 91 /r vpgatherqq ymm, [base + ymm*s + d], ymm mask (vvvv; all
+ *   three registers distinct; the mask's sign bits select, cleared after) */
+static const xe_vop XV_POR = { XE_MAP_0F, XE_PP_66, 0xEB }, XV_PCMPEQD = { XE_MAP_0F, XE_PP_66, 0x76 },
+                    XV_PCMPGTQ = { XE_MAP_0F38, XE_PP_66, 0x37 };
+static inline void xe_vex(xe_buf *b, xe_vop o, int w, int l256, int reg, int vvvv, int rm_reg, const xe_mem *mem) {
+    uint8_t t[16];
+    size_t n = 0;
+    unsigned R = ((unsigned)reg >> 3) & 1u, X = 0, B;
+    if (mem) {
+        B = ((unsigned)mem->base >> 3) & 1u;
+        if (mem->index != XE_NOIDX) X = ((unsigned)mem->index >> 3) & 1u;
+    } else {
+        B = ((unsigned)rm_reg >> 3) & 1u;
+    }
+    t[n++] = 0xC4;
+    t[n++] = (uint8_t)(((R ^ 1u) << 7) | ((X ^ 1u) << 6) | ((B ^ 1u) << 5) | o.map);
+    t[n++] = (uint8_t)(((w ? 1u : 0u) << 7) | ((~(unsigned)vvvv & 15u) << 3) | ((l256 ? 1u : 0u) << 2) | o.pp);
+    t[n++] = o.op;
+    n = xe_modrm(t, n, (unsigned)reg, rm_reg, mem, 1);
+    xe_bytes(b, t, n);
+}
+/* op dst, a, src / [m] (ymm, a whole 32-byte vector) */
+static inline void xe_vy_rrr(xe_buf *b, xe_vop o, int dst, int a, int src) { xe_vex(b, o, 0, 1, dst, a, src, NULL); }
+static inline void xe_vy_rrm(xe_buf *b, xe_vop o, int dst, int a, xe_mem m) { xe_vex(b, o, 0, 1, dst, a, 0, &m); }
+/* form XV_SRLQ or XV_SLLQ */
+static inline void xe_vy_shift(xe_buf *b, unsigned form, int dst, int src, unsigned n) {
+    xe_vop o = { XE_MAP_0F, XE_PP_66, (uint8_t)(form >> 8) };
+    xe_vex(b, o, 0, 1, (int)(form & 7u), dst, src, NULL);
+    xe_u8(b, n);
+}
+static inline void xe_vmovdqu_load(xe_buf *b, int dst, xe_mem m) {
+    xe_vop o = { XE_MAP_0F, XE_PP_F3, 0x6F }; xe_vex(b, o, 0, 1, dst, 0, 0, &m);
+}
+static inline void xe_vmovdqu_store(xe_buf *b, xe_mem m, int src) {
+    xe_vop o = { XE_MAP_0F, XE_PP_F3, 0x7F }; xe_vex(b, o, 0, 1, src, 0, 0, &m);
+}
+/* ymm dst = the 64-bit gpr in every lane (vmovq xmm, r64; vpbroadcastq ymm, xmm) */
+static inline void xe_vy_broadcast_r(xe_buf *b, int dst, int gpr) {
+    xe_vop mq = { XE_MAP_0F, XE_PP_66, 0x6E }, bq = { XE_MAP_0F38, XE_PP_66, 0x59 };
+    xe_vex(b, mq, 1, 0, dst, 0, gpr, NULL);
+    xe_vex(b, bq, 0, 1, dst, 0, dst, NULL);
+}
+static inline void xe_vy_gatherqq(xe_buf *b, int dst, int mask, xe_mem m) {
+    xe_vop o = { XE_MAP_0F38, XE_PP_66, 0x91 }; xe_vex(b, o, 1, 1, dst, mask, 0, &m);
+}
 #endif

@@ -41,6 +41,7 @@ static void probe(util_cpufeat *f) {
     f->avx2 = (unsigned char)(os_avx && BIT(b, 5));
     f->avx512f = (unsigned char)(os_avx512 && BIT(b, 16));
     f->avx512vl = (unsigned char)(os_avx512 && BIT(b, 31));
+    f->avx512dq = (unsigned char)(os_avx512 && BIT(b, 17));
 }
 #elif defined(__aarch64__) && defined(__linux__)
 static void probe(util_cpufeat *f) {

@@ -16,6 +16,7 @@ typedef struct {
     unsigned char avx2;
     unsigned char bmi1, bmi2;
     unsigned char avx512f, avx512vl;
+    unsigned char avx512dq;    /* vpmullq, kxnorb (the vector SuperscalarHash) */
     /* AArch64 */
     unsigned char arm_asimd;
     unsigned char arm_aes;     /* ARMv8 crypto extension AES */
