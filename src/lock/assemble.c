@@ -4,7 +4,7 @@
  * (present, authentic, right plan / group / steps, no stray files), then
  * finish the puzzle through tl_finish, the path tl_generate takes too.
  * Every secret is wiped. */
-#include "plan_internal.h"
+#include "gen_internal.h"
 #include "util/util.h"
 #include <dirent.h>
 #include <errno.h>
@@ -39,6 +39,8 @@ static unsigned stray_results(const char *dir, uint32_t G, const tl_assemble_opt
         size_t l = strlen(nm);
         if (nm[0] == '.') continue;                         /* ".", ".." */
         if (l > 5 && !strcmp(nm + l - 5, ".ckpt")) continue;
+        if (l > 5 && !strcmp(nm + l - 5, ".segs")) continue;       /* issue 20: checked below */
+        if (l > 7 && !strcmp(nm + l - 7, ".verify")) continue;
         if (strstr(nm, ".tmp-")) continue;                   /* a write cut short (kill -9) */
         unsigned g = 0;
         char want[32];
@@ -50,6 +52,127 @@ static unsigned stray_results(const char *dir, uint32_t G, const tl_assemble_opt
         }
     }
     closedir(d);
+    return bad;
+}
+
+/* ---- issue 20: the verification of a version-2 plan ---------------------- */
+typedef struct {
+    const tl_plan_info *pi;
+    uint32_t have;
+    uint8_t *val;            /* (nseg + 1) x 32: the chain's value at each segment end */
+    long    *pid;
+    char   (*host)[TL_HOST_MAX];
+} chain_rd;
+
+static uint64_t seg_end(const tl_plan_info *pi, uint32_t k) {
+    return k >= pi->nseg ? pi->pub.steps : (uint64_t)k * pi->ckpt_steps;
+}
+
+static int chain_fn(void *ctx, uint32_t g, int kind, uint64_t i, const uint8_t d[32], long pid,
+                    const char host[TL_HOST_MAX]) {
+    chain_rd *r = ctx;
+    (void)g;
+    if (kind != TL_SEG_CHAIN || r->have >= r->pi->nseg || i != seg_end(r->pi, r->have + 1)) return -1;
+    r->have++;
+    memcpy(r->val + (size_t)r->have * 32, d, 32);
+    r->pid[r->have] = pid;
+    memcpy(r->host[r->have], host, TL_HOST_MAX);
+    return 0;
+}
+
+typedef struct {
+    chain_rd *c;
+    uint8_t  *state;         /* per segment: 0 not recorded, 1 matched, 2 differs */
+    long     *pid;
+    char    (*host)[TL_HOST_MAX];
+} ver_rd;
+
+static int ver_fn(void *ctx, uint32_t g, int kind, uint64_t i, const uint8_t d[32], long pid,
+                  const char host[TL_HOST_MAX]) {
+    ver_rd *r = ctx;
+    const tl_plan_info *pi = r->c->pi;
+    (void)g;
+    uint32_t k = i == pi->pub.steps ? pi->nseg : (uint32_t)(i / pi->ckpt_steps);
+    if (kind != TL_SEG_VERIFIED || i == 0 || k < 1 || k > pi->nseg || seg_end(pi, k) != i) return -1;
+    int eq = sodium_memcmp(d, r->c->val + (size_t)k * 32, 32) == 0;
+    if (r->state[k] != 2) {                   /* a mismatch is never outvoted */
+        r->state[k] = eq ? 1 : 2;
+        r->pid[k] = pid;
+        memcpy(r->host[k], host, TL_HOST_MAX);
+    }
+    return 0;
+}
+
+/* Every picked segment of every group: recorded by its group task, ending
+ * in the group's result, recomputed by its verification task and equal.
+ * Reports each problem; returns how many there were and counts the
+ * matched segments in *checked. */
+static unsigned check_verification(const char *dir, const tl_plan_info *pi, const uint8_t *sec, const uint8_t *e,
+                                   const tl_assemble_opts *o, uint32_t *checked) {
+    const uint32_t G = pi->pub.groups, ns = pi->nseg;
+    char path[PATH_MAX];
+    unsigned bad = 0;
+    *checked = 0;
+    uint8_t *val = sodium_malloc(((size_t)ns + 1) * 32), *state = calloc((size_t)ns + 1, 1);
+    long *pid = calloc((size_t)ns + 1, sizeof *pid), *vpid = calloc((size_t)ns + 1, sizeof *vpid);
+    char (*host)[TL_HOST_MAX] = calloc((size_t)ns + 1, TL_HOST_MAX), (*vhost)[TL_HOST_MAX] = calloc((size_t)ns + 1, TL_HOST_MAX);
+    if (!val || !state || !pid || !vpid || !host || !vhost) {
+        report(o, "out of memory checking the verification");
+        bad = 1;
+        goto out;
+    }
+    for (uint32_t g = 1; g <= G; g++) {
+        const uint8_t *rkey = sec + 32 + (size_t)(g - 1) * TL_SECRETS_ENTRY + 56;
+        uint32_t t = TL_PLAN_TASK_OF(pi, g), v = TL_PLAN_VTASK_OF(pi, g);
+        chain_rd c = { .pi = pi, .val = val, .pid = pid, .host = host };
+        memset(state, 0, (size_t)ns + 1);
+        ver_rd vr = { .c = &c, .state = state, .pid = vpid, .host = vhost };
+        if (tl_plan_path(path, sizeof path, dir, "segs", g) != 0 ||
+            tl_seg_file_read(path, pi->D, g, rkey, 0, chain_fn, &c) != TL_OK) {
+            report(o, "group %u: results/group-%04u.segs: %s", g, g, strerror(errno));
+            bad++;
+            continue;
+        }
+        if (c.have < ns) {
+            report(o, "group %u: results/group-%04u.segs holds %u of its %u chain values: group task %u did not "
+                   "record them (run it again: rxlock group DIR %u)", g, g, c.have, ns, t, t);
+            bad++;
+            continue;
+        }
+        if (sodium_memcmp(val + (size_t)ns * 32, e + (size_t)(g - 1) * 32, 32) != 0) {
+            report(o, "group %u: its result differs from the last chain value group task %u recorded", g, t);
+            bad++;
+            continue;
+        }
+        if (tl_plan_path(path, sizeof path, dir, "verify", g) != 0 ||
+            tl_seg_file_read(path, pi->D, g, rkey, 0, ver_fn, &vr) != TL_OK) {
+            report(o, "group %u: results/group-%04u.verify: %s", g, g, strerror(errno));
+            bad++;
+            continue;
+        }
+        uint32_t missing = 0, picked = 0;
+        for (uint32_t k = 1; k <= ns; k++) {
+            if (!tl_plan_verify_pick(rkey, k, pi->verify_ppm)) continue;
+            picked++;
+            if (state[k] == 1) { (*checked)++; continue; }
+            if (state[k] == 0) { missing++; continue; }
+            report(o, "group %u segment %u (steps %llu..%llu): MISMATCH: group task %u (host %s, pid %ld) recorded "
+                   "one value, verification task %u (host %s, pid %ld) computed another.  One of those hosts "
+                   "computed wrongly: remove results/group-%04u.*, run `rxlock group DIR %u` and `rxlock group "
+                   "--verify DIR %u` (on other hosts), then assemble again", g, k,
+                   (unsigned long long)seg_end(pi, k - 1), (unsigned long long)seg_end(pi, k), t, host[k], pid[k],
+                   v, vhost[k], vpid[k], g, t, v);
+            bad++;
+        }
+        if (missing) {
+            report(o, "group %u: %u of its %u picked segments not verified yet: run verification task %u "
+                   "(slurm-verify.sbatch, k8s-verify-job.yaml, or rxlock group --verify DIR %u)", g, missing, picked, v, v);
+            bad++;
+        }
+    }
+out:
+    if (val) sodium_free(val);
+    free(state); free(pid); free(vpid); free(host); free(vhost);
     return bad;
 }
 
@@ -130,6 +253,23 @@ int tl_plan_assemble(const char *dir, const tl_assemble_opts *o, char **json, si
         tl_set_err(err, errlen, "%u problem%s with the group results; no puzzle written", bad, bad == 1 ? "" : "s");
         rc = TL_EAUTH;
         goto out;
+    }
+    /* issue 20: a plan with verification tasks: every picked segment matched */
+    pi->pub.verify_method = TL_VERIFY_NONE;
+    pi->pub.verify_segments = pi->pub.verify_checked = 0;
+    if (TL_PLAN_VERIFIES(pi)) {
+        uint32_t checked = 0, segs = pi->nseg * G;
+        if ((bad = check_verification(dir, pi, sec, e, o, &checked)) != 0) {
+            tl_set_err(err, errlen, "%u problem%s with the chains' verification; no puzzle written", bad,
+                       bad == 1 ? "" : "s");
+            rc = TL_EAUTH;
+            goto out;
+        }
+        pi->pub.verify_method = checked == 0 ? TL_VERIFY_NONE : checked == segs ? TL_VERIFY_FULL : TL_VERIFY_SAMPLE;
+        pi->pub.verify_segments = checked ? segs : 0;
+        pi->pub.verify_checked = checked;
+        report(o, "verification: %u of %u chain segments recomputed by another task and matched (%s)", checked,
+               segs, pi->verify == TL_VERIFY_FULL ? "every segment" : "a sample");
     }
 
     /* The puzzle, through the one finishing path tl_generate uses too. */

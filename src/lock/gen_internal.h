@@ -80,6 +80,15 @@ void tl_seg_seal(uint8_t out[TL_SEG_SIZE], const uint8_t D[32], uint32_t g, int 
                  const uint8_t d[32], long pid, const char host[TL_HOST_MAX], const uint8_t rkey[32]);
 int  tl_seg_open(int *kind, uint64_t *i, uint8_t d[32], long *pid, char host[TL_HOST_MAX],
                  const uint8_t in[TL_SEG_SIZE], const uint8_t D[32], uint32_t g, const uint8_t rkey[32]);
+/* Files of such records (seg_file.c): append one (fdatasync'd; the
+ * directory synced when the file is new); read them in order into fn, a
+ * record that does not open or that fn rejects (non-zero) ending the file,
+ * which `cut` truncates there (only the file's writer cuts).  An absent
+ * file reads as empty. */
+int  tl_seg_file_append(const char *path, const uint8_t D[32], uint32_t g, int kind, uint64_t i,
+                        const uint8_t d[32], long pid, const char host[TL_HOST_MAX], const uint8_t rkey[32]);
+int  tl_seg_file_read(const char *path, const uint8_t D[32], uint32_t g, const uint8_t rkey[32], int cut,
+                      tl_seg_fn fn, void *ctx);
 
 /* ---- the scheduler (gen_sched.c) ---------------------------------------- */
 /* Run every group's chain to S from what st (may be NULL: in memory)

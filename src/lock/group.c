@@ -5,7 +5,7 @@
  * chain, and commits each result atomically (temp file + rename).  Several
  * groups of one task run in forked processes that share the work function
  * (one RandomX dataset per task). */
-#include "plan_internal.h"
+#include "gen_internal.h"
 #include "util/util.h"
 #include <errno.h>
 #include <limits.h>
@@ -37,41 +37,105 @@ typedef struct {
     const tl_plan_info *pi;
     const tl_task_opts *o;
     int resumed;
+    char host[TL_HOST_MAX];
 } run_ctx;
 
-/* One group's chain, from a checkpoint when a valid one exists. */
+#ifdef RXLOCK_TESTING
+/* Test build: RXLOCK_TEST_FLIP=G:I flips bit 0 of d_{I+1}(G) in group G's
+ * chain (a defective core), as in local generation (worker.c); only in
+ * the insecure test mode, only in the group task (not in verification). */
+static uint64_t flip_step(uint32_t g) {
+    const char *f = getenv("RXLOCK_TEST_FLIP");
+    unsigned fg = 0;
+    unsigned long long fi = 0;
+    if (!f || !tl_test_mode() || sscanf(f, "%u:%llu", &fg, &fi) != 2 || fg != g) return UINT64_MAX;
+    return (uint64_t)fi;
+}
+#else
+static uint64_t flip_step(uint32_t g) { (void)g; return UINT64_MAX; }
+#endif
+
+/* ---- issue 20: the sealed chain values of a verified plan ---------------- */
+/* Segment k ends at pos(k) = k*C, the last at S. */
+static uint64_t seg_pos(const tl_plan_info *pi, uint32_t k) {
+    return k >= pi->nseg ? pi->pub.steps : (uint64_t)k * pi->ckpt_steps;
+}
+
+/* Reading a group's .segs file: records k = 1, 2, ... in order. */
+typedef struct {
+    const tl_plan_info *pi;
+    uint32_t have;           /* records read */
+    uint8_t *val;            /* NULL, or (nseg + 1) x 32: val[k] = d at pos(k) */
+    uint8_t  last[32];
+} segs_rd;
+
+static int segs_fn(void *ctx, uint32_t g, int kind, uint64_t i, const uint8_t d[32], long pid,
+                   const char host[TL_HOST_MAX]) {
+    segs_rd *r = ctx;
+    (void)g; (void)pid; (void)host;
+    if (kind != TL_SEG_CHAIN || r->have >= r->pi->nseg || i != seg_pos(r->pi, r->have + 1)) return -1;
+    r->have++;
+    memcpy(r->last, d, 32);
+    if (r->val) memcpy(r->val + (size_t)r->have * 32, d, 32);
+    return 0;
+}
+
+/* One group's chain, from a checkpoint when a valid one exists.  A plan
+ * that verifies records d at every multiple of C (and at S) in the
+ * group's .segs file; those records are checkpoints too. */
 static int run_group(run_ctx *c, tl_work *w, uint32_t g, const tl_job *job, int show) {
     const tl_plan_info *pi = c->pi;
     const tl_task_opts *o = c->o;
     const uint64_t S = pi->pub.steps;
-    char cpath[PATH_MAX], rpath[PATH_MAX];
+    const int vp = TL_PLAN_VERIFIES(pi);
+    const uint64_t C = vp ? pi->ckpt_steps : 0;
+    char cpath[PATH_MAX], rpath[PATH_MAX], spath[PATH_MAX];
     uint8_t d[32], ck[TL_CKPT_SIZE], res[TL_RESULT_SIZE];
-    uint64_t i = 0;
-    if (tl_plan_path(cpath, sizeof cpath, c->dir, "ckpt", g) || tl_plan_path(rpath, sizeof rpath, c->dir, "result", g))
+    uint64_t i = 0, seg_i = 0;
+    if (tl_plan_path(cpath, sizeof cpath, c->dir, "ckpt", g) || tl_plan_path(rpath, sizeof rpath, c->dir, "result", g) ||
+        tl_plan_path(spath, sizeof spath, c->dir, "segs", g))
         return TL_EINVAL;
     memcpy(d, job->seed, 32);
+    if (vp) {                      /* the recorded chain values: resume from the last */
+        segs_rd r = { .pi = pi };
+        if (tl_seg_file_read(spath, pi->D, g, job->rkey, 1, segs_fn, &r) != TL_OK) return TL_EIO;
+        if (r.have) {
+            i = seg_i = seg_pos(pi, r.have);
+            memcpy(d, r.last, 32);
+            c->resumed++;
+        }
+        sodium_memzero(r.last, sizeof r.last);
+    }
     if (read_exact(cpath, ck, sizeof ck) == 0) {
         uint64_t ci;
         uint8_t cd[32];
-        if (tl_ckpt_open(&ci, cd, ck, pi->D, g, job->rkey) == TL_OK && ci <= S) {
+        /* a checkpoint past the last record, inside the next segment */
+        if (tl_ckpt_open(&ci, cd, ck, pi->D, g, job->rkey) == TL_OK && ci <= S && ci > i &&
+            (!vp || ci < seg_i + C)) {
+            if (!i) c->resumed++;
             i = ci;
             memcpy(d, cd, 32);
-            c->resumed++;
         }
         sodium_memzero(cd, sizeof cd);
     }
     double every = o->checkpoint_seconds > 0 ? o->checkpoint_seconds : 60;
     double pint = o->progress_interval > 0 ? o->progress_interval : 0.5;
     double t0 = tl_now(), last_ck = t0, last_p = t0;
-    uint64_t i_start = i, batch = 1;
+    uint64_t i_start = i, batch = 1, flip = flip_step(g);
     int rc = TL_OK;
     while (i < S) {
         uint64_t n = S - i < batch ? S - i : batch;
+        if (C && n > C - i % C) n = C - i % C;                        /* stop at the next record */
+        if (flip != UINT64_MAX && i <= flip && n > flip + 1 - i) n = flip + 1 - i;
         double a = tl_now();
         if ((rc = tl_work_steps(w, g, i, n, d))) break;
         i += n;
+        if (i == flip + 1) d[0] ^= 1;
         double now = tl_now();
         if (now - a < 0.02 && batch < (1u << 22)) batch *= 2;
+        if (C && (i % C == 0 || i == S) &&
+            (rc = tl_seg_file_append(spath, pi->D, g, TL_SEG_CHAIN, i, d, (long)getpid(), c->host, job->rkey)))
+            break;
         int stop = o->stop && *o->stop;
         if ((now - last_ck >= every || stop) && i < S) {
             tl_ckpt_seal(ck, pi->D, g, i, d, job->rkey);
@@ -107,6 +171,106 @@ static int run_group(run_ctx *c, tl_work *w, uint32_t g, const tl_job *job, int 
     return rc;
 }
 
+/* ---- issue 20: a verification task's group -------------------------------- */
+/* Which segments of the group's .verify file are recorded already. */
+typedef struct { const tl_plan_info *pi; uint8_t *done; } vrd;
+static int verify_fn(void *ctx, uint32_t g, int kind, uint64_t i, const uint8_t d[32], long pid,
+                     const char host[TL_HOST_MAX]) {
+    vrd *r = ctx;
+    (void)g; (void)d; (void)pid; (void)host;
+    uint64_t C = r->pi->ckpt_steps;
+    uint32_t k = i == r->pi->pub.steps ? r->pi->nseg : (uint32_t)(i / C);
+    if (kind != TL_SEG_VERIFIED || i == 0 || k < 1 || k > r->pi->nseg || seg_pos(r->pi, k) != i) return -1;
+    r->done[k] = 1;
+    return 0;
+}
+
+/* Recompute group g's picked segments from its recorded chain values and
+ * record each result (kind VERIFIED: the value this task got, equal or
+ * not) in the group's .verify file.  TL_EWORKER when one differs. */
+static int verify_group(run_ctx *c, tl_work *w, uint32_t g, const tl_job *job, int show) {
+    const tl_plan_info *pi = c->pi;
+    const tl_task_opts *o = c->o;
+    const uint32_t ns = pi->nseg;
+    char spath[PATH_MAX], vpath[PATH_MAX];
+    if (tl_plan_path(spath, sizeof spath, c->dir, "segs", g) || tl_plan_path(vpath, sizeof vpath, c->dir, "verify", g))
+        return TL_EINVAL;
+    segs_rd r = { .pi = pi, .val = sodium_malloc(((size_t)ns + 1) * 32) };
+    uint8_t *done = calloc((size_t)ns + 1, 1), d[32];
+    int rc = r.val && done ? TL_OK : TL_ENOMEM;
+    if (rc == TL_OK) {
+        memcpy(r.val, job->seed, 32);
+        rc = tl_seg_file_read(spath, pi->D, g, job->rkey, 0, segs_fn, &r);
+    }
+    if (rc == TL_OK && r.have < ns) rc = TL_EFORMAT;    /* the group task has not finished */
+    vrd vr = { .pi = pi, .done = done };
+    if (rc == TL_OK) rc = tl_seg_file_read(vpath, pi->D, g, job->rkey, 1, verify_fn, &vr);
+    uint64_t total = 0, dn = 0;
+    for (uint32_t k = 1; rc == TL_OK && k <= ns; k++)
+        if (!done[k] && tl_plan_verify_pick(job->rkey, k, pi->verify_ppm)) total += seg_pos(pi, k) - seg_pos(pi, k - 1);
+    double pint = o->progress_interval > 0 ? o->progress_interval : 0.5, t0 = tl_now(), last_p = t0;
+    uint32_t bad = 0;
+    for (uint32_t k = 1; rc == TL_OK && k <= ns; k++) {
+        if (done[k] || !tl_plan_verify_pick(job->rkey, k, pi->verify_ppm)) continue;
+        uint64_t i = seg_pos(pi, k - 1), end = seg_pos(pi, k), batch = 1;
+        memcpy(d, r.val + (size_t)(k - 1) * 32, 32);
+        while (rc == TL_OK && i < end) {
+            uint64_t n = end - i < batch ? end - i : batch;
+            double a = tl_now();
+            if ((rc = tl_work_steps(w, g, i, n, d))) break;
+            i += n;
+            dn += n;
+            double now = tl_now();
+            if (now - a < 0.02 && batch < (1u << 22)) batch *= 2;
+            if (o->stop && *o->stop) rc = TL_EINTR;
+            if (rc == TL_OK && show && o->progress && now - last_p >= pint) {
+                last_p = now;
+                tl_progress p = {0};
+                p.hashes_total = total;
+                p.hashes_done = dn;
+                p.rate = now > t0 ? (double)dn / (now - t0) : 0;
+                p.eta_seconds = p.rate > 0 ? (double)(total - dn) / p.rate : -1;
+                p.groups_total = 1;
+                p.group = g;
+                p.step = i;
+                if (o->progress(&p, o->progress_ctx)) rc = TL_EINTR;
+            }
+        }
+        if (rc) break;
+        rc = tl_seg_file_append(vpath, pi->D, g, TL_SEG_VERIFIED, end, d, (long)getpid(), c->host, job->rkey);
+        if (sodium_memcmp(d, r.val + (size_t)k * 32, 32) != 0 && bad++ == 0) c->resumed = (int)k;  /* the first */
+    }
+    if (rc == TL_OK && bad) rc = TL_EWORKER;
+    sodium_memzero(d, sizeof d);
+    if (r.val) sodium_free(r.val);
+    free(done);
+    return rc;
+}
+
+static int run_one(run_ctx *c, tl_work *w, uint32_t g, const tl_job *job, int show) {
+    return c->o->verify ? verify_group(c, w, g, job, show) : run_group(c, w, g, job, show);
+}
+
+/* What went wrong with group g, in words. */
+static void group_err(char *err, size_t errlen, const run_ctx *c, uint32_t g, int r, uint32_t first_bad) {
+    const tl_plan_info *pi = c->pi;
+    if (r == TL_EINTR)
+        tl_set_err(err, errlen, "group %u: interrupted (%s)", g, c->o->verify ? "what was checked is recorded" : "checkpointed");
+    else if (c->o->verify && r == TL_EFORMAT)
+        tl_set_err(err, errlen, "group %u: its chain is not complete in results/group-%04u.segs: group task %u must "
+                   "finish first", g, g, TL_PLAN_TASK_OF(pi, g));
+    else if (c->o->verify && r == TL_EWORKER && first_bad)
+        tl_set_err(err, errlen, "group %u segment %u (steps %llu..%llu): the recomputation differs from the value "
+                   "group task %u recorded; `rxlock assemble` names every such segment and host", g, first_bad,
+                   (unsigned long long)seg_pos(pi, first_bad - 1), (unsigned long long)seg_pos(pi, first_bad),
+                   TL_PLAN_TASK_OF(pi, g));
+    else if (c->o->verify && r == TL_EWORKER)
+        tl_set_err(err, errlen, "group %u: a recomputed segment differs from the value group task %u recorded; "
+                   "`rxlock assemble` names every such segment and host", g, TL_PLAN_TASK_OF(pi, g));
+    else
+        tl_set_err(err, errlen, "group %u: %s", g, tl_strerror(r));
+}
+
 int tl_plan_task(const char *dir, uint32_t task, const tl_task_opts *o, tl_task_stats *stats,
                  char *err, size_t errlen) {
     if (err && errlen) err[0] = 0;
@@ -140,7 +304,14 @@ int tl_plan_task(const char *dir, uint32_t task, const tl_task_opts *o, tl_task_
         rc = TL_EAUTH;
         goto out;
     }
-    st.first = task * pi->batch + 1;
+    if (o->verify && !TL_PLAN_VERIFIES(pi)) {
+        tl_set_err(err, errlen, "this plan has no verification tasks (it was made with --no-verify)");
+        rc = TL_EINVAL;
+        goto out;
+    }
+    /* verification task v checks the groups of group task (v + 1) mod T */
+    uint32_t gt = o->verify ? (task + 1) % pi->tasks : task;
+    st.first = gt * pi->batch + 1;
     st.last = st.first + pi->batch - 1 < G ? st.first + pi->batch - 1 : G;
     uint32_t n = st.last - st.first + 1, np = 0;
     jobs = sodium_malloc(n * sizeof *jobs);
@@ -164,7 +335,7 @@ int tl_plan_task(const char *dir, uint32_t task, const tl_task_opts *o, tl_task_
                     rc == TL_EAUTH ? "tampered or another plan's" : "another plan's or another group's");
             goto out;
         }
-        if (tl_plan_path(path, sizeof path, dir, "result", g) == 0 && read_exact(path, res, sizeof res) == 0 &&
+        if (!o->verify && tl_plan_path(path, sizeof path, dir, "result", g) == 0 && read_exact(path, res, sizeof res) == 0 &&
             tl_result_check(res, pi->D, g, S, j->rkey, NULL) == TL_OK) {
             st.present++;
             continue;
@@ -179,10 +350,12 @@ int tl_plan_task(const char *dir, uint32_t task, const tl_task_opts *o, tl_task_
         goto out;
     }
     run_ctx c = { .dir = dir, .pi = pi, .o = o };
+    if (gethostname(c.host, sizeof c.host - 1) != 0) strcpy(c.host, "localhost");
+    c.host[TL_HOST_MAX - 1] = 0;
     if (np == 1) {
-        rc = run_group(&c, w, pend[0], &jobs[0], 1);
-        if (rc) tl_set_err(err, errlen, "group %u: %s", pend[0], rc == TL_EINTR ? "interrupted (checkpointed)" : tl_strerror(rc));
-        else { st.computed = 1; st.resumed = (uint32_t)c.resumed; }
+        rc = run_one(&c, w, pend[0], &jobs[0], 1);
+        if (rc) group_err(err, errlen, &c, pend[0], rc, o->verify ? (uint32_t)c.resumed : 0);
+        else { st.computed = 1; st.resumed = o->verify ? 0 : (uint32_t)c.resumed; }
         goto out;
     }
     /* Several groups: one process each, sharing the work function. */
@@ -196,7 +369,7 @@ int tl_plan_task(const char *dir, uint32_t task, const tl_task_opts *o, tl_task_
             prctl(PR_SET_PDEATHSIG, SIGTERM);
             for (uint32_t m = 0; m < np; m++) if (m != k) sodium_memzero(&jobs[m], sizeof jobs[m]);
             sodium_memzero(wsk, sizeof wsk);
-            int r = run_group(&c, w, pend[k], &jobs[k], 0);
+            int r = run_one(&c, w, pend[k], &jobs[k], 0);
             sodium_memzero(&jobs[k], sizeof jobs[k]);
             tl_work_free_vm(w);
             /* exit status = -code: every error code (-1..-214, docs/DESIGN.md) fits in 1..254 */
@@ -223,7 +396,7 @@ int tl_plan_task(const char *dir, uint32_t task, const tl_task_opts *o, tl_task_
             if (WIFSIGNALED(status))
                 tl_set_err(err, errlen, "group %u: its process died (signal %d)", pend[k], WTERMSIG(status));
             else
-                tl_set_err(err, errlen, "group %u: %s", pend[k], r == TL_EINTR ? "interrupted (checkpointed)" : tl_strerror(r));
+                group_err(err, errlen, &c, pend[k], r, 0);
         }
     }
     if (rc == TL_OK && o->stop && *o->stop) rc = TL_EINTR;
