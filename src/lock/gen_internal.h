@@ -90,6 +90,14 @@ int  tl_seg_file_append(const char *path, const uint8_t D[32], uint32_t g, int k
 int  tl_seg_file_read(const char *path, const uint8_t D[32], uint32_t g, const uint8_t rkey[32], int cut,
                       tl_seg_fn fn, void *ctx);
 
+/* ---- advancing a chain (chain_steps.c) ---------------------------------- */
+typedef struct { uint32_t g; uint64_t batch, flip; } tl_stepper;
+/* faults: honour the test build's RXLOCK_TEST_FLIP for this chain. */
+void tl_stepper_init(tl_stepper *s, uint32_t g, int faults);
+/* One batch of steps from *i (< end) toward end, never past the next
+ * multiple of `every` (0 = none); *i advanced, d updated. */
+int  tl_stepper_run(tl_stepper *s, tl_work *w, uint64_t *i, uint64_t end, uint64_t every, uint8_t d[32]);
+
 /* ---- the scheduler (gen_sched.c) ---------------------------------------- */
 /* Run every group's chain to S from what st (may be NULL: in memory)
  * holds, checkpointing every C steps and verifying segments as o asks;

@@ -40,21 +40,6 @@ typedef struct {
     char host[TL_HOST_MAX];
 } run_ctx;
 
-#ifdef RXLOCK_TESTING
-/* Test build: RXLOCK_TEST_FLIP=G:I flips bit 0 of d_{I+1}(G) in group G's
- * chain (a defective core), as in local generation (worker.c); only in
- * the insecure test mode, only in the group task (not in verification). */
-static uint64_t flip_step(uint32_t g) {
-    const char *f = getenv("RXLOCK_TEST_FLIP");
-    unsigned fg = 0;
-    unsigned long long fi = 0;
-    if (!f || !tl_test_mode() || sscanf(f, "%u:%llu", &fg, &fi) != 2 || fg != g) return UINT64_MAX;
-    return (uint64_t)fi;
-}
-#else
-static uint64_t flip_step(uint32_t g) { (void)g; return UINT64_MAX; }
-#endif
-
 /* ---- issue 20: the sealed chain values of a verified plan ---------------- */
 /* Segment k ends at pos(k) = k*C, the last at S. */
 static uint64_t seg_pos(const tl_plan_info *pi, uint32_t k) {
@@ -121,18 +106,13 @@ static int run_group(run_ctx *c, tl_work *w, uint32_t g, const tl_job *job, int 
     double every = o->checkpoint_seconds > 0 ? o->checkpoint_seconds : 60;
     double pint = o->progress_interval > 0 ? o->progress_interval : 0.5;
     double t0 = tl_now(), last_ck = t0, last_p = t0;
-    uint64_t i_start = i, batch = 1, flip = flip_step(g);
+    uint64_t i_start = i;
+    tl_stepper sp;
+    tl_stepper_init(&sp, g, 1);
     int rc = TL_OK;
     while (i < S) {
-        uint64_t n = S - i < batch ? S - i : batch;
-        if (C && n > C - i % C) n = C - i % C;                        /* stop at the next record */
-        if (flip != UINT64_MAX && i <= flip && n > flip + 1 - i) n = flip + 1 - i;
-        double a = tl_now();
-        if ((rc = tl_work_steps(w, g, i, n, d))) break;
-        i += n;
-        if (i == flip + 1) d[0] ^= 1;
+        if ((rc = tl_stepper_run(&sp, w, &i, S, C, d))) break;
         double now = tl_now();
-        if (now - a < 0.02 && batch < (1u << 22)) batch *= 2;
         if (C && (i % C == 0 || i == S) &&
             (rc = tl_seg_file_append(spath, pi->D, g, TL_SEG_CHAIN, i, d, (long)getpid(), c->host, job->rkey)))
             break;
@@ -212,16 +192,15 @@ static int verify_group(run_ctx *c, tl_work *w, uint32_t g, const tl_job *job, i
     uint32_t bad = 0;
     for (uint32_t k = 1; rc == TL_OK && k <= ns; k++) {
         if (done[k] || !tl_plan_verify_pick(job->rkey, k, pi->verify_ppm)) continue;
-        uint64_t i = seg_pos(pi, k - 1), end = seg_pos(pi, k), batch = 1;
+        uint64_t i = seg_pos(pi, k - 1), end = seg_pos(pi, k);
+        tl_stepper sp;
+        tl_stepper_init(&sp, g, 0);
         memcpy(d, r.val + (size_t)(k - 1) * 32, 32);
         while (rc == TL_OK && i < end) {
-            uint64_t n = end - i < batch ? end - i : batch;
-            double a = tl_now();
-            if ((rc = tl_work_steps(w, g, i, n, d))) break;
-            i += n;
-            dn += n;
+            uint64_t i0 = i;
+            if ((rc = tl_stepper_run(&sp, w, &i, end, 0, d))) break;
+            dn += i - i0;
             double now = tl_now();
-            if (now - a < 0.02 && batch < (1u << 22)) batch *= 2;
             if (o->stop && *o->stop) rc = TL_EINTR;
             if (rc == TL_OK && show && o->progress && now - last_p >= pint) {
                 last_p = now;
