@@ -152,15 +152,17 @@ static int run_group(run_ctx *c, tl_work *w, uint32_t g, const tl_job *job, int 
 }
 
 /* ---- issue 20: a verification task's group -------------------------------- */
-/* Which segments of the group's .verify file are recorded already. */
-typedef struct { const tl_plan_info *pi; uint8_t *done; } vrd;
+/* Which segments of the group's .verify file are recorded already, and
+ * which of those differ from the chain (a re-run fails again for them). */
+typedef struct { const tl_plan_info *pi; uint8_t *done; const uint8_t *val; uint32_t bad, first_bad; } vrd;
 static int verify_fn(void *ctx, uint32_t g, int kind, uint64_t i, const uint8_t d[32], long pid,
                      const char host[TL_HOST_MAX]) {
     vrd *r = ctx;
-    (void)g; (void)d; (void)pid; (void)host;
+    (void)g; (void)pid; (void)host;
     uint64_t C = r->pi->ckpt_steps;
     uint32_t k = i == r->pi->pub.steps ? r->pi->nseg : (uint32_t)(i / C);
     if (kind != TL_SEG_VERIFIED || i == 0 || k < 1 || k > r->pi->nseg || seg_pos(r->pi, k) != i) return -1;
+    if (sodium_memcmp(d, r->val + (size_t)k * 32, 32) != 0 && r->bad++ == 0) r->first_bad = k;
     r->done[k] = 1;
     return 0;
 }
@@ -183,13 +185,14 @@ static int verify_group(run_ctx *c, tl_work *w, uint32_t g, const tl_job *job, i
         rc = tl_seg_file_read(spath, pi->D, g, job->rkey, 0, segs_fn, &r);
     }
     if (rc == TL_OK && r.have < ns) rc = TL_EFORMAT;    /* the group task has not finished */
-    vrd vr = { .pi = pi, .done = done };
+    vrd vr = { .pi = pi, .done = done, .val = r.val };
     if (rc == TL_OK) rc = tl_seg_file_read(vpath, pi->D, g, job->rkey, 1, verify_fn, &vr);
     uint64_t total = 0, dn = 0;
     for (uint32_t k = 1; rc == TL_OK && k <= ns; k++)
         if (!done[k] && tl_plan_verify_pick(job->rkey, k, pi->verify_ppm)) total += seg_pos(pi, k) - seg_pos(pi, k - 1);
     double pint = o->progress_interval > 0 ? o->progress_interval : 0.5, t0 = tl_now(), last_p = t0;
-    uint32_t bad = 0;
+    uint32_t bad = vr.bad;
+    if (bad) c->resumed = (int)vr.first_bad;
     for (uint32_t k = 1; rc == TL_OK && k <= ns; k++) {
         if (done[k] || !tl_plan_verify_pick(job->rkey, k, pi->verify_ppm)) continue;
         uint64_t i = seg_pos(pi, k - 1), end = seg_pos(pi, k);
