@@ -95,7 +95,7 @@ static int read_state_json(const char *dir, uint64_t S, uint64_t *C) {
 static int same_params(const tl_puzzle *a, const tl_params *p) {
     return a->work == p->work && a->groups == p->groups && a->steps == p->steps && a->rate_milli_hps == p->rate_milli_hps &&
            !strcmp(a->rate_source, p->rate_source) && a->target_seconds == p->target_seconds &&
-           a->test_only == tl_test_mode();
+           a->test_only == tl_test_mode() && a->pq_epoch == (p->pq ? 1 : 0);   /* issue 21's epoch kind too */
 }
 
 /* Resume: load and check everything a previous run wrote. */
@@ -108,9 +108,9 @@ static int resume(tl_state *st, const tl_params *p, tl_plan_info *pi, uint8_t *s
     int rc = tl_plan_info_load(st->dir, pi, err, errlen);
     if (rc) return rc;
     if (!same_params(&pi->pub, p)) {
-        tl_set_err(err, errlen, "%s: holds the state of another lock (%s, %u x %llu steps): run the same "
-                   "command to resume it, or remove the directory", st->dir, tl_work_name(pi->pub.work),
-                   pi->pub.groups, (unsigned long long)pi->pub.steps);
+        tl_set_err(err, errlen, "%s: holds the state of another lock (%s, %u x %llu steps, %s epoch key): run "
+                   "the same command to resume it, or remove the directory", st->dir, tl_work_name(pi->pub.work),
+                   pi->pub.groups, (unsigned long long)pi->pub.steps, pi->pub.pq_epoch ? "post-quantum" : "classic");
         return TL_EINVAL;
     }
     if (tl_plan_path(path, sizeof path, st->dir, "planner.key", 0) != 0 || tl_plan_key_load(path, psk, ppk) != 0 ||
