@@ -56,53 +56,6 @@ static unsigned stray_results(const char *dir, uint32_t G, const tl_assemble_opt
 }
 
 /* ---- issue 20: the verification of a version-2 plan ---------------------- */
-typedef struct {
-    const tl_plan_info *pi;
-    uint32_t have;
-    uint8_t *val;            /* (nseg + 1) x 32: the chain's value at each segment end */
-    long    *pid;
-    char   (*host)[TL_HOST_MAX];
-} chain_rd;
-
-static uint64_t seg_end(const tl_plan_info *pi, uint32_t k) {
-    return k >= pi->nseg ? pi->pub.steps : (uint64_t)k * pi->ckpt_steps;
-}
-
-static int chain_fn(void *ctx, uint32_t g, int kind, uint64_t i, const uint8_t d[32], long pid,
-                    const char host[TL_HOST_MAX]) {
-    chain_rd *r = ctx;
-    (void)g;
-    if (kind != TL_SEG_CHAIN || r->have >= r->pi->nseg || i != seg_end(r->pi, r->have + 1)) return -1;
-    r->have++;
-    memcpy(r->val + (size_t)r->have * 32, d, 32);
-    r->pid[r->have] = pid;
-    memcpy(r->host[r->have], host, TL_HOST_MAX);
-    return 0;
-}
-
-typedef struct {
-    chain_rd *c;
-    uint8_t  *state;         /* per segment: 0 not recorded, 1 matched, 2 differs */
-    long     *pid;
-    char    (*host)[TL_HOST_MAX];
-} ver_rd;
-
-static int ver_fn(void *ctx, uint32_t g, int kind, uint64_t i, const uint8_t d[32], long pid,
-                  const char host[TL_HOST_MAX]) {
-    ver_rd *r = ctx;
-    const tl_plan_info *pi = r->c->pi;
-    (void)g;
-    uint32_t k = i == pi->pub.steps ? pi->nseg : (uint32_t)(i / pi->ckpt_steps);
-    if (kind != TL_SEG_VERIFIED || i == 0 || k < 1 || k > pi->nseg || seg_end(pi, k) != i) return -1;
-    int eq = sodium_memcmp(d, r->c->val + (size_t)k * 32, 32) == 0;
-    if (r->state[k] != 2) {                   /* a mismatch is never outvoted */
-        r->state[k] = eq ? 1 : 2;
-        r->pid[k] = pid;
-        memcpy(r->host[k], host, TL_HOST_MAX);
-    }
-    return 0;
-}
-
 /* Every picked segment of every group: recorded by its group task, ending
  * in the group's result, recomputed by its verification task and equal.
  * Reports each problem; returns how many there were and counts the
@@ -110,7 +63,6 @@ static int ver_fn(void *ctx, uint32_t g, int kind, uint64_t i, const uint8_t d[3
 static unsigned check_verification(const char *dir, const tl_plan_info *pi, const uint8_t *sec, const uint8_t *e,
                                    const tl_assemble_opts *o, uint32_t *checked) {
     const uint32_t G = pi->pub.groups, ns = pi->nseg;
-    char path[PATH_MAX];
     unsigned bad = 0;
     *checked = 0;
     uint8_t *val = sodium_malloc(((size_t)ns + 1) * 32), *state = calloc((size_t)ns + 1, 1);
@@ -124,11 +76,9 @@ static unsigned check_verification(const char *dir, const tl_plan_info *pi, cons
     for (uint32_t g = 1; g <= G; g++) {
         const uint8_t *rkey = sec + 32 + (size_t)(g - 1) * TL_SECRETS_ENTRY + 56;
         uint32_t t = TL_PLAN_TASK_OF(pi, g), v = TL_PLAN_VTASK_OF(pi, g);
-        chain_rd c = { .pi = pi, .val = val, .pid = pid, .host = host };
-        memset(state, 0, (size_t)ns + 1);
-        ver_rd vr = { .c = &c, .state = state, .pid = vpid, .host = vhost };
-        if (tl_plan_path(path, sizeof path, dir, "segs", g) != 0 ||
-            tl_seg_file_read(path, pi->D, g, rkey, 0, chain_fn, &c) != TL_OK) {
+        tl_plan_chain c = { .val = val, .pid = pid, .host = host };
+        tl_plan_checks vr = { .state = state, .pid = vpid, .host = vhost };
+        if (tl_plan_chain_read(dir, pi, g, rkey, 0, &c) != TL_OK) {
             report(o, "group %u: results/group-%04u.segs: %s", g, g, strerror(errno));
             bad++;
             continue;
@@ -144,8 +94,7 @@ static unsigned check_verification(const char *dir, const tl_plan_info *pi, cons
             bad++;
             continue;
         }
-        if (tl_plan_path(path, sizeof path, dir, "verify", g) != 0 ||
-            tl_seg_file_read(path, pi->D, g, rkey, 0, ver_fn, &vr) != TL_OK) {
+        if (tl_plan_checks_read(dir, pi, g, rkey, 0, &c, &vr) != TL_OK) {
             report(o, "group %u: results/group-%04u.verify: %s", g, g, strerror(errno));
             bad++;
             continue;
@@ -154,13 +103,13 @@ static unsigned check_verification(const char *dir, const tl_plan_info *pi, cons
         for (uint32_t k = 1; k <= ns; k++) {
             if (!tl_plan_verify_pick(rkey, k, pi->verify_ppm)) continue;
             picked++;
-            if (state[k] == 1) { (*checked)++; continue; }
+            if (state[k] == TL_PLAN_MATCHED) { (*checked)++; continue; }
             if (state[k] == 0) { missing++; continue; }
             report(o, "group %u segment %u (steps %llu..%llu): MISMATCH: group task %u (host %s, pid %ld) recorded "
                    "one value, verification task %u (host %s, pid %ld) computed another.  One of those hosts "
                    "computed wrongly: remove results/group-%04u.*, run `rxlock group DIR %u` and `rxlock group "
                    "--verify DIR %u` (on other hosts), then assemble again", g, k,
-                   (unsigned long long)seg_end(pi, k - 1), (unsigned long long)seg_end(pi, k), t, host[k], pid[k],
+                   (unsigned long long)tl_plan_seg_end(pi, k - 1), (unsigned long long)tl_plan_seg_end(pi, k), t, host[k], pid[k],
                    v, vhost[k], vpid[k], g, t, v);
             bad++;
         }

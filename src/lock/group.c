@@ -40,31 +40,6 @@ typedef struct {
     char host[TL_HOST_MAX];
 } run_ctx;
 
-/* ---- issue 20: the sealed chain values of a verified plan ---------------- */
-/* Segment k ends at pos(k) = k*C, the last at S. */
-static uint64_t seg_pos(const tl_plan_info *pi, uint32_t k) {
-    return k >= pi->nseg ? pi->pub.steps : (uint64_t)k * pi->ckpt_steps;
-}
-
-/* Reading a group's .segs file: records k = 1, 2, ... in order. */
-typedef struct {
-    const tl_plan_info *pi;
-    uint32_t have;           /* records read */
-    uint8_t *val;            /* NULL, or (nseg + 1) x 32: val[k] = d at pos(k) */
-    uint8_t  last[32];
-} segs_rd;
-
-static int segs_fn(void *ctx, uint32_t g, int kind, uint64_t i, const uint8_t d[32], long pid,
-                   const char host[TL_HOST_MAX]) {
-    segs_rd *r = ctx;
-    (void)g; (void)pid; (void)host;
-    if (kind != TL_SEG_CHAIN || r->have >= r->pi->nseg || i != seg_pos(r->pi, r->have + 1)) return -1;
-    r->have++;
-    memcpy(r->last, d, 32);
-    if (r->val) memcpy(r->val + (size_t)r->have * 32, d, 32);
-    return 0;
-}
-
 /* One group's chain, from a checkpoint when a valid one exists.  A plan
  * that verifies records d at every multiple of C (and at S) in the
  * group's .segs file; those records are checkpoints too. */
@@ -82,14 +57,15 @@ static int run_group(run_ctx *c, tl_work *w, uint32_t g, const tl_job *job, int 
         return TL_EINVAL;
     memcpy(d, job->seed, 32);
     if (vp) {                      /* the recorded chain values: resume from the last */
-        segs_rd r = { .pi = pi };
-        if (tl_seg_file_read(spath, pi->D, g, job->rkey, 1, segs_fn, &r) != TL_OK) return TL_EIO;
-        if (r.have) {
-            i = seg_i = seg_pos(pi, r.have);
-            memcpy(d, r.last, 32);
+        tl_plan_chain r = { .val = sodium_malloc(((size_t)pi->nseg + 1) * 32) };
+        int rr = r.val ? tl_plan_chain_read(c->dir, pi, g, job->rkey, 1, &r) : TL_ENOMEM;
+        if (rr == TL_OK && r.have) {
+            i = seg_i = tl_plan_seg_end(pi, r.have);
+            memcpy(d, r.val + (size_t)r.have * 32, 32);
             c->resumed++;
         }
-        sodium_memzero(r.last, sizeof r.last);
+        if (r.val) sodium_free(r.val);
+        if (rr) return rr;
     }
     if (read_exact(cpath, ck, sizeof ck) == 0) {
         uint64_t ci;
@@ -152,21 +128,6 @@ static int run_group(run_ctx *c, tl_work *w, uint32_t g, const tl_job *job, int 
 }
 
 /* ---- issue 20: a verification task's group -------------------------------- */
-/* Which segments of the group's .verify file are recorded already, and
- * which of those differ from the chain (a re-run fails again for them). */
-typedef struct { const tl_plan_info *pi; uint8_t *done; const uint8_t *val; uint32_t bad, first_bad; } vrd;
-static int verify_fn(void *ctx, uint32_t g, int kind, uint64_t i, const uint8_t d[32], long pid,
-                     const char host[TL_HOST_MAX]) {
-    vrd *r = ctx;
-    (void)g; (void)pid; (void)host;
-    uint64_t C = r->pi->ckpt_steps;
-    uint32_t k = i == r->pi->pub.steps ? r->pi->nseg : (uint32_t)(i / C);
-    if (kind != TL_SEG_VERIFIED || i == 0 || k < 1 || k > r->pi->nseg || seg_pos(r->pi, k) != i) return -1;
-    if (sodium_memcmp(d, r->val + (size_t)k * 32, 32) != 0 && r->bad++ == 0) r->first_bad = k;
-    r->done[k] = 1;
-    return 0;
-}
-
 /* Recompute group g's picked segments from its recorded chain values and
  * record each result (kind VERIFIED: the value this task got, equal or
  * not) in the group's .verify file.  TL_EWORKER when one differs. */
@@ -174,28 +135,28 @@ static int verify_group(run_ctx *c, tl_work *w, uint32_t g, const tl_job *job, i
     const tl_plan_info *pi = c->pi;
     const tl_task_opts *o = c->o;
     const uint32_t ns = pi->nseg;
-    char spath[PATH_MAX], vpath[PATH_MAX];
-    if (tl_plan_path(spath, sizeof spath, c->dir, "segs", g) || tl_plan_path(vpath, sizeof vpath, c->dir, "verify", g))
-        return TL_EINVAL;
-    segs_rd r = { .pi = pi, .val = sodium_malloc(((size_t)ns + 1) * 32) };
+    char vpath[PATH_MAX];
+    if (tl_plan_path(vpath, sizeof vpath, c->dir, "verify", g)) return TL_EINVAL;
+    tl_plan_chain r = { .val = sodium_malloc(((size_t)ns + 1) * 32) };
     uint8_t *done = calloc((size_t)ns + 1, 1), d[32];
+    tl_plan_checks vr = { .state = done };
     int rc = r.val && done ? TL_OK : TL_ENOMEM;
     if (rc == TL_OK) {
         memcpy(r.val, job->seed, 32);
-        rc = tl_seg_file_read(spath, pi->D, g, job->rkey, 0, segs_fn, &r);
+        rc = tl_plan_chain_read(c->dir, pi, g, job->rkey, 0, &r);
     }
     if (rc == TL_OK && r.have < ns) rc = TL_EFORMAT;    /* the group task has not finished */
-    vrd vr = { .pi = pi, .done = done, .val = r.val };
-    if (rc == TL_OK) rc = tl_seg_file_read(vpath, pi->D, g, job->rkey, 1, verify_fn, &vr);
+    if (rc == TL_OK) rc = tl_plan_checks_read(c->dir, pi, g, job->rkey, 1, &r, &vr);
     uint64_t total = 0, dn = 0;
     for (uint32_t k = 1; rc == TL_OK && k <= ns; k++)
-        if (!done[k] && tl_plan_verify_pick(job->rkey, k, pi->verify_ppm)) total += seg_pos(pi, k) - seg_pos(pi, k - 1);
+        if (!done[k] && tl_plan_verify_pick(job->rkey, k, pi->verify_ppm))
+            total += tl_plan_seg_end(pi, k) - tl_plan_seg_end(pi, k - 1);
     double pint = o->progress_interval > 0 ? o->progress_interval : 0.5, t0 = tl_now(), last_p = t0;
     uint32_t bad = vr.bad;
     if (bad) c->resumed = (int)vr.first_bad;
     for (uint32_t k = 1; rc == TL_OK && k <= ns; k++) {
         if (done[k] || !tl_plan_verify_pick(job->rkey, k, pi->verify_ppm)) continue;
-        uint64_t i = seg_pos(pi, k - 1), end = seg_pos(pi, k);
+        uint64_t i = tl_plan_seg_end(pi, k - 1), end = tl_plan_seg_end(pi, k);
         tl_stepper sp;
         tl_stepper_init(&sp, g, 0);
         memcpy(d, r.val + (size_t)(k - 1) * 32, 32);
@@ -244,7 +205,7 @@ static void group_err(char *err, size_t errlen, const run_ctx *c, uint32_t g, in
     else if (c->o->verify && r == TL_EWORKER && first_bad)
         tl_set_err(err, errlen, "group %u segment %u (steps %llu..%llu): the recomputation differs from the value "
                    "group task %u recorded; `rxlock assemble` names every such segment and host", g, first_bad,
-                   (unsigned long long)seg_pos(pi, first_bad - 1), (unsigned long long)seg_pos(pi, first_bad),
+                   (unsigned long long)tl_plan_seg_end(pi, first_bad - 1), (unsigned long long)tl_plan_seg_end(pi, first_bad),
                    TL_PLAN_TASK_OF(pi, g));
     else if (c->o->verify && r == TL_EWORKER)
         tl_set_err(err, errlen, "group %u: a recomputed segment differs from the value group task %u recorded; "
