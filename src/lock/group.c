@@ -40,29 +40,27 @@ typedef struct {
     char host[TL_HOST_MAX];
 } run_ctx;
 
-/* One group's chain, from a checkpoint when a valid one exists.  A plan
- * that verifies records d at every multiple of C (and at S) in the
- * group's .segs file; those records are checkpoints too. */
-static int run_group(run_ctx *c, tl_work *w, uint32_t g, const tl_job *job, int show) {
+/* ---- issue 20: where a group's chain starts, what it records ------------ */
+/* The start of group g's chain: d_i at *i (s_g at 0): for a plan that
+ * verifies, the last chain value the group recorded (.segs), then a sealed
+ * checkpoint past it (inside the next segment).  *resumed = 1 when either
+ * was used. */
+static int chain_start(const run_ctx *c, uint32_t g, const tl_job *job, const char *cpath, uint64_t *i,
+                       uint8_t d[32], int *resumed) {
     const tl_plan_info *pi = c->pi;
-    const tl_task_opts *o = c->o;
-    const uint64_t S = pi->pub.steps;
     const int vp = TL_PLAN_VERIFIES(pi);
-    const uint64_t C = vp ? pi->ckpt_steps : 0;
-    char cpath[PATH_MAX], rpath[PATH_MAX], spath[PATH_MAX];
-    uint8_t d[32], ck[TL_CKPT_SIZE], res[TL_RESULT_SIZE];
-    uint64_t i = 0, seg_i = 0;
-    if (tl_plan_path(cpath, sizeof cpath, c->dir, "ckpt", g) || tl_plan_path(rpath, sizeof rpath, c->dir, "result", g) ||
-        tl_plan_path(spath, sizeof spath, c->dir, "segs", g))
-        return TL_EINVAL;
+    uint8_t ck[TL_CKPT_SIZE];
+    uint64_t seg_i = 0;
+    *i = 0;
+    *resumed = 0;
     memcpy(d, job->seed, 32);
-    if (vp) {                      /* the recorded chain values: resume from the last */
+    if (vp) {
         tl_plan_chain r = { .val = sodium_malloc(((size_t)pi->nseg + 1) * 32) };
         int rr = r.val ? tl_plan_chain_read(c->dir, pi, g, job->rkey, 1, &r) : TL_ENOMEM;
         if (rr == TL_OK && r.have) {
-            i = seg_i = tl_plan_seg_end(pi, r.have);
+            *i = seg_i = tl_plan_seg_end(pi, r.have);
             memcpy(d, r.val + (size_t)r.have * 32, 32);
-            c->resumed++;
+            *resumed = 1;
         }
         if (r.val) sodium_free(r.val);
         if (rr) return rr;
@@ -70,15 +68,45 @@ static int run_group(run_ctx *c, tl_work *w, uint32_t g, const tl_job *job, int 
     if (read_exact(cpath, ck, sizeof ck) == 0) {
         uint64_t ci;
         uint8_t cd[32];
-        /* a checkpoint past the last record, inside the next segment */
-        if (tl_ckpt_open(&ci, cd, ck, pi->D, g, job->rkey) == TL_OK && ci <= S && ci > i &&
-            (!vp || ci < seg_i + C)) {
-            if (!i) c->resumed++;
-            i = ci;
+        if (tl_ckpt_open(&ci, cd, ck, pi->D, g, job->rkey) == TL_OK && ci <= pi->pub.steps && ci > *i &&
+            (!vp || ci < seg_i + pi->ckpt_steps)) {
+            *i = ci;
             memcpy(d, cd, 32);
+            *resumed = 1;
         }
         sodium_memzero(cd, sizeof cd);
     }
+    sodium_memzero(ck, sizeof ck);
+    return TL_OK;
+}
+
+/* A plan that verifies: group g's chain reached step i with value d; at
+ * the end of a segment (a multiple of C, or S) it is recorded (sealed,
+ * fdatasync'd) before the chain goes on. */
+static int chain_record(const run_ctx *c, uint32_t g, const tl_job *job, uint64_t i, const uint8_t d[32]) {
+    const tl_plan_info *pi = c->pi;
+    char spath[PATH_MAX];
+    if (!TL_PLAN_VERIFIES(pi) || (i % pi->ckpt_steps != 0 && i != pi->pub.steps)) return TL_OK;
+    if (tl_plan_path(spath, sizeof spath, c->dir, "segs", g)) return TL_EINVAL;
+    return tl_seg_file_append(spath, pi->D, g, TL_SEG_CHAIN, i, d, (long)getpid(), c->host, job->rkey);
+}
+
+/* One group's chain, from where chain_start says, recording what
+ * chain_record says. */
+static int run_group(run_ctx *c, tl_work *w, uint32_t g, const tl_job *job, int show) {
+    const tl_plan_info *pi = c->pi;
+    const tl_task_opts *o = c->o;
+    const uint64_t S = pi->pub.steps;
+    const uint64_t C = TL_PLAN_VERIFIES(pi) ? pi->ckpt_steps : 0;
+    char cpath[PATH_MAX], rpath[PATH_MAX];
+    uint8_t d[32], ck[TL_CKPT_SIZE], res[TL_RESULT_SIZE];
+    uint64_t i = 0;
+    int resumed = 0;
+    if (tl_plan_path(cpath, sizeof cpath, c->dir, "ckpt", g) || tl_plan_path(rpath, sizeof rpath, c->dir, "result", g))
+        return TL_EINVAL;
+    int rc0 = chain_start(c, g, job, cpath, &i, d, &resumed);
+    if (rc0) { sodium_memzero(d, sizeof d); return rc0; }
+    c->resumed += resumed;
     double every = o->checkpoint_seconds > 0 ? o->checkpoint_seconds : 60;
     double pint = o->progress_interval > 0 ? o->progress_interval : 0.5;
     double t0 = tl_now(), last_ck = t0, last_p = t0;
@@ -89,9 +117,7 @@ static int run_group(run_ctx *c, tl_work *w, uint32_t g, const tl_job *job, int 
     while (i < S) {
         if ((rc = tl_stepper_run(&sp, w, &i, S, C, d))) break;
         double now = tl_now();
-        if (C && (i % C == 0 || i == S) &&
-            (rc = tl_seg_file_append(spath, pi->D, g, TL_SEG_CHAIN, i, d, (long)getpid(), c->host, job->rkey)))
-            break;
+        if ((rc = chain_record(c, g, job, i, d))) break;
         int stop = o->stop && *o->stop;
         if ((now - last_ck >= every || stop) && i < S) {
             tl_ckpt_seal(ck, pi->D, g, i, d, job->rkey);
