@@ -187,9 +187,20 @@ static void t_plan_roundtrip(void) {
     }
     CHECK(tl_plan_task(dir, 1, &to, &st, err, sizeof err) == TL_OK && st.computed == 0 && st.present == 2);
     CHECK(tl_plan_task(dir, 3, &to, &st, err, sizeof err) == TL_EINVAL);
+    /* issue 20: a plan verifies by default: assemble refuses until the
+     * verification tasks ran; task v checks the groups of task v + 1. */
+    CHECK(tl_plan_assemble(dir, &ao, &json, &len, pk2, NULL, err, sizeof err) == TL_EAUTH && json == NULL);
+    CHECK(strstr(last, "not verified yet") != NULL);
+    tl_task_opts vo = to;
+    vo.verify = 1;
+    for (uint32_t t = 0; t < 3; t++) {
+        CHECK(tl_plan_task(dir, t, &vo, &st, err, sizeof err) == TL_OK);
+        CHECK(st.first == 2 * ((t + 1) % 3) + 1 && st.computed == st.last - st.first + 1);
+    }
     CHECK(tl_plan_assemble(dir, &ao, &json, &len, pk2, x, err, sizeof err) == TL_OK);
     CHECK_MEM(pk2, pk, 32);
-    tl_gen_opts go = { .workers = 1, .verify = TL_VERIFY_NONE };   /* assemble records none */
+    /* the same bytes as lock with full verification (the same C: auto) */
+    tl_gen_opts go = { .workers = 1, .verify = TL_VERIFY_FULL };
     CHECK(tl_generate(&p, &go, &ref, &rlen, pk3, NULL) == TL_OK);
     CHECK(json && ref && len == rlen && memcmp(json, ref, len) == 0);
     /* No secret in clear anywhere in the plan directory. */

@@ -431,6 +431,15 @@ typedef struct {
     const char *k8s_namespace;    /* NULL = none (kubectl's current)        */
     uint32_t k8s_uid, k8s_gid;    /* pod user/group (non-root); 0 = the plan
                                      directory's owner, else 65532          */
+    /* issue 20: verification as extra tasks (plan version 2).  The group
+     * tasks record a sealed chain value every checkpoint_steps steps; a
+     * second array (slurm-verify.sbatch, k8s-verify-job.yaml, run after the
+     * group array: slurm-submit.sh) recomputes the picked segments, and
+     * tl_plan_assemble refuses until every one matched.  DEFAULT = FULL
+     * for a plan (docs/SECURITY.md); NONE writes a version-1 plan. */
+    tl_verify verify;
+    double   verify_fraction;     /* TL_VERIFY_SAMPLE: 0 < F <= 1 (0 = 0.25) */
+    uint64_t checkpoint_steps;    /* C (0 = auto, as tl_generate)            */
 } tl_plan_opts;
 #define TL_PLAN_SBATCH_EXTRA_MAX 32
 /* pk receives X (the epoch public key, known from the start). */
@@ -451,6 +460,10 @@ typedef struct {
     void    *progress_ctx;
     double   progress_interval;   /* seconds, 0 = 0.5                        */
     const volatile int *stop;     /* optional: non-zero -> checkpoint, TL_EINTR */
+    int      verify;              /* issue 20: 1 = run verification task INDEX
+                                     of a version-2 plan instead: recompute the
+                                     picked segments of the groups of task
+                                     (INDEX + 1) mod tasks and record them   */
 } tl_task_opts;
 typedef struct {
     uint32_t first, last;         /* groups of this task (1-based, inclusive) */
@@ -459,7 +472,10 @@ typedef struct {
     uint32_t resumed;             /* of those, resumed from a checkpoint      */
 } tl_task_stats;
 /* Run task `task` (0-based: SLURM_ARRAY_TASK_ID / JOB_COMPLETION_INDEX):
- * groups task*batch+1 .. min((task+1)*batch, G).  stats may be NULL. */
+ * groups task*batch+1 .. min((task+1)*batch, G).  stats may be NULL.
+ * With o->verify: the verification task (first..last: the groups checked;
+ * computed: groups whose picked segments all matched, present: of those,
+ * already recorded before; a mismatch is TL_EWORKER naming the segment). */
 int tl_plan_task(const char *dir, uint32_t task, const tl_task_opts *o, tl_task_stats *stats,
                  char *err, size_t errlen);
 

@@ -13,7 +13,7 @@
 #include <string.h>
 
 const char cmd_group_usage[] =
-    "usage: rxlock group DIR [INDEX] [--worker-key FILE] [--mode light|full]\n"
+    "usage: rxlock group [--verify] DIR [INDEX] [--worker-key FILE] [--mode light|full]\n"
     "                    [--checkpoint-every SECONDS] [-q | --json]\n"
     "\n"
     "Compute task INDEX of the plan in DIR (0-based: groups INDEX*B+1 .. INDEX*B+B\n"
@@ -21,7 +21,15 @@ const char cmd_group_usage[] =
     "DIR/results/.  Idempotent: a group whose valid result exists is skipped.\n"
     "Checkpoints (sealed) let a preempted or killed task resume; re-run it.\n"
     "\n"
+    "With --verify (a plan made with verification, what slurm-verify.sbatch and\n"
+    "k8s-verify-job.yaml run once the group tasks are done): verification task\n"
+    "INDEX recomputes the picked chain segments of the groups of task\n"
+    "(INDEX + 1) mod TASKS from the sealed values they recorded and records what\n"
+    "it got; a segment that differs fails the task (exit 1) and `rxlock assemble`\n"
+    "names it with both hosts.  Idempotent: recorded segments are not redone.\n"
+    "\n"
     "  INDEX                  default: $SLURM_ARRAY_TASK_ID, else $JOB_COMPLETION_INDEX\n"
+    "  --verify               run verification task INDEX (see above)\n"
     "  --worker-key FILE      the plan's worker key (default: $RXLOCK_WORKER_KEY)\n"
     "  --mode light|full      RandomX mode (default: the plan's; light, with a warning,\n"
     "                         when a full-mode plan's 2.3 GiB do not fit on this node)\n"
@@ -35,7 +43,7 @@ int cmd_group(int argc, char **argv) {
     static const struct option opts[] = {
         {"worker-key", required_argument, 0, 'W'}, {"mode", required_argument, 0, 'm'},
         {"checkpoint-every", required_argument, 0, 'C'}, {"quiet", no_argument, 0, 'q'},
-        {"json", no_argument, 0, 'j'}, {0, 0, 0, 0}
+        {"json", no_argument, 0, 'j'}, {"verify", no_argument, 0, 'V'}, {0, 0, 0, 0}
     };
     tl_task_opts to = { .mode = TL_MODE_DEFAULT };
     uint64_t v;
@@ -45,6 +53,7 @@ int cmd_group(int argc, char **argv) {
         switch (c) {
         case 'q': quiet = 1; break;
         case 'j': json = 1; break;
+        case 'V': to.verify = 1; break;
         case 'W': to.worker_key = optarg; break;
         case 'm': {
             tl_mode m;
@@ -79,7 +88,7 @@ int cmd_group(int argc, char **argv) {
         }
     }
     cli_progress ui;
-    cli_progress_init(&ui, "group", 0, cli_progress_when(quiet, json, 0), json);
+    cli_progress_init(&ui, to.verify ? "verify" : "group", 0, cli_progress_when(quiet, json, 0), json);
     to.stop = ui.stop = cli_catch_signals();
     to.progress = cli_progress_cb;
     to.progress_ctx = &ui;
@@ -91,11 +100,19 @@ int cmd_group(int argc, char **argv) {
         cli_error("task %llu: %s", (unsigned long long)v, err[0] ? err : tl_strerror(rc));
         return rc == TL_EINTR ? cli_interrupted_rc() : CLI_FAIL;
     }
+    if (json && to.verify)
+        return cli_print_json(json_pack("{s:s, s:I, s:i, s:i, s:i}", "event", "verified", "task", (json_int_t)v,
+                                        "first", (int)st.first, "last", (int)st.last, "groups", (int)st.computed));
     if (json)
         return cli_print_json(json_pack("{s:s, s:I, s:i, s:i, s:i, s:i, s:i}", "event", "done", "task", (json_int_t)v,
                                         "first", (int)st.first, "last", (int)st.last, "computed", (int)st.computed,
                                         "resumed", (int)st.resumed, "already_done", (int)st.present));
     if (quiet) return CLI_OK;
+    if (to.verify) {
+        printf("rxlock group --verify: task %llu (groups %u..%u): every picked segment matched\n",
+               (unsigned long long)v, st.first, st.last);
+        return CLI_OK;
+    }
     printf("rxlock group: task %llu (groups %u..%u): %u computed%s, %u already done\n", (unsigned long long)v,
            st.first, st.last, st.computed, st.resumed ? " (resumed from a checkpoint)" : "", st.present);
     return CLI_OK;

@@ -18,7 +18,8 @@ const char cmd_plan_usage[] =
     "usage: rxlock plan [--work randomx-v2|randomx-v1|sha3-256] --groups G\n"
     "                   (--steps S | --time DURATION (--rate H/s | --calibration FILE))\n"
     "                   [--mode light|full] [--batch B] --planner-key FILE --worker-key FILE\n"
-    "                   [--pq | --classic] [job file options] [--force] -o, --output DIR\n"
+    "                   [--pq | --classic] [--verify[=full|sample:F] | --no-verify]\n"
+    "                   [--checkpoint-steps C] [job file options] [--force] -o, --output DIR\n"
     "\n"
     "Plan a puzzle for generation on a cluster: draws every secret now, as\n"
     "`rxlock lock` does, and writes DIR: plan.json (public), jobs/ (one sealed job\n"
@@ -40,6 +41,16 @@ const char cmd_plan_usage[] =
     "                       Neither key may be inside DIR.\n"
     "  --pq                 post-quantum epoch key (ML-KEM-768 + X25519 age recipient)\n"
     "  --classic            X25519 epoch key (the default)\n"
+    "  --verify[=full|sample:F]  verification tasks (default full): the group tasks record\n"
+    "                       a sealed chain value every C steps, and a second array of as many\n"
+    "                       tasks (slurm-verify.sbatch, k8s-verify-job.yaml; slurm-submit.sh\n"
+    "                       submits both, the second after the first) recomputes every\n"
+    "                       segment (full: about 1x the generation CPU again, in parallel)\n"
+    "                       or a share F of them (sample:F, about F x); assemble refuses\n"
+    "                       until each matched and names the group, segment and hosts\n"
+    "                       that differ.  The puzzle records what was checked.\n"
+    "  --no-verify          no verification tasks (the puzzle says UNVERIFIED)\n"
+    "  --checkpoint-steps C the verification unit (default: about 1/1024 of a group)\n"
     "  --force              replace an existing plan in DIR and existing key files\n"
     "  -o, --output DIR     the plan directory (created; the workers' shared storage)\n"
     "Job file options (slurm.sbatch):\n"
@@ -95,6 +106,8 @@ int cmd_plan(int argc, char **argv) {
         {"task-rate", required_argument, 0, OPT_TRATE}, {"node-worker-key", required_argument, 0, OPT_NODEWK},
         {"image", required_argument, 0, OPT_IMAGE}, {"pvc", required_argument, 0, OPT_PVC},
         {"namespace", required_argument, 0, OPT_NS}, {"k8s-user", required_argument, 0, OPT_KUSER},
+        {"verify", optional_argument, 0, CLI_OPT_VERIFY}, {"no-verify", no_argument, 0, CLI_OPT_NO_VERIFY},
+        {"checkpoint-steps", required_argument, 0, CLI_OPT_CKPT},
         {0, 0, 0, 0}
     };
     const char *extra[TL_PLAN_SBATCH_EXTRA_MAX];
@@ -171,6 +184,9 @@ int cmd_plan(int argc, char **argv) {
     if (cli_paths_check(files, sizeof files / sizeof files[0], po.force)) return CLI_FAIL;
     po.batch = (uint32_t)batch;
     po.mode = lo.go.mode;
+    po.verify = lo.go.verify;            /* issue 20: DEFAULT = full on a cluster */
+    po.verify_fraction = lo.go.verify_fraction;
+    po.checkpoint_steps = lo.go.checkpoint_steps;
     uint8_t pk[32];
     char err[512];
     int rc = tl_plan_create(&lo.p, &po, out, pk, err, sizeof err);
@@ -195,16 +211,23 @@ int cmd_plan(int argc, char **argv) {
     if (tl) snprintf(tlim, sizeof tlim, "%llu-%02u:%02u:%02u%s", (unsigned long long)(tl / 86400),
                      (unsigned)(tl / 3600 % 24), (unsigned)(tl / 60 % 60), (unsigned)(tl % 60),
                      po.slurm_time ? "" : " (2 x the work at the plan's rate + setup; --slurm-time, --task-rate)");
+    int ver = po.verify != TL_VERIFY_NONE;
+    char vline[160] = "none (--no-verify: the puzzle will say UNVERIFIED)";
+    if (ver) snprintf(vline, sizeof vline, "%s: a second array of %u task%s recomputes %s",
+                      po.verify == TL_VERIFY_SAMPLE ? "sampled" : "full", tasks, tasks == 1 ? "" : "s",
+                      po.verify == TL_VERIFY_SAMPLE ? "a share of the chain segments" : "every chain segment (2x the CPU)");
     fprintf(stderr,
             "rxlock: planned %u groups x %llu %s steps in %s (%u task%s of %u group%s)\n"
-            "  Slurm:      sbatch %s/slurm.sbatch\n"
+            "  verification: %s\n"
+            "  Slurm:      %s %s/%s\n"
             "              time limit %s\n"
             "              the worker key at %s%s on the nodes first\n"
-            "  Kubernetes: see the steps at the top of %s/k8s-job.yaml\n"
+            "  Kubernetes: see the steps at the top of %s/k8s-job.yaml%s\n"
             "  then:       rxlock assemble %s --planner-key %s -o puzzle.json\n",
             lo.p.groups, (unsigned long long)lo.p.steps, tl_work_name(lo.p.work), out, tasks, tasks == 1 ? "" : "s",
-            po.batch, po.batch == 1 ? "" : "s", out, tlim,
+            po.batch, po.batch == 1 ? "" : "s", vline, ver ? "sh" : "sbatch", out,
+            ver ? "slurm-submit.sh" : "slurm.sbatch", tlim,
             po.node_worker_key ? po.node_worker_key : "~/.rxlock/", po.node_worker_key ? "" : wkbase,
-            out, out, po.planner_key);
+            out, ver ? " (then k8s-verify-job.yaml)" : "", out, po.planner_key);
     return CLI_OK;
 }

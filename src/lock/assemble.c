@@ -4,7 +4,7 @@
  * (present, authentic, right plan / group / steps, no stray files), then
  * finish the puzzle through tl_finish, the path tl_generate takes too.
  * Every secret is wiped. */
-#include "plan_internal.h"
+#include "gen_internal.h"
 #include "util/util.h"
 #include <dirent.h>
 #include <errno.h>
@@ -39,6 +39,8 @@ static unsigned stray_results(const char *dir, uint32_t G, const tl_assemble_opt
         size_t l = strlen(nm);
         if (nm[0] == '.') continue;                         /* ".", ".." */
         if (l > 5 && !strcmp(nm + l - 5, ".ckpt")) continue;
+        if (l > 5 && !strcmp(nm + l - 5, ".segs")) continue;       /* issue 20: checked below */
+        if (l > 7 && !strcmp(nm + l - 7, ".verify")) continue;
         if (strstr(nm, ".tmp-")) continue;                   /* a write cut short (kill -9) */
         unsigned g = 0;
         char want[32];
@@ -50,6 +52,76 @@ static unsigned stray_results(const char *dir, uint32_t G, const tl_assemble_opt
         }
     }
     closedir(d);
+    return bad;
+}
+
+/* ---- issue 20: the verification of a version-2 plan ---------------------- */
+/* Every picked segment of every group: recorded by its group task, ending
+ * in the group's result, recomputed by its verification task and equal.
+ * Reports each problem; returns how many there were and counts the
+ * matched segments in *checked. */
+static unsigned check_verification(const char *dir, const tl_plan_info *pi, const uint8_t *sec, const uint8_t *e,
+                                   const tl_assemble_opts *o, uint32_t *checked) {
+    const uint32_t G = pi->pub.groups, ns = pi->nseg;
+    unsigned bad = 0;
+    *checked = 0;
+    uint8_t *val = sodium_malloc(((size_t)ns + 1) * 32), *state = calloc((size_t)ns + 1, 1);
+    long *pid = calloc((size_t)ns + 1, sizeof *pid), *vpid = calloc((size_t)ns + 1, sizeof *vpid);
+    char (*host)[TL_HOST_MAX] = calloc((size_t)ns + 1, TL_HOST_MAX), (*vhost)[TL_HOST_MAX] = calloc((size_t)ns + 1, TL_HOST_MAX);
+    if (!val || !state || !pid || !vpid || !host || !vhost) {
+        report(o, "out of memory checking the verification");
+        bad = 1;
+        goto out;
+    }
+    for (uint32_t g = 1; g <= G; g++) {
+        const uint8_t *rkey = sec + 32 + (size_t)(g - 1) * TL_SECRETS_ENTRY + 56;
+        uint32_t t = TL_PLAN_TASK_OF(pi, g), v = TL_PLAN_VTASK_OF(pi, g);
+        tl_plan_chain c = { .val = val, .pid = pid, .host = host };
+        tl_plan_checks vr = { .state = state, .pid = vpid, .host = vhost };
+        if (tl_plan_chain_read(dir, pi, g, rkey, 0, &c) != TL_OK) {
+            report(o, "group %u: results/group-%04u.segs: %s", g, g, strerror(errno));
+            bad++;
+            continue;
+        }
+        if (c.have < ns) {
+            report(o, "group %u: results/group-%04u.segs holds %u of its %u chain values: group task %u did not "
+                   "record them (run it again: rxlock group DIR %u)", g, g, c.have, ns, t, t);
+            bad++;
+            continue;
+        }
+        if (sodium_memcmp(val + (size_t)ns * 32, e + (size_t)(g - 1) * 32, 32) != 0) {
+            report(o, "group %u: its result differs from the last chain value group task %u recorded", g, t);
+            bad++;
+            continue;
+        }
+        if (tl_plan_checks_read(dir, pi, g, rkey, 0, &c, &vr) != TL_OK) {
+            report(o, "group %u: results/group-%04u.verify: %s", g, g, strerror(errno));
+            bad++;
+            continue;
+        }
+        uint32_t missing = 0, picked = 0;
+        for (uint32_t k = 1; k <= ns; k++) {
+            if (!tl_plan_verify_pick(rkey, k, pi->verify_ppm)) continue;
+            picked++;
+            if (state[k] == TL_PLAN_MATCHED) { (*checked)++; continue; }
+            if (state[k] == 0) { missing++; continue; }
+            report(o, "group %u segment %u (steps %llu..%llu): MISMATCH: group task %u (host %s, pid %ld) recorded "
+                   "one value, verification task %u (host %s, pid %ld) computed another.  One of those hosts "
+                   "computed wrongly: remove results/group-%04u.*, run `rxlock group DIR %u` and `rxlock group "
+                   "--verify DIR %u` (on other hosts), then assemble again", g, k,
+                   (unsigned long long)tl_plan_seg_end(pi, k - 1), (unsigned long long)tl_plan_seg_end(pi, k), t, host[k], pid[k],
+                   v, vhost[k], vpid[k], g, t, v);
+            bad++;
+        }
+        if (missing) {
+            report(o, "group %u: %u of its %u picked segments not verified yet: run verification task %u "
+                   "(slurm-verify.sbatch, k8s-verify-job.yaml, or rxlock group --verify DIR %u)", g, missing, picked, v, v);
+            bad++;
+        }
+    }
+out:
+    if (val) sodium_free(val);
+    free(state); free(pid); free(vpid); free(host); free(vhost);
     return bad;
 }
 
@@ -130,6 +202,23 @@ int tl_plan_assemble(const char *dir, const tl_assemble_opts *o, char **json, si
         tl_set_err(err, errlen, "%u problem%s with the group results; no puzzle written", bad, bad == 1 ? "" : "s");
         rc = TL_EAUTH;
         goto out;
+    }
+    /* issue 20: a plan with verification tasks: every picked segment matched */
+    pi->pub.verify_method = TL_VERIFY_NONE;
+    pi->pub.verify_segments = pi->pub.verify_checked = 0;
+    if (TL_PLAN_VERIFIES(pi)) {
+        uint32_t checked = 0, segs = pi->nseg * G;
+        if ((bad = check_verification(dir, pi, sec, e, o, &checked)) != 0) {
+            tl_set_err(err, errlen, "%u problem%s with the chains' verification; no puzzle written", bad,
+                       bad == 1 ? "" : "s");
+            rc = TL_EAUTH;
+            goto out;
+        }
+        pi->pub.verify_method = checked == 0 ? TL_VERIFY_NONE : checked == segs ? TL_VERIFY_FULL : TL_VERIFY_SAMPLE;
+        pi->pub.verify_segments = checked ? segs : 0;
+        pi->pub.verify_checked = checked;
+        report(o, "verification: %u of %u chain segments recomputed by another task and matched (%s)", checked,
+               segs, pi->verify == TL_VERIFY_FULL ? "every segment" : "a sample");
     }
 
     /* The puzzle, through the one finishing path tl_generate uses too. */

@@ -80,6 +80,52 @@ void tl_seg_seal(uint8_t out[TL_SEG_SIZE], const uint8_t D[32], uint32_t g, int 
                  const uint8_t d[32], long pid, const char host[TL_HOST_MAX], const uint8_t rkey[32]);
 int  tl_seg_open(int *kind, uint64_t *i, uint8_t d[32], long *pid, char host[TL_HOST_MAX],
                  const uint8_t in[TL_SEG_SIZE], const uint8_t D[32], uint32_t g, const uint8_t rkey[32]);
+/* Files of such records (seg_file.c): append one (fdatasync'd; the
+ * directory synced when the file is new); read them in order into fn, a
+ * record that does not open or that fn rejects (non-zero) ending the file,
+ * which `cut` truncates there (only the file's writer cuts).  An absent
+ * file reads as empty. */
+int  tl_seg_file_append(const char *path, const uint8_t D[32], uint32_t g, int kind, uint64_t i,
+                        const uint8_t d[32], long pid, const char host[TL_HOST_MAX], const uint8_t rkey[32]);
+int  tl_seg_file_read(const char *path, const uint8_t D[32], uint32_t g, const uint8_t rkey[32], int cut,
+                      tl_seg_fn fn, void *ctx);
+
+/* ---- a verified plan's record files (plan_segs.c) ------------------------ */
+/* Where segment k (1..nseg) of a plan's chains ends: k*C, the last at S. */
+uint64_t tl_plan_seg_end(const tl_plan_info *pi, uint32_t k);
+/* A group's recorded chain values (.segs): val[k] = d at the end of segment
+ * k for k = 1..have (val: (nseg + 1) x 32 bytes, val[0] the caller's);
+ * pid / host (nseg + 1 entries) optional. */
+typedef struct {
+    uint32_t have;
+    uint8_t *val;
+    long    *pid;
+    char   (*host)[TL_HOST_MAX];
+} tl_plan_chain;
+int tl_plan_chain_read(const char *dir, const tl_plan_info *pi, uint32_t g, const uint8_t rkey[32], int cut,
+                       tl_plan_chain *c);
+/* A group's verification records (.verify) against c: state[k] (nseg + 1
+ * bytes) 0 = none, MATCHED, or DIFFERS (which a later record never
+ * outvotes); bad = how many differ, first_bad the first; pid / host of the
+ * verifier, optional. */
+#define TL_PLAN_MATCHED 1
+#define TL_PLAN_DIFFERS 2
+typedef struct {
+    uint8_t *state;
+    long    *pid;
+    char   (*host)[TL_HOST_MAX];
+    uint32_t bad, first_bad;
+} tl_plan_checks;
+int tl_plan_checks_read(const char *dir, const tl_plan_info *pi, uint32_t g, const uint8_t rkey[32], int cut,
+                        const tl_plan_chain *c, tl_plan_checks *v);
+
+/* ---- advancing a chain (chain_steps.c) ---------------------------------- */
+typedef struct { uint32_t g; uint64_t batch, flip; } tl_stepper;
+/* faults: honour the test build's RXLOCK_TEST_FLIP for this chain. */
+void tl_stepper_init(tl_stepper *s, uint32_t g, int faults);
+/* One batch of steps from *i (< end) toward end, never past the next
+ * multiple of `every` (0 = none); *i advanced, d updated. */
+int  tl_stepper_run(tl_stepper *s, tl_work *w, uint64_t *i, uint64_t end, uint64_t every, uint8_t d[32]);
 
 /* ---- the scheduler (gen_sched.c) ---------------------------------------- */
 /* Run every group's chain to S from what st (may be NULL: in memory)

@@ -95,7 +95,7 @@ static int read_state_json(const char *dir, uint64_t S, uint64_t *C) {
 static int same_params(const tl_puzzle *a, const tl_params *p) {
     return a->work == p->work && a->groups == p->groups && a->steps == p->steps && a->rate_milli_hps == p->rate_milli_hps &&
            !strcmp(a->rate_source, p->rate_source) && a->target_seconds == p->target_seconds &&
-           a->test_only == tl_test_mode();
+           a->test_only == tl_test_mode() && a->pq_epoch == (p->pq ? 1 : 0);   /* issue 21's epoch kind too */
 }
 
 /* Resume: load and check everything a previous run wrote. */
@@ -108,9 +108,9 @@ static int resume(tl_state *st, const tl_params *p, tl_plan_info *pi, uint8_t *s
     int rc = tl_plan_info_load(st->dir, pi, err, errlen);
     if (rc) return rc;
     if (!same_params(&pi->pub, p)) {
-        tl_set_err(err, errlen, "%s: holds the state of another lock (%s, %u x %llu steps): run the same "
-                   "command to resume it, or remove the directory", st->dir, tl_work_name(pi->pub.work),
-                   pi->pub.groups, (unsigned long long)pi->pub.steps);
+        tl_set_err(err, errlen, "%s: holds the state of another lock (%s, %u x %llu steps, %s epoch key): run "
+                   "the same command to resume it, or remove the directory", st->dir, tl_work_name(pi->pub.work),
+                   pi->pub.groups, (unsigned long long)pi->pub.steps, pi->pub.pq_epoch ? "post-quantum" : "classic");
         return TL_EINVAL;
     }
     if (tl_plan_path(path, sizeof path, st->dir, "planner.key", 0) != 0 || tl_plan_key_load(path, psk, ppk) != 0 ||
@@ -225,41 +225,16 @@ int tl_state_open(tl_state **out, const char *dir, const tl_params *p, uint64_t 
 }
 
 int tl_state_read(tl_state *st, uint32_t g, const uint8_t rkey[32], tl_seg_fn fn, void *ctx) {
-    char path[PATH_MAX], host[TL_HOST_MAX];
-    uint8_t *data = NULL, d[32];
-    size_t len = 0, off = 0;
+    char path[PATH_MAX];
     if (seg_path(path, sizeof path, st->dir, g) != 0) return TL_EINVAL;
-    if (util_read_file(path, (size_t)64 << 20, &data, &len) != 0) return errno == ENOENT ? TL_OK : TL_EIO;
-    for (; off + TL_SEG_SIZE <= len; off += TL_SEG_SIZE) {
-        int kind = 0;
-        uint64_t i = 0;
-        long pid = 0;
-        if (tl_seg_open(&kind, &i, d, &pid, host, data + off, st->D, g, rkey) != TL_OK ||
-            fn(ctx, g, kind, i, d, pid, host) != 0)
-            break;
-    }
-    sodium_memzero(d, sizeof d);
-    sodium_memzero(data, len);
-    free(data);
-    if (off < len && truncate(path, (off_t)off) != 0) return TL_EIO;   /* a torn or void tail */
-    return TL_OK;
+    return tl_seg_file_read(path, st->D, g, rkey, 1, fn, ctx);
 }
 
 int tl_state_append(tl_state *st, uint32_t g, int kind, uint64_t i, const uint8_t d[32], long pid,
                     const char host[TL_HOST_MAX], const uint8_t rkey[32]) {
     char path[PATH_MAX];
-    uint8_t rec[TL_SEG_SIZE];
-    struct stat sb;
     if (seg_path(path, sizeof path, st->dir, g) != 0) return TL_EINVAL;
-    int created = lstat(path, &sb) != 0;
-    int fd = open(path, O_WRONLY | O_APPEND | O_CREAT | O_CLOEXEC | O_NOFOLLOW, 0600);
-    if (fd < 0) return TL_EIO;
-    tl_seg_seal(rec, st->D, g, kind, i, d, pid, host, rkey);
-    int rc = util_write_all(fd, rec, sizeof rec) == 0 && fdatasync(fd) == 0 ? TL_OK : TL_EIO;
-    if (close(fd) != 0) rc = TL_EIO;
-    if (rc == TL_OK && created && util_fsync_dir(path) != 0) rc = TL_EIO;
-    sodium_memzero(rec, sizeof rec);
-    return rc;
+    return tl_seg_file_append(path, st->D, g, kind, i, d, pid, host, rkey);
 }
 
 void tl_state_progress_save(tl_state *st, const uint64_t *reached, uint32_t G) {

@@ -4,7 +4,7 @@
  * one sealed job file per group, plan.secrets, plus the planner and
  * worker key files (outside the directory); the job files slurm.sbatch and
  * k8s-job.yaml come from plan_scripts.c.  docs/FORMAT.md §Cluster plan. */
-#include "plan_internal.h"
+#include "gen_internal.h"
 #include "util/util.h"
 #include <dirent.h>
 #include <errno.h>
@@ -70,8 +70,9 @@ static void plan_undo(const char *dir, const tl_plan_opts *o, const plan_made *m
     if (!m->began) { if (m->made_dir) (void)rmdir(dir); return; }
     clear_groups(dir, "jobs");
     clear_groups(dir, "results");
-    static const char *const files[] = { "plan.secrets", "slurm.sbatch", "k8s-job.yaml", "plan.json" };
-    for (int k = 0; k < 4; k++)
+    static const char *const files[] = { "plan.secrets", "slurm.sbatch", "k8s-job.yaml", "slurm-verify.sbatch",
+                                         "slurm-submit.sh", "k8s-verify-job.yaml", "plan.json" };
+    for (int k = 0; k < 7; k++)
         if (tl_plan_path(path, sizeof path, dir, files[k], 0) == 0) (void)unlink(path);
     for (int k = 0; k < 3; k++)
         if (m->made_sub[k] && tl_plan_path(path, sizeof path, dir, plan_subs[k], 0) == 0) (void)rmdir(path);
@@ -96,7 +97,10 @@ int tl_plan_create(const tl_params *p, const tl_plan_opts *o, const char *dir,
     int rc0;
     if (err && errlen) err[0] = 0;
     if (!p || !o || !dir || !pk || !o->planner_key || !o->worker_key) return TL_EINVAL;
-    if (!tl_params_valid(p) || (o->mode != TL_MODE_LIGHT && o->mode != TL_MODE_FULL) || o->batch > p->groups)
+    if (!tl_params_valid(p) || (o->mode != TL_MODE_LIGHT && o->mode != TL_MODE_FULL) || o->batch > p->groups ||
+        o->verify > TL_VERIFY_FULL || o->verify_fraction < 0 || o->verify_fraction > 1 ||
+        o->checkpoint_steps > TL_MAX_STEPS ||
+        (o->checkpoint_steps && (p->steps + o->checkpoint_steps - 1) / o->checkpoint_steps * p->groups > TL_MAX_SEGMENTS))
         return TL_EINVAL;
     if ((rc0 = tl_plan_scripts_check(o, err, errlen))) return rc0;
     if (sodium_init() < 0) return TL_ERANDOM;
@@ -160,6 +164,16 @@ int tl_plan_create(const tl_params *p, const tl_plan_opts *o, const char *dir,
     pi->mode = o->mode;
     pi->batch = o->batch ? o->batch : 1;
     pi->tasks = (G + pi->batch - 1) / pi->batch;
+    /* issue 20: verification tasks (default full on a cluster: docs/SECURITY.md) */
+    pi->verify = o->verify == TL_VERIFY_DEFAULT ? TL_VERIFY_FULL : (int)o->verify;
+    if (TL_PLAN_VERIFIES(pi)) {
+        double f = pi->verify == TL_VERIFY_FULL ? 1 : o->verify_fraction > 0 ? o->verify_fraction : 0.25;
+        pi->verify_ppm = (uint32_t)(f * 1e6 + 0.5);
+        if (pi->verify_ppm < 1) pi->verify_ppm = 1;
+        pi->ckpt_steps = o->checkpoint_steps ? o->checkpoint_steps : tl_sched_default_c(p->work, G, p->steps);
+        if (pi->ckpt_steps > p->steps) pi->ckpt_steps = p->steps;
+        pi->nseg = (uint32_t)((p->steps + pi->ckpt_steps - 1) / pi->ckpt_steps);
+    }
 
     /* Keys first (no clobber without force), then the directory's files;
      * plan.json last: a directory without it is an unfinished plan. */

@@ -26,6 +26,8 @@ int tl_plan_path(char *buf, size_t cap, const char *dir, const char *kind, uint3
     if (!strcmp(kind, "job")) n = snprintf(buf, cap, "%s/jobs/group-%04u.job", dir, g);
     else if (!strcmp(kind, "result")) n = snprintf(buf, cap, "%s/results/group-%04u.result", dir, g);
     else if (!strcmp(kind, "ckpt")) n = snprintf(buf, cap, "%s/results/group-%04u.ckpt", dir, g);
+    else if (!strcmp(kind, "segs")) n = snprintf(buf, cap, "%s/results/group-%04u.segs", dir, g);
+    else if (!strcmp(kind, "verify")) n = snprintf(buf, cap, "%s/results/group-%04u.verify", dir, g);
     else n = snprintf(buf, cap, "%s/%s", dir, kind);
     return n < 0 || (size_t)n >= cap ? -1 : 0;
 }
@@ -255,6 +257,16 @@ int tl_seg_open(int *kind, uint64_t *i, uint8_t d[32], long *pid, char host[TL_H
     return TL_OK;
 }
 
+int tl_plan_verify_pick(const uint8_t rkey[32], uint32_t k, uint32_t ppm) {
+    uint8_t h[32], kb[4];
+    if (ppm >= 1000000u) return 1;
+    tl_put32(kb, k);
+    kdf(h, rkey, "rxlock/verify-sample/v1", kb, 4, NULL, 0);
+    int pick = (uint64_t)tl_get32(h) * 1000000u < ((uint64_t)ppm << 32);
+    sodium_memzero(h, sizeof h);
+    return pick;
+}
+
 /* ---- plan.secrets ------------------------------------------------------- */
 size_t tl_secrets_size(uint32_t G) { return TL_SECRETS_HDR + 32 + (size_t)G * TL_SECRETS_ENTRY + 16; }
 
@@ -326,13 +338,19 @@ int tl_plan_info_json(const tl_plan_info *pi, char **out, size_t *len) {
     free(ptxt);
     int bad = !p || !o;
     if (!bad) bad |= json_object_del(p, "wraps") != 0;
-    bad |= !o || json_object_set_new(o, "rxlock_plan", json_integer(1)) != 0;
+    int v2 = TL_PLAN_VERIFIES(pi);   /* issue 20: version 2 = a plan with verification tasks */
+    bad |= !o || json_object_set_new(o, "rxlock_plan", json_integer(v2 ? 2 : 1)) != 0;
     bad |= !o || !p || json_object_set(o, "puzzle", p) != 0;
     bad |= !o || json_object_set_new(o, "mode", json_string(pi->mode == TL_MODE_FULL ? "full" : "light")) != 0;
     bad |= !o || json_object_set_new(o, "batch", json_integer(pi->batch)) != 0;
     bad |= !o || json_object_set_new(o, "tasks", json_integer(pi->tasks)) != 0;
     bad |= !o || json_object_set_new(o, "worker_public_key", hexval(pi->worker_pk, 32)) != 0;
     bad |= !o || json_object_set_new(o, "planner_public_key", hexval(pi->planner_pk, 32)) != 0;
+    if (v2)
+        bad |= !o || json_object_set_new(o, "verify", json_pack("{s:s, s:I, s:I}", "method",
+                                         pi->verify == TL_VERIFY_FULL ? "full" : "sample",
+                                         "sample_ppm", (json_int_t)pi->verify_ppm,
+                                         "checkpoint_steps", (json_int_t)pi->ckpt_steps)) != 0;
     char *s = bad ? NULL : json_dumps(o, JSON_INDENT(1) | JSON_PRESERVE_ORDER | JSON_ENSURE_ASCII);
     if (p) json_decref(p);
     if (o) json_decref(o);
@@ -358,22 +376,24 @@ static int get_key(json_t *o, const char *k, uint8_t out[32]) {
 
 static int parse_plan(json_t *o, tl_plan_info *pi, char *err, size_t errlen) {
     static const char *const keys[] = { "rxlock_plan", "puzzle", "mode", "batch", "tasks",
-                                        "worker_public_key", "planner_public_key" };
+                                        "worker_public_key", "planner_public_key", "verify" };
     const char *key;
     json_t *val;
     if (!json_is_object(o)) { tl_set_err(err, errlen, "not a JSON object"); return TL_EFORMAT; }
     json_t *ver = json_object_get(o, "rxlock_plan");
     if (!json_is_integer(ver)) { tl_set_err(err, errlen, "not an rxlock plan (no \"rxlock_plan\" version)"); return TL_EFORMAT; }
-    if (json_integer_value(ver) != 1) {
+    if (json_integer_value(ver) != 1 && json_integer_value(ver) != 2) {
         tl_set_err(err, errlen, "unsupported plan version %lld", (long long)json_integer_value(ver));
         return TL_EVERSION;
     }
+    /* version 2 (issue 20) adds "verify" */
+    size_t nkeys = json_integer_value(ver) == 2 ? 8 : 7;
     json_object_foreach(o, key, val) {
         size_t k = 0;
-        while (k < sizeof keys / sizeof keys[0] && strcmp(key, keys[k])) k++;
-        if (k == sizeof keys / sizeof keys[0]) { tl_set_err(err, errlen, "unknown field \"%.40s\"", key); return TL_EFORMAT; }
+        while (k < nkeys && strcmp(key, keys[k])) k++;
+        if (k == nkeys) { tl_set_err(err, errlen, "unknown field \"%.40s\"", key); return TL_EFORMAT; }
     }
-    if (json_object_size(o) != sizeof keys / sizeof keys[0]) { tl_set_err(err, errlen, "missing fields"); return TL_EFORMAT; }
+    if (json_object_size(o) != nkeys) { tl_set_err(err, errlen, "missing fields"); return TL_EFORMAT; }
     json_t *p = json_object_get(o, "puzzle");
     if (!json_is_object(p) || json_object_get(p, "wraps") || json_object_get(p, "signer") ||
         json_object_get(p, "signature")) {
@@ -427,6 +447,29 @@ static int parse_plan(json_t *o, tl_plan_info *pi, char *err, size_t errlen) {
     if (get_key(o, "worker_public_key", pi->worker_pk) || get_key(o, "planner_public_key", pi->planner_pk)) {
         tl_set_err(err, errlen, "public keys: want 64 hex digits");
         return TL_EFORMAT;
+    }
+    pi->verify = TL_VERIFY_NONE;
+    json_t *v = json_object_get(o, "verify");
+    if (v) {
+        json_t *vm = json_object_get(v, "method"), *vp = json_object_get(v, "sample_ppm"),
+               *vc = json_object_get(v, "checkpoint_steps");
+        const char *vms = json_is_string(vm) ? json_string_value(vm) : "";
+        const uint64_t S = pi->pub.steps;
+        int full = !strcmp(vms, "full");
+        if (!json_is_object(v) || json_object_size(v) != 3 || (!full && strcmp(vms, "sample")) ||
+            !json_is_integer(vp) || json_integer_value(vp) < 1 || json_integer_value(vp) > 1000000 ||
+            (full && json_integer_value(vp) != 1000000) || !json_is_integer(vc) || json_integer_value(vc) < 1 ||
+            (uint64_t)json_integer_value(vc) > S ||
+            (S + (uint64_t)json_integer_value(vc) - 1) / (uint64_t)json_integer_value(vc) * G > TL_MAX_SEGMENTS) {
+            tl_set_err(err, errlen, "field \"verify\": want {\"method\": \"full\" | \"sample\", \"sample_ppm\": "
+                       "1..1000000 (full: 1000000), \"checkpoint_steps\": 1..steps, at most %u segments in all}",
+                       TL_MAX_SEGMENTS);
+            return TL_EFORMAT;
+        }
+        pi->verify = full ? TL_VERIFY_FULL : TL_VERIFY_SAMPLE;
+        pi->verify_ppm = (uint32_t)json_integer_value(vp);
+        pi->ckpt_steps = (uint64_t)json_integer_value(vc);
+        pi->nseg = (uint32_t)((S + pi->ckpt_steps - 1) / pi->ckpt_steps);
     }
     return TL_OK;
 }

@@ -27,7 +27,27 @@ typedef struct {
     tl_mode  mode;
     uint32_t batch, tasks;
     uint8_t  worker_pk[32], planner_pk[32];
+    /* issue 20, plan version 2: verification as extra tasks.  verify is
+     * TL_VERIFY_NONE (or 0: a version-1 plan), _SAMPLE or _FULL; the group
+     * tasks record a sealed chain value every ckpt_steps steps
+     * (results/group-NNNN.segs), the verification tasks recompute the
+     * picked segments (results/group-NNNN.verify). */
+    int      verify;
+    uint32_t verify_ppm;      /* share of segments picked, per million (FULL: 1000000) */
+    uint64_t ckpt_steps;      /* C */
+    uint32_t nseg;            /* segments per group: ceil(S / C) */
 } tl_plan_info;
+/* Does this plan verify its chains? */
+#define TL_PLAN_VERIFIES(pi) ((pi)->verify == TL_VERIFY_SAMPLE || (pi)->verify == TL_VERIFY_FULL)
+/* Is segment k (1-based) of the group with result key rkey picked for
+ * verification at ppm per million?  BLAKE2b keyed with r_g, so only the
+ * planner and the workers know the sample (docs/FORMAT.md §Cluster plan). */
+int tl_plan_verify_pick(const uint8_t rkey[32], uint32_t k, uint32_t ppm);
+/* The group task of group g, and the verification task that checks it
+ * (task t's groups are checked by verification task (t - 1) mod T, so
+ * verification index v checks the groups of group task (v + 1) mod T). */
+#define TL_PLAN_TASK_OF(pi, g) (((g) - 1) / (pi)->batch)
+#define TL_PLAN_VTASK_OF(pi, g) ((TL_PLAN_TASK_OF(pi, g) + (pi)->tasks - 1) % (pi)->tasks)
 
 /* What a task needs for one group (the job file's plaintext). */
 typedef struct {
@@ -71,7 +91,8 @@ int tl_draw(tl_plan_info *pi, uint8_t *sec, const tl_params *p);
 int tl_finish(tl_puzzle *pz, const uint8_t *sec, const uint8_t *e, const uint8_t *sign_sk,
               char **json, size_t *json_len, uint8_t pk[32], uint8_t *keep_sk);
 
-/* "DIR/jobs/group-0001.job", "DIR/results/group-0001.result", ".ckpt";
+/* "DIR/jobs/group-0001.job", "DIR/results/group-0001.result", ".ckpt",
+ * ".segs" (kind "segs"), ".verify";
  * -1 when the path does not fit. */
 int tl_plan_path(char *buf, size_t cap, const char *dir, const char *kind, uint32_t g);
 

@@ -14,6 +14,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 #define TL_K8S_DEFAULT_ID 65532u   /* the image's USER (tools/Containerfile) */
 #define TL_K8S_RETRIES    3        /* backoffLimitPerIndex */
@@ -123,7 +124,9 @@ static int put_file(const char *dir, const char *name, char *buf, size_t len, in
     return rc;
 }
 
-static void sbatch(FILE *f, const tl_plan_job_files *in) {
+/* slurm.sbatch (vf = 0) or slurm-verify.sbatch (vf = 1: the verification
+ * array, submitted after the group array by slurm-submit.sh). */
+static void sbatch(FILE *f, const tl_plan_job_files *in, int vf) {
     const tl_plan_info *pi = in->pi;
     const tl_plan_opts *o = in->o;
     const tl_puzzle *pz = &pi->pub;
@@ -131,13 +134,38 @@ static void sbatch(FILE *f, const tl_plan_job_files *in) {
     char wkdef[PATH_MAX + 64];
     if (o->node_worker_key) snprintf(wkdef, sizeof wkdef, "%s", o->node_worker_key);
     else snprintf(wkdef, sizeof wkdef, "$HOME/.rxlock/%s", strrchr(in->wk_local, '/') + 1);
+    const int vp = TL_PLAN_VERIFIES(pi);
+    fprintf(f, "#!/bin/bash\n");
+    if (vf)
+        fprintf(f,
+            "# slurm-verify.sbatch - rxlock plan %s: the verification array.  Task v recomputes\n"
+            "# the picked chain segments (%s, every %llu steps) of the groups of group task\n"
+            "# (v + 1) mod %u, from the sealed values those tasks recorded, and records what it\n"
+            "# got; `rxlock assemble` refuses until every picked segment matched.\n"
+            "# It needs the group array done: submit both with  sh %s/slurm-submit.sh\n"
+            "# (it submits this array with --dependency=afterok on the group array), or, once\n"
+            "# every group task has finished:  sbatch %s/slurm-verify.sbatch\n"
+            "# Every array task runs `rxlock group --verify DIR $SLURM_ARRAY_TASK_ID`; it is\n"
+            "# idempotent and records each segment as it is checked (a re-run goes on).\n",
+            in->id, pi->verify == TL_VERIFY_FULL ? "all of them" : "a sample", (unsigned long long)pi->ckpt_steps,
+            pi->tasks, in->rdir, in->rdir);
+    else
+        fprintf(f,
+            "# slurm.sbatch - rxlock plan %s: %u groups x %llu %s steps (%s mode), %u group(s) per task.\n"
+            "# Submit it as it is, from anywhere:  %s %s/%s\n"
+            "# Every array task runs `rxlock group DIR $SLURM_ARRAY_TASK_ID`.  A task is\n"
+            "# idempotent and checkpoints (sealed) while it runs and on SIGTERM: a requeued,\n"
+            "# preempted, timed-out or resubmitted task redoes only what is missing.\n",
+            in->id, pz->groups, (unsigned long long)pz->steps, wn, md, pi->batch, vp ? "sh" : "sbatch", in->rdir,
+            vp ? "slurm-submit.sh" : "slurm.sbatch");
+    if (vp && !vf)
+        fprintf(f,
+            "# The plan verifies its chains (%s): slurm-submit.sh submits this array and then\n"
+            "# slurm-verify.sbatch after it (--dependency=afterok); the tasks record a sealed\n"
+            "# chain value every %llu steps for it.\n",
+            pi->verify == TL_VERIFY_FULL ? "every segment" : "a sample of the segments",
+            (unsigned long long)pi->ckpt_steps);
     fprintf(f,
-        "#!/bin/bash\n"
-        "# slurm.sbatch - rxlock plan %s: %u groups x %llu %s steps (%s mode), %u group(s) per task.\n"
-        "# Submit it as it is, from anywhere:  sbatch %s/slurm.sbatch\n"
-        "# Every array task runs `rxlock group DIR $SLURM_ARRAY_TASK_ID`.  A task is\n"
-        "# idempotent and checkpoints (sealed) while it runs and on SIGTERM: a requeued,\n"
-        "# preempted, timed-out or resubmitted task redoes only what is missing.\n"
         "# Before submitting:\n"
         "#  - rxlock on the nodes' PATH (or export RXLOCK=/path/to/rxlock);\n"
         "#  - the worker key at %s on the nodes, e.g. on a shared home:\n"
@@ -147,8 +175,7 @@ static void sbatch(FILE *f, const tl_plan_job_files *in) {
         "# Then, on the planner's host:\n"
         "#   rxlock assemble %s --planner-key PLANNER.key -o puzzle.json\n"
         "# More than MaxArraySize (default 1001) tasks: re-plan with a larger --batch.\n",
-        in->id, pz->groups, (unsigned long long)pz->steps, wn, md, pi->batch, in->rdir, wkdef, in->wk_local,
-        wkdef, in->rdir);
+        wkdef, in->wk_local, wkdef, in->rdir);
     if (in->time_limit)
         fprintf(f, "# Time limit: %s.\n", o->slurm_time ? "from rxlock plan --slurm-time"
                    : o->task_rate_mhps ? "twice one group's work at rxlock plan --task-rate, plus setup and 10 min"
@@ -158,12 +185,13 @@ static void sbatch(FILE *f, const tl_plan_job_files *in) {
         fprintf(f, "# No --time: the plan has no rate (--steps without --rate), so the partition's\n"
                    "# default limit applies; re-plan with --slurm-time or --task-rate to set one.\n");
     fprintf(f,
-        "#SBATCH --job-name=rxlock-%s\n"
+        "#SBATCH --job-name=rxlock-%s%s\n"
         "#SBATCH --array=0-%u\n"
         "#SBATCH --ntasks=1\n"
         "#SBATCH --cpus-per-task=%u\n"
         "#SBATCH --mem=%lluM\n",
-        in->id, pi->tasks - 1, pi->batch, (unsigned long long)mem_mib(pz->work, pi->mode, pi->batch));
+        in->id, vf ? "-verify" : "", pi->tasks - 1, pi->batch,
+        (unsigned long long)mem_mib(pz->work, pi->mode, pi->batch));
     if (in->time_limit) {
         uint64_t t = in->time_limit;
         fprintf(f, "#SBATCH --time=%llu-%02u:%02u:%02u\n", (unsigned long long)(t / 86400),
@@ -172,20 +200,44 @@ static void sbatch(FILE *f, const tl_plan_job_files *in) {
     if (o->slurm_partition) fprintf(f, "#SBATCH --partition=%s\n", o->slurm_partition);
     if (o->slurm_account) fprintf(f, "#SBATCH --account=%s\n", o->slurm_account);
     fprintf(f,
-        "#SBATCH --output=%s/logs/slurm-%%A_%%a.out\n"
+        "#SBATCH --output=%s/logs/%s-%%A_%%a.out\n"
         "#SBATCH --open-mode=append\n"
-        "#SBATCH --requeue\n", in->rdir);
+        "#SBATCH --requeue\n", in->rdir, vf ? "verify" : "slurm");
     for (uint32_t k = 0; k < o->n_sbatch_extra; k++) fprintf(f, "#SBATCH %s\n", o->sbatch_extra[k]);
     fprintf(f,
         "set -eu\n"
         "RXLOCK=${RXLOCK:-rxlock}\n"
         "RXLOCK_PLAN_DIR=${RXLOCK_PLAN_DIR:-%s}\n"
         "export RXLOCK_WORKER_KEY=${RXLOCK_WORKER_KEY:-%s}\n"
-        "exec \"$RXLOCK\" group \"$RXLOCK_PLAN_DIR\" \"$SLURM_ARRAY_TASK_ID\"\n",
-        in->rdir, wkdef);
+        "exec \"$RXLOCK\" group %s\"$RXLOCK_PLAN_DIR\" \"$SLURM_ARRAY_TASK_ID\"\n",
+        in->rdir, wkdef, vf ? "--verify " : "");
 }
 
-static void k8s(FILE *f, const tl_plan_job_files *in) {
+/* slurm-submit.sh: the group array, then the verification array after it. */
+static void submit(FILE *f, const tl_plan_job_files *in) {
+    fprintf(f,
+        "#!/bin/sh\n"
+        "# slurm-submit.sh - rxlock plan %s: submit the group array (slurm.sbatch), then\n"
+        "# the verification array (slurm-verify.sbatch) to start when every group task\n"
+        "# has succeeded (--dependency=afterok; cancelled if one fails for good: then\n"
+        "# fix it, re-run its task and `sbatch %s/slurm-verify.sbatch`).\n"
+        "# Usage: sh %s/slurm-submit.sh [--wait] [SBATCH OPTION...]\n"
+        "#   --wait  return when the verification array has finished (its exit status)\n"
+        "#   other options go to both sbatch calls (e.g. --qos=long).\n"
+        "set -eu\n"
+        "wait=\n"
+        "if [ \"${1:-}\" = --wait ]; then wait=--wait; shift; fi\n"
+        "jid=$(sbatch --parsable \"$@\" %s/slurm.sbatch)\n"
+        "jid=${jid%%%%;*}\n"
+        "echo \"rxlock: group array: job $jid\"\n"
+        "echo \"rxlock: verification array: submitted with --dependency=afterok:$jid\"\n"
+        "exec sbatch $wait --dependency=afterok:\"$jid\" --kill-on-invalid-dep=yes \"$@\" %s/slurm-verify.sbatch\n",
+        in->id, in->rdir, in->rdir, in->rdir, in->rdir);
+}
+
+/* k8s-job.yaml (vf = 0) or k8s-verify-job.yaml (vf = 1: the verification
+ * Indexed Job, applied once the group Job is complete). */
+static void k8s(FILE *f, const tl_plan_job_files *in, int vf) {
     const tl_plan_info *pi = in->pi;
     const tl_plan_opts *o = in->o;
     const tl_puzzle *pz = &pi->pub;
@@ -195,9 +247,25 @@ static void k8s(FILE *f, const tl_plan_job_files *in) {
     char ns[80] = "";
     if (o->k8s_namespace) snprintf(ns, sizeof ns, " -n %s", o->k8s_namespace);
     uint64_t mem = mem_mib(pz->work, pi->mode, pi->batch);
+    const char *sfx = vf ? "-verify" : "";
+    if (vf)
+        fprintf(f,
+            "# k8s-verify-job.yaml - rxlock plan %s: the verification Indexed Job.  Pod v\n"
+            "# recomputes the picked chain segments (%s, every %llu steps) of the groups of\n"
+            "# pod (v + 1) mod %u of the group Job; `rxlock assemble` refuses until every\n"
+            "# picked segment matched.  Apply it when the group Job is complete:\n"
+            "#   kubectl%s wait --for=condition=complete --timeout=-1s job/rxlock-%s &&\n"
+            "#   kubectl%s apply -f k8s-verify-job.yaml\n"
+            "# It uses the volume, image and worker-key Secret of k8s-job.yaml (steps below).\n",
+            in->id, pi->verify == TL_VERIFY_FULL ? "all of them" : "a sample", (unsigned long long)pi->ckpt_steps,
+            pi->tasks, ns, in->id, ns);
+    else if (TL_PLAN_VERIFIES(pi))
+        fprintf(f,
+            "# The plan verifies its chains: when this Job is complete, apply\n"
+            "# k8s-verify-job.yaml (its header says how), then assemble.\n");
     fprintf(f,
-        "# k8s-job.yaml - rxlock plan %s: %u groups x %llu %s steps (%s mode), %u group(s) per task.\n"
-        "# An Indexed Job: pod JOB_COMPLETION_INDEX runs `rxlock group /rxlock/plan`.\n"
+        "# %s - rxlock plan %s: %u groups x %llu %s steps (%s mode), %u group(s) per task.\n"
+        "# An Indexed Job: pod JOB_COMPLETION_INDEX runs `rxlock group %s/rxlock/plan`.\n"
         "# Before `kubectl%s apply -f k8s-job.yaml`:\n"
         "#  1. the image %s where the nodes pull it from\n"
         "#     (README.md \"Generation on a cluster\": make static, tools/container.sh build,\n"
@@ -211,14 +279,15 @@ static void k8s(FILE *f, const tl_plan_job_files *in) {
         "# delete backoffLimitPerIndex and the FailIndex rule and set backoffLimit: %u\n"
         "# (it then counts all pods' failures together).\n"
         "# Then, on the planner's host: rxlock assemble DIR --planner-key PLANNER.key -o puzzle.json\n"
-        "# Cleanup: kubectl%s delete job rxlock-%s; kubectl%s delete secret rxlock-%s-worker\n"
+        "# Cleanup: kubectl%s delete job rxlock-%s%s; kubectl%s delete secret rxlock-%s-worker\n"
         "apiVersion: batch/v1\n"
         "kind: Job\n"
         "metadata:\n"
-        "  name: rxlock-%s\n",
-        in->id, pz->groups, (unsigned long long)pz->steps, wn, md, pi->batch, ns, image, pvc,
+        "  name: rxlock-%s%s\n",
+        vf ? "k8s-verify-job.yaml" : "k8s-job.yaml", in->id, pz->groups, (unsigned long long)pz->steps, wn, md,
+        pi->batch, vf ? "--verify " : "", ns, image, pvc,
         o->pvc_subpath ? " at " : "", o->pvc_subpath ? o->pvc_subpath : "", in->uid, in->gid, in->uid, in->gid,
-        ns, in->id, in->wk_local, pi->tasks * TL_K8S_RETRIES, ns, in->id, ns, in->id, in->id);
+        ns, in->id, in->wk_local, pi->tasks * TL_K8S_RETRIES, ns, in->id, sfx, ns, in->id, in->id, sfx);
     if (o->k8s_namespace) fprintf(f, "  namespace: %s\n", o->k8s_namespace);
     fprintf(f,
         "  labels:\n"
@@ -256,7 +325,7 @@ static void k8s(FILE *f, const tl_plan_job_files *in) {
         "        - name: group\n"
         "          image: \"%s\"\n"
         "          imagePullPolicy: IfNotPresent\n"
-        "          command: [\"rxlock\", \"group\", \"/rxlock/plan\"]\n"
+        "          command: [\"rxlock\", \"group\", %s\"/rxlock/plan\"]\n"
         "          env:\n"
         "            - name: RXLOCK_WORKER_KEY\n"
         "              value: /rxlock/worker-key/worker.key\n"
@@ -274,7 +343,7 @@ static void k8s(FILE *f, const tl_plan_job_files *in) {
         "          volumeMounts:\n"
         "            - name: plan\n"
         "              mountPath: /rxlock/plan\n",
-        pi->tasks, pi->tasks, TL_K8S_RETRIES, in->uid, in->gid, in->gid, image, pi->batch,
+        pi->tasks, pi->tasks, TL_K8S_RETRIES, in->uid, in->gid, in->gid, image, vf ? "\"--verify\", " : "", pi->batch,
         (unsigned long long)mem, (unsigned long long)mem);
     if (o->pvc_subpath) fprintf(f, "              subPath: %s\n", o->pvc_subpath);
     fprintf(f,
@@ -292,22 +361,35 @@ static void k8s(FILE *f, const tl_plan_job_files *in) {
         pvc, in->id);
 }
 
-int tl_plan_scripts_write(const char *dir, const tl_plan_job_files *in, char *err, size_t errlen) {
+/* One job file: written by `fn` (kind vf) into DIR/name. */
+static int write_one(const char *dir, const char *name, void (*fn)(FILE *, const tl_plan_job_files *, int),
+                     const tl_plan_job_files *in, int vf, mode_t mode, char *err, size_t errlen) {
     char *buf = NULL;
     size_t len = 0;
     FILE *f = open_memstream(&buf, &len);
     if (!f) return TL_ENOMEM;
-    sbatch(f, in);
+    fn(f, in, vf);
     int ok = !ferror(f);
     ok &= fclose(f) == 0;
-    int rc = put_file(dir, "slurm.sbatch", buf, len, ok, 0755, err, errlen);
-    if (rc) return rc;
-    buf = NULL; len = 0;
-    if (!(f = open_memstream(&buf, &len))) return TL_ENOMEM;
-    k8s(f, in);
-    ok = !ferror(f);
-    ok &= fclose(f) == 0;
-    return put_file(dir, "k8s-job.yaml", buf, len, ok, 0644, err, errlen);
+    return put_file(dir, name, buf, len, ok, mode, err, errlen);
+}
+
+static void submit_fn(FILE *f, const tl_plan_job_files *in, int vf) { (void)vf; submit(f, in); }
+
+int tl_plan_scripts_write(const char *dir, const tl_plan_job_files *in, char *err, size_t errlen) {
+    static const char *const vfiles[] = { "slurm-verify.sbatch", "slurm-submit.sh", "k8s-verify-job.yaml" };
+    int rc = write_one(dir, "slurm.sbatch", sbatch, in, 0, 0755, err, errlen);
+    if (rc == TL_OK) rc = write_one(dir, "k8s-job.yaml", k8s, in, 0, 0644, err, errlen);
+    if (rc == TL_OK && TL_PLAN_VERIFIES(in->pi)) {   /* issue 20: the verification array */
+        rc = write_one(dir, vfiles[0], sbatch, in, 1, 0755, err, errlen);
+        if (rc == TL_OK) rc = write_one(dir, vfiles[1], submit_fn, in, 0, 0755, err, errlen);
+        if (rc == TL_OK) rc = write_one(dir, vfiles[2], k8s, in, 1, 0644, err, errlen);
+    } else if (rc == TL_OK) {                        /* --force over a verified plan */
+        char path[PATH_MAX];
+        for (int k = 0; k < 3; k++)
+            if (tl_plan_path(path, sizeof path, dir, vfiles[k], 0) == 0) (void)unlink(path);
+    }
+    return rc;
 }
 
 void tl_plan_k8s_ids(const char *rdir, const tl_plan_opts *o, uint32_t *uid, uint32_t *gid) {

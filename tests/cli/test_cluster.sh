@@ -23,8 +23,10 @@ HAVE_YAML=0; python3 -c 'import yaml' 2>/dev/null && HAVE_YAML=1
 [ $HAVE_YAML = 1 ] || echo "SKIP YAML checks: python3-yaml is not installed (tools/deps.sh installs it)" >&2
 
 # run_slurm DIR INDEX: what slurmd does for one array task: run the batch
-# script with bash and the task's environment.
+# script with bash and the task's environment.  run_slurm_verify: the same
+# for the verification array (slurm-verify.sbatch, issue 20).
 run_slurm() { SLURM_ARRAY_TASK_ID=$2 SLURM_ARRAY_JOB_ID=1 SLURM_JOB_ID=$(( 100 + $2 )) RXLOCK=$R bash "$1/slurm.sbatch"; }
+run_slurm_verify() { SLURM_ARRAY_TASK_ID=$2 SLURM_ARRAY_JOB_ID=2 SLURM_JOB_ID=$(( 200 + $2 )) RXLOCK=$R bash "$1/slurm-verify.sbatch"; }
 # k8s_cmd DIR: the pod's command from the manifest, one argument per line,
 # with the volume mounts mapped to their local paths (the plan volume ->
 # DIR, the worker-key Secret -> keys/).
@@ -57,7 +59,7 @@ run_k8s() {
 R=$RXLOCK_TESTBIN   # deterministic test mode: test build only, up to the unset below
 export RXLOCK_TEST_INSECURE=1 RXLOCK_TEST_SEED=0f0e0d0c0b0a09080706050403020100
 # --- plan ------------------------------------------------------------------------
-expect_rc 0 "plan sha3" "$R" plan --work sha3-256 --groups 6 --steps 30000 --planner-key keys/planner.key --worker-key keys/worker.key --node-worker-key "$TMP/keys/worker.key" -o P
+expect_rc 0 "plan sha3" "$R" plan --no-verify --work sha3-256 --groups 6 --steps 30000 --planner-key keys/planner.key --worker-key keys/worker.key --node-worker-key "$TMP/keys/worker.key" -o P
 rcp=$(cat "$TMP/.out")
 check "plan prints an age recipient" sh -c "echo '$rcp' | grep -q '^age1'"
 check "plan files" test -f P/plan.json -a -f P/plan.secrets -a -f P/slurm.sbatch -a -f P/k8s-job.yaml -a -d P/results -a -d P/logs
@@ -221,7 +223,7 @@ expect_rc 1 "duplicate result under another name refused" "$R" assemble P --plan
 check "duplicate: named" grep -q 'results/group-2.result: unexpected file' "$TMP/.err"
 rm P/results/group-2.result
 # (another test seed: other secrets and keys, same shape)
-RXLOCK_TEST_SEED=1f1e1d1c1b1a19181716151413121110 expect_rc 0 "plan C2 (another plan)" "$R" plan --work sha3-256 --groups 6 --steps 30000 --planner-key keys/pc2.key --worker-key keys/wc2.key -o C2
+RXLOCK_TEST_SEED=1f1e1d1c1b1a19181716151413121110 expect_rc 0 "plan C2 (another plan)" "$R" plan --no-verify --work sha3-256 --groups 6 --steps 30000 --planner-key keys/pc2.key --worker-key keys/wc2.key -o C2
 RXLOCK_TEST_SEED=1f1e1d1c1b1a19181716151413121110 expect_rc 0 "C2 group 1" "$R" group C2 0 --worker-key keys/wc2.key
 cp C2/results/group-0001.result P/results/group-0001.result.x
 mv P/results/group-0001.result g1.good; mv P/results/group-0001.result.x P/results/group-0001.result
@@ -272,6 +274,89 @@ check "resumed from the checkpoint" grep -q 'resumed from a checkpoint' "$TMP/.o
 check "checkpoint removed" test ! -e B/results/group-0001.ckpt
 flipbyte B/jobs/group-0002.job 0
 expect_rc 1 "B: job 2 damaged" "$R" group B 1 --worker-key keys/wb.key
+
+# --- issue 20: a verified plan: group array, verification array, assemble ---------
+VLOCK="--work sha3-256 --groups 4 --steps 40000 --checkpoint-steps 10000"
+VOPT="$VLOCK --batch 2"
+# shellcheck disable=SC2086
+expect_rc 0 "verified plan (the default: full)" "$R" plan $VOPT --planner-key keys/pvp.key --worker-key keys/wvp.key --node-worker-key "$TMP/keys/wvp.key" -o VP
+rcpv=$(cat "$TMP/.out")
+check "verified plan: says so" grep -q 'verification: full: a second array of 2 tasks' "$TMP/.err"
+check "verified plan: submit with slurm-submit.sh" grep -q "Slurm: *sh VP/slurm-submit.sh" "$TMP/.err"
+check "plan.json version 2 with verify" python3 -c '
+import json, sys
+p = json.load(open(sys.argv[1]))
+assert p["rxlock_plan"] == 2 and p["verify"] == {"method": "full", "sample_ppm": 1000000, "checkpoint_steps": 10000}, p
+' VP/plan.json
+check "slurm-verify.sbatch: bash -n" bash -n VP/slurm-verify.sbatch
+check "slurm-submit.sh: sh -n" sh -n VP/slurm-submit.sh
+check "slurm-verify.sbatch: array 0-1, group --verify" sh -c "grep -qx '#SBATCH --array=0-1' VP/slurm-verify.sbatch && grep -q 'group --verify \"\$RXLOCK_PLAN_DIR\" \"\$SLURM_ARRAY_TASK_ID\"' VP/slurm-verify.sbatch"
+check "slurm-submit.sh: afterok on the group array" grep -q -- '--dependency=afterok:"$jid" --kill-on-invalid-dep=yes' VP/slurm-submit.sh
+check "verification logs apart" grep -q '^#SBATCH --output=.*/logs/verify-%A_%a.out' VP/slurm-verify.sbatch
+if [ $HAVE_YAML = 1 ]; then
+  check "k8s-verify-job.yaml: Indexed Job rxlock-ID-verify, group --verify" python3 -c '
+import sys, yaml
+d = yaml.safe_load(open(sys.argv[1]))
+assert d["kind"] == "Job" and d["metadata"]["name"].endswith("-verify"), d["metadata"]
+s = d["spec"]; c = s["template"]["spec"]["containers"][0]
+assert s["completionMode"] == "Indexed" and s["completions"] == 2, s
+assert c["command"] == ["rxlock", "group", "--verify", "/rxlock/plan"], c
+' VP/k8s-verify-job.yaml
+fi
+for i in 1 0; do run_slurm VP $i > "vp-$i.log" 2>&1 & done; wait
+check "verified plan: 4 chains recorded (.segs)" test "$(ls VP/results/*.segs | wc -l)" -eq 4
+expect_rc 1 "assemble before the verification array: refused" "$R" assemble VP --planner-key keys/pvp.key -o vp-early.json
+check "not verified yet: each group named with its verification task" sh -c "grep -q 'group 1: 4 of its 4 picked segments not verified yet: run verification task 1' '$TMP/.err' && grep -q 'group 4: 4 of its 4 picked segments not verified yet: run verification task 0' '$TMP/.err'"
+check "not verified: no puzzle" test ! -e vp-early.json
+expect_rc 1 "group --verify on a --no-verify plan: refused" "$R" group --verify P 0 --worker-key keys/worker.key
+check "no verification tasks: says so" grep -q 'no verification tasks' "$TMP/.err"
+expect_rc 0 "verification task 0" run_slurm_verify VP 0
+check "verification task 0 checks groups 3..4" grep -q 'task 0 (groups 3..4): every picked segment matched' "$TMP/.out"
+expect_rc 0 "verification task 1" run_slurm_verify VP 1
+expect_rc 0 "verification task 1 again: idempotent" run_slurm_verify VP 1
+check "idempotent: nothing appended" test "$(stat -c %s VP/results/group-0001.verify)" -eq 800
+expect_rc 0 "assemble the verified plan" "$R" assemble VP --planner-key keys/pvp.key -o vp.json
+check "assemble: says what was verified" grep -q 'verification: 16 of 16 chain segments recomputed by another task and matched' "$TMP/.err"
+expect_rc 0 "inspect the verified puzzle" "$R" inspect vp.json
+check "inspect: full verification" grep -q 'full: all 16 chain segments' "$TMP/.out"
+# shellcheck disable=SC2086
+expect_rc 0 "lock --verify=full (same seed, same C)" "$R" lock $VLOCK --workers 2 --verify=full -o vpref.json
+check "verified plan byte-identical to a verified rxlock lock" cmp vp.json vpref.json
+expect_rc 0 "solve the verified puzzle" "$R" solve vp.json -o vp-id.txt
+check "verified: solves to the planned recipient" test "$(publine vp-id.txt)" = "$rcpv"
+
+# one flipped bit in group 3's chain (step 25000, segment 3) on the group task:
+# the verification task fails, assemble names group, segment, tasks and hosts
+# shellcheck disable=SC2086
+expect_rc 0 "plan VF (same secrets)" "$R" plan $VOPT --planner-key keys/pvf.key --worker-key keys/wvf.key --node-worker-key "$TMP/keys/wvf.key" -o VF
+run_slurm VF 0 > vf-0.log 2>&1
+RXLOCK_TEST_FLIP=3:25000 run_slurm VF 1 > vf-1.log 2>&1
+expect_rc 0 "the faulty group task itself succeeds" grep -q '2 computed' vf-1.log
+expect_rc 1 "verification task 0 (checks the faulty groups 3, 4): fails" run_slurm_verify VF 0
+check "verification task: names group 3" grep -q 'group 3: a recomputed segment differs from the value group task 1 recorded' "$TMP/.err"
+expect_rc 1 "the failed verification task re-run: fails again (recorded, not redone)" run_slurm_verify VF 0
+expect_rc 0 "verification task 1 (groups 1, 2): good" run_slurm_verify VF 1
+expect_rc 1 "assemble refuses the mismatch" "$R" assemble VF --planner-key keys/pvf.key -o vf.json
+check "mismatch: group 3 segment 3, steps, tasks and hosts named" grep -q "group 3 segment 3 (steps 20000..30000): MISMATCH: group task 1 (host $(hostname), pid [0-9]*) recorded one value, verification task 0 (host $(hostname), pid [0-9]*) computed another" "$TMP/.err"
+check "mismatch: only that segment" test "$(grep -c MISMATCH "$TMP/.err")" -eq 1
+check "mismatch: no puzzle" test ! -e vf.json
+# the repair the message gives: remove the group's files, re-run both tasks
+rm VF/results/group-0003.*
+expect_rc 0 "re-run group task 1" run_slurm VF 1
+check "re-run: group 3 only" grep -q '1 computed, 1 already done' "$TMP/.out"
+expect_rc 0 "re-run verification task 0" run_slurm_verify VF 0
+expect_rc 0 "assemble after the repair" "$R" assemble VF --planner-key keys/pvf.key -o vf.json
+check "repaired: the same puzzle as the good run" cmp vf.json vp.json
+
+# sampled: a share of the segments, the puzzle says which
+# shellcheck disable=SC2086
+expect_rc 0 "plan --verify=sample:0.5" "$R" plan $VOPT --verify=sample:0.5 --planner-key keys/pvs.key --worker-key keys/wvs.key -o VS
+check "sample: plan.json" grep -q '"sample_ppm": 500000' VS/plan.json
+for i in 0 1; do "$R" group VS $i --worker-key keys/wvs.key -q; done
+for i in 0 1; do "$R" group --verify VS $i --worker-key keys/wvs.key -q; done
+expect_rc 0 "assemble sampled" "$R" assemble VS --planner-key keys/pvs.key -o vs.json
+expect_rc 0 "inspect sampled" "$R" inspect vs.json
+check "inspect: sampled, the rest UNVERIFIED" grep -q 'sampled: [0-9]* of 16 chain segments recomputed and matched; the others are UNVERIFIED' "$TMP/.out"
 unset RXLOCK_TEST_INSECURE RXLOCK_TEST_SEED
 R=$RXLOCK
 
@@ -284,6 +369,10 @@ check "batch: cpus-per-task 3" grep -qx '#SBATCH --cpus-per-task=3' S/slurm.sbat
 for i in 2 0 1; do run_slurm S $i > "s-$i.log" 2>&1 & done; wait
 check "batch: last task has group 7 only" grep -q 'groups 7..7' s-2.log
 check "batch: 7 results" test "$(ls S/results/*.result | wc -l)" -eq 7
+# issue 20: verified by default; the verification array's tasks fork per group too
+for i in 1 2 0; do run_slurm_verify S $i > "sv-$i.log" 2>&1 & done; wait
+check "batch: verification task 2 checks groups 1..3" grep -q 'task 2 (groups 1..3): every picked segment matched' sv-2.log
+check "batch: 7 verification files" test "$(ls S/results/*.verify | wc -l)" -eq 7
 "$R" keygen-signer -o keys/signer.key > pin.txt
 expect_rc 0 "assemble signed" "$R" assemble S --planner-key keys/p7.key --sign-key keys/signer.key --keep-epoch-key kept.txt -o s.json
 check "signed: recipient" test "$(cat "$TMP/.out")" = "$rcp7"
@@ -294,7 +383,7 @@ check "kept identity = solved identity" test "$(grep '^AGE-SECRET' kept.txt)" = 
 check "not test-only" grep -q '"test_only": false' s.json
 
 # --- a batch task interrupted (SIGTERM, as Slurm preemption): both groups checkpoint ---
-expect_rc 0 "plan batch big" "$R" plan --work sha3-256 --groups 2 --steps 15000000 --batch 2 --planner-key keys/pbb.key --worker-key keys/wbb.key -o BB
+expect_rc 0 "plan batch big" "$R" plan --no-verify --work sha3-256 --groups 2 --steps 15000000 --batch 2 --planner-key keys/pbb.key --worker-key keys/wbb.key -o BB
 "$R" group BB 0 --worker-key keys/wbb.key > term.log 2>&1 & kp=$!
 sleep 1; kill -TERM $kp; wait $kp; trc=$?
 check "batch SIGTERM: exit 143 (128 + SIGTERM)" test $trc -eq 143
@@ -318,7 +407,7 @@ expect_rc 0 "help assemble" "$R" help assemble
 if "$R" hash --v2 --key 74657374206b657920303030 --input 5468697320697320612074657374 2>/dev/null | grep -q '^22ec6b86'; then
   R=$RXLOCK_TESTBIN
   export RXLOCK_TEST_INSECURE=1 RXLOCK_TEST_SEED=a0a1a2a3a4a5a6a7a8a9aaabacadaeaf
-  expect_rc 0 "plan v2 light" "$R" plan --work randomx-v2 --mode light --groups 2 --steps 3 --planner-key keys/pv.key --worker-key keys/wv.key --node-worker-key "$TMP/keys/wv.key" -o V
+  expect_rc 0 "plan v2 light" "$R" plan --no-verify --work randomx-v2 --mode light --groups 2 --steps 3 --planner-key keys/pv.key --worker-key keys/wv.key --node-worker-key "$TMP/keys/wv.key" -o V
   rcpv=$(cat "$TMP/.out")
   for i in 1 0; do run_slurm V $i > "v-$i.log" 2>&1 & done; wait
   expect_rc 0 "assemble v2" "$R" assemble V --planner-key keys/pv.key -o v.json
@@ -339,7 +428,7 @@ if [ "${RXLOCK_TEST_SLURM:-0}" = 1 ]; then
   if sinfo -h >/dev/null 2>&1 || { sh "$SRC/tools/slurm-local.sh" start > slurm-start.log 2>&1 && started=1; }; then
     # the generated scripts as they are: time limit, partition, an extra line;
     # rxlock from PATH, the worker key where --node-worker-key says
-    expect_rc 0 "slurm: plan" "$R" plan --work sha3-256 --groups 4 --steps 20000 --slurm-time 10m \
+    expect_rc 0 "slurm: plan" "$R" plan --no-verify --work sha3-256 --groups 4 --steps 20000 --slurm-time 10m \
       --slurm-partition local --sbatch --comment=rxlock-ci --node-worker-key "$TMP/keys/ws.key" \
       --planner-key keys/ps.key --worker-key keys/ws.key -o SL
     rcps=$(cat "$TMP/.out")
@@ -358,6 +447,23 @@ if [ "${RXLOCK_TEST_SLURM:-0}" = 1 ]; then
     expect_rc 0 "slurm: assemble" "$R" assemble SL --planner-key keys/ps.key -o sl.json
     expect_rc 0 "slurm: solve" "$R" solve sl.json -o sl-id.txt
     check "slurm: solves to the planned recipient" test "$(publine sl-id.txt)" = "$rcps"
+    # issue 20: a verified plan, submitted as plan says (slurm-submit.sh: the
+    # verification array after the group array, --dependency=afterok)
+    expect_rc 0 "slurm: verified plan" "$R" plan --work sha3-256 --groups 4 --steps 40000 --batch 2 --checkpoint-steps 10000 \
+      --slurm-time 10m --slurm-partition local --node-worker-key "$TMP/keys/wsv.key" \
+      --planner-key keys/psv.key --worker-key keys/wsv.key -o SV
+    rcpsv=$(cat "$TMP/.out")
+    expect_rc 0 "slurm: sbatch --test-only slurm-verify.sbatch" sbatch --test-only SV/slurm-verify.sbatch
+    expect_rc 0 "slurm: sh slurm-submit.sh --wait (group array, then verification array)" env PATH="$TMP/bin:$PATH" timeout 300 sh SV/slurm-submit.sh --wait
+    gjid=$(sed -n 's/^rxlock: group array: job \([0-9]*\).*/\1/p' "$TMP/.out")
+    vjid=$(sed -n 's/^Submitted batch job \([0-9]*\).*/\1/p' "$TMP/.out")
+    check "slurm: the verification job depended on the group job ($vjid after $gjid)" sh -c "test -n '$gjid' && test -n '$vjid' && scontrol show job '$vjid' | grep -q 'JobState=COMPLETED'"
+    check "slurm: 4 results, 4 verification files" sh -c "test \$(ls SV/results/*.result | wc -l) -eq 4 && test \$(ls SV/results/*.verify | wc -l) -eq 4"
+    check "slurm: verification logs" sh -c "cat SV/logs/verify-*.out | grep -c 'every picked segment matched' | grep -qx 2"
+    expect_rc 0 "slurm: assemble the verified plan" "$R" assemble SV --planner-key keys/psv.key -o sv.json
+    check "slurm: all 16 segments verified" grep -q 'verification: 16 of 16' "$TMP/.err"
+    expect_rc 0 "slurm: solve the verified puzzle" "$R" solve sv.json -o sv-id.txt
+    check "slurm: verified puzzle solves to the planned recipient" test "$(publine sv-id.txt)" = "$rcpsv"
     [ $started = 1 ] && sh "$SRC/tools/slurm-local.sh" stop > /dev/null 2>&1
   else
     echo "SKIP real Slurm: tools/slurm-local.sh could not start the daemons:" >&2

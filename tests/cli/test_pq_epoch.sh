@@ -87,6 +87,8 @@ expect_rc 0 "plan --pq" sh -c "'$R' plan $W --pq --groups 2 --steps 2000 --plann
 check "plan prints an age1pq1 recipient" grep -q '^age1pq1' p.rcp
 expect_rc 0 "task 0" "$R" group P 0 --worker-key keys/w.key
 expect_rc 0 "task 1" "$R" group P 1 --worker-key keys/w.key
+expect_rc 0 "verification task 0" "$R" group --verify P 0 --worker-key keys/w.key
+expect_rc 0 "verification task 1" "$R" group --verify P 1 --worker-key keys/w.key
 expect_rc 0 "assemble" sh -c "'$R' assemble P --planner-key keys/p.key -o p.json > a.rcp"
 check "assemble prints the same recipient" cmp -s p.rcp a.rcp
 check "the puzzle commits to it" grep -q "\"epoch_pq_recipient\": \"$(cat p.rcp)\"" p.json

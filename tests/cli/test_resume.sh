@@ -101,6 +101,8 @@ mkdir -p other.json.state
 pid=$!; sleep 1; kill -9 $pid; wait $pid 2>/dev/null
 expect_rc 1 "state of another lock refused" "$R" lock --work sha3-256 --groups 2 --steps 30000001 -o other.json
 check "refusal says so" grep -q 'holds the state of another lock' "$TMP/.err"
+expect_rc 1 "the same lock with the other epoch kind (--pq) refused" "$R" lock --pq --work sha3-256 --groups 2 --steps 30000000 --checkpoint-steps 1000000 -o other.json
+check "epoch kind: says which the state holds" grep -q 'holds the state of another lock (sha3-256, 2 x 30000000 steps, classic epoch key)' "$TMP/.err"
 check "state kept" test -f other.json.state/plan.json
 check "state is private" sh -c "[ \"\$(stat -c %a other.json.state)\" = 700 ] && [ \"\$(stat -c %a other.json.state/plan.secrets)\" = 600 ]"
 summary
