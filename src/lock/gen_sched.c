@@ -223,7 +223,7 @@ static int cb_lost(void *ctx, const tl_task *t) {
             if (*v == VS_RUN1) *v = VS_TODO;
             else if (*v == VS_RUN3) *v = VS_DISPUTE;
         }
-        if (++s->vlost > 4 + 4 * s->retries) {
+        if (++s->vlost > (4 + 4 * s->retries) * (t->bundled ? t->bundled : 1)) {   /* a lost bundle loses each of its tasks */
             tl_event_emit(s->o, TL_EVENT_WORKER_FAILED, g, 0, "verification workers keep failing");
             return TL_EWORKER;
         }
@@ -233,7 +233,7 @@ static int cb_lost(void *ctx, const tl_task *t) {
     if (t->tag != s->epoch[g - 1]) return TL_OK;        /* a stale chain task */
     s->running[g - 1] = 0;
     char with[48] = "";
-    if (t->bundled > 1) snprintf(with, sizeof with, " (one of a bundle of %u groups)", t->bundled);
+    if (t->bundled > 1) snprintf(with, sizeof with, " (one of %u tasks in its worker)", t->bundled);
     if (++s->attempts[g - 1] > s->retries) {
         tl_event_emit(s->o, TL_EVENT_WORKER_FAILED, g, 0, "worker for group %u%s failed", g, with);
         return TL_EWORKER;
