@@ -12,6 +12,7 @@
 #include "rxlock/error.h"
 #include "rxlock/rx.h"
 #include "rxlock/rxlock.h"
+#include "rxlock/sha3.h"
 #include "age/age_internal.h"
 #include "rx/execmem.h"
 #include <errno.h>
@@ -215,7 +216,7 @@ static uint32_t ev_group;
 static void on_event(const tl_event *ev, void *ctx) {
     (void)ctx;
     if (ev->kind >= 1 && ev->kind <= 4) ev_kinds[ev->kind]++;
-    if (ev->kind == TL_EVENT_WORKER_RETRY) ev_group = ev->group;
+    if (ev->kind == TL_EVENT_WORKER_RETRY && (ev_group == 0 || ev->group == 2)) ev_group = ev->group;
     CHECK(ev->message && strlen(ev->message) > 10 && !strchr(ev->message, '\n'));
 }
 
@@ -246,7 +247,10 @@ static void t_events(void) {
     CHECK(cap >= 0 && st.st_size == 0);
     CHECK(rc == TL_OK);
     CHECK(ev_kinds[TL_EVENT_TEST_MODE] == 1);
-    CHECK(ev_kinds[TL_EVENT_WORKER_RETRY] == 1 && ev_group == 2);
+    /* group 2 runs in a bundle with group 1 where SHA3 has SIMD lanes (3
+     * groups on 2 workers: bundles of 2): the lost bundle re-runs both */
+    int bundle = sha3_multi_lanes() >= 2 ? 2 : 1;
+    CHECK(ev_kinds[TL_EVENT_WORKER_RETRY] == bundle && ev_group == 2);
     CHECK(ev_kinds[TL_EVENT_WORKER_FAILED] == 0);
     free(json);
     /* Without retries the failure is an event and TL_EWORKER. */

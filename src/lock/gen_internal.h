@@ -20,7 +20,13 @@ typedef struct {
     int      chain;          /* 1 = the group's chain, 0 = a verification */
     unsigned attempt;        /* chain: earlier failed attempts (test faults) */
     uint64_t tag;            /* the scheduler's                          */
+    unsigned bundled;        /* tasks in the worker's bundle (set by the pool) */
 } tl_task;
+
+/* Issue 23: a worker runs a bundle of up to TL_BUNDLE_MAX tasks at once
+ * (SHA3: their chains advance together in SIMD lanes, tl_work_steps_multi);
+ * each task still reports its own values.  tl_pool_cb.lanes bounds it. */
+#define TL_BUNDLE_MAX 8
 
 /* Memory a child wipes before it starts (the parent's other secrets), and
  * descriptors it closes (the state directory's lock: a killed parent's
@@ -39,7 +45,14 @@ typedef struct {
     int  (*done)(void *ctx);                        /* 1 = nothing left      */
     void (*totals)(void *ctx, uint64_t *done, uint64_t *total, uint32_t *gdone, uint32_t *gtotal);
     void (*tick)(void *ctx);                        /* about every 0.1 s */
+    unsigned lanes;          /* tasks per worker, 1..TL_BUNDLE_MAX (0 = 1) */
 } tl_pool_cb;
+
+/* The number of worker processes tl_pool_run starts for o. */
+unsigned tl_pool_workers(const tl_gen_opts *o);
+/* Tasks per worker for G groups of `work`: min(tl_work_lanes, ceil(G / nw),
+ * TL_BUNDLE_MAX), so every worker gets a bundle while there are groups. */
+unsigned tl_pool_bundle(tl_work_type work, uint32_t G, unsigned nw);
 
 /* Run tasks until cb->done: o->workers processes, o->worker_timeout,
  * o->stop, o->progress.  TL_OK, TL_EINTR, TL_EWORKER or the callbacks' code. */

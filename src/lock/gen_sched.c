@@ -5,7 +5,9 @@
  * before it counts; free workers recompute chosen segments from their
  * recorded start (verification); a mismatch is decided by a third
  * computation, which names the odd worker; a chain found wrong is
- * corrected at that segment and recomputed from there.  Nothing is wrapped
+ * corrected at that segment and recomputed from there.  The pool runs up to
+ * tl_pool_bundle tasks per worker (SHA3 chains in SIMD lanes, issue 23):
+ * each task is still handed out, reported and lost on its own.  Nothing is wrapped
  * before every chain is complete and every chosen segment matched. */
 #include "gen_internal.h"
 #include <sodium.h>
@@ -221,7 +223,7 @@ static int cb_lost(void *ctx, const tl_task *t) {
             if (*v == VS_RUN1) *v = VS_TODO;
             else if (*v == VS_RUN3) *v = VS_DISPUTE;
         }
-        if (++s->vlost > 4 + 4 * s->retries) {
+        if (++s->vlost > (4 + 4 * s->retries) * (t->bundled ? t->bundled : 1)) {   /* a lost bundle loses each of its tasks */
             tl_event_emit(s->o, TL_EVENT_WORKER_FAILED, g, 0, "verification workers keep failing");
             return TL_EWORKER;
         }
@@ -230,12 +232,14 @@ static int cb_lost(void *ctx, const tl_task *t) {
     }
     if (t->tag != s->epoch[g - 1]) return TL_OK;        /* a stale chain task */
     s->running[g - 1] = 0;
+    char with[48] = "";
+    if (t->bundled > 1) snprintf(with, sizeof with, " (one of %u tasks in its worker)", t->bundled);
     if (++s->attempts[g - 1] > s->retries) {
-        tl_event_emit(s->o, TL_EVENT_WORKER_FAILED, g, 0, "worker for group %u failed", g);
+        tl_event_emit(s->o, TL_EVENT_WORKER_FAILED, g, 0, "worker for group %u%s failed", g, with);
         return TL_EWORKER;
     }
-    tl_event_emit(s->o, TL_EVENT_WORKER_RETRY, g, 0, "worker for group %u failed; re-running the group from step %llu",
-                  g, (unsigned long long)pos(s, s->have[g - 1]));
+    tl_event_emit(s->o, TL_EVENT_WORKER_RETRY, g, 0, "worker for group %u%s failed; re-running the group from step %llu",
+                  g, with, (unsigned long long)pos(s, s->have[g - 1]));
     return TL_OK;
 }
 
@@ -333,7 +337,8 @@ int tl_sched_run(tl_work *w, tl_state *st, const tl_plan_info *pi, const uint8_t
         tl_state_progress_save(st, s.reached, s.G);
     }
     tl_pool_cb cb = { .ctx = &s, .next = cb_next, .value = cb_value, .reached = cb_reached, .lost = cb_lost,
-                      .done = cb_done, .totals = cb_totals, .tick = cb_tick };
+                      .done = cb_done, .totals = cb_totals, .tick = cb_tick,
+                      .lanes = tl_pool_bundle(pi->pub.work, s.G, tl_pool_workers(o)) };
     tl_wipe wipe = { .p = { (void *)sec, s.val, s.alt, e }, .len = { tl_draw_size(s.G), n * 32, n * 32, (size_t)s.G * 32 } };
     tl_state_fds(st, wipe.fd);
     if (!cb_done(&s)) rc = tl_pool_run(w, &cb, &wipe, o);

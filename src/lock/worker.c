@@ -1,10 +1,13 @@
 /* SPDX-License-Identifier: ISC */
 /* src/lock/worker.c — the generation worker pool (docs/DESIGN.md §3): the
- * single-threaded supervisor forks one child per running task after the
+ * single-threaded supervisor forks one child per running bundle after the
  * work function (cache / dataset) is built; a task runs steps i0 .. i1-1 of
  * one group's chain from a given value and reports fixed-size, MAC'd
  * messages over a pipe: progress, the value at every multiple of `every`
- * (a checkpoint) and the value at i1.  The parent polls, hands every value
+ * (a checkpoint) and the value at i1.  A bundle is up to tl_pool_cb.lanes
+ * tasks in one child (issue 23): their SHA3 chains advance together in
+ * SIMD lanes (tl_work_steps_multi), each task reporting as its own; a
+ * failed child is a lost task for each of its unfinished tasks.  The parent polls, hands every value
  * to the scheduler (gen_sched.c), aggregates progress, enforces a silence
  * deadline, reaps children and reports a lost task to the scheduler, which
  * re-runs it or fails.  Four parts: spawn, decode, reap, report. */
@@ -28,11 +31,11 @@
 #define MSG_VALUE    2u            /* the value at a checkpoint step         */
 #define MSG_RESULT   3u            /* the value at the task's end i1         */
 enum {                             /* byte offsets in a message              */
-    MSG_OFF_MAGIC = 0, MSG_OFF_TYPE = 4, MSG_OFF_GROUP = 8, MSG_OFF_PAD = 12,
+    MSG_OFF_MAGIC = 0, MSG_OFF_TYPE = 4, MSG_OFF_GROUP = 8, MSG_OFF_LANE = 12,
     MSG_OFF_STEP = 16, MSG_OFF_VALUE = 24, MSG_OFF_MAC = 56, MSG_SIZE = 72   /* < PIPE_BUF: atomic */
 };
 typedef struct {
-    uint32_t type, g;
+    uint32_t type, g, lane;  /* lane: the task's index in its bundle */
     uint64_t step;
     uint8_t  value[32];
 } msg;
@@ -42,6 +45,7 @@ static void msg_encode(uint8_t m[MSG_SIZE], const uint8_t mk[32], const msg *x) 
     tl_put32(m + MSG_OFF_MAGIC, MSG_MAGIC);
     tl_put32(m + MSG_OFF_TYPE, x->type);
     tl_put32(m + MSG_OFF_GROUP, x->g);
+    tl_put32(m + MSG_OFF_LANE, x->lane);
     tl_put64(m + MSG_OFF_STEP, x->step);
     memcpy(m + MSG_OFF_VALUE, x->value, 32);
     crypto_generichash(m + MSG_OFF_MAC, 16, m, MSG_OFF_MAC, mk, 32);
@@ -52,10 +56,11 @@ static int msg_decode(msg *x, const uint8_t m[MSG_SIZE], const uint8_t mk[32]) {
     uint8_t mac[16];
     crypto_generichash(mac, 16, m, MSG_OFF_MAC, mk, 32);
     if (sodium_memcmp(mac, m + MSG_OFF_MAC, 16) != 0 || tl_get32(m + MSG_OFF_MAGIC) != MSG_MAGIC ||
-        tl_get32(m + MSG_OFF_PAD) != 0)
+        tl_get32(m + MSG_OFF_LANE) >= TL_BUNDLE_MAX)
         return -1;
     x->type = tl_get32(m + MSG_OFF_TYPE);
     x->g = tl_get32(m + MSG_OFF_GROUP);
+    x->lane = tl_get32(m + MSG_OFF_LANE);
     x->step = tl_get64(m + MSG_OFF_STEP);
     memcpy(x->value, m + MSG_OFF_VALUE, 32);
     return x->type >= MSG_PROGRESS && x->type <= MSG_RESULT ? 0 : -1;
@@ -88,8 +93,9 @@ static uint64_t flip_step(const tl_task *t) { (void)t; return UINT64_MAX; }
 #endif
 
 /* ---- the child ---------------------------------------------------------- */
-static int msg_send(int fd, const uint8_t mk[32], uint32_t type, uint32_t g, uint64_t step, const uint8_t *d) {
-    msg x = { .type = type, .g = g, .step = step };
+static int msg_send(int fd, const uint8_t mk[32], uint32_t type, const tl_task *t, unsigned lane, uint64_t step,
+                    const uint8_t *d) {
+    msg x = { .type = type, .g = t->g, .lane = lane, .step = step };
     uint8_t m[MSG_SIZE];
     if (d) memcpy(x.value, d, 32);
     msg_encode(m, mk, &x);
@@ -99,47 +105,80 @@ static int msg_send(int fd, const uint8_t mk[32], uint32_t type, uint32_t g, uin
     return rc;
 }
 
-static void child_main(tl_work *w, tl_task *t, int fd, const uint8_t mk_in[32], const tl_wipe *wipe) {
-    uint8_t d[32], mk[32];
-    char kind[16] = "";
-    int rc = 0, fault = fault_for(t, kind);
-    uint64_t flip = flip_step(t);
-    memcpy(d, t->d0, 32);
+/* A test fault of lane c's task, once it is half done. */
+static void child_fault(const char *kind, int fd) {
+    if (!strcmp(kind, "crash")) abort();
+    if (!strcmp(kind, "hang")) for (;;) pause();
+    if (!strcmp(kind, "garbage")) {
+        uint8_t m[MSG_SIZE];
+        memset(m, 0x41, sizeof m);
+        (void)!write(fd, m, sizeof m);
+    }
+}
+
+/* Run the bundle t[0..nt-1]: every step call advances all unfinished tasks
+ * by the same n (up to the nearest checkpoint, end or test flip of any of
+ * them), then each reports its checkpoint, end or progress. */
+static void child_main(tl_work *w, tl_task *t, unsigned nt, int fd, const uint8_t mk_in[32], const tl_wipe *wipe) {
+    uint8_t d[TL_BUNDLE_MAX][32], dv[TL_BUNDLE_MAX][32], mk[32];
+    uint64_t i[TL_BUNDLE_MAX], flip[TL_BUNDLE_MAX], half[TL_BUNDLE_MAX], iv[TL_BUNDLE_MAX];
+    uint32_t gv[TL_BUNDLE_MAX];
+    unsigned map[TL_BUNDLE_MAX];
+    char kind[TL_BUNDLE_MAX][16];
+    int fault[TL_BUNDLE_MAX];
     memcpy(mk, mk_in, 32);
-    sodium_memzero(t->d0, 32);   /* the caller's copy: child_main never returns */
-    for (unsigned k = 0; k < TL_WIPE_MAX; k++)   /* this child needs only its own start value */
+    for (unsigned c = 0; c < nt; c++) {
+        memcpy(d[c], t[c].d0, 32);
+        sodium_memzero(t[c].d0, 32);   /* the caller's copy: child_main never returns */
+        kind[c][0] = 0;
+        fault[c] = fault_for(&t[c], kind[c]);
+        flip[c] = flip_step(&t[c]);
+        i[c] = t[c].i0;
+        half[c] = t[c].i0 + (t[c].i1 - t[c].i0) / 2;
+    }
+    for (unsigned k = 0; k < TL_WIPE_MAX; k++)   /* this child needs only its bundle's start values */
         if (wipe->p[k]) sodium_memzero(wipe->p[k], wipe->len[k]);
-    uint64_t i = t->i0, batch = 1, half = t->i0 + (t->i1 - t->i0) / 2;
+    uint64_t batch = 1;
     double last = tl_now();
-    while (i < t->i1 && rc == 0) {
-        uint64_t n = t->i1 - i < batch ? t->i1 - i : batch;
-        if (t->every && n > t->every - i % t->every) n = t->every - i % t->every;   /* stop at checkpoints */
-        if (flip != UINT64_MAX && i <= flip && n > flip + 1 - i) n = flip + 1 - i;
+    int rc = 0;
+    for (;;) {
+        unsigned na = 0;
+        uint64_t n = batch;
+        for (unsigned c = 0; c < nt; c++) {
+            if (i[c] >= t[c].i1) continue;
+            if (n > t[c].i1 - i[c]) n = t[c].i1 - i[c];
+            if (t[c].every && n > t[c].every - i[c] % t[c].every) n = t[c].every - i[c] % t[c].every;   /* stop at checkpoints */
+            if (flip[c] != UINT64_MAX && i[c] <= flip[c] && n > flip[c] + 1 - i[c]) n = flip[c] + 1 - i[c];
+            map[na++] = c;
+        }
+        if (na == 0 || rc) break;
+        for (unsigned k = 0; k < na; k++) {
+            gv[k] = t[map[k]].g;
+            iv[k] = i[map[k]];
+            memcpy(dv[k], d[map[k]], 32);
+        }
         double t0 = tl_now();
-        rc = tl_work_steps(w, t->g, i, n, d);
-        i += n;
+        rc = na == 1 ? tl_work_steps(w, gv[0], iv[0], n, dv[0]) : tl_work_steps_multi(w, na, gv, iv, n, dv);
         double t1 = tl_now();
         if (t1 - t0 < 0.02 && batch < (1u << 22)) batch *= 2;
-        if (i == flip + 1) d[0] ^= 1;
-        if (fault && i >= half) {
-            if (!strcmp(kind, "crash")) abort();
-            if (!strcmp(kind, "hang")) for (;;) pause();
-            if (!strcmp(kind, "garbage")) {
-                uint8_t m[MSG_SIZE];
-                memset(m, 0x41, sizeof m);
-                (void)!write(fd, m, sizeof m);
-                fault = 0;
+        int prog = t1 - last >= 0.1;
+        if (prog) last = t1;
+        for (unsigned k = 0; k < na && rc == 0; k++) {
+            unsigned c = map[k];
+            memcpy(d[c], dv[k], 32);
+            i[c] += n;
+            if (i[c] == flip[c] + 1) d[c][0] ^= 1;
+            if (fault[c] && i[c] >= half[c]) {
+                child_fault(kind[c], fd);
+                fault[c] = 0;
             }
-        }
-        if (rc == 0 && i < t->i1 && t->every && i % t->every == 0) {
-            if (msg_send(fd, mk, MSG_VALUE, t->g, i, d)) rc = -1;
-        } else if (rc == 0 && t1 - last >= 0.1 && i < t->i1) {
-            if (msg_send(fd, mk, MSG_PROGRESS, t->g, i, NULL)) rc = -1;
-            last = t1;
+            if (i[c] == t[c].i1) rc = msg_send(fd, mk, MSG_RESULT, &t[c], c, i[c], d[c]);
+            else if (t[c].every && i[c] % t[c].every == 0) rc = msg_send(fd, mk, MSG_VALUE, &t[c], c, i[c], d[c]);
+            else if (prog) rc = msg_send(fd, mk, MSG_PROGRESS, &t[c], c, i[c], NULL);
         }
     }
-    if (rc == 0 && msg_send(fd, mk, MSG_RESULT, t->g, t->i1, d)) rc = -1;
     sodium_memzero(d, sizeof d);
+    sodium_memzero(dv, sizeof dv);
     sodium_memzero(mk, sizeof mk);
     tl_work_free_vm(w);
     close(fd);
@@ -159,13 +198,15 @@ void tl_event_emit(const tl_gen_opts *o, tl_event_kind kind, uint32_t group, dou
 }
 
 /* ---- the parent --------------------------------------------------------- */
+enum { LANE_RUNNING = 0, LANE_ENDED, LANE_DROPPED };   /* a task's state in its slot */
 typedef struct {
     pid_t pid;
     int fd;
-    tl_task t;
-    uint64_t at;        /* step reached (progress)  */
-    double last;        /* last message, seconds    */
-    int ended;          /* MSG_RESULT received      */
+    unsigned nt;                    /* tasks in the bundle         */
+    tl_task t[TL_BUNDLE_MAX];
+    uint64_t at[TL_BUNDLE_MAX];     /* step reached (progress)     */
+    uint8_t state[TL_BUNDLE_MAX];   /* LANE_*                      */
+    double last;                    /* last message, seconds       */
     size_t fill;
     uint8_t buf[MSG_SIZE];
 } slot;
@@ -177,9 +218,21 @@ typedef struct {
     const tl_wipe *wipe;
     slot *sl;
     struct pollfd *pf;
-    unsigned nw;
+    unsigned nw, lanes;
     uint8_t mk[32];
 } pool;
+
+unsigned tl_pool_workers(const tl_gen_opts *o) {
+    unsigned nw = o && o->workers ? o->workers : util_cpus_usable();
+    return nw < 1 ? 1 : nw > 1024 ? 1024 : nw;
+}
+
+unsigned tl_pool_bundle(tl_work_type work, uint32_t G, unsigned nw) {
+    unsigned L = tl_work_lanes(work), per = nw ? (unsigned)((G + nw - 1) / nw) : 1;
+    if (L > TL_BUNDLE_MAX) L = TL_BUNDLE_MAX;
+    if (L > per) L = per;
+    return L < 1 ? 1 : L;
+}
 
 static void kill_slot(slot *s) {
     if (s->pid > 0) {
@@ -192,18 +245,24 @@ static void kill_slot(slot *s) {
     s->fd = -1;
 }
 
-/* Spawn: a task from the scheduler into every free slot. */
+/* Spawn: a bundle of tasks from the scheduler into every free slot. */
 static int spawn(pool *P) {
     for (unsigned k = 0; k < P->nw; k++) {
         if (P->sl[k].pid > 0) continue;
-        tl_task t;
-        memset(&t, 0, sizeof t);
-        if (P->cb->next(P->cb->ctx, &t) != 1) { sodium_memzero(&t, sizeof t); return TL_OK; }
-        int p[2];
-        if (pipe(p) != 0) { sodium_memzero(&t, sizeof t); return TL_EWORKER; }
-        fflush(NULL);
-        pid_t pid = fork();
-        if (pid < 0) { close(p[0]); close(p[1]); sodium_memzero(&t, sizeof t); return TL_EWORKER; }
+        tl_task t[TL_BUNDLE_MAX];
+        unsigned nt = 0;
+        memset(t, 0, sizeof t);
+        while (nt < P->lanes && P->cb->next(P->cb->ctx, &t[nt]) == 1) nt++;
+        if (nt == 0) { sodium_memzero(t, sizeof t); return TL_OK; }
+        for (unsigned c = 0; c < nt; c++) t[c].bundled = nt;
+        int p[2], rc = TL_OK;
+        pid_t pid = -1;
+        if (pipe(p) != 0) rc = TL_EWORKER;
+        else {
+            fflush(NULL);
+            if ((pid = fork()) < 0) { close(p[0]); close(p[1]); rc = TL_EWORKER; }
+        }
+        if (rc) { sodium_memzero(t, sizeof t); return rc; }
         if (pid == 0) {
             close(p[0]);
             for (unsigned j = 0; j < P->nw; j++) if (P->sl[j].fd >= 0) close(P->sl[j].fd);
@@ -213,27 +272,41 @@ static int spawn(pool *P) {
             signal(SIGPIPE, SIG_DFL);
             prctl(PR_SET_PDEATHSIG, SIGKILL);
             if (getppid() == 1) _exit(1);
-            for (unsigned j = 0; j < P->nw; j++) sodium_memzero(&P->sl[j].t, sizeof P->sl[j].t);
-            child_main(P->w, &t, p[1], P->mk, P->wipe);
+            for (unsigned j = 0; j < P->nw; j++) sodium_memzero(P->sl[j].t, sizeof P->sl[j].t);
+            child_main(P->w, t, nt, p[1], P->mk, P->wipe);
         }
         close(p[1]);
         slot *s = &P->sl[k];
         memset(s, 0, sizeof *s);
         s->pid = pid;
         s->fd = p[0];
-        s->t = t;
-        s->at = t.i0;
+        s->nt = nt;
+        for (unsigned c = 0; c < nt; c++) {
+            s->t[c] = t[c];
+            s->at[c] = t[c].i0;
+            sodium_memzero(s->t[c].d0, 32);   /* the start values stay with the child */
+        }
         s->last = tl_now();
-        sodium_memzero(&t, sizeof t);
-        /* the start value stays with the child */
-        sodium_memzero(s->t.d0, 32);
+        sodium_memzero(t, sizeof t);
     }
     return TL_OK;
 }
 
+/* Every task of the slot ended or dropped; *dropped = some were dropped. */
+static int slot_finished(const slot *s, int *dropped) {
+    int fin = 1;
+    *dropped = 0;
+    for (unsigned c = 0; c < s->nt; c++) {
+        if (s->state[c] == LANE_RUNNING) fin = 0;
+        if (s->state[c] == LANE_DROPPED) *dropped = 1;
+    }
+    return fin;
+}
+
 /* Decode: read what a slot's pipe holds; hand whole messages on.  Returns
- * 0, 1 (the task's worker lied), 2 (EOF), 3 (the scheduler dropped the
- * task: kill it) or a TL_E* code from the scheduler. */
+ * 0, 1 (the bundle's worker lied), 2 (EOF), 3 (every task ended and the
+ * scheduler dropped some: kill the worker) or a TL_E* code from the
+ * scheduler.  A dropped task's further messages are ignored. */
 static int decode(pool *P, slot *s, double now) {
     ssize_t r = read(s->fd, s->buf + s->fill, MSG_SIZE - s->fill);
     if (r < 0) return errno == EINTR || errno == EAGAIN ? 0 : 1;
@@ -243,33 +316,57 @@ static int decode(pool *P, slot *s, double now) {
     if (s->fill < MSG_SIZE) return 0;
     s->fill = 0;
     msg x;
-    int bad = msg_decode(&x, s->buf, P->mk) != 0 || x.g != s->t.g || s->ended || x.step < s->at ||
-              x.step > s->t.i1 || (x.type == MSG_RESULT) != (x.step == s->t.i1) ||
-              (x.type == MSG_VALUE && (!s->t.every || x.step % s->t.every != 0 || x.step == s->at));
+    int bad = msg_decode(&x, s->buf, P->mk) != 0 || x.lane >= s->nt;
+    const tl_task *t = bad ? NULL : &s->t[x.lane];
+    int lane = bad ? 0 : (int)x.lane, st = bad ? LANE_RUNNING : s->state[lane];
+    if (!bad && st != LANE_DROPPED)
+        bad = x.g != t->g || st == LANE_ENDED || x.step < s->at[lane] || x.step > t->i1 ||
+              (x.type == MSG_RESULT) != (x.step == t->i1) ||
+              (x.type == MSG_VALUE && (!t->every || x.step % t->every != 0 || x.step == s->at[lane]));
     sodium_memzero(s->buf, sizeof s->buf);
-    int rc = 0;
+    int rc = 0, dropped = 0;
     if (bad) rc = 1;
-    else {
-        s->at = x.step;
-        if (x.type == MSG_RESULT) s->ended = 1;
+    else if (st != LANE_DROPPED) {
+        s->at[lane] = x.step;
+        if (x.type == MSG_RESULT) s->state[lane] = LANE_ENDED;
         if (x.type != MSG_PROGRESS) {
-            rc = P->cb->value(P->cb->ctx, &s->t, x.step, x.value, (long)s->pid);
-            if (rc == 1) rc = 3;
-        } else P->cb->reached(P->cb->ctx, &s->t, x.step);
+            rc = P->cb->value(P->cb->ctx, t, x.step, x.value, (long)s->pid);
+            if (rc == 1) { s->state[lane] = LANE_DROPPED; rc = 0; }
+        } else P->cb->reached(P->cb->ctx, t, x.step);
+        if (rc == 0 && slot_finished(s, &dropped) && dropped) rc = 3;
     }
     sodium_memzero(&x, sizeof x);
     return rc;
 }
 
-/* Reap: a child whose pipe closed; 0 when it finished its task cleanly. */
+/* Reap: a child whose pipe closed; 0 when it finished its bundle cleanly. */
 static int reap(slot *s) {
-    int st = 0;
+    int st = 0, dropped;
     pid_t wr;
     while ((wr = waitpid(s->pid, &st, 0)) < 0 && errno == EINTR) {}
     s->pid = -1;
     close(s->fd);
     s->fd = -1;
-    return wr > 0 && WIFEXITED(st) && WEXITSTATUS(st) == 0 && s->ended && s->fill == 0 ? 0 : -1;
+    return wr > 0 && WIFEXITED(st) && WEXITSTATUS(st) == 0 && slot_finished(s, &dropped) && s->fill == 0 ? 0 : -1;
+}
+
+/* "group G" or "groups G1, G2, ..." of a slot's bundle, for messages. */
+static void bundle_groups(char *out, size_t len, const slot *s) {
+    size_t at = (size_t)snprintf(out, len, "group%s", s->nt > 1 ? "s" : "");
+    for (unsigned c = 0; c < s->nt && at < len; c++)
+        at += (size_t)snprintf(out + at, len - at, "%s %u", c ? "," : "", s->t[c].g);
+}
+
+/* A failed bundle: every unfinished task is lost (the scheduler re-runs or fails). */
+static int slot_lost(pool *P, slot *s) {
+    tl_task t[TL_BUNDLE_MAX];
+    unsigned nt = 0;
+    for (unsigned c = 0; c < s->nt; c++) if (s->state[c] == LANE_RUNNING) t[nt++] = s->t[c];
+    kill_slot(s);
+    int rc = TL_OK;
+    for (unsigned c = 0; c < nt && rc == TL_OK; c++) rc = P->cb->lost(P->cb->ctx, &t[c]);
+    sodium_memzero(t, sizeof t);
+    return rc;
 }
 
 /* Report: progress over every running task. */
@@ -278,7 +375,8 @@ static int report(pool *P, double now, double t_start, uint64_t done_start) {
     tl_progress p = {0};
     P->cb->totals(P->cb->ctx, &p.hashes_done, &p.hashes_total, &p.groups_done, &p.groups_total);
     for (unsigned k = 0; k < P->nw; k++)
-        if (P->sl[k].pid > 0 && !P->sl[k].ended) p.hashes_done += P->sl[k].at - P->sl[k].t.i0;
+        for (unsigned c = 0; P->sl[k].pid > 0 && c < P->sl[k].nt; c++)
+            if (P->sl[k].state[c] == LANE_RUNNING) p.hashes_done += P->sl[k].at[c] - P->sl[k].t[c].i0;
     if (p.hashes_done > p.hashes_total) p.hashes_done = p.hashes_total;
     double rate = now > t_start ? (double)(p.hashes_done - (p.hashes_done > done_start ? done_start : p.hashes_done)) /
                                   (now - t_start) : 0;
@@ -288,10 +386,8 @@ static int report(pool *P, double now, double t_start, uint64_t done_start) {
 }
 
 int tl_pool_run(tl_work *w, const tl_pool_cb *cb, const tl_wipe *wipe, const tl_gen_opts *o) {
-    pool P = { .w = w, .cb = cb, .o = o, .wipe = wipe };
-    P.nw = o->workers ? o->workers : util_cpus_usable();
-    if (P.nw < 1) P.nw = 1;
-    if (P.nw > 1024) P.nw = 1024;
+    pool P = { .w = w, .cb = cb, .o = o, .wipe = wipe, .nw = tl_pool_workers(o) };
+    P.lanes = cb->lanes < 1 ? 1 : cb->lanes > TL_BUNDLE_MAX ? TL_BUNDLE_MAX : cb->lanes;
     double timeout = o->worker_timeout ? o->worker_timeout : 120;
     double pint = o->progress_interval > 0 ? o->progress_interval : 0.5;
     P.sl = calloc(P.nw, sizeof *P.sl);
@@ -324,20 +420,17 @@ int tl_pool_run(tl_work *w, const tl_pool_cb *cb, const tl_wipe *wipe, const tl_
             if (r == 3) { kill_slot(s); continue; }
             if (r == 1) failed = 1;
             else if (r == 2) {
-                if (reap(s) == 0) { sodium_memzero(&s->t, sizeof s->t); continue; }
+                if (reap(s) == 0) { sodium_memzero(s->t, sizeof s->t); s->nt = 0; continue; }
                 failed = 1;
             }
             if (!failed && now - s->last > timeout) {
-                tl_event_emit(o, TL_EVENT_WORKER_HUNG, s->t.g, now - s->last,
-                              "worker for group %u silent for %.0f s: killing it", s->t.g, now - s->last);
+                char gs[96];
+                bundle_groups(gs, sizeof gs, s);
+                tl_event_emit(o, TL_EVENT_WORKER_HUNG, s->t[0].g, now - s->last,
+                              "worker for %s silent for %.0f s: killing it", gs, now - s->last);
                 failed = 1;
             }
-            if (failed) {
-                tl_task t = s->t;
-                kill_slot(s);
-                rc = cb->lost(cb->ctx, &t);
-                sodium_memzero(&t, sizeof t);
-            }
+            if (failed) rc = slot_lost(&P, s);
         }
         if (rc == TL_OK && o->stop && *o->stop) rc = TL_EINTR;
         if (rc == TL_OK && now - t_tick >= 0.1) {   /* what the scheduler tracks, saved often */

@@ -92,32 +92,6 @@ SHA3CE static void sha3ce_chain(uint64_t x[4], uint64_t steps)
     x[0] = vgetq_lane_u64(x0, 0); x[1] = vgetq_lane_u64(x1, 0);
     x[2] = vgetq_lane_u64(x2, 0); x[3] = vgetq_lane_u64(x3, 0);
 }
-/* Counter (puzzle-form) chain, layout in sha3/internal.h. */
-SHA3CE static void sha3ce_chain_ctr(const uint64_t pre[8], uint64_t i0, uint64_t steps, uint64_t x[4])
-{
-    KECCAK_DECL(uint64x2_t, a);
-    KECCAK_DECL(uint64x2_t, e);
-    const uint64x2_t zero = vdupq_n_u64(0), one = vdupq_n_u64(1), pad = vdupq_n_u64(UINT64_C(0x06) << 32);
-    const uint64x2_t p0 = vdupq_n_u64(pre[0]), p1 = vdupq_n_u64(pre[1]), p2 = vdupq_n_u64(pre[2]),
-                     p3 = vdupq_n_u64(pre[3]), p4 = vdupq_n_u64(pre[4]), p5 = vdupq_n_u64(pre[5]),
-                     p6 = vdupq_n_u64(pre[6]), p7 = vdupq_n_u64(pre[7] & UINT64_C(0xffffffff));
-    uint64x2_t x0 = vdupq_n_u64(x[0]), x1 = vdupq_n_u64(x[1]);
-    uint64x2_t x2 = vdupq_n_u64(x[2]), x3 = vdupq_n_u64(x[3]), i = vdupq_n_u64(i0);
-    for (uint64_t n = 0; n < steps; n++) {
-        SHA3_CTR_LANES(a, p, i, x, pad, zero);
-        KECCAK_ROUND_SHA3(a, e, vdupq_n_u64(sha3_rc[0]));
-        for (int r = 1; r < 23; r += 2) {
-            KECCAK_ROUND_SHA3(e, a, vdupq_n_u64(sha3_rc[r]));
-            KECCAK_ROUND_SHA3(a, e, vdupq_n_u64(sha3_rc[r + 1]));
-        }
-        KECCAK_ROUND_SHA3(e, a, vdupq_n_u64(sha3_rc[23]));
-        x0 = a00; x1 = a01; x2 = a02; x3 = a03;
-        i = vaddq_u64(i, one);
-    }
-    x[0] = vgetq_lane_u64(x0, 0); x[1] = vgetq_lane_u64(x1, 0);
-    x[2] = vgetq_lane_u64(x2, 0); x[3] = vgetq_lane_u64(x3, 0);
-}
-
 /* Issue 23: two independent counter chains, one per 64-bit half of each q
  * register (the multi-chain backend "armv8-sha3x2"). */
 SHA3CE static void sha3ce_chain_ctr_x2(sha3_lanes *st, uint64_t steps)
@@ -145,6 +119,22 @@ SHA3CE static void sha3ce_chain_ctr_x2(sha3_lanes *st, uint64_t steps)
     vst1q_u64(st->x[0], x0); vst1q_u64(st->x[1], x1);
     vst1q_u64(st->x[2], x2); vst1q_u64(st->x[3], x3);
     vst1q_u64(st->ctr, i);
+}
+
+/* Counter (puzzle-form) chain, layout in sha3/internal.h: the two-lane
+ * body above with both lanes equal — one chain in a q register runs both
+ * halves anyway, so the loop is the same instructions (only the loads
+ * before it differ); one body for both. */
+SHA3CE static void sha3ce_chain_ctr(const uint64_t pre[8], uint64_t i0, uint64_t steps, uint64_t x[4])
+{
+    sha3_lanes st;
+    for (int j = 0; j < 8; j++) st.pre[j][0] = st.pre[j][1] = pre[j];
+    st.ctr[0] = st.ctr[1] = i0;
+    for (int k = 0; k < 4; k++) st.x[k][0] = st.x[k][1] = x[k];
+    sha3ce_chain_ctr_x2(&st, steps);
+    for (int k = 0; k < 4; k++) x[k] = st.x[k][0];
+    volatile uint64_t *v = &st.pre[0][0];   /* the prefix (K) and the chain value */
+    for (size_t j = 0; j < sizeof st / sizeof(uint64_t); j++) v[j] = 0;
 }
 #undef SHA3CE
 

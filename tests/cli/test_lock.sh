@@ -115,6 +115,10 @@ rm -f f.json
 RXLOCK_TEST_WORKER_FAULT=crash:2:all expect_rc 1 "worker always crashing: fails" "$R" lock --work sha3-256 --groups 5 --steps 20000 --workers 2 -o f.json
 check "failed run: no puzzle" test ! -e f.json
 check "failed run: no temp files" sh -c '! ls f.json.tmp* 2>/dev/null | grep -q .'
+# a fresh start: the failed run's state (PUZZLE.state/) holds the groups it
+# finished (with bundled workers, group 4's bundle finishes there), and a
+# resumed run would not recompute group 4
+rm -rf f.json.state
 RXLOCK_TEST_WORKER_FAULT=garbage:4 expect_rc 1 "garbage, no retries: fails" "$R" lock --work sha3-256 --groups 5 --steps 20000 --workers 2 --retries 0 -o f.json
 check "garbage failed: no puzzle" test ! -e f.json
 
