@@ -291,14 +291,14 @@ static int run_screen(const struct opts *o, struct bench_variant *vs, size_t nv)
             if (run_one(o, &w[v], wn, &tmp)) goto out;
         }
     }
-    util_progress pr;
-    util_progress_init(&pr, o->bench, nr, 0, UTIL_PROGRESS_AUTO);
+    pbar pr;
+    pbar_init(&pr, o->bench, nr, 0, PBAR_AUTO);
     snprintf(pr.unit, sizeof pr.unit, "runs/s");
     for (unsigned rep = 0; rep < o->reps; rep++) {
         for (size_t j = 0; j < nv; j++) {
             size_t v = rep % 2 ? nv - 1 - j : j;   /* A B, B A, A B, ... */
             r[k].variant = v; r[k].rep = rep; r[k].order = (unsigned)k;
-            if (run_one(o, &w[v], o->n, &r[k])) { util_progress_clear(&pr); goto out; }
+            if (run_one(o, &w[v], o->n, &r[k])) { pbar_clear(&pr); goto out; }
             char hex[65];
             util_hex_encode(hex, r[k].digest, 32);
             json_t *jo = base_json(o, &vs[v]);
@@ -315,10 +315,10 @@ static int run_screen(const struct opts *o, struct bench_variant *vs, size_t nv)
             json_object_set_new(jo, "digest", json_string(hex));
             emit(jo);
             k++;
-            util_progress_update(&pr, k);
+            pbar_update(&pr, k);
         }
     }
-    util_progress_done(&pr);
+    pbar_done(&pr);
     summary(o, vs, nv, r, k);
     int bad = check_digests(vs, nv, r, k);
     if (bad) {

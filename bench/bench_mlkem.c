@@ -13,14 +13,12 @@
 #include <string.h>
 #include <time.h>
 
-static int cmp(const void *a, const void *b)
-{
+static int cmp(const void *a, const void *b) {
     double x = *(const double *)a, y = *(const double *)b;
     return x < y ? -1 : x > y;
 }
 
-int main(int argc, char **argv)
-{
+int main(int argc, char **argv) {
     int n = argc > 1 ? atoi(argv[1]) : 2000, rounds = argc > 2 ? atoi(argv[2]) : 7;
     if (n < 1 || rounds < 1 || rounds > 64) { fprintf(stderr, "usage: bench_mlkem [N] [R]\n"); return 2; }
     uint8_t (*ek)[PQ_MLKEM768_EK_BYTES] = malloc((size_t)n * PQ_MLKEM768_EK_BYTES);

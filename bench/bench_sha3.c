@@ -35,8 +35,7 @@
 
 
 
-static void evp_chain(uint8_t x[32], uint64_t steps)
-{
+static void evp_chain(uint8_t x[32], uint64_t steps) {
     const EVP_MD *md = EVP_sha3_256();
     for (uint64_t i = 0; i < steps; i++) {
         unsigned int n;
@@ -45,8 +44,7 @@ static void evp_chain(uint8_t x[32], uint64_t steps)
 }
 
 /* Seconds for OpenSSL to hash `blocks` 16384-byte messages. */
-static double evp_long(uint64_t blocks)
-{
+static double evp_long(uint64_t blocks) {
     static uint8_t buf[16384];
     uint8_t out[32];
     unsigned int n;
@@ -57,8 +55,7 @@ static double evp_long(uint64_t blocks)
     return util_now() - t;
 }
 
-static int cmp_double(const void *a, const void *b)
-{
+static int cmp_double(const void *a, const void *b) {
     double x = *(const double *)a, y = *(const double *)b;
     return x < y ? -1 : x > y;
 }
@@ -66,8 +63,7 @@ static int cmp_double(const void *a, const void *b)
 /* `openssl speed`'s own long-message figure ÷ 136 (permutations/s), or 0
  * when the tool is missing or its output is not understood. */
 #define SPEED_CMD "openssl speed -seconds 2 -evp sha3-256 -bytes 16384"
-static double openssl_speed_bound(void)
-{
+static double openssl_speed_bound(void) {
     FILE *f = popen(SPEED_CMD " 2>/dev/null", "r");
     char line[512];
     double kbs = 0;
@@ -83,8 +79,7 @@ static double openssl_speed_bound(void)
 /* Puzzle-form chain through a generic hash: d <- SHA3-256(prefix ‖
  * u64le(i) ‖ d), i = 0 .. steps-1, prefix bytes 1..60 (K ‖ the message's
  * fixed bytes). */
-static void puzzle_chain(uint8_t x[32], uint64_t steps, int evp)
-{
+static void puzzle_chain(uint8_t x[32], uint64_t steps, int evp) {
     uint8_t km[100];
     for (int i = 0; i < 60; i++) km[i] = (uint8_t)(i + 1);
     memcpy(km + 68, x, 32);
@@ -103,14 +98,12 @@ static void puzzle_chain(uint8_t x[32], uint64_t steps, int evp)
 /* The same chain fused (one backend), and `lanes` of them at once (one
  * multi-chain backend; chain 0 = the chain above, the others differ in the
  * prefix's last byte). */
-static void ctr_chain(const sha3_impl *impl, uint8_t x[32], uint64_t steps)
-{
+static void ctr_chain(const sha3_impl *impl, uint8_t x[32], uint64_t steps) {
     uint8_t pre[60];
     for (int i = 0; i < 60; i++) pre[i] = (uint8_t)(i + 1);
     sha3_chain_ctr_with(impl, pre, 0, steps, x);
 }
-static void multi_chain(const sha3_multi_impl *impl, uint8_t x[32], uint64_t steps)
-{
+static void multi_chain(const sha3_multi_impl *impl, uint8_t x[32], uint64_t steps) {
     uint8_t pre[SHA3_LANES_MAX][60], d[SHA3_LANES_MAX][32];
     uint64_t i0[SHA3_LANES_MAX] = { 0 };
     for (unsigned c = 0; c < impl->lanes; c++) {
@@ -139,15 +132,13 @@ typedef struct {
     char label[40];
 } variant;
 
-static variant *find(variant *v, int nv, int kind, const char *name)
-{
+static variant *find(variant *v, int nv, int kind, const char *name) {
     for (int k = 0; k < nv; k++)
         if (v[k].kind == kind && (!name || strcmp(v[k].impl ? v[k].impl->name : v[k].name, name) == 0)) return &v[k];
     return NULL;
 }
 
-int main(int argc, char **argv)
-{
+int main(int argc, char **argv) {
     uint64_t steps = argc > 1 ? strtoull(argv[1], NULL, 10) : 10000;
     int rounds = argc > 2 ? atoi(argv[2]) : 301;
     if (steps == 0 || rounds <= 0 || rounds > MAXR) { fprintf(stderr, "usage: bench_sha3 [steps] [rounds]\n"); return 2; }

@@ -25,8 +25,7 @@ static const char *const kits[] = {
 
 /* Decrypt buf[0..n) with the identities; *out gets the plaintext (malloc). */
 static int decrypt_buf(const uint8_t *buf, size_t n, const uint8_t (*sks)[32], size_t nsk,
-                       const uint8_t (*seeds)[32], size_t nseed, uint8_t **out, size_t *outlen)
-{
+                       const uint8_t (*seeds)[32], size_t nseed, uint8_t **out, size_t *outlen) {
     FILE *in = tmpfile(), *o = tmpfile();
     if (!in || !o || fwrite(buf, 1, n, in) != n || fflush(in) != 0) { fprintf(stderr, "tmpfile\n"); exit(1); }
     rewind(in);
@@ -39,8 +38,7 @@ static int decrypt_buf(const uint8_t *buf, size_t n, const uint8_t (*sks)[32], s
     return rc;
 }
 
-static void run_kit(const char *name)
-{
+static void run_kit(const char *name) {
     char path[1024];
     snprintf(path, sizeof path, "%s/age-hybrid/%s", test_vector_dir(), name);
     FILE *f = fopen(path, "rb");
@@ -86,8 +84,7 @@ static void run_kit(const char *name)
     free(pt);
 }
 
-static void t_cctv_testkit(void)
-{
+static void t_cctv_testkit(void) {
     for (size_t i = 0; i < sizeof kits / sizeof kits[0]; i++) {
         int before = test_cur_fail_;
         run_kit(kits[i]);
@@ -95,8 +92,7 @@ static void t_cctv_testkit(void)
     }
 }
 
-static void t_keys(void)
-{
+static void t_keys(void) {
     uint8_t seed[32], seed2[32], rcp[TL_AGE_PQ_RECIPIENT_BYTES], rcp2[TL_AGE_PQ_RECIPIENT_BYTES];
     char rs[TL_AGE_PQ_RECIPIENT_MAX], is[TL_AGE_IDENTITY_MAX];
     /* The CCTV identity and the first characters of its recipient. */
@@ -137,8 +133,7 @@ static void t_keys(void)
 }
 
 /* Encrypt msg to nr fresh PQ recipients; returns the file in *file. */
-static size_t encrypt_to(uint8_t seeds[][32], size_t nr, int armor, const uint8_t *msg, size_t mlen, uint8_t **file)
-{
+static size_t encrypt_to(uint8_t seeds[][32], size_t nr, int armor, const uint8_t *msg, size_t mlen, uint8_t **file) {
     uint8_t (*rcps)[TL_AGE_PQ_RECIPIENT_BYTES] = malloc(nr * TL_AGE_PQ_RECIPIENT_BYTES);
     for (size_t i = 0; i < nr; i++) {
         randombytes_buf(seeds[i], 32);
@@ -158,8 +153,7 @@ static size_t encrypt_to(uint8_t seeds[][32], size_t nr, int armor, const uint8_
     return (size_t)len;
 }
 
-static void t_roundtrip(void)
-{
+static void t_roundtrip(void) {
     static uint8_t msg[200000];
     uint8_t seeds[3][32], other[32], *file, *pt;
     size_t ptlen;
@@ -187,8 +181,7 @@ static void t_roundtrip(void)
 /* Replace the stanza's argument line ("-> mlkem768x25519 ...") and/or
  * its body line in a good one-recipient file, and expect a header failure. */
 static void expect_header_failure(const uint8_t *file, size_t len, const uint8_t seed[32],
-                                  const char *args, const char *body, const char *what)
-{
+                                  const char *args, const char *body, const char *what) {
     const char *s = (const char *)file;
     const char *a = strstr(s, "\n-> mlkem768x25519 ") + 1;
     const char *b = strchr(a, '\n') + 1;
@@ -208,8 +201,7 @@ static void expect_header_failure(const uint8_t *file, size_t len, const uint8_t
     free(m);
 }
 
-static void t_malformed_stanzas(void)
-{
+static void t_malformed_stanzas(void) {
     uint8_t seeds[1][32], *file, *pt;
     size_t ptlen;
     const uint8_t msg[] = "post-quantum";
@@ -267,8 +259,7 @@ static void t_malformed_stanzas(void)
     free(file);
 }
 
-int main(void)
-{
+int main(void) {
     if (sodium_init() < 0) return 1;
     RUN(t_cctv_testkit);
     RUN(t_keys);

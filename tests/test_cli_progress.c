@@ -18,23 +18,23 @@ static void t_format(void) {
 }
 
 static void t_modes(void) {
-    util_progress p;
-    CHECK(util_progress_wanted(UTIL_PROGRESS_FORCE) == 1);
-    CHECK(util_progress_wanted(UTIL_PROGRESS_NEVER) == 0);
-    CHECK(util_progress_wanted(UTIL_PROGRESS_AUTO) == isatty(2));
+    pbar p;
+    CHECK(pbar_wanted(PBAR_FORCE) == 1);
+    CHECK(pbar_wanted(PBAR_NEVER) == 0);
+    CHECK(pbar_wanted(PBAR_AUTO) == isatty(2));
     FILE *fp = tmpfile();
     CHECK(fp != NULL);
     if (!fp) return;
     /* NEVER: nothing at all */
-    util_progress_init(&p, "x", 10, 0, UTIL_PROGRESS_NEVER);
+    pbar_init(&p, "x", 10, 0, PBAR_NEVER);
     p.fp = fp;
-    util_progress_update(&p, 5); util_progress_done(&p);
+    pbar_update(&p, 5); pbar_done(&p);
     CHECK(ftell(fp) == 0);
     /* FORCE: a final line with done/total and the label */
-    util_progress_init(&p, "solve", 100, 40, UTIL_PROGRESS_FORCE);
+    pbar_init(&p, "solve", 100, 40, PBAR_FORCE);
     p.fp = fp; p.tty = 0; p.interval = 0;
-    util_progress_update(&p, 50);
-    util_progress_done(&p);
+    pbar_update(&p, 50);
+    pbar_done(&p);
     char buf[512] = {0};
     rewind(fp);
     size_t n = fread(buf, 1, sizeof buf - 1, fp);

@@ -16,8 +16,7 @@ enum { EK = PQ_MLKEM768_EK_BYTES, DK = PQ_MLKEM768_DK_BYTES, CT = PQ_MLKEM768_CT
 static void secret(const void *p, size_t n) { VALGRIND_MAKE_MEM_UNDEFINED(p, n); }
 static void public_(const void *p, size_t n) { VALGRIND_MAKE_MEM_DEFINED(p, n); }
 
-static void t_mlkem_constant_time(void)
-{
+static void t_mlkem_constant_time(void) {
     static uint8_t ek[EK], dk[DK], ct[CT];
     uint8_t seed[64], m[32], ss[32], ss2[32], ss3[32];
     for (int i = 0; i < 64; i++) seed[i] = (uint8_t)(i * 7 + 1);
@@ -40,8 +39,7 @@ static void t_mlkem_constant_time(void)
     printf("valgrind: %s\n", RUNNING_ON_VALGRIND ? "yes" : "no");
 }
 
-int main(void)
-{
+int main(void) {
     RUN(t_mlkem_constant_time);
     return test_summary();
 }

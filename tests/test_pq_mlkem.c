@@ -19,21 +19,18 @@
 
 enum { EK = PQ_MLKEM768_EK_BYTES, DK = PQ_MLKEM768_DK_BYTES, CT = PQ_MLKEM768_CT_BYTES };
 
-static void unhex_exact(const char *s, uint8_t *out, size_t n)
-{
+static void unhex_exact(const char *s, uint8_t *out, size_t n) {
     if (test_unhex(s, out, n) != (long)n) { fprintf(stderr, "bad hex field (%zu bytes wanted)\n", n); exit(1); }
 }
 
-static void check_hash(const uint8_t *p, size_t n, const char *want_hex)
-{
+static void check_hash(const uint8_t *p, size_t n, const char *want_hex) {
     uint8_t want[32], got[32];
     unhex_exact(want_hex, want, 32);
     sha3_256(got, p, n);
     CHECK_MEM(got, want, 32);
 }
 
-static int cctv_row(char **f, int nf, void *ctx)
-{
+static int cctv_row(char **f, int nf, void *ctx) {
     (void)ctx;
     CHECK(nf == 8);
     if (nf != 8) return 1;
@@ -56,13 +53,11 @@ static int cctv_row(char **f, int nf, void *ctx)
     return 0;
 }
 
-static void t_cctv_vectors(void)
-{
+static void t_cctv_vectors(void) {
     CHECK(test_tsv_each("mlkem768-cctv.tsv", cctv_row, NULL) == 2);
 }
 
-static int strcmp_row(char **f, int nf, void *ctx)
-{
+static int strcmp_row(char **f, int nf, void *ctx) {
     (void)ctx;
     CHECK(nf == 3);
     if (nf != 3) return 1;
@@ -76,16 +71,14 @@ static int strcmp_row(char **f, int nf, void *ctx)
     return 0;
 }
 
-static void t_strcmp_vector(void)
-{
+static void t_strcmp_vector(void) {
     CHECK(test_tsv_each("mlkem768-strcmp.tsv", strcmp_row, NULL) == 1);
 }
 
 /* The C2SP CCTV accumulated test: d, z, m and a random ct drawn from one
  * SHAKE128("") stream; ek ‖ dk ‖ ct ‖ K ‖ K(random ct) into a second
  * SHAKE128, whose first 32 output bytes are the result. */
-static void accumulated(long n, int ipd, uint8_t out[32])
-{
+static void accumulated(long n, int ipd, uint8_t out[32]) {
     static uint8_t ek[EK], dk[DK], ct[CT], rct[CT];
     uint8_t seed[64], m[32], k[32], k2[32], kr[32];
     sha3_xof rng, acc;
@@ -112,8 +105,7 @@ static void accumulated(long n, int ipd, uint8_t out[32])
     sha3_xof_squeeze(&acc, out, 32);
 }
 
-static void check_accumulated(long n, int ipd, const char *want_hex)
-{
+static void check_accumulated(long n, int ipd, const char *want_hex) {
     uint8_t got[32], want[32];
     unhex_exact(want_hex, want, 32);
     accumulated(n, ipd, got);
@@ -122,30 +114,25 @@ static void check_accumulated(long n, int ipd, const char *want_hex)
 
 /* CCTV README (ipd) and the FIPS 203 final value several implementations
  * publish for the same procedure. */
-static void t_accumulated_10k_ipd(void)
-{
+static void t_accumulated_10k_ipd(void) {
     check_accumulated(10000, 1, "f7db260e1137a742e05fe0db9525012812b004d29040a5b606aad3d134b548d3");
 }
-static void t_accumulated_10k_final(void)
-{
+static void t_accumulated_10k_final(void) {
     check_accumulated(10000, 0, "f959d18d3d1180121433bf0e05f11e7908cf9d03edc150b2b07cb90bef5bc1c1");
 }
-static void t_accumulated_1m_ipd(void)
-{
+static void t_accumulated_1m_ipd(void) {
     check_accumulated(1000000, 1, "70090cc5842aad0ec43d5042c783fae9bc320c047b5dafcb6e134821db02384d");
 }
 
 /* §7.2: every 12-bit value q..4095 at every coefficient position of t̂ is
  * refused (and q-1 accepted), ρ bytes are never checked. */
-static void set12(uint8_t *p, unsigned pos, unsigned v)
-{
+static void set12(uint8_t *p, unsigned pos, unsigned v) {
     uint8_t *b = p + 3 * (pos / 2);
     if (pos % 2 == 0) { b[0] = (uint8_t)v; b[1] = (uint8_t)((b[1] & 0xf0) | (v >> 8)); }
     else { b[1] = (uint8_t)((b[1] & 0x0f) | (v & 0x0f) << 4); b[2] = (uint8_t)(v >> 4); }
 }
 
-static void t_modulus_check(void)
-{
+static void t_modulus_check(void) {
     static uint8_t ek[EK], bad[EK], dk[DK], ct[CT];
     uint8_t seed[64] = { 1, 2, 3 }, ss[32];
     pq_mlkem768_keygen(ek, dk, seed);
@@ -172,8 +159,7 @@ static void t_modulus_check(void)
 
 /* Round trips with random keys; a modified ciphertext decapsulates to
  * J(z ‖ c) (implicit rejection); a dk whose H(ek) does not match is refused. */
-static void t_roundtrip_and_rejection(void)
-{
+static void t_roundtrip_and_rejection(void) {
     static uint8_t ek[EK], dk[DK], ct[CT], zc[32 + CT];
     uint8_t seed[64], ss[32], ss2[32], kbar[32];
     for (int it = 0; it < 20; it++) {
@@ -205,8 +191,7 @@ static void t_roundtrip_and_rejection(void)
  * K(random ct).  Ours must match each; our own random encapsulation to its
  * ek goes to the .ours file for the oracle to decapsulate. */
 static FILE *ours;
-static int oracle_row(char **f, int nf, void *ctx)
-{
+static int oracle_row(char **f, int nf, void *ctx) {
     (void)ctx;
     CHECK(nf == 8);
     if (nf != 8) return 1;
@@ -235,8 +220,7 @@ static int oracle_row(char **f, int nf, void *ctx)
 }
 
 static const char *oracle_file;
-static void t_oracle(void)
-{
+static void t_oracle(void) {
     char path[1024];
     snprintf(path, sizeof path, "%s/%s.ours", test_vector_dir(), oracle_file);
     ours = fopen(path, "w");
@@ -247,8 +231,7 @@ static void t_oracle(void)
     CHECK(fclose(ours) == 0);
 }
 
-int main(void)
-{
+int main(void) {
     if ((oracle_file = getenv("RXLOCK_MLKEM_ORACLE")) != NULL) {
         RUN(t_oracle);
         return test_summary();

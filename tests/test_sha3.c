@@ -13,8 +13,7 @@
 #endif
 
 /* Oracle SHA3-256; returns 0 when none is built in. */
-static int oracle(uint8_t out[32], const void *in, size_t len)
-{
+static int oracle(uint8_t out[32], const void *in, size_t len) {
 #ifndef SHA3_TEST_NO_OPENSSL
     unsigned int n = 0;
     if (EVP_Digest(in, len, out, &n, EVP_sha3_256(), NULL) != 1 || n != 32) {
@@ -31,21 +30,18 @@ static int oracle(uint8_t out[32], const void *in, size_t len)
 static const sha3_impl *avail[8];
 static size_t navail;
 
-static void find_backends(void)
-{
+static void find_backends(void) {
     size_t n;
     const sha3_impl *const *all = sha3_impls(&n);
     for (size_t i = 0; i < n && navail < 8; i++)
         if (all[i]->available()) avail[navail++] = all[i];
 }
 
-static void hex32(const char *s, uint8_t out[32])
-{
+static void hex32(const char *s, uint8_t out[32]) {
     if (test_unhex(s, out, 32) != 32) { fprintf(stderr, "bad hex %s\n", s); exit(1); }
 }
 
-static void check_msg(const uint8_t *msg, size_t len, const char *want_hex)
-{
+static void check_msg(const uint8_t *msg, size_t len, const char *want_hex) {
     uint8_t want[32], got[32], ref[32];
     hex32(want_hex, want);
     if (oracle(ref, msg, len)) CHECK_MEM(ref, want, 32);
@@ -59,8 +55,7 @@ static void check_msg(const uint8_t *msg, size_t len, const char *want_hex)
 }
 
 /* FIPS 202 / NIST CSRC example values for SHA3-256. */
-static void t_fips_vectors(void)
-{
+static void t_fips_vectors(void) {
     static uint8_t buf[1000000];
     check_msg((const uint8_t *)"", 0,
               "a7ffc6f8bf1ed76651c14756a061d662f580ff4de43b49fa82d80a4b80f8434a");
@@ -82,8 +77,7 @@ static void t_fips_vectors(void)
 /* Every length across the first three block boundaries, every backend,
  * several split points of a ‖ b; the portable backend is the reference
  * when there is no oracle. */
-static void t_lengths(void)
-{
+static void t_lengths(void) {
     uint8_t msg[420], ref[32], got[32];
     for (size_t i = 0; i < sizeof msg; i++) msg[i] = (uint8_t)(i * 167u + 13u);
     for (size_t len = 0; len <= sizeof msg; len++) {
@@ -104,8 +98,7 @@ static void t_lengths(void)
 }
 
 /* W(K, m) = SHA3-256(K ‖ m), |K| = 32, |m| = 68 (docs/DESIGN.md §1). */
-static void t_puzzle_form(void)
-{
+static void t_puzzle_form(void) {
     uint8_t km[100], ref[32], got[32];
     for (int i = 0; i < 100; i++) km[i] = (uint8_t)(255 - 3 * i);
     sha3_256(ref, km, 100);
@@ -116,8 +109,7 @@ static void t_puzzle_form(void)
     CHECK_MEM(got, ref, 32);
 }
 
-static void t_backend(void)
-{
+static void t_backend(void) {
     const char *name = sha3_backend();
     CHECK(name != NULL && navail > 0);
     const char *want = getenv("RXLOCK_SHA3");      /* a forced backend, when available */
@@ -136,13 +128,11 @@ static const struct { uint64_t steps; const char *hex; } chains[] = {
     { 1000000, "dc200976acbc96bee5043f096d283965a70507175db948839c406d90e4c1d61d" },
 };
 
-static void oracle_chain(uint8_t x[32], uint64_t steps)
-{
+static void oracle_chain(uint8_t x[32], uint64_t steps) {
     for (uint64_t i = 0; i < steps; i++) oracle(x, x, 32);
 }
 
-static void chain_case(size_t idx)
-{
+static void chain_case(size_t idx) {
     uint8_t want[32], x[32], ref[32];
     hex32(chains[idx].hex, want);
     memset(ref, 0, 32);
@@ -166,8 +156,7 @@ static void t_chain_1000(void) { chain_case(1); }
 static void t_chain_1000000(void) { chain_case(2); }
 
 /* Chain of 0 steps is the identity; chains compose; one step = sha3_256. */
-static void t_chain_algebra(void)
-{
+static void t_chain_algebra(void) {
     uint8_t a[32], b[32], c[32];
     for (int i = 0; i < 32; i++) a[i] = (uint8_t)(i * 29 + 1);
     memcpy(b, a, 32);
@@ -190,21 +179,13 @@ static void t_chain_algebra(void)
 /* ---- issue 23: the counter (puzzle-form) chain, single and multi ---- */
 
 static uint64_t rng_state = UINT64_C(0x2545f4914f6cdd1d);
-static uint64_t rnd(void)                      /* splitmix64: test inputs only */
-{
-    uint64_t z = (rng_state += UINT64_C(0x9e3779b97f4a7c15));
-    z = (z ^ (z >> 30)) * UINT64_C(0xbf58476d1ce4e5b9);
-    z = (z ^ (z >> 27)) * UINT64_C(0x94d049bb133111eb);
-    return z ^ (z >> 31);
-}
-static void rnd_bytes(uint8_t *p, size_t n)
-{
+static uint64_t rnd(void) { return test_rng(&rng_state); }   /* the tests' one PRNG (test.h) */
+static void rnd_bytes(uint8_t *p, size_t n) {
     for (size_t i = 0; i < n; i++) p[i] = (uint8_t)rnd();
 }
 
 /* The reference: the generic sponge (portable backend) on the 100 bytes. */
-static void ref_chain_ctr(const uint8_t prefix[60], uint64_t i0, uint64_t steps, uint8_t d[32])
-{
+static void ref_chain_ctr(const uint8_t prefix[60], uint64_t i0, uint64_t steps, uint8_t d[32]) {
     uint8_t m[100];
     memcpy(m, prefix, 60);
     memcpy(m + 68, d, 32);
@@ -217,8 +198,7 @@ static void ref_chain_ctr(const uint8_t prefix[60], uint64_t i0, uint64_t steps,
 }
 
 /* Counters that cross the 32-bit lane split and wrap modulo 2^64. */
-static uint64_t rnd_counter(void)
-{
+static uint64_t rnd_counter(void) {
     switch (rnd() % 4) {
     case 0: return rnd() % 1000;
     case 1: return UINT64_C(0xffffffff) - rnd() % 8;
@@ -228,8 +208,7 @@ static uint64_t rnd_counter(void)
 }
 
 /* Every backend's counter chain against the sponge, random inputs. */
-static void t_chain_ctr_random(void)
-{
+static void t_chain_ctr_random(void) {
     for (int t = 0; t < 200; t++) {
         uint8_t pre[60], d0[32], ref[32], got[32];
         rnd_bytes(pre, 60);
@@ -266,8 +245,7 @@ static void t_chain_ctr_random(void)
  * in; Python's hashlib gives the same).  The same chain split 400 + 600
  * composes. */
 static const char ctr_1000_hex[] = "ddd74218d6ed33841dac82153ebd2defd4ba076cf27314c27dbd006560620c66";
-static void t_chain_ctr_vector(void)
-{
+static void t_chain_ctr_vector(void) {
     uint8_t pre[60], want[32], x[32];
     for (int i = 0; i < 60; i++) pre[i] = (uint8_t)i;
     memset(x, 0, 32);
@@ -295,8 +273,7 @@ static void t_chain_ctr_vector(void)
 static const sha3_multi_impl *mavail[8];
 static size_t nmavail;
 
-static void t_multi_backend(void)
-{
+static void t_multi_backend(void) {
     size_t n;
     const sha3_multi_impl *const *all = sha3_multi_impls(&n);
     for (size_t i = 0; i < n && nmavail < 8; i++)
@@ -319,8 +296,7 @@ static void t_multi_backend(void)
  * batches) against the single-chain sponge reference, random inputs with
  * different prefixes, counters and states per chain; and the recorded
  * vector in every lane. */
-static void t_multi_random(void)
-{
+static void t_multi_random(void) {
     enum { NMAX = 2 * SHA3_LANES_MAX + 1 };
     static uint8_t pre[NMAX][60], d[NMAX][32], ref[NMAX][32];
     uint64_t i0[NMAX];
@@ -363,8 +339,7 @@ static void t_multi_random(void)
     sha3_chain_ctr_multi(0, NULL, NULL, 5, NULL);   /* no chains: nothing touched */
 }
 
-int main(void)
-{
+int main(void) {
     find_backends();
     RUN(t_backend);
     RUN(t_fips_vectors);

@@ -7,8 +7,7 @@
 #include "rxlock/sha3.h"
 #include <openssl/evp.h>
 
-static void oracle(const EVP_MD *md, uint8_t *out, size_t outlen, const uint8_t *in, size_t len)
-{
+static void oracle(const EVP_MD *md, uint8_t *out, size_t outlen, const uint8_t *in, size_t len) {
     EVP_MD_CTX *c = EVP_MD_CTX_new();
     int ok = c && EVP_DigestInit_ex(c, md, NULL) == 1 && EVP_DigestUpdate(c, in, len) == 1;
     if (ok) {
@@ -21,15 +20,13 @@ static void oracle(const EVP_MD *md, uint8_t *out, size_t outlen, const uint8_t 
     if (!ok) { fprintf(stderr, "OpenSSL oracle failed\n"); exit(1); }
 }
 
-static void hexeq(const uint8_t *got, const char *hex, size_t n)
-{
+static void hexeq(const uint8_t *got, const char *hex, size_t n) {
     uint8_t want[64];
     CHECK(test_unhex(hex, want, sizeof want) == (long)n);
     CHECK_MEM(got, want, n);
 }
 
-static void t_known(void)
-{
+static void t_known(void) {
     uint8_t o[64];
     sha3_512(o, NULL, 0);
     hexeq(o, "a69f73cca23a9ac5c8b567dc185a756e97c982164fe25859e0d1dcc1475c80a6"
@@ -46,8 +43,7 @@ static void t_known(void)
 
 static uint8_t msg[600];
 
-static void t_sha3_512_oracle(void)
-{
+static void t_sha3_512_oracle(void) {
     uint8_t got[64], ref[64];
     for (size_t len = 0; len <= sizeof msg; len++) {
         oracle(EVP_sha3_512(), ref, 64, msg, len);
@@ -60,8 +56,7 @@ static void t_sha3_512_oracle(void)
     }
 }
 
-static void xof_vs_oracle(int which)
-{
+static void xof_vs_oracle(int which) {
     const EVP_MD *md = which == 128 ? EVP_shake128() : EVP_shake256();
     static const size_t outs[] = { 0, 1, 7, 8, 32, 135, 136, 137, 167, 168, 169, 504, 505, 1000 };
     uint8_t ref[1000], got[1000];
@@ -100,8 +95,7 @@ static void xof_vs_oracle(int which)
 static void t_shake128_oracle(void) { xof_vs_oracle(128); }
 static void t_shake256_oracle(void) { xof_vs_oracle(256); }
 
-int main(void)
-{
+int main(void) {
     for (size_t i = 0; i < sizeof msg; i++) msg[i] = (uint8_t)(i * 131 + 7);
     RUN(t_known);
     RUN(t_sha3_512_oracle);

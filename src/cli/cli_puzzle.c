@@ -55,7 +55,7 @@ int cli_solve_error(const char *puzzle_path, const char *journal, int rc, const 
     if (rc == TL_EVERSION) return cli_error("%s: a journal of an unsupported version (another rxlock wrote it)", journal);
     if (rc == TL_EFORMAT) return cli_error("%s: not an rxlock journal", journal);
     if (rc == TL_EIO && e) return cli_error("%s: journal: %s", journal, strerror(e));
-    return cli_error("%s: journal: %s", journal, tl_strerror(rc));
+    return cli_error("%s: journal: %s", journal, rxlock_strerror(rc));
 }
 
 static int load_container(const char *path, int fd, tl_puzzle **pz) {
@@ -65,7 +65,7 @@ static int load_container(const char *path, int fd, tl_puzzle **pz) {
     if (tl_container_parse(fd, &json, &len, &off, err, sizeof err) != 0) return cli_error("%s: %s", path, err);
     int rc = tl_puzzle_parse(json, len, pz, err, sizeof err);
     free(json);
-    if (rc) return cli_error("%s: bad puzzle: %s", path, err[0] ? err : tl_strerror(rc));
+    if (rc) return cli_error("%s: bad puzzle: %s", path, err[0] ? err : rxlock_strerror(rc));
     return CLI_OK;
 }
 

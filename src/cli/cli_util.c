@@ -33,16 +33,16 @@ const volatile int *cli_catch_signals(void) {
 }
 
 int cli_progress_when(int quiet, int json, int forced) {
-    if (quiet || json) return UTIL_PROGRESS_NEVER;
-    return forced ? UTIL_PROGRESS_FORCE : UTIL_PROGRESS_AUTO;
+    if (quiet || json) return PBAR_NEVER;
+    return forced ? PBAR_FORCE : PBAR_AUTO;
 }
 
 void cli_progress_init(cli_progress *cp, const char *label, uint64_t total, int when, int json) {
     memset(cp, 0, sizeof *cp);
     cp->json = json;
     snprintf(cp->base_label, sizeof cp->base_label, "%s", label);
-    cp->when = json ? UTIL_PROGRESS_NEVER : when;
-    util_progress_init(&cp->bar, label, total, 0, cp->when);
+    cp->when = json ? PBAR_NEVER : when;
+    pbar_init(&cp->bar, label, total, 0, cp->when);
 }
 
 /* issue 19: "dataset: 1040/2080 (50.0%)  86.7 MiB/s  elapsed 12.0s  ETA
@@ -52,13 +52,13 @@ void cli_progress_init(cli_progress *cp, const char *label, uint64_t total, int 
 static void setup_progress(cli_progress *cp, const tl_progress *p) {
     const uint64_t mib = 2080;
     if (cp->setup_state == 0) {
-        util_progress_init(&cp->setup_bar, "dataset", mib, 0, cp->when);
+        pbar_init(&cp->setup_bar, "dataset", mib, 0, cp->when);
         snprintf(cp->setup_bar.unit, sizeof cp->setup_bar.unit, "MiB/s");
         cp->setup_state = 1;
     }
     double own = p->setup_fraction > 0 ? p->setup_seconds / p->setup_fraction - p->setup_seconds : -1;
     cp->setup_bar.eta_extra = p->eta_seconds >= 0 && own >= 0 && p->eta_seconds > own ? p->eta_seconds - own : 0;
-    util_progress_update(&cp->setup_bar, (uint64_t)(p->setup_fraction * (double)mib + 0.5));
+    pbar_update(&cp->setup_bar, (uint64_t)(p->setup_fraction * (double)mib + 0.5));
 }
 
 void cli_engine_text(const tl_engine_info *e, char *buf, size_t cap) {
@@ -88,7 +88,7 @@ static void progress_start(cli_progress *cp, const tl_progress *p) {
                                        "mode", e->mode, "fallback", e->fallback));
         return;
     }
-    if (p->hashes_done && p->group && p->hashes_total && cp->when != UTIL_PROGRESS_NEVER)
+    if (p->hashes_done && p->group && p->hashes_total && cp->when != PBAR_NEVER)
         fprintf(stderr, "rxlock: resuming from the journal at group %u of %u, step %llu (%.1f%% done)\n", p->group,
                 p->groups_total, (unsigned long long)p->step, 100.0 * (double)p->hashes_done / (double)p->hashes_total);
     /* the bar's rate counts from here: setup (cache, dataset) excluded */
@@ -104,7 +104,7 @@ int cli_progress_cb(const tl_progress *p, void *ctx) {
         return cp->stop && *cp->stop;
     }
     if (cp->setup_state == 1) {
-        util_progress_done(&cp->setup_bar);
+        pbar_done(&cp->setup_bar);
         cp->setup_state = 2;
     }
     if (!cp->started && p->engine) {
@@ -118,17 +118,17 @@ int cli_progress_cb(const tl_progress *p, void *ctx) {
                p->eta_seconds, p->groups_done, p->groups_total, p->group, (unsigned long long)p->step);
         fflush(stdout);
     } else {
-        if (p->hashes_total && p->hashes_total != cp->bar.total) util_progress_set_total(&cp->bar, p->hashes_total);
-        util_progress_update(&cp->bar, p->hashes_done);
+        if (p->hashes_total && p->hashes_total != cp->bar.total) pbar_set_total(&cp->bar, p->hashes_total);
+        pbar_update(&cp->bar, p->hashes_done);
     }
     return cp->stop && *cp->stop;
 }
 
 void cli_progress_end(cli_progress *cp, int ok) {
-    if (cp->setup_state == 1) util_progress_clear(&cp->setup_bar);
+    if (cp->setup_state == 1) pbar_clear(&cp->setup_bar);
     if (ok && cp->bar.total) cp->bar.done = cp->bar.total;   /* the last frame says 100% */
-    if (ok) util_progress_done(&cp->bar);
-    else util_progress_clear(&cp->bar);
+    if (ok) pbar_done(&cp->bar);
+    else pbar_clear(&cp->bar);
 }
 
 int cli_write_identity(const char *path, const uint8_t x[32], const tl_puzzle *pz, const char *how, int force) {
@@ -271,7 +271,7 @@ int cli_check_puzzle(const char *path, const tl_puzzle *pz, const uint8_t *pin) 
     if (rc == TL_OK) return CLI_OK;
     if (rc == TL_EPIN) fprintf(stderr, "rxlock: %s: not signed by the pinned key\n", path);
     else if (rc == TL_ESIG) fprintf(stderr, "rxlock: %s: bad signature\n", path);
-    else return cli_error("%s: %s", path, tl_strerror(rc));
+    else return cli_error("%s: %s", path, rxlock_strerror(rc));
     return CLI_VERIFY;
 }
 
@@ -289,7 +289,7 @@ int cli_work_error(const char *what, int rc, tl_work_type work) {
     /* whatever code carries it: a required engine that cannot start is why */
     const char *why = rc != TL_EINTR ? tl_engine_check(work) : NULL;
     if (why) return cli_jit_error(what, why);
-    return cli_error("%s: %s", what, tl_strerror(rc));
+    return cli_error("%s: %s", what, rxlock_strerror(rc));
 }
 
 int cli_output_error(const char *path) {

@@ -28,19 +28,19 @@ int cli_interrupted_rc(void);
  * engine into the bar's label and a {"event":"start"} JSON line, and
  * cancels when the stop flag is set. */
 typedef struct {
-    util_progress bar;
+    pbar bar;
     int  json;
     int  started;
-    int  when;                /* UTIL_PROGRESS_*: NEVER = quiet or json */
+    int  when;                /* PBAR_*: NEVER = quiet or json */
     const volatile int *stop;
     char base_label[16];
     tl_engine_info engine;    /* work == 0 until the library reported it */
     /* issue 19: the dataset build before the work (full mode) */
-    util_progress setup_bar;  /* "dataset: N/2080 MiB", ETA + the hashing */
+    pbar setup_bar;  /* "dataset: N/2080 MiB", ETA + the hashing */
     int  setup_state;         /* 0 none yet, 1 drawing, 2 done */
 } cli_progress;
 
-/* UTIL_PROGRESS_NEVER for quiet / json, FORCE for --progress, else AUTO. */
+/* PBAR_NEVER for quiet / json, FORCE for --progress, else AUTO. */
 int  cli_progress_when(int quiet, int json, int forced);
 void cli_progress_init(cli_progress *cp, const char *label, uint64_t total, int when, int json);
 int  cli_progress_cb(const tl_progress *p, void *ctx);      /* a tl_progress_fn */

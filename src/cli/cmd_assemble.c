@@ -73,7 +73,7 @@ int cmd_assemble(int argc, char **argv) {
     uint8_t sk[64], spk[32], pk[32], x[32];
     if (sign) {
         int rc = tl_signer_load(sign, sk, spk);
-        if (rc) return cli_error("%s: cannot load signing key: %s", sign, rc == TL_EIO ? strerror(errno) : tl_strerror(rc));
+        if (rc) return cli_error("%s: cannot load signing key: %s", sign, rc == TL_EIO ? strerror(errno) : rxlock_strerror(rc));
         ao.sign_sk = sk;
     }
     char *text = NULL, err[512];
@@ -82,7 +82,7 @@ int cmd_assemble(int argc, char **argv) {
     sodium_memzero(sk, sizeof sk);
     if (rc) {
         sodium_memzero(x, sizeof x);
-        return cli_error("assemble failed: %s", err[0] ? err : tl_strerror(rc));
+        return cli_error("assemble failed: %s", err[0] ? err : rxlock_strerror(rc));
     }
     int ret = CLI_OK;
     tl_puzzle *pz = NULL;

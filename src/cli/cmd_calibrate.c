@@ -189,8 +189,8 @@ int cmd_calibrate(int argc, char **argv) {
     char *text = NULL;
     size_t len = 0;
     if (rc == TL_OK) {
-        util_progress_set_total(&ui.bar, cal.hashes);
-        util_progress_update(&ui.bar, cal.hashes);
+        pbar_set_total(&ui.bar, cal.hashes);
+        pbar_update(&ui.bar, cal.hashes);
         rc = tl_calibration_to_json(&cal, &text, &len);
     }
     cli_progress_end(&ui, rc == TL_OK);

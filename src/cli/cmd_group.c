@@ -97,7 +97,7 @@ int cmd_group(int argc, char **argv) {
     int rc = tl_plan_task(dir, (uint32_t)v, &to, &st, err, sizeof err);
     cli_progress_end(&ui, 0);
     if (rc) {
-        cli_error("task %llu: %s", (unsigned long long)v, err[0] ? err : tl_strerror(rc));
+        cli_error("task %llu: %s", (unsigned long long)v, err[0] ? err : rxlock_strerror(rc));
         return rc == TL_EINTR ? cli_interrupted_rc() : CLI_FAIL;
     }
     if (json && to.verify)

@@ -234,7 +234,7 @@ static void report_text(const tl_puzzle *pz, const view *v) {
         printf("this machine:  %sH/s (%s, quick calibration, fastest window) -> about %s to solve (setup %s included)\n",
                r2, v->eng, d2, d1);
     } else if (v->estimate) {
-        printf("this machine:  no estimate (%s)\n", tl_strerror(v->est_rc));
+        printf("this machine:  no estimate (%s)\n", rxlock_strerror(v->est_rc));
     }
 }
 

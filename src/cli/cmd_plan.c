@@ -190,7 +190,7 @@ int cmd_plan(int argc, char **argv) {
     uint8_t pk[32];
     char err[512];
     int rc = tl_plan_create(&lo.p, &po, out, pk, err, sizeof err);
-    if (rc) return cli_error("plan failed: %s", err[0] ? err : tl_strerror(rc));
+    if (rc) return cli_error("plan failed: %s", err[0] ? err : rxlock_strerror(rc));
     static char rcp[TL_AGE_PQ_RECIPIENT_MAX];
     if (lo.p.pq) {                       /* issue 21: the age1pq1 commitment from plan.json */
         char path[4096];

@@ -144,7 +144,7 @@ static int load_puzzle(const unlock_args *a, int fd, tl_puzzle **pz, off_t *off)
     if (tl_container_parse(fd, &json, &len, off, err, sizeof err) != 0) return cli_error("%s: %s", a->in_path, err);
     rc = tl_puzzle_parse(json, len, pz, err, sizeof err);
     free(json);
-    if (rc) return cli_error("%s: bad puzzle: %s", a->in_path, err[0] ? err : tl_strerror(rc));
+    if (rc) return cli_error("%s: bad puzzle: %s", a->in_path, err[0] ? err : rxlock_strerror(rc));
     if ((rc = cli_check_puzzle(a->in_path, *pz, a->pinhex ? a->pin : NULL))) return rc;
     /* the payload, as far as it can be checked without the key */
     if (lseek(fd, *off, SEEK_SET) != *off) return cli_error("%s: %s", a->in_path, strerror(errno));

@@ -219,7 +219,7 @@ int cli_lock_generate(cli_lock_opts *o, const char *label, int when, int json,
     uint8_t sk[64], spk[32];
     if (o->sign_key) {
         int rc = tl_signer_load(o->sign_key, sk, spk);
-        if (rc) return cli_error("%s: cannot load signing key: %s", o->sign_key, rc == TL_EIO ? strerror(errno) : tl_strerror(rc));
+        if (rc) return cli_error("%s: cannot load signing key: %s", o->sign_key, rc == TL_EIO ? strerror(errno) : rxlock_strerror(rc));
         o->p.sign_sk = sk;
     }
     cli_progress ui;

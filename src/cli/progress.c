@@ -6,17 +6,17 @@
 #include <string.h>
 #include <unistd.h>
 
-int util_progress_wanted(int when) {
-    if (when == UTIL_PROGRESS_FORCE) return 1;
-    if (when == UTIL_PROGRESS_NEVER) return 0;
+int pbar_wanted(int when) {
+    if (when == PBAR_FORCE) return 1;
+    if (when == PBAR_NEVER) return 0;
     return isatty(STDERR_FILENO) == 1;
 }
 
-void util_progress_init(util_progress *p, const char *label, uint64_t total,
+void pbar_init(pbar *p, const char *label, uint64_t total,
                         uint64_t done_before, int when) {
     memset(p, 0, sizeof *p);
     p->fp = stderr;
-    p->enabled = util_progress_wanted(when);
+    p->enabled = pbar_wanted(when);
     p->tty = isatty(STDERR_FILENO) == 1;
     p->interval = p->tty ? 0.2 : 10.0;
     snprintf(p->label, sizeof p->label, "%s", label ? label : "");
@@ -28,9 +28,9 @@ void util_progress_init(util_progress *p, const char *label, uint64_t total,
     p->t_last = p->t_start;
 }
 
-void util_progress_set_total(util_progress *p, uint64_t total) { p->total = total; }
+void pbar_set_total(pbar *p, uint64_t total) { p->total = total; }
 
-static void draw(util_progress *p, double now, int final) {
+static void draw(pbar *p, double now, int final) {
     double el = now - p->t_start;
     double rate = el > 0 ? (double)(p->done - p->base) / el : 0.0;
     char rs[32], es[32], ts[32], line[200];
@@ -58,14 +58,14 @@ static void draw(util_progress *p, double now, int final) {
     p->t_last = now;
 }
 
-void util_progress_update(util_progress *p, uint64_t done) {
+void pbar_update(pbar *p, uint64_t done) {
     if (!p->enabled) return;
     p->done = done;
     double now = util_now();
     if (now - p->t_last >= p->interval) draw(p, now, 0);
 }
 
-void util_progress_done(util_progress *p) {
+void pbar_done(pbar *p) {
     if (!p->enabled) return;
     draw(p, util_now(), 1);
     if (p->tty) fputc('\n', p->fp);
@@ -73,7 +73,7 @@ void util_progress_done(util_progress *p) {
     p->drawn = 0;
 }
 
-void util_progress_clear(util_progress *p) {
+void pbar_clear(pbar *p) {
     if (!p->enabled || !p->drawn) return;
     fputs("\r\033[K", p->fp);
     fflush(p->fp);

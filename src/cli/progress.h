@@ -1,16 +1,17 @@
 /* SPDX-License-Identifier: ISC */
 /* src/cli/progress.h — one-line progress display (done/total, rate, ETA)
- * for long sequential work (solve, lock, calibrate, bench).
+ * for long sequential work (solve, lock, calibrate, bench); prefix pbar_
+ * (the CLI's own layer: cli_progress in cli_util.h drives it).
  *
  * Shown on stderr only when stderr is a TTY, or when forced (--progress);
  * silent on a pipe otherwise.  Redraws at most every 200 ms, so calling
- * util_progress_update() once per hash is cheap for RandomX; for very fast
+ * pbar_update() once per hash is cheap for RandomX; for very fast
  * work (SHA3 chains) call it every few thousand steps.
  *
- *   util_progress p;
- *   util_progress_init(&p, "solve", total, done_before, UTIL_PROGRESS_AUTO);
- *   for (...) { ...; util_progress_update(&p, done); }
- *   util_progress_done(&p);
+ *   pbar p;
+ *   pbar_init(&p, "solve", total, done_before, PBAR_AUTO);
+ *   for (...) { ...; pbar_update(&p, done); }
+ *   pbar_done(&p);
  *
  * `done_before` is work finished in an earlier session (a resumed solve):
  * it counts toward done/total and the ETA but not toward the rate.
@@ -21,10 +22,10 @@
 #include <stdio.h>
 #include "util/util.h"   /* util_format_duration, util_format_rate */
 
-enum util_progress_when {
-    UTIL_PROGRESS_AUTO  = 0,  /* draw iff stderr is a TTY            */
-    UTIL_PROGRESS_FORCE = 1,  /* always draw (--progress)            */
-    UTIL_PROGRESS_NEVER = 2   /* never draw (--quiet, --json)        */
+enum pbar_when {
+    PBAR_AUTO  = 0,  /* draw iff stderr is a TTY            */
+    PBAR_FORCE = 1,  /* always draw (--progress)            */
+    PBAR_NEVER = 2   /* never draw (--quiet, --json)        */
 };
 
 typedef struct {
@@ -43,19 +44,19 @@ typedef struct {
                              10 when forced onto a non-TTY)           */
     double   eta_extra;   /* seconds of later work added to the ETA
                              (e.g. hashing after a setup phase); 0    */
-} util_progress;
+} pbar;
 
 /* Would a progress line be drawn for this `when` setting? */
-int  util_progress_wanted(int when);
-void util_progress_init(util_progress *p, const char *label, uint64_t total,
+int  pbar_wanted(int when);
+void pbar_init(pbar *p, const char *label, uint64_t total,
                         uint64_t done_before, int when);
 /* Change the total (e.g. once it becomes known); 0 = unknown. */
-void util_progress_set_total(util_progress *p, uint64_t total);
+void pbar_set_total(pbar *p, uint64_t total);
 /* Record progress; draws if the redraw interval has passed. */
-void util_progress_update(util_progress *p, uint64_t done);
+void pbar_update(pbar *p, uint64_t done);
 /* Draw the final state and end the line (no-op if nothing was shown). */
-void util_progress_done(util_progress *p);
+void pbar_done(pbar *p);
 /* Erase the line (before printing an error or a result on a TTY). */
-void util_progress_clear(util_progress *p);
+void pbar_clear(pbar *p);
 /* util_format_duration / util_format_rate: src/util/format.c (util/util.h). */
 #endif

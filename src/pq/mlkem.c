@@ -23,8 +23,7 @@
 int pq_mlkem_test_ipd;
 #endif
 
-void pq_ct_declassify(const void *p, size_t n)
-{
+void pq_ct_declassify(const void *p, size_t n) {
 #ifdef PQ_HAVE_VALGRIND
     VALGRIND_MAKE_MEM_DEFINED(p, n);
 #else
@@ -38,8 +37,7 @@ void pq_ct_declassify(const void *p, size_t n)
 
 /* K-PKE.KeyGen(d): ek = ByteEncode12(t̂) ‖ ρ, dk_pke = ByteEncode12(ŝ). */
 static void pke_keygen(uint8_t ek[PQ_MLKEM768_EK_BYTES], uint8_t dkp[PKE_DK_BYTES],
-                       const uint8_t d[32])
-{
+                       const uint8_t d[32]) {
     struct {
         uint8_t in[33], rs[64];          /* d ‖ k; ρ ‖ σ = G(d ‖ k) */
         mlkem_poly s[K], e[K], t, a;
@@ -72,8 +70,7 @@ static void pke_keygen(uint8_t ek[PQ_MLKEM768_EK_BYTES], uint8_t dkp[PKE_DK_BYTE
 
 /* K-PKE.Encrypt(ek, m, r); ek has passed the modulus check. */
 static void pke_encrypt(uint8_t c[PQ_MLKEM768_CT_BYTES], const uint8_t ek[PQ_MLKEM768_EK_BYTES],
-                        const uint8_t m[32], const uint8_t r[32])
-{
+                        const uint8_t m[32], const uint8_t r[32]) {
     struct {
         mlkem_poly t[K], y[K], u, v, e, a;
     } w;
@@ -110,8 +107,7 @@ static void pke_encrypt(uint8_t c[PQ_MLKEM768_CT_BYTES], const uint8_t ek[PQ_MLK
 
 /* K-PKE.Decrypt(dk_pke, c) -> m. */
 static void pke_decrypt(uint8_t m[32], const uint8_t dkp[PKE_DK_BYTES],
-                        const uint8_t c[PQ_MLKEM768_CT_BYTES])
-{
+                        const uint8_t c[PQ_MLKEM768_CT_BYTES]) {
     struct {
         mlkem_poly s, u, w, v;
     } w;
@@ -133,8 +129,7 @@ static void pke_decrypt(uint8_t m[32], const uint8_t dkp[PKE_DK_BYTES],
 }
 
 int pq_mlkem768_keygen(uint8_t ek[PQ_MLKEM768_EK_BYTES], uint8_t dk[PQ_MLKEM768_DK_BYTES],
-                       const uint8_t seed[PQ_MLKEM768_SEED_BYTES])
-{
+                       const uint8_t seed[PQ_MLKEM768_SEED_BYTES]) {
     pke_keygen(ek, dk, seed);
     pq_ct_declassify(ek, PQ_MLKEM768_EK_BYTES);
     memcpy(dk + PKE_DK_BYTES, ek, PQ_MLKEM768_EK_BYTES);
@@ -143,8 +138,7 @@ int pq_mlkem768_keygen(uint8_t ek[PQ_MLKEM768_EK_BYTES], uint8_t dk[PQ_MLKEM768_
     return PQ_OK;
 }
 
-static int ek_check(const uint8_t ek[PQ_MLKEM768_EK_BYTES])
-{
+static int ek_check(const uint8_t ek[PQ_MLKEM768_EK_BYTES]) {
     for (int i = 0; i < K; i++)
         if (!mlkem_decode12_canonical(ek + i * MLKEM_POLYBYTES)) return PQ_EKEY;
     return PQ_OK;
@@ -152,15 +146,13 @@ static int ek_check(const uint8_t ek[PQ_MLKEM768_EK_BYTES])
 
 /* (K, r) = G(m ‖ H(ek)); c = K-PKE.Encrypt(ek, m, r). */
 static void encaps_inner(uint8_t ct[PQ_MLKEM768_CT_BYTES], uint8_t kr[64],
-                         const uint8_t ek[PQ_MLKEM768_EK_BYTES], const uint8_t m[32], const uint8_t h[32])
-{
+                         const uint8_t ek[PQ_MLKEM768_EK_BYTES], const uint8_t m[32], const uint8_t h[32]) {
     sha3_512_2(kr, m, 32, h, 32);
     pke_encrypt(ct, ek, m, kr + 32);
 }
 
 int pq_mlkem768_encaps_derand(uint8_t ct[PQ_MLKEM768_CT_BYTES], uint8_t ss[PQ_MLKEM768_SS_BYTES],
-                              const uint8_t ek[PQ_MLKEM768_EK_BYTES], const uint8_t m[32])
-{
+                              const uint8_t ek[PQ_MLKEM768_EK_BYTES], const uint8_t m[32]) {
     uint8_t h[32], kr[64];
     if (ek_check(ek) != PQ_OK) {
         memset(ct, 0, PQ_MLKEM768_CT_BYTES);
@@ -176,8 +168,7 @@ int pq_mlkem768_encaps_derand(uint8_t ct[PQ_MLKEM768_CT_BYTES], uint8_t ss[PQ_ML
 }
 
 int pq_mlkem768_encaps(uint8_t ct[PQ_MLKEM768_CT_BYTES], uint8_t ss[PQ_MLKEM768_SS_BYTES],
-                       const uint8_t ek[PQ_MLKEM768_EK_BYTES])
-{
+                       const uint8_t ek[PQ_MLKEM768_EK_BYTES]) {
     uint8_t m[32];
     if (sodium_init() < 0) return PQ_ERANDOM;
     randombytes_buf(m, sizeof m);
@@ -187,8 +178,7 @@ int pq_mlkem768_encaps(uint8_t ct[PQ_MLKEM768_CT_BYTES], uint8_t ss[PQ_MLKEM768_
 }
 
 int pq_mlkem768_decaps(uint8_t ss[PQ_MLKEM768_SS_BYTES], const uint8_t ct[PQ_MLKEM768_CT_BYTES],
-                       const uint8_t dk[PQ_MLKEM768_DK_BYTES])
-{
+                       const uint8_t dk[PQ_MLKEM768_DK_BYTES]) {
     const uint8_t *dkp = dk, *ek = dk + PKE_DK_BYTES, *h = ek + PQ_MLKEM768_EK_BYTES, *z = h + 32;
     struct {
         uint8_t hh[32], m[32], kr[64], kbar[32], zc[32 + PQ_MLKEM768_CT_BYTES], c2[PQ_MLKEM768_CT_BYTES];
@@ -212,8 +202,7 @@ int pq_mlkem768_decaps(uint8_t ss[PQ_MLKEM768_SS_BYTES], const uint8_t ct[PQ_MLK
     return PQ_OK;
 }
 
-const char *pq_strerror(int rc)
-{
+const char *pq_strerror(int rc) {
     switch (rc) {
     case PQ_OK:      return "success";
     case PQ_EKEY:    return "ML-KEM encapsulation key is not canonical (coefficient >= q)";

@@ -22,8 +22,7 @@ typedef struct { uint16_t c[MLKEM_N]; } mlkem_poly;   /* coefficients in [0, q) 
 
 /* Hide a value from the optimizer so that masks built from it stay
  * arithmetic (clang likes to turn a 0/-1 mask back into a branch). */
-static inline uint32_t mlkem_ct_barrier(uint32_t x)
-{
+static inline uint32_t mlkem_ct_barrier(uint32_t x) {
 #if defined(__GNUC__) || defined(__clang__)
     __asm__ volatile("" : "+r"(x));
     return x;
@@ -33,8 +32,7 @@ static inline uint32_t mlkem_ct_barrier(uint32_t x)
 #endif
 }
 /* 0xffffffff if x != 0 else 0, without a branch. */
-static inline uint32_t mlkem_ct_nonzero_mask(uint32_t x)
-{
+static inline uint32_t mlkem_ct_nonzero_mask(uint32_t x) {
     uint64_t v = (uint64_t)mlkem_ct_barrier(x);
     return (uint32_t)(0 - ((v | (0 - v)) >> 63));
 }

@@ -39,23 +39,20 @@ static const uint16_t gammas[128] = {
 };
 
 /* a mod q for a < 2q: subtract q, add it back under a mask. */
-static inline uint16_t csubq(uint32_t a)
-{
+static inline uint16_t csubq(uint32_t a) {
     a -= MLKEM_Q;
     a += mlkem_ct_barrier((uint32_t)0 - (a >> 31)) & MLKEM_Q;
     return (uint16_t)a;
 }
 /* a mod q for any 32-bit a: Barrett with m = floor(2^32 / q), so the
  * quotient estimate is low by at most 1 and one csubq finishes. */
-static inline uint16_t reduce(uint32_t a)
-{
+static inline uint16_t reduce(uint32_t a) {
     uint32_t t = (uint32_t)(((uint64_t)a * 1290167u) >> 32);
     return csubq(a - t * MLKEM_Q);
 }
 static inline uint16_t fmul(uint32_t a, uint32_t b) { return reduce(a * b); }
 
-void mlkem_ntt(mlkem_poly *f)
-{
+void mlkem_ntt(mlkem_poly *f) {
     unsigned i = 1;
     for (unsigned len = 128; len >= 2; len >>= 1)
         for (unsigned start = 0; start < 256; start += 2 * len) {
@@ -68,8 +65,7 @@ void mlkem_ntt(mlkem_poly *f)
         }
 }
 
-void mlkem_invntt(mlkem_poly *f)
-{
+void mlkem_invntt(mlkem_poly *f) {
     unsigned i = 127;
     for (unsigned len = 2; len <= 128; len <<= 1)
         for (unsigned start = 0; start < 256; start += 2 * len) {
@@ -83,8 +79,7 @@ void mlkem_invntt(mlkem_poly *f)
     for (unsigned j = 0; j < 256; j++) f->c[j] = fmul(f->c[j], 3303);   /* 128^-1 mod q */
 }
 
-void mlkem_basemul_acc(mlkem_poly *acc, const mlkem_poly *f, const mlkem_poly *g)
-{
+void mlkem_basemul_acc(mlkem_poly *acc, const mlkem_poly *f, const mlkem_poly *g) {
     for (unsigned i = 0; i < 128; i++) {
         uint32_t a0 = f->c[2 * i], a1 = f->c[2 * i + 1], b0 = g->c[2 * i], b1 = g->c[2 * i + 1];
         uint32_t c0 = reduce(a0 * b0 + (uint32_t)fmul(fmul(a1, b1), gammas[i]));
@@ -94,21 +89,18 @@ void mlkem_basemul_acc(mlkem_poly *acc, const mlkem_poly *f, const mlkem_poly *g
     }
 }
 
-void mlkem_poly_add(mlkem_poly *r, const mlkem_poly *a)
-{
+void mlkem_poly_add(mlkem_poly *r, const mlkem_poly *a) {
     for (unsigned j = 0; j < 256; j++) r->c[j] = csubq((uint32_t)r->c[j] + a->c[j]);
 }
 
-void mlkem_poly_sub(mlkem_poly *r, const mlkem_poly *a)
-{
+void mlkem_poly_sub(mlkem_poly *r, const mlkem_poly *a) {
     for (unsigned j = 0; j < 256; j++) r->c[j] = csubq((uint32_t)a->c[j] + MLKEM_Q - r->c[j]);
 }
 
 /* Rejection sampling from SHAKE128(ρ ‖ x ‖ y), 3 bytes -> two 12-bit
  * candidates; ρ is public, so the data-dependent loop is fine.  The XOF is
  * read a block (168 bytes = 56 triples) at a time. */
-void mlkem_sample_ntt(mlkem_poly *f, const uint8_t rho[32], uint8_t x, uint8_t y)
-{
+void mlkem_sample_ntt(mlkem_poly *f, const uint8_t rho[32], uint8_t x, uint8_t y) {
     uint8_t in[34], buf[168];
     sha3_xof c;
     memcpy(in, rho, 32);
@@ -129,8 +121,7 @@ void mlkem_sample_ntt(mlkem_poly *f, const uint8_t rho[32], uint8_t x, uint8_t y
     sha3_xof_wipe(&c);
 }
 
-void mlkem_sample_cbd2(mlkem_poly *f, const uint8_t s[32], uint8_t b)
-{
+void mlkem_sample_cbd2(mlkem_poly *f, const uint8_t s[32], uint8_t b) {
     uint8_t in[33], buf[128];
     memcpy(in, s, 32);
     in[32] = b;
@@ -146,8 +137,7 @@ void mlkem_sample_cbd2(mlkem_poly *f, const uint8_t s[32], uint8_t b)
     sodium_memzero(buf, sizeof buf);
 }
 
-void mlkem_encode(uint8_t *out, const mlkem_poly *f, unsigned d)
-{
+void mlkem_encode(uint8_t *out, const mlkem_poly *f, unsigned d) {
     uint32_t acc = 0;
     unsigned bits = 0, o = 0;
     for (unsigned j = 0; j < 256; j++) {
@@ -161,8 +151,7 @@ void mlkem_encode(uint8_t *out, const mlkem_poly *f, unsigned d)
     }
 }
 
-void mlkem_decode(mlkem_poly *f, const uint8_t *in, unsigned d)
-{
+void mlkem_decode(mlkem_poly *f, const uint8_t *in, unsigned d) {
     uint32_t acc = 0, mask = (1u << d) - 1;
     unsigned bits = 0, i = 0;
     for (unsigned j = 0; j < 256; j++) {
@@ -177,8 +166,7 @@ void mlkem_decode(mlkem_poly *f, const uint8_t *in, unsigned d)
     }
 }
 
-int mlkem_decode12_canonical(const uint8_t in[MLKEM_POLYBYTES])
-{
+int mlkem_decode12_canonical(const uint8_t in[MLKEM_POLYBYTES]) {
     for (unsigned i = 0; i < MLKEM_POLYBYTES; i += 3) {
         unsigned a = in[i] | (in[i + 1] & 0x0fu) << 8, b = in[i + 1] >> 4 | (unsigned)in[i + 2] << 4;
         if (a >= MLKEM_Q || b >= MLKEM_Q) return 0;
@@ -188,8 +176,7 @@ int mlkem_decode12_canonical(const uint8_t in[MLKEM_POLYBYTES])
 
 /* floor(t / q) for t < 2^23: the Barrett estimate, then +1 when the
  * remainder is still >= q (a mask, not a branch). */
-static inline uint32_t divq(uint32_t t)
-{
+static inline uint32_t divq(uint32_t t) {
     uint32_t qe = (uint32_t)(((uint64_t)t * 1290167u) >> 32);
     uint32_t r = t - qe * MLKEM_Q;
     return qe + (mlkem_ct_barrier(MLKEM_Q - 1 - r) >> 31);
@@ -197,15 +184,13 @@ static inline uint32_t divq(uint32_t t)
 
 /* Compress_d(x) = round(2^d·x / q) mod 2^d = floor((2^d·x + (q-1)/2) / q)
  * mod 2^d (q is odd, so no tie). */
-void mlkem_compress(mlkem_poly *f, unsigned d)
-{
+void mlkem_compress(mlkem_poly *f, unsigned d) {
     for (unsigned j = 0; j < 256; j++)
         f->c[j] = (uint16_t)(divq(((uint32_t)f->c[j] << d) + (MLKEM_Q - 1) / 2) & ((1u << d) - 1));
 }
 
 /* Decompress_d(y) = round(q·y / 2^d) = floor((q·y + 2^(d-1)) / 2^d). */
-void mlkem_decompress(mlkem_poly *f, unsigned d)
-{
+void mlkem_decompress(mlkem_poly *f, unsigned d) {
     for (unsigned j = 0; j < 256; j++)
         f->c[j] = (uint16_t)(((uint32_t)f->c[j] * MLKEM_Q + (1u << (d - 1))) >> d);
 }

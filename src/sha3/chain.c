@@ -19,14 +19,12 @@ static const sha3_impl *const impls[] = {
     &sha3_impl_portable,
 };
 
-const sha3_impl *const *sha3_impls(size_t *n)
-{
+const sha3_impl *const *sha3_impls(size_t *n) {
     *n = sizeof impls / sizeof impls[0];
     return impls;
 }
 
-const sha3_impl *sha3_impl_select(void)
-{
+const sha3_impl *sha3_impl_select(void) {
     static _Atomic(const sha3_impl *) chosen;
     const sha3_impl *p = atomic_load_explicit(&chosen, memory_order_acquire);
     if (p) return p;
@@ -41,29 +39,25 @@ const sha3_impl *sha3_impl_select(void)
     return p;
 }
 
-void sha3_chain_with(const sha3_impl *impl, uint8_t state[32], uint64_t steps)
-{
+void sha3_chain_with(const sha3_impl *impl, uint8_t state[32], uint64_t steps) {
     uint64_t x[4];
     for (int i = 0; i < 4; i++) x[i] = sha3_load64_le(state + 8 * i);
     impl->chain(x, steps);
     for (int i = 0; i < 4; i++) sha3_store64_le(state + 8 * i, x[i]);
 }
 
-void sha3_chain(uint8_t state[32], uint64_t steps)
-{
+void sha3_chain(uint8_t state[32], uint64_t steps) {
     sha3_chain_with(sha3_impl_select(), state, steps);
 }
 
-void sha3_prefix_lanes(uint64_t pre[8], const uint8_t prefix[60])
-{
+void sha3_prefix_lanes(uint64_t pre[8], const uint8_t prefix[60]) {
     for (int j = 0; j < 7; j++) pre[j] = sha3_load64_le(prefix + 8 * j);
     pre[7] = (uint64_t)prefix[56] | (uint64_t)prefix[57] << 8 | (uint64_t)prefix[58] << 16 |
              (uint64_t)prefix[59] << 24;
 }
 
 void sha3_chain_ctr_with(const sha3_impl *impl, const uint8_t prefix[60], uint64_t i0,
-                         uint64_t steps, uint8_t d[32])
-{
+                         uint64_t steps, uint8_t d[32]) {
     uint64_t pre[8], x[4];
     sha3_prefix_lanes(pre, prefix);
     for (int i = 0; i < 4; i++) x[i] = sha3_load64_le(d + 8 * i);
@@ -75,12 +69,10 @@ void sha3_chain_ctr_with(const sha3_impl *impl, const uint8_t prefix[60], uint64
     for (int i = 0; i < 4; i++) w[i] = 0;
 }
 
-void sha3_chain_ctr(const uint8_t prefix[60], uint64_t i0, uint64_t steps, uint8_t d[32])
-{
+void sha3_chain_ctr(const uint8_t prefix[60], uint64_t i0, uint64_t steps, uint8_t d[32]) {
     sha3_chain_ctr_with(sha3_impl_select(), prefix, i0, steps, d);
 }
 
-const char *sha3_backend(void)
-{
+const char *sha3_backend(void) {
     return sha3_impl_select()->name;
 }

@@ -45,8 +45,7 @@ static const uint64_t sha3_rc[24] = KECCAK_RC_INIT;
     A##17 = A##18 = A##19 = A##20 = A##21 = A##22 = A##23 = A##24 = ZERO; \
 } while (0)
 
-SHA3CE static void sha3ce_permute(uint64_t s[25])
-{
+SHA3CE static void sha3ce_permute(uint64_t s[25]) {
     KECCAK_DECL(uint64x2_t, a);
     KECCAK_DECL(uint64x2_t, e);
     LOADV(a, s);
@@ -69,8 +68,7 @@ SHA3CE static void sha3ce_permute(uint64_t s[25])
 /* The fused chain: the 32-byte state stays in four vector registers; each
  * step resets the other 21 lanes to the fixed padding (0x06 in lane 4, the
  * top bit of lane 16) and runs the 24 rounds. */
-SHA3CE static void sha3ce_chain(uint64_t x[4], uint64_t steps)
-{
+SHA3CE static void sha3ce_chain(uint64_t x[4], uint64_t steps) {
     KECCAK_DECL(uint64x2_t, a);
     KECCAK_DECL(uint64x2_t, e);
     const uint64x2_t zero = vdupq_n_u64(0);
@@ -94,8 +92,7 @@ SHA3CE static void sha3ce_chain(uint64_t x[4], uint64_t steps)
 }
 /* Issue 23: two independent counter chains, one per 64-bit half of each q
  * register (the multi-chain backend "armv8-sha3x2"). */
-SHA3CE static void sha3ce_chain_ctr_x2(sha3_lanes *st, uint64_t steps)
-{
+SHA3CE static void sha3ce_chain_ctr_x2(sha3_lanes *st, uint64_t steps) {
     KECCAK_DECL(uint64x2_t, a);
     KECCAK_DECL(uint64x2_t, e);
     const uint64x2_t zero = vdupq_n_u64(0), one = vdupq_n_u64(1), pad = vdupq_n_u64(UINT64_C(0x06) << 32);
@@ -125,8 +122,7 @@ SHA3CE static void sha3ce_chain_ctr_x2(sha3_lanes *st, uint64_t steps)
  * body above with both lanes equal — one chain in a q register runs both
  * halves anyway, so the loop is the same instructions (only the loads
  * before it differ); one body for both. */
-SHA3CE static void sha3ce_chain_ctr(const uint64_t pre[8], uint64_t i0, uint64_t steps, uint64_t x[4])
-{
+SHA3CE static void sha3ce_chain_ctr(const uint64_t pre[8], uint64_t i0, uint64_t steps, uint64_t x[4]) {
     sha3_lanes st;
     for (int j = 0; j < 8; j++) st.pre[j][0] = st.pre[j][1] = pre[j];
     st.ctr[0] = st.ctr[1] = i0;
@@ -138,8 +134,7 @@ SHA3CE static void sha3ce_chain_ctr(const uint64_t pre[8], uint64_t i0, uint64_t
 }
 #undef SHA3CE
 
-static int sha3ce_available(void)
-{
+static int sha3ce_available(void) {
     return util_cpufeat_get()->arm_sha3;
 }
 

@@ -12,8 +12,7 @@
 #define ROTL(x, n) (((x) << (n)) | ((x) >> (64 - (n))))
 #define ANDN(a, b) (~(a) & (b))
 
-KS_ATTR static void KS_NAME(permute)(uint64_t s[25])
-{
+KS_ATTR static void KS_NAME(permute)(uint64_t s[25]) {
     static const uint64_t rc[24] = KECCAK_RC_INIT;
     KECCAK_DECL(uint64_t, a);
     KECCAK_DECL(uint64_t, e);
@@ -29,8 +28,7 @@ KS_ATTR static void KS_NAME(permute)(uint64_t s[25])
  * fixed padding of a 32-byte message (0x06 at byte 32, 0x80 at byte 135),
  * then zeros; one permutation; the digest is lanes 0..3.  Round 0 is spelt
  * out so the compiler folds the constant lanes into it. */
-KS_ATTR static void KS_NAME(chain)(uint64_t x[4], uint64_t steps)
-{
+KS_ATTR static void KS_NAME(chain)(uint64_t x[4], uint64_t steps) {
     static const uint64_t rc[24] = KECCAK_RC_INIT;
     KECCAK_DECL(uint64_t, a);
     KECCAK_DECL(uint64_t, e);
@@ -54,8 +52,7 @@ KS_ATTR static void KS_NAME(chain)(uint64_t x[4], uint64_t steps)
 /* x <- SHA3-256(prefix ‖ LE64(i) ‖ x) for i = i0 .. i0+steps-1 (the lane
  * layout in sha3/internal.h): lanes 0..7 from the prefix and the counter,
  * 8..12 the previous digest shifted by 32 bits, one permutation per step. */
-KS_ATTR static void KS_NAME(chain_ctr)(const uint64_t pre[8], uint64_t i0, uint64_t steps, uint64_t x[4])
-{
+KS_ATTR static void KS_NAME(chain_ctr)(const uint64_t pre[8], uint64_t i0, uint64_t steps, uint64_t x[4]) {
     static const uint64_t rc[24] = KECCAK_RC_INIT;
     KECCAK_DECL(uint64_t, a);
     KECCAK_DECL(uint64_t, e);

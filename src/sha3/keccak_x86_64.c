@@ -18,8 +18,7 @@
 #undef KS_NAME
 #undef KS_ATTR
 
-static int bmi2_available(void)
-{
+static int bmi2_available(void) {
     return util_cpufeat_get()->bmi1 && util_cpufeat_get()->bmi2;
 }
 
@@ -34,8 +33,7 @@ static const uint64_t avx512_rc[24] = KECCAK_RC_INIT;
 #define V(v) _mm_cvtsi64_si128((long long)(v))
 #define U(v) ((uint64_t)_mm_cvtsi128_si64(v))
 
-AVX512 static void avx512_permute(uint64_t s[25])
-{
+AVX512 static void avx512_permute(uint64_t s[25]) {
     KECCAK_DECL(__m128i, a);
     KECCAK_DECL(__m128i, e);
     a00 = V(s[0]);  a01 = V(s[1]);  a02 = V(s[2]);  a03 = V(s[3]);  a04 = V(s[4]);
@@ -56,8 +54,7 @@ AVX512 static void avx512_permute(uint64_t s[25])
 
 /* Fused chain: x stays in four xmm registers; each step the other lanes are
  * reset to the fixed padding (0x06 in lane 4, the top bit of lane 16). */
-AVX512 static void avx512_chain(uint64_t x[4], uint64_t steps)
-{
+AVX512 static void avx512_chain(uint64_t x[4], uint64_t steps) {
     KECCAK_DECL(__m128i, a);
     KECCAK_DECL(__m128i, e);
     const __m128i zero = _mm_setzero_si128();
@@ -82,8 +79,7 @@ AVX512 static void avx512_chain(uint64_t x[4], uint64_t steps)
  * 32 bits (shift and OR, no shuffles). */
 #define SHL32(v) _mm_slli_epi64(v, 32)
 #define SHR32(v) _mm_srli_epi64(v, 32)
-AVX512 static void avx512_chain_ctr(const uint64_t pre[8], uint64_t i0, uint64_t steps, uint64_t x[4])
-{
+AVX512 static void avx512_chain_ctr(const uint64_t pre[8], uint64_t i0, uint64_t steps, uint64_t x[4]) {
     KECCAK_DECL(__m128i, a);
     KECCAK_DECL(__m128i, e);
     const __m128i zero = _mm_setzero_si128(), one = V(1), pad = V(UINT64_C(0x06) << 32);
@@ -118,8 +114,7 @@ AVX512 static void avx512_chain_ctr(const uint64_t pre[8], uint64_t i0, uint64_t
 #undef U
 #undef AVX512
 
-static int avx512_available(void)
-{
+static int avx512_available(void) {
     return util_cpufeat_get()->avx512f && util_cpufeat_get()->avx512vl;
 }
 

@@ -51,8 +51,7 @@ static const uint64_t multi_rc[24] = KECCAK_RC_INIT;
 #define Z_SHR32(v) _mm512_srli_epi64(v, 32)
 #define Z_SET1(v) _mm512_set1_epi64((long long)(v))
 
-Z static void avx512x8_chain_ctr(sha3_lanes *st, uint64_t steps)
-{
+Z static void avx512x8_chain_ctr(sha3_lanes *st, uint64_t steps) {
     KECCAK_DECL(__m512i, a);
     KECCAK_DECL(__m512i, e);
     const __m512i zero = _mm512_setzero_si512(), one = Z_SET1(1), pad = Z_SET1(PADV), top = Z_SET1(TOPV);
@@ -75,8 +74,7 @@ Z static void avx512x8_chain_ctr(sha3_lanes *st, uint64_t steps)
     _mm512_storeu_si512(st->ctr, i);
 }
 
-static int avx512x8_available(void)
-{
+static int avx512x8_available(void) {
     __builtin_cpu_init();
     return __builtin_cpu_supports("avx512f");
 }
@@ -94,8 +92,7 @@ const sha3_multi_impl sha3_multi_avx512 = {
 #define Y_LD(p) _mm256_loadu_si256((const __m256i *)(const void *)(p))
 #define Y_ST(p, v) _mm256_storeu_si256((__m256i *)(void *)(p), v)
 
-Y static void avx2x4_chain_ctr(sha3_lanes *st, uint64_t steps)
-{
+Y static void avx2x4_chain_ctr(sha3_lanes *st, uint64_t steps) {
     KECCAK_DECL(__m256i, a);
     KECCAK_DECL(__m256i, e);
     const __m256i zero = _mm256_setzero_si256(), one = Y_SET1(1), pad = Y_SET1(PADV), top = Y_SET1(TOPV);
@@ -114,8 +111,7 @@ Y static void avx2x4_chain_ctr(sha3_lanes *st, uint64_t steps)
     Y_ST(st->ctr, i);
 }
 
-static int avx2x4_available(void)
-{
+static int avx2x4_available(void) {
     __builtin_cpu_init();
     return __builtin_cpu_supports("avx2");
 }

@@ -11,8 +11,7 @@
 #include <string.h>
 
 /* One lane: the selected single-chain backend's counter chain. */
-static void portable_multi_chain_ctr(sha3_lanes *st, uint64_t steps)
-{
+static void portable_multi_chain_ctr(sha3_lanes *st, uint64_t steps) {
     uint64_t pre[8], x[4];
     for (int j = 0; j < 8; j++) pre[j] = st->pre[j][0];
     for (int k = 0; k < 4; k++) x[k] = st->x[k][0];
@@ -42,14 +41,12 @@ static const sha3_multi_impl *const multi_impls[] = {
 };
 #define NMULTI (sizeof multi_impls / sizeof multi_impls[0])
 
-const sha3_multi_impl *const *sha3_multi_impls(size_t *n)
-{
+const sha3_multi_impl *const *sha3_multi_impls(size_t *n) {
     *n = NMULTI;
     return multi_impls;
 }
 
-const sha3_multi_impl *sha3_multi_select(void)
-{
+const sha3_multi_impl *sha3_multi_select(void) {
     static _Atomic(const sha3_multi_impl *) chosen;
     const sha3_multi_impl *p = atomic_load_explicit(&chosen, memory_order_acquire);
     if (p) return p;
@@ -65,8 +62,7 @@ const sha3_multi_impl *sha3_multi_select(void)
 }
 
 void sha3_chain_ctr_multi_with(const sha3_multi_impl *impl, size_t n, const uint8_t (*prefix)[60],
-                               const uint64_t *i0, uint64_t steps, uint8_t (*d)[32])
-{
+                               const uint64_t *i0, uint64_t steps, uint8_t (*d)[32]) {
     sha3_lanes st;
     const size_t L = impl->lanes;
     for (size_t base = 0; base < n; base += L) {
@@ -90,17 +86,14 @@ void sha3_chain_ctr_multi_with(const sha3_multi_impl *impl, size_t n, const uint
 }
 
 void sha3_chain_ctr_multi(size_t n, const uint8_t (*prefix)[60], const uint64_t *i0,
-                          uint64_t steps, uint8_t (*d)[32])
-{
+                          uint64_t steps, uint8_t (*d)[32]) {
     sha3_chain_ctr_multi_with(sha3_multi_select(), n, prefix, i0, steps, d);
 }
 
-const char *sha3_multi_backend(void)
-{
+const char *sha3_multi_backend(void) {
     return sha3_multi_select()->name;
 }
 
-unsigned sha3_multi_lanes(void)
-{
+unsigned sha3_multi_lanes(void) {
     return sha3_multi_select()->lanes;
 }

@@ -12,8 +12,7 @@ typedef struct {
     const sha3_impl *impl;
 } sponge;
 
-static void absorb(sponge *c, const uint8_t *p, size_t len)
-{
+static void absorb(sponge *c, const uint8_t *p, size_t len) {
     while (len) {
         if (c->pos == 0) {              /* whole blocks, lane at a time */
             while (len >= SHA3_256_RATE) {
@@ -44,8 +43,7 @@ static void absorb(sponge *c, const uint8_t *p, size_t len)
     }
 }
 
-static void finish(sponge *c, uint8_t out[32])
-{
+static void finish(sponge *c, uint8_t out[32]) {
     c->s[c->pos / 8] ^= (uint64_t)0x06 << (8 * (c->pos % 8));
     c->s[(SHA3_256_RATE - 1) / 8] ^= (uint64_t)0x80 << 56;
     c->impl->permute(c->s);
@@ -56,20 +54,17 @@ static void finish(sponge *c, uint8_t out[32])
 }
 
 void sha3_256_2_with(const sha3_impl *impl, uint8_t out[32],
-                     const void *a, size_t alen, const void *b, size_t blen)
-{
+                     const void *a, size_t alen, const void *b, size_t blen) {
     sponge c = { { 0 }, 0, impl };
     if (alen) absorb(&c, (const uint8_t *)a, alen);
     if (blen) absorb(&c, (const uint8_t *)b, blen);
     finish(&c, out);
 }
 
-void sha3_256_2(uint8_t out[32], const void *a, size_t alen, const void *b, size_t blen)
-{
+void sha3_256_2(uint8_t out[32], const void *a, size_t alen, const void *b, size_t blen) {
     sha3_256_2_with(sha3_impl_select(), out, a, alen, b, blen);
 }
 
-void sha3_256(uint8_t out[32], const void *in, size_t len)
-{
+void sha3_256(uint8_t out[32], const void *in, size_t len) {
     sha3_256_2_with(sha3_impl_select(), out, in, len, NULL, 0);
 }

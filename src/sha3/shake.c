@@ -12,8 +12,7 @@
 #define DOMAIN_SHA3  0x06u   /* 01 then the first pad bit   */
 #define DOMAIN_SHAKE 0x1fu   /* 1111 then the first pad bit */
 
-static void xof_init(sha3_xof *c, unsigned rate, unsigned domain)
-{
+static void xof_init(sha3_xof *c, unsigned rate, unsigned domain) {
     for (int i = 0; i < 25; i++) c->s[i] = 0;
     c->pos = 0;
     c->rate = rate;
@@ -22,13 +21,11 @@ static void xof_init(sha3_xof *c, unsigned rate, unsigned domain)
     c->impl = sha3_impl_select();
 }
 
-static void permute(sha3_xof *c)
-{
+static void permute(sha3_xof *c) {
     ((const sha3_impl *)c->impl)->permute(c->s);
 }
 
-void sha3_xof_absorb(sha3_xof *c, const void *in, size_t len)
-{
+void sha3_xof_absorb(sha3_xof *c, const void *in, size_t len) {
     const uint8_t *p = (const uint8_t *)in;
     if (c->squeezing) return;        /* misuse: absorbing after squeezing */
     while (len) {
@@ -51,8 +48,7 @@ void sha3_xof_absorb(sha3_xof *c, const void *in, size_t len)
     }
 }
 
-void sha3_xof_squeeze(sha3_xof *c, void *out, size_t len)
-{
+void sha3_xof_squeeze(sha3_xof *c, void *out, size_t len) {
     uint8_t *o = (uint8_t *)out;
     if (!c->squeezing) {
         c->s[c->pos / 8] ^= (uint64_t)c->domain << (8 * (c->pos % 8));
@@ -79,8 +75,7 @@ void sha3_xof_squeeze(sha3_xof *c, void *out, size_t len)
     }
 }
 
-void sha3_xof_wipe(sha3_xof *c)
-{
+void sha3_xof_wipe(sha3_xof *c) {
     volatile uint64_t *v = c->s;
     for (int i = 0; i < 25; i++) v[i] = 0;
     c->pos = 0;
@@ -89,8 +84,7 @@ void sha3_xof_wipe(sha3_xof *c)
 void sha3_shake128_init(sha3_xof *c) { xof_init(c, 168, DOMAIN_SHAKE); }
 void sha3_shake256_init(sha3_xof *c) { xof_init(c, 136, DOMAIN_SHAKE); }
 
-void sha3_shake128(uint8_t *out, size_t outlen, const void *in, size_t len)
-{
+void sha3_shake128(uint8_t *out, size_t outlen, const void *in, size_t len) {
     sha3_xof c;
     sha3_shake128_init(&c);
     sha3_xof_absorb(&c, in, len);
@@ -98,8 +92,7 @@ void sha3_shake128(uint8_t *out, size_t outlen, const void *in, size_t len)
     sha3_xof_wipe(&c);
 }
 
-void sha3_shake256(uint8_t *out, size_t outlen, const void *in, size_t len)
-{
+void sha3_shake256(uint8_t *out, size_t outlen, const void *in, size_t len) {
     sha3_xof c;
     sha3_shake256_init(&c);
     sha3_xof_absorb(&c, in, len);
@@ -107,8 +100,7 @@ void sha3_shake256(uint8_t *out, size_t outlen, const void *in, size_t len)
     sha3_xof_wipe(&c);
 }
 
-void sha3_512_2(uint8_t out[64], const void *a, size_t alen, const void *b, size_t blen)
-{
+void sha3_512_2(uint8_t out[64], const void *a, size_t alen, const void *b, size_t blen) {
     sha3_xof c;
     xof_init(&c, 72, DOMAIN_SHA3);
     sha3_xof_absorb(&c, a, alen);
@@ -117,7 +109,6 @@ void sha3_512_2(uint8_t out[64], const void *a, size_t alen, const void *b, size
     sha3_xof_wipe(&c);
 }
 
-void sha3_512(uint8_t out[64], const void *in, size_t len)
-{
+void sha3_512(uint8_t out[64], const void *in, size_t len) {
     sha3_512_2(out, in, len, NULL, 0);
 }
