@@ -141,16 +141,7 @@ int tl_plan_assemble(const char *dir, const tl_assemble_opts *o, char **json, si
     if (rc) goto out;
     const uint32_t G = pi->pub.groups;
     const uint64_t S = pi->pub.steps;
-    if ((rc = tl_plan_key_load(o->planner_key, psk, ppk))) {
-        tl_set_err(err, errlen, "%s: cannot read the planner key: %s", o->planner_key,
-                rc == TL_EIO ? strerror(errno) : tl_strerror(rc));
-        goto out;
-    }
-    if (sodium_memcmp(ppk, pi->planner_pk, 32) != 0) {
-        tl_set_err(err, errlen, "%s: not this plan's planner key", o->planner_key);
-        rc = TL_EAUTH;
-        goto out;
-    }
+    if ((rc = tl_plan_key_load_for(o->planner_key, "planner", pi->planner_pk, psk, ppk, err, errlen))) goto out;
     size_t ptlen = 32 + (size_t)G * TL_SECRETS_ENTRY;
     sec = sodium_malloc(ptlen);
     e = sodium_malloc((size_t)G * 32);

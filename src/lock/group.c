@@ -263,16 +263,7 @@ int tl_plan_task(const char *dir, uint32_t task, const tl_task_opts *o, tl_task_
         rc = TL_EINVAL;
         goto out;
     }
-    if ((rc = tl_plan_key_load(o->worker_key, wsk, wpk))) {
-        tl_set_err(err, errlen, "%s: cannot read the worker key: %s", o->worker_key,
-                rc == TL_EIO ? strerror(errno) : tl_strerror(rc));
-        goto out;
-    }
-    if (sodium_memcmp(wpk, pi->worker_pk, 32) != 0) {
-        tl_set_err(err, errlen, "%s: not this plan's worker key", o->worker_key);
-        rc = TL_EAUTH;
-        goto out;
-    }
+    if ((rc = tl_plan_key_load_for(o->worker_key, "worker", pi->worker_pk, wsk, wpk, err, errlen))) goto out;
     if (o->verify && !TL_PLAN_VERIFIES(pi)) {
         tl_set_err(err, errlen, "this plan has no verification tasks (it was made with --no-verify)");
         rc = TL_EINVAL;

@@ -316,6 +316,22 @@ int tl_plan_key_load(const char *path, uint8_t sk[32], uint8_t pk[32]) {
     return rc;
 }
 
+int tl_plan_key_load_for(const char *path, const char *role, const uint8_t want_pk[32], uint8_t sk[32],
+                         uint8_t pk[32], char *err, size_t errlen) {
+    int rc = tl_plan_key_load(path, sk, pk);
+    if (rc) {
+        tl_set_err(err, errlen, "%s: cannot read the %s key: %s", path, role,
+                   rc == TL_EIO ? strerror(errno) : tl_strerror(rc));
+        return rc;
+    }
+    if (sodium_memcmp(pk, want_pk, 32) != 0) {
+        sodium_memzero(sk, 32);
+        tl_set_err(err, errlen, "%s: not this plan's %s key", path, role);
+        return TL_EAUTH;
+    }
+    return TL_OK;
+}
+
 /* ---- plan.json ---------------------------------------------------------- */
 static json_t *hexval(const uint8_t *p, size_t n) {
     char buf[65];

@@ -103,6 +103,10 @@ int tl_plan_info_json(const tl_plan_info *pi, char **out, size_t *len);
 /* X25519 key files ("# ..." lines, then 64 hex digits of the secret key). */
 int tl_plan_key_save(const char *path, const uint8_t sk[32], const char *title, int force);
 int tl_plan_key_load(const char *path, uint8_t sk[32], uint8_t pk[32]);
+/* The plan's `role` key ("planner", "worker") from path, refused unless its
+ * public key is want_pk: the one check assemble and the group task make. */
+int tl_plan_key_load_for(const char *path, const char *role, const uint8_t want_pk[32], uint8_t sk[32],
+                         uint8_t pk[32], char *err, size_t errlen);
 
 int  tl_job_seal(uint8_t out[TL_JOB_SIZE], const uint8_t D[32], uint32_t g, const tl_job *j,
                  const uint8_t worker_pk[32]);
