@@ -3,8 +3,11 @@
  * groups' job files with the worker key, skips groups whose valid result
  * is already there (idempotent), resumes from a sealed checkpoint, runs the
  * chain, and commits each result atomically (temp file + rename).  Several
- * groups of one task run in forked processes that share the work function
- * (one RandomX dataset per task). */
+ * groups of one task run in bundles (issue 23: up to tl_pool_bundle groups
+ * whose SHA3 chains advance together in SIMD lanes; RandomX and the
+ * verification task: one group per bundle), one forked process per bundle
+ * when there are several, sharing the work function (one RandomX dataset
+ * per task). */
 #include "gen_internal.h"
 #include "util/util.h"
 #include <errno.h>
@@ -91,65 +94,155 @@ static int chain_record(const run_ctx *c, uint32_t g, const tl_job *job, uint64_
     return tl_seg_file_append(spath, pi->D, g, TL_SEG_CHAIN, i, d, (long)getpid(), c->host, job->rkey);
 }
 
-/* One group's chain, from where chain_start says, recording what
- * chain_record says. */
-static int run_group(run_ctx *c, tl_work *w, uint32_t g, const tl_job *job, int show) {
+/* ---- issue 23: a bundle of groups' chains in one process ----------------- */
+/* A chain's checkpoint and result file names (not secret: plain memory). */
+typedef struct { char ckpt[PATH_MAX], result[PATH_MAX]; } lane_paths;
+
+/* A bundle's state (sodium_malloc: chain values and sealed buffers). */
+typedef struct {
+    unsigned n;
+    uint32_t g[TL_BUNDLE_MAX];
+    const tl_job *job[TL_BUNDLE_MAX];
+    tl_stepper sp[TL_BUNDLE_MAX];
+    uint64_t i[TL_BUNDLE_MAX];
+    uint8_t d[TL_BUNDLE_MAX][32];
+    uint8_t buf[TL_RESULT_SIZE > TL_CKPT_SIZE ? TL_RESULT_SIZE : TL_CKPT_SIZE];
+    lane_paths *path;          /* n, calloc */
+} bundle;
+
+/* Chain k's sealed checkpoint at its step i (< S). */
+static int lane_ckpt(const run_ctx *c, bundle *b, unsigned k) {
     const tl_plan_info *pi = c->pi;
+    tl_ckpt_seal(b->buf, pi->D, b->g[k], b->i[k], b->d[k], b->job[k]->rkey);
+    int rc = util_write_file_atomic(b->path[k].ckpt, b->buf, TL_CKPT_SIZE, 1, 0600) != 0 ? TL_EIO : TL_OK;
+    sodium_memzero(b->buf, sizeof b->buf);
+    return rc;
+}
+
+/* Chain k reached S: its result committed (temp file + rename), its
+ * checkpoint removed. */
+static int lane_result(const run_ctx *c, bundle *b, unsigned k) {
+    const tl_plan_info *pi = c->pi;
+    int rc = tl_result_seal(b->buf, pi->D, b->g[k], pi->pub.steps, b->d[k], b->job[k]->planner_pk, b->job[k]->rkey);
+    if (rc == TL_OK) {
+        if (util_write_file_atomic(b->path[k].result, b->buf, TL_RESULT_SIZE, 1, 0644) != 0) rc = TL_EIO;
+        else (void)unlink(b->path[k].ckpt);
+    }
+    sodium_memzero(b->buf, sizeof b->buf);
+    return rc;
+}
+
+/* Each chain of the bundle from where chain_start says; one already at S
+ * (every segment recorded) has its result committed at once. */
+static int bundle_open(run_ctx *c, bundle *b, const uint32_t *gs, const tl_job *jobs, unsigned n) {
+    b->n = n;
+    for (unsigned k = 0; k < n; k++) {
+        int resumed = 0, rc;
+        b->g[k] = gs[k];
+        b->job[k] = &jobs[k];
+        if (tl_plan_path(b->path[k].ckpt, sizeof b->path[k].ckpt, c->dir, "ckpt", gs[k]) ||
+            tl_plan_path(b->path[k].result, sizeof b->path[k].result, c->dir, "result", gs[k]))
+            return TL_EINVAL;
+        if ((rc = chain_start(c, gs[k], &jobs[k], b->path[k].ckpt, &b->i[k], b->d[k], &resumed))) return rc;
+        c->resumed += resumed;
+        tl_stepper_init(&b->sp[k], gs[k], 1);
+        if (b->i[k] >= c->pi->pub.steps && (rc = lane_result(c, b, k))) return rc;
+    }
+    return TL_OK;
+}
+
+/* After a batch: each chain that moved (it was at i0[k] < S) records its
+ * value where chain_record says, and its result when it reached S. */
+static int bundle_after(run_ctx *c, bundle *b, const uint64_t *i0) {
+    const uint64_t S = c->pi->pub.steps;
+    int rc = TL_OK;
+    for (unsigned k = 0; k < b->n && rc == TL_OK; k++) {
+        if (i0[k] >= S) continue;
+        rc = chain_record(c, b->g[k], b->job[k], b->i[k], b->d[k]);
+        if (rc == TL_OK && b->i[k] == S) rc = lane_result(c, b, k);
+    }
+    return rc;
+}
+
+/* The unfinished chains' checkpoints. */
+static int bundle_ckpt(const run_ctx *c, bundle *b) {
+    int rc = TL_OK;
+    for (unsigned k = 0; k < b->n && rc == TL_OK; k++)
+        if (b->i[k] < c->pi->pub.steps) rc = lane_ckpt(c, b, k);
+    return rc;
+}
+
+/* Report the bundle's progress (a bundle of one: that group's chain); 1 =
+ * the caller asked to stop. */
+static int bundle_progress(const run_ctx *c, const bundle *b, double t0, uint64_t done0, double now) {
+    const uint64_t S = c->pi->pub.steps;
+    uint64_t done = 0;
+    unsigned slow = 0;
+    for (unsigned k = 0; k < b->n; k++) {
+        done += b->i[k];
+        if (b->i[k] < b->i[slow]) slow = k;
+    }
+    tl_progress p = {0};
+    p.hashes_total = (uint64_t)b->n * S;
+    p.hashes_done = done;
+    p.rate = now > t0 ? (double)(done - done0) / (now - t0) : 0;
+    p.eta_seconds = p.rate > 0 ? (double)(p.hashes_total - done) / p.rate : -1;
+    p.groups_total = b->n;
+    p.group = b->g[slow];
+    p.step = b->i[slow];
+    return c->o->progress(&p, c->o->progress_ctx) != 0;
+}
+
+/* A bundle of n groups' chains in this process (issue 23: SHA3 chains
+ * advance together in SIMD lanes, tl_stepper_run_multi; RandomX bundles
+ * hold one group): each from where chain_start says, each batch stopping
+ * at every running chain's next record boundary so chain_record sees each
+ * chain's segment ends, each result committed when its chain reaches S,
+ * the unfinished chains checkpointed every checkpoint_seconds and on a
+ * stop.  The checkpoint, .segs and result files are a lone chain's, byte
+ * for byte (the same chain values at the same steps). */
+static int run_bundle(run_ctx *c, tl_work *w, const uint32_t *gs, const tl_job *jobs, unsigned n, int show) {
     const tl_task_opts *o = c->o;
-    const uint64_t S = pi->pub.steps;
-    const uint64_t C = TL_PLAN_VERIFIES(pi) ? pi->ckpt_steps : 0;
-    char cpath[PATH_MAX], rpath[PATH_MAX];
-    uint8_t d[32], ck[TL_CKPT_SIZE], res[TL_RESULT_SIZE];
-    uint64_t i = 0;
-    int resumed = 0;
-    if (tl_plan_path(cpath, sizeof cpath, c->dir, "ckpt", g) || tl_plan_path(rpath, sizeof rpath, c->dir, "result", g))
-        return TL_EINVAL;
-    int rc0 = chain_start(c, g, job, cpath, &i, d, &resumed);
-    if (rc0) { sodium_memzero(d, sizeof d); return rc0; }
-    c->resumed += resumed;
+    const uint64_t S = c->pi->pub.steps, C = TL_PLAN_VERIFIES(c->pi) ? c->pi->ckpt_steps : 0;
+    if (n < 1 || n > TL_BUNDLE_MAX) return TL_EINVAL;
+    bundle *b = sodium_malloc(sizeof *b);
+    lane_paths *path = calloc(n, sizeof *path);
+    if (!b || !path) {
+        if (b) sodium_free(b);
+        free(path);
+        return TL_ENOMEM;
+    }
+    memset(b, 0, sizeof *b);
+    b->path = path;
+    int rc = bundle_open(c, b, gs, jobs, n);
     double every = o->checkpoint_seconds > 0 ? o->checkpoint_seconds : 60;
     double pint = o->progress_interval > 0 ? o->progress_interval : 0.5;
     double t0 = tl_now(), last_ck = t0, last_p = t0;
-    uint64_t i_start = i;
-    tl_stepper sp;
-    tl_stepper_init(&sp, g, 1);
-    int rc = TL_OK;
-    while (i < S) {
-        if ((rc = tl_stepper_run(&sp, w, &i, S, C, d))) break;
+    uint64_t i0[TL_BUNDLE_MAX], done0 = 0, left = 0;
+    for (unsigned k = 0; k < n; k++) { done0 += b->i[k]; left += b->i[k] < S; }
+    while (rc == TL_OK && left) {
+        memcpy(i0, b->i, sizeof i0);
+        if ((rc = tl_stepper_run_multi(b->sp, n, w, b->i, S, C, b->d))) break;
         double now = tl_now();
-        if ((rc = chain_record(c, g, job, i, d))) break;
+        if ((rc = bundle_after(c, b, i0))) break;
+        left = 0;
+        for (unsigned k = 0; k < n; k++) left += b->i[k] < S;
         int stop = o->stop && *o->stop;
-        if ((now - last_ck >= every || stop) && i < S) {
-            tl_ckpt_seal(ck, pi->D, g, i, d, job->rkey);
-            if (util_write_file_atomic(cpath, ck, sizeof ck, 1, 0600) != 0) { rc = TL_EIO; break; }
+        if ((now - last_ck >= every || stop) && left) {
+            if ((rc = bundle_ckpt(c, b))) break;
             last_ck = now;
         }
         if (stop) { rc = TL_EINTR; break; }
         if (show && o->progress && now - last_p >= pint) {
             last_p = now;
-            tl_progress p = {0};
-            p.hashes_total = S;
-            p.hashes_done = i;
-            p.rate = now > t0 ? (double)(i - i_start) / (now - t0) : 0;
-            p.eta_seconds = p.rate > 0 ? (double)(S - i) / p.rate : -1;
-            p.groups_total = 1;
-            p.group = g;
-            p.step = i;
-            if (o->progress(&p, o->progress_ctx)) {
-                tl_ckpt_seal(ck, pi->D, g, i, d, job->rkey);
-                (void)util_write_file_atomic(cpath, ck, sizeof ck, 1, 0600);
+            if (bundle_progress(c, b, t0, done0, now)) {
+                (void)bundle_ckpt(c, b);
                 rc = TL_EINTR;
-                break;
             }
         }
     }
-    if (rc == TL_OK) rc = tl_result_seal(res, pi->D, g, S, d, job->planner_pk, job->rkey);
-    if (rc == TL_OK) {
-        if (util_write_file_atomic(rpath, res, sizeof res, 1, 0644) != 0) rc = TL_EIO;
-        else (void)unlink(cpath);
-    }
-    sodium_memzero(d, sizeof d);
-    sodium_memzero(ck, sizeof ck);
+    sodium_free(b);
+    free(path);
     return rc;
 }
 
@@ -216,8 +309,10 @@ static int verify_group(run_ctx *c, tl_work *w, uint32_t g, const tl_job *job, i
     return rc;
 }
 
-static int run_one(run_ctx *c, tl_work *w, uint32_t g, const tl_job *job, int show) {
-    return c->o->verify ? verify_group(c, w, g, job, show) : run_group(c, w, g, job, show);
+/* What one process runs: a verification task's group (bundles of one) or
+ * a group task's bundle of n groups. */
+static int run_one(run_ctx *c, tl_work *w, const uint32_t *gs, const tl_job *jobs, unsigned n, int show) {
+    return c->o->verify ? verify_group(c, w, gs[0], jobs, show) : run_bundle(c, w, gs, jobs, n, show);
 }
 
 /* What went wrong with group g, in words. */
@@ -238,6 +333,22 @@ static void group_err(char *err, size_t errlen, const run_ctx *c, uint32_t g, in
                    "`rxlock assemble` names every such segment and host", g, TL_PLAN_TASK_OF(pi, g));
     else
         tl_set_err(err, errlen, "group %u: %s", g, tl_strerror(r));
+}
+
+/* What went wrong with a bundle of n groups (one: group_err), in words;
+ * sig: the signal its process died of (0 = none). */
+static void bundle_err(char *err, size_t errlen, const run_ctx *c, const uint32_t *gs, unsigned n, int r,
+                       uint32_t first_bad, int sig) {
+    char who[TL_BUNDLE_MAX * 12 + 8];
+    size_t at = (size_t)snprintf(who, sizeof who, "group%s", n > 1 ? "s" : "");
+    for (unsigned k = 0; k < n && at < sizeof who; k++)
+        at += (size_t)snprintf(who + at, sizeof who - at, "%s %u", k ? "," : "", gs[k]);
+    if (sig)
+        tl_set_err(err, errlen, "%s: %s process died (signal %d)", who, n > 1 ? "their" : "its", sig);
+    else if (n == 1)
+        group_err(err, errlen, c, gs[0], r, first_bad);
+    else
+        tl_set_err(err, errlen, "%s: %s", who, r == TL_EINTR ? "interrupted (checkpointed)" : tl_strerror(r));
 }
 
 int tl_plan_task(const char *dir, uint32_t task, const tl_task_opts *o, tl_task_stats *stats,
@@ -312,25 +423,30 @@ int tl_plan_task(const char *dir, uint32_t task, const tl_task_opts *o, tl_task_
     run_ctx c = { .dir = dir, .pi = pi, .o = o };
     if (gethostname(c.host, sizeof c.host - 1) != 0) strcpy(c.host, "localhost");
     c.host[TL_HOST_MAX - 1] = 0;
-    if (np == 1) {
-        rc = run_one(&c, w, pend[0], &jobs[0], 1);
-        if (rc) group_err(err, errlen, &c, pend[0], rc, o->verify ? (uint32_t)c.resumed : 0);
-        else { st.computed = 1; st.resumed = o->verify ? 0 : (uint32_t)c.resumed; }
+    /* bundles of B groups (issue 23: SHA3 lanes, tl_pool_bundle; RandomX and
+     * verification: 1), one process per bundle when there are several */
+    const uint32_t B = o->verify ? 1 : tl_pool_bundle(pi->pub.work, np, util_cpus_usable());
+    const uint32_t nb = (np + B - 1) / B;
+    if (nb == 1) {
+        rc = run_one(&c, w, pend, jobs, np, 1);
+        if (rc) bundle_err(err, errlen, &c, pend, np, rc, o->verify ? (uint32_t)c.resumed : 0, 0);
+        else { st.computed = np; st.resumed = o->verify ? 0 : (uint32_t)c.resumed; }
         goto out;
     }
-    /* Several groups: one process each, sharing the work function. */
-    pid_t *pids = calloc(np, sizeof *pids);
+    /* Several bundles: one process each, sharing the work function. */
+    pid_t *pids = calloc(nb, sizeof *pids);
     if (!pids) { rc = TL_ENOMEM; goto out; }
     fflush(NULL);
-    for (uint32_t k = 0; k < np; k++) {
+    for (uint32_t k = 0; k < nb; k++) {
+        uint32_t b0 = k * B, bn = np - b0 < B ? np - b0 : B;
         pid_t pid = fork();
         if (pid < 0) { rc = TL_EWORKER; break; }
         if (pid == 0) {
             prctl(PR_SET_PDEATHSIG, SIGTERM);
-            for (uint32_t m = 0; m < np; m++) if (m != k) sodium_memzero(&jobs[m], sizeof jobs[m]);
+            for (uint32_t m = 0; m < np; m++) if (m < b0 || m >= b0 + bn) sodium_memzero(&jobs[m], sizeof jobs[m]);
             sodium_memzero(wsk, sizeof wsk);
-            int r = run_one(&c, w, pend[k], &jobs[k], 0);
-            sodium_memzero(&jobs[k], sizeof jobs[k]);
+            int r = run_one(&c, w, pend + b0, jobs + b0, bn, 0);
+            sodium_memzero(jobs + b0, bn * sizeof *jobs);
             tl_work_free_vm(w);
             /* exit status = -code: every error code (-1..-214, docs/DESIGN.md) fits in 1..254 */
             _exit(r == TL_OK ? 0 : r < 0 && r > -255 ? -r : 255);
@@ -338,25 +454,23 @@ int tl_plan_task(const char *dir, uint32_t task, const tl_task_opts *o, tl_task_
         pids[k] = pid;
     }
     int forwarded = 0;
-    for (uint32_t k = 0; k < np; k++) {
+    for (uint32_t k = 0; k < nb; k++) {
+        uint32_t b0 = k * B, bn = np - b0 < B ? np - b0 : B;
         int status = 0;
         while (pids[k] > 0 && waitpid(pids[k], &status, 0) < 0) {
             if (errno != EINTR) { status = -1; break; }
             if (o->stop && *o->stop && !forwarded) {
-                for (uint32_t m = 0; m < np; m++) if (pids[m] > 0) kill(pids[m], SIGTERM);
+                for (uint32_t m = 0; m < nb; m++) if (pids[m] > 0) kill(pids[m], SIGTERM);
                 forwarded = 1;
             }
         }
         if (pids[k] <= 0) continue;
-        if (WIFEXITED(status) && WEXITSTATUS(status) == 0) { st.computed++; continue; }
+        if (WIFEXITED(status) && WEXITSTATUS(status) == 0) { st.computed += bn; continue; }
         int code = WIFEXITED(status) ? WEXITSTATUS(status) : 0;
         int r = code > 0 && code < 255 ? -code : TL_EWORKER;
         if (rc == TL_OK || rc == TL_EINTR) {
             rc = r;
-            if (WIFSIGNALED(status))
-                tl_set_err(err, errlen, "group %u: its process died (signal %d)", pend[k], WTERMSIG(status));
-            else
-                group_err(err, errlen, &c, pend[k], r, 0);
+            bundle_err(err, errlen, &c, pend + b0, bn, r, 0, WIFSIGNALED(status) ? WTERMSIG(status) : 0);
         }
     }
     if (rc == TL_OK && o->stop && *o->stop) rc = TL_EINTR;

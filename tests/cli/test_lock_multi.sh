@@ -8,8 +8,12 @@
 # a flipped bit in a bundled group's chain is caught by verification,
 # named, corrected, and the puzzle is the clean one.  `rxlock group` (one
 # cluster task of several groups, pinned to one CPU so its groups bundle)
-# gives results that assemble to the same puzzle on every backend, also
-# after a SIGTERM (checkpoints) and a re-run.
+# of a verified plan (issue 20: each chain's value recorded at every
+# multiple of C) gives records that the verification task recomputes and
+# results that assemble to the same puzzle on every backend, also after a
+# SIGTERM (checkpoints) and a re-run, and with the bundle's chains at
+# different steps (one starts over, the others resume mid-segment); a
+# flipped bit in one bundled chain is caught and named by segment.
 . "$(dirname "$0")/lib.sh"
 R=$RXLOCK_TESTBIN
 cd "$TMP" || exit 1
@@ -63,6 +67,7 @@ if command -v taskset >/dev/null 2>&1; then
   for b in $backends; do
     cp -r P "P-$b"
     RXLOCK_SHA3_MULTI=$b expect_rc 0 "group, $b" taskset -c 0 "$R" group "P-$b" 0 --worker-key keys/w -q
+    expect_rc 0 "group --verify, $b: every recorded segment recomputed and matched" "$R" group --verify "P-$b" 0 --worker-key keys/w -q
     expect_rc 0 "assemble, $b" "$R" assemble "P-$b" --planner-key keys/p -o "group-$b.json"
     check "group, $b: the assembled puzzle equals the single-chain one" cmp "group-$b.json" group-portable.json
   done
@@ -80,8 +85,34 @@ if command -v taskset >/dev/null 2>&1; then
     echo "  note: the task ended before the SIGTERM (rc $rc): the resume is not exercised"
   fi
   RXLOCK_SHA3_MULTI=$b expect_rc 0 "group, $b: re-run" taskset -c 0 "$R" group P-int 0 --worker-key keys/w -q
+  expect_rc 0 "group --verify, interrupted" "$R" group --verify P-int 0 --worker-key keys/w -q
   expect_rc 0 "assemble, interrupted" "$R" assemble P-int --planner-key keys/p -o group-int.json
   check "group, $b, interrupted and re-run: the same puzzle" cmp group-int.json group-portable.json
+  # staggered bundle: group 1 starts over while the others resume from their
+  # mid-segment checkpoints, so the bundle's chains reach their record
+  # boundaries (multiples of C) at different batches; each is recorded
+  cp -r P P-stag
+  RXLOCK_SHA3_MULTI=$b taskset -c 0 "$R" group P-stag 0 --worker-key keys/w --checkpoint-every 1 -q >/dev/null 2>&1 &
+  pid=$!
+  sleep 1.5
+  kill -TERM $pid 2>/dev/null
+  wait $pid; rc=$?
+  [ $rc -eq 143 ] || echo "  note: the task ended before the SIGTERM (rc $rc): the chains start together"
+  rm -f P-stag/results/group-0001.*
+  RXLOCK_SHA3_MULTI=$b expect_rc 0 "group, $b, staggered: re-run" taskset -c 0 "$R" group P-stag 0 --worker-key keys/w -q
+  expect_rc 0 "group --verify, staggered" "$R" group --verify P-stag 0 --worker-key keys/w -q
+  expect_rc 0 "assemble, staggered" "$R" assemble P-stag --planner-key keys/p -o group-stag.json
+  check "group, $b, staggered: the same puzzle" cmp group-stag.json group-portable.json
+  # a flipped bit in one bundled chain (group 2, step 150000, segment 2): the
+  # group task succeeds, the verification task fails, assemble names the segment
+  expect_rc 0 "plan VF" "$R" plan --work sha3-256 --groups 3 --steps $S --checkpoint-steps $C --batch 3 \
+    --planner-key keys/pf --worker-key keys/wf -o VF
+  RXLOCK_SHA3_MULTI=$b RXLOCK_TEST_FLIP=2:150000 expect_rc 0 "group, $b, flip: the bundle finishes" \
+    taskset -c 0 "$R" group VF 0 --worker-key keys/wf -q
+  expect_rc 1 "group --verify, flip: fails" "$R" group --verify VF 0 --worker-key keys/wf -q
+  check "group --verify, flip: names group 2" grep -q 'group 2: a recomputed segment differs' "$TMP/.err"
+  expect_rc 1 "assemble, flip: refused" "$R" assemble VF --planner-key keys/pf -o vf.json
+  check "assemble, flip: group 2 segment 2 only" sh -c "grep -q 'group 2 segment 2 (steps 100000..200000): MISMATCH' '$TMP/.err' && test \$(grep -c MISMATCH '$TMP/.err') -eq 1"
 else
   echo "  note: no taskset: the rxlock group bundle cases are skipped"
 fi
