@@ -51,7 +51,10 @@ typedef struct {
     double   seconds;        /* timed seconds (setup excluded)             */
     uint64_t hashes;         /* chain steps done (0 in a parsed file)      */
     unsigned windows;        /* windows the spread is over (0 when parsed) */
-    double   setup_seconds;  /* cache / dataset build (0 from a v1/v2 file) */
+    double   setup_seconds;  /* cache / dataset build (0 from a v1/v2 file):
+                                the smaller of its wall time and its CPU
+                                time over the threads that built it (a
+                                busy machine stretches only the wall)     */
     double   load_average;   /* 1-min load average (-1 unknown / old file) */
     double   huge_share;     /* full-mode RandomX: dataset share on huge
                                 pages, 0..1 (-1 unknown / light / old file) */
