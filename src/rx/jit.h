@@ -148,6 +148,11 @@ void rx_jit_regs_out(struct rx_vm_state *st, const uint64_t r[8], const uint64_t
 #define RX_JIT_EMASK_AND  0x00FFFFFFFFFFFFFFull
 #define RX_JIT_SCALE_MASK 0x80F0000000000000ull
 void rx_jit_masks_init(uint64_t emask_and[2], uint64_t scale_mask[2]);
+struct rx_instr;
+/* Every backend's compile argument check: a handle, 1..max instructions and
+ * four register indices 0..7.  1 when they hold. */
+int  rx_jit_args_ok(const void *jit, const struct rx_instr *code, unsigned n, unsigned max,
+                    const uint32_t read_reg[4]);
 /* Per-JIT profile (a backend's jit->prof; all zero without RX_JIT_PROFILE):
  * _copy is rx_jit_profile_get's body (0, or RX_ENOTSUP without profile;
  * RX_EINVAL for NULL), _book adds one phase delta to *prof and to the

@@ -492,9 +492,9 @@ int rx_jit_new(rx_jit **out, unsigned flags) {
 }
 
 static int compile_raw(rx_jit *jit, const struct rx_instr *code, unsigned n, const uint32_t read_reg[4]) {
-    if (!jit || !code || n == 0 || n > RX_PROGRAM_MAX_SIZE) return RX_EINVAL;
+    if (!rx_jit_args_ok(jit, code, n, RX_PROGRAM_MAX_SIZE, read_reg)) return RX_EINVAL;
     unsigned rr[4];
-    for (int i = 0; i < 4; i++) { if (read_reg[i] > 7) return RX_EINVAL; rr[i] = read_reg[i]; }
+    for (int i = 0; i < 4; i++) rr[i] = read_reg[i];
     RX_PROF_T0(t0);
     jit->ready = 0;
     ae_buf b;

@@ -129,3 +129,10 @@ void rx_jit_profile_global(struct rx_jit_profile *out) {
 }
 
 void rx_jit_profile_global_reset(void) { memset(&rx_jit_prof_total, 0, sizeof rx_jit_prof_total); }
+
+int rx_jit_args_ok(const void *jit, const struct rx_instr *code, unsigned n, unsigned max,
+                   const uint32_t read_reg[4]) {
+    if (!jit || !code || !read_reg || n == 0 || n > max) return 0;
+    for (int i = 0; i < 4; i++) if (read_reg[i] > 7) return 0;
+    return 1;
+}

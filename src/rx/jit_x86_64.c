@@ -631,8 +631,7 @@ int rx_jit_new(rx_jit **out, unsigned flags) {
 }
 
 static int compile_raw(rx_jit *jit, const struct rx_instr *code, unsigned n, const unsigned read_reg[4]) {
-    if (!jit || !code || n == 0 || n > RX_JIT_MAX_PROGRAM) return RX_EINVAL;
-    for (int i = 0; i < 4; i++) if (read_reg[i] > 7) return RX_EINVAL;
+    if (!rx_jit_args_ok(jit, code, n, RX_JIT_MAX_PROGRAM, read_reg)) return RX_EINVAL;
     RX_PROF_T0(t0);
     jit->ready = 0;
     xe_buf b;
