@@ -184,10 +184,8 @@ static int commit_anon(util_atomic *a) {
     a->fd = -1;
     if (close(fd) != 0) return -1;   /* the file is in place; report the error */
     return util_fsync_dir(a->path);
-fail:;
-    int e = errno;
-    util_atomic_abort(a);
-    errno = e;
+fail:
+    util_atomic_abort(a);   /* keeps errno */
     return -1;
 }
 
@@ -205,10 +203,8 @@ int util_atomic_commit(util_atomic *a) {
     }
     a->tmp[0] = 0;
     return util_fsync_dir(a->path);
-fail:;
-    int e = errno;
-    util_atomic_abort(a);
-    errno = e;
+fail:
+    util_atomic_abort(a);   /* keeps errno */
     return -1;
 }
 
