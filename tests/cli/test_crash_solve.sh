@@ -11,9 +11,12 @@ R=$RXLOCK_TESTBIN   # RXLOCK_TEST_COUNTER / test seed: test build only
 export RXLOCK_TEST_INSECURE=1 RXLOCK_TEST_SEED=0f1e2d3c4b5a69788796a5b4c3d2e1f0
 # Size the puzzle from this machine's rate so the solve takes ~8 s and the
 # kills (4.5 s of sleeps in all) land mid-solve on slow and fast machines.
-"$R" lock --work sha3-256 --groups 1 --steps 1 -o probe.json >/dev/null 2>&1
-rate=$("$R" inspect --json probe.json 2>/dev/null | sed -n 's/.*"estimate_rate": \([0-9]*\).*/\1/p')
-[ -n "$rate" ] || rate=1000000
+# The fastest of a 1 s calibration's windows: a rate caught in a busy moment
+# (inspect's quick estimate once read 1.0 M/s for a 4.7 M/s chain under a
+# parallel build) sizes a puzzle that finishes before the kills.
+"$R" calibrate --work sha3-256 --seconds 1 -o cal.json --json > cal.out 2>/dev/null
+rate=$(python3 -c 'import json,sys; print(int(json.load(open(sys.argv[1]))["rate_max"]))' cal.out 2>/dev/null)
+[ -n "$rate" ] || rate=5000000
 G=4; S=$((rate * 2)); [ $S -lt 300000 ] && S=300000
 CK=$((S / 30)); KILLS=20
 expect_rc 0 "lock" "$R" lock --work sha3-256 --groups $G --steps $S --workers 2 --keep-epoch-key want.txt -o p.json
