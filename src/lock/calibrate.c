@@ -58,9 +58,7 @@ static int slow_window(unsigned k) {
 static int slow_window(unsigned k) { (void)k; return 0; }
 #endif
 
-static int is_randomx_full(tl_work_type t, tl_mode m) {
-    return (t == TL_WORK_RANDOMX_V1 || t == TL_WORK_RANDOMX_V2) && m == TL_MODE_FULL;
-}
+static int is_randomx(tl_work_type t) { return t == TL_WORK_RANDOMX_V1 || t == TL_WORK_RANDOMX_V2; }
 
 /* This process's CPU seconds (user + system, all threads). */
 static double cpu_seconds(void) {
@@ -78,12 +76,11 @@ static double cpu_seconds(void) {
  * says. */
 static double quiet_setup(double wall, double cpu, tl_work_type type, tl_mode mode) {
     if (cpu < 0) return wall;
-    unsigned threads = is_randomx_full(type, mode) ? util_cpus_usable() : 1;
+    unsigned threads = is_randomx(type) && mode == TL_MODE_FULL ? util_cpus_usable() : 1;
     double est = cpu / (threads ? threads : 1);
     return est < wall ? est : wall;
 }
 
-static int is_randomx(tl_work_type t) { return t == TL_WORK_RANDOMX_V1 || t == TL_WORK_RANDOMX_V2; }
 
 static void iso_now(char *out, size_t cap) {
     time_t t = time(NULL);

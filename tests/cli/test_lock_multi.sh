@@ -73,12 +73,16 @@ if command -v taskset >/dev/null 2>&1; then
   done
   # interrupted: SIGTERM to the task after 1.5 s (its bundles checkpoint), then a re-run
   b=$(echo $backends | awk '{print $2}'); [ -n "$b" ] || b=portable
+  # the task on one CPU, SIGTERM after 1.5 s (its bundles checkpoint): rc
+  term_task() {
+    RXLOCK_SHA3_MULTI=$b taskset -c 0 "$R" group "$1" 0 --worker-key keys/w --checkpoint-every 1 -q >/dev/null 2>&1 &
+    pid=$!
+    sleep 1.5
+    kill -TERM $pid 2>/dev/null
+    wait $pid; rc=$?
+  }
   cp -r P P-int
-  RXLOCK_SHA3_MULTI=$b taskset -c 0 "$R" group P-int 0 --worker-key keys/w --checkpoint-every 1 -q >/dev/null 2>&1 &
-  pid=$!
-  sleep 1.5
-  kill -TERM $pid 2>/dev/null
-  wait $pid; rc=$?
+  term_task P-int
   if [ $rc -eq 143 ]; then
     check "group, $b, SIGTERM: checkpoints left" sh -c 'ls P-int/results | grep -q ckpt'
   else
@@ -92,11 +96,7 @@ if command -v taskset >/dev/null 2>&1; then
   # mid-segment checkpoints, so the bundle's chains reach their record
   # boundaries (multiples of C) at different batches; each is recorded
   cp -r P P-stag
-  RXLOCK_SHA3_MULTI=$b taskset -c 0 "$R" group P-stag 0 --worker-key keys/w --checkpoint-every 1 -q >/dev/null 2>&1 &
-  pid=$!
-  sleep 1.5
-  kill -TERM $pid 2>/dev/null
-  wait $pid; rc=$?
+  term_task P-stag
   [ $rc -eq 143 ] || echo "  note: the task ended before the SIGTERM (rc $rc): the chains start together"
   rm -f P-stag/results/group-0001.*
   RXLOCK_SHA3_MULTI=$b expect_rc 0 "group, $b, staggered: re-run" taskset -c 0 "$R" group P-stag 0 --worker-key keys/w -q
