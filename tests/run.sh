@@ -34,6 +34,7 @@ if [ "$mode" = full ]; then
   # the CLI checks that need the real dataset (RXLOCK_TEST_FULL=1 parts)
   if [ "$BUILD" = build ]; then
     RXLOCK_TEST_FULL=1 run_one "test_progress.sh (full)" sh tests/cli/test_progress.sh
+    RXLOCK_TEST_FULL=1 run_one "test_calibrate.sh (full)" sh tests/cli/test_calibrate.sh
   fi
 else
   for t in "$BUILD"/tests/test_*; do

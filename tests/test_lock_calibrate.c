@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: ISC */
 /* tests/test_lock_calibrate.c — src/lock/calibrate.c: the calibration file
- * round trip (version 4 — dataset_huge_pages for full-mode RandomX; version 3: RandomX records mode / engine / AES, SHA3 none of
+ * round trip (version 5 — allocations, allocation_rates, window_spread for
+ * full-mode RandomX; version 4 — dataset_huge_pages; version 3: RandomX records mode / engine / AES, SHA3 none of
  * them; setup, windows, load average) and its validation (version-1 files still read), and short real
  * measurements (sha3-256; RandomX light with an injected JIT failure) with
  * the public progress callback. */
@@ -19,7 +20,8 @@ static void t_roundtrip(void) {
     char *j = NULL; size_t n = 0; char err[128];
     CHECK(tl_calibration_to_json(&c, &j, &n) == 0 && j && n == strlen(j));
     if (!j) return;
-    CHECK(strstr(j, "\"rxlock_calibration\": 4") != NULL);
+    CHECK(strstr(j, "\"rxlock_calibration\": 5") != NULL);
+    CHECK(!strstr(j, "allocations"));   /* a measurement always sets it: 0 = not recorded */
     CHECK(strstr(j, "\"dataset_huge_pages\": ") != NULL);   /* full-mode RandomX: version 4 */
     CHECK(strstr(j, "\"setup_seconds\": ") && strstr(j, "\"windows\": ") && strstr(j, "\"load_average\": "));
     CHECK(strstr(j, "\"engine\": \"jit\"") != NULL && strstr(j, "\"aes\": \"hardware\"") != NULL);
@@ -36,6 +38,28 @@ static void t_roundtrip(void) {
     if (!j) return;
     CHECK(tl_calibration_parse(j, n, &d, err, sizeof err) == 0 && fabs(d.huge_share - 0.75) < 1e-9);
     free(j);
+    /* version 5: several placements, each with its rate; the noise is the
+     * windows' spread inside one, the placement spread is between them */
+    c.allocations = 3;
+    c.allocation_rates[0] = 1210; c.allocation_rates[1] = 1240; c.allocation_rates[2] = 1100;
+    c.window_spread = 0.02;
+    CHECK(fabs(tl_calibration_spread(&c) - 0.02) < 1e-12);
+    CHECK(fabs(tl_calibration_placement_spread(&c) - 140.0 / 1240.0) < 1e-12);
+    CHECK(tl_calibration_to_json(&c, &j, &n) == 0 && j);
+    if (!j) return;
+    CHECK(strstr(j, "\"allocations\": 3") && strstr(j, "\"allocation_rates\": [") && strstr(j, "\"window_spread\": "));
+    CHECK(tl_calibration_parse(j, n, &d, err, sizeof err) == 0 && d.allocations == 3 &&
+          fabs(d.allocation_rates[2] - 1100) < 1e-9 && fabs(d.window_spread - 0.02) < 1e-12);
+    CHECK(fabs(tl_calibration_placement_spread(&d) - 140.0 / 1240.0) < 1e-12);
+    free(j);
+    c.allocations = 1;   /* one placement: its rate is the run's, the noise the windows' spread */
+    CHECK(fabs(tl_calibration_spread(&c) - 49.75 / 1250.0) < 1e-12 && tl_calibration_placement_spread(&c) == 0);
+    CHECK(tl_calibration_to_json(&c, &j, &n) == 0 && j);
+    if (!j) return;
+    CHECK(tl_calibration_parse(j, n, &d, err, sizeof err) == 0 && d.allocations == 1 &&
+          fabs(d.allocation_rates[0] - 1234.5) < 1e-9 && tl_calibration_placement_spread(&d) == 0);
+    free(j);
+    c.allocations = 0;
     c.huge_share = -1;   /* unknown: not written, read back as -1 */
     CHECK(tl_calibration_to_json(&c, &j, &n) == 0 && j);
     if (!j) return;
@@ -77,7 +101,7 @@ static void t_validation(void) {
     CHECK(bad("{\"rxlock_calibration\":2,\"work\":\"sha3-256\"," GOOD_TAIL, 0));
     CHECK(bad("{\"rxlock_calibration\":2,\"work\":\"sha3-256\",\"mode\":\"light\"," GOOD_TAIL, TL_EFORMAT));
     CHECK(bad("{\"rxlock_calibration\":2,\"work\":\"sha3-256\",\"engine\":\"jit\"," GOOD_TAIL, TL_EFORMAT));
-    CHECK(bad("{\"rxlock_calibration\":5,\"work\":\"randomx-v2\",\"mode\":\"light\"," GOOD_TAIL, TL_EVERSION));
+    CHECK(bad("{\"rxlock_calibration\":6,\"work\":\"randomx-v2\",\"mode\":\"light\"," GOOD_TAIL, TL_EVERSION));
     /* version 3 (issue 19): setup_seconds, windows, load_average required; not in version 2 */
 #define V3_TAIL "\"rate\":10,\"rate_min\":9,\"rate_max\":11,\"seconds\":5,\"cpu\":\"x\",\"created\":\"2026-01-01T00:00:00Z\""
     CHECK(bad("{\"rxlock_calibration\":3,\"work\":\"sha3-256\"," V3_TAIL ",\"setup_seconds\":0.5,\"windows\":5,\"load_average\":0.2}", 0));
@@ -93,6 +117,22 @@ static void t_validation(void) {
     CHECK(bad(V4_RX ",\"dataset_huge_pages\":-0.5}", TL_EFORMAT));
     CHECK(bad("{\"rxlock_calibration\":4,\"work\":\"sha3-256\"," V3_TAIL ",\"setup_seconds\":0,\"windows\":5,\"load_average\":0.2,\"dataset_huge_pages\":1}", TL_EFORMAT));
     CHECK(bad("{\"rxlock_calibration\":3,\"work\":\"randomx-v2\",\"mode\":\"full\",\"engine\":\"jit\",\"aes\":\"hardware\"," V3_TAIL ",\"setup_seconds\":30,\"windows\":5,\"load_average\":0.2,\"dataset_huge_pages\":1}", TL_EFORMAT));
+    /* version 5 (issue 19): allocations, allocation_rates, window_spread: full-mode RandomX, all three */
+#define V5_RX "{\"rxlock_calibration\":5,\"work\":\"randomx-v2\",\"mode\":\"full\",\"engine\":\"jit\",\"aes\":\"hardware\"," V3_TAIL ",\"setup_seconds\":30,\"windows\":6,\"load_average\":0.2,\"dataset_huge_pages\":1"
+    CHECK(bad(V5_RX ",\"allocations\":2,\"allocation_rates\":[10,11],\"window_spread\":0.05}", 0));
+    CHECK(bad(V5_RX "}", 0));
+    CHECK(bad(V5_RX ",\"allocations\":2,\"allocation_rates\":[10,11]}", TL_EFORMAT));
+    CHECK(bad(V5_RX ",\"allocations\":3,\"allocation_rates\":[10,11],\"window_spread\":0.05}", TL_EFORMAT));
+    CHECK(bad(V5_RX ",\"allocations\":0,\"allocation_rates\":[],\"window_spread\":0.05}", TL_EFORMAT));
+    CHECK(bad(V5_RX ",\"allocations\":9,\"allocation_rates\":[10,10,10,10,10,10,10,10,10],\"window_spread\":0}", TL_EFORMAT));
+    CHECK(bad(V5_RX ",\"allocations\":1.5,\"allocation_rates\":[10],\"window_spread\":0}", TL_EFORMAT));
+    CHECK(bad(V5_RX ",\"allocations\":2,\"allocation_rates\":[10,12],\"window_spread\":0.05}", TL_EFORMAT));
+    CHECK(bad(V5_RX ",\"allocations\":2,\"allocation_rates\":[10,\"11\"],\"window_spread\":0.05}", TL_EFORMAT));
+    CHECK(bad(V5_RX ",\"allocations\":2,\"allocation_rates\":[10,11],\"window_spread\":1.5}", TL_EFORMAT));
+    CHECK(bad(V4_RX ",\"allocations\":2,\"allocation_rates\":[10,11],\"window_spread\":0.05}", TL_EFORMAT));
+    CHECK(bad("{\"rxlock_calibration\":5,\"work\":\"randomx-v2\",\"mode\":\"light\",\"engine\":\"jit\",\"aes\":\"hardware\"," V3_TAIL
+              ",\"setup_seconds\":3,\"windows\":6,\"load_average\":0.2,\"allocations\":2,\"allocation_rates\":[10,11],\"window_spread\":0.05}", TL_EFORMAT));
+    CHECK(bad("{\"rxlock_calibration\":5,\"work\":\"sha3-256\"," V3_TAIL ",\"setup_seconds\":0,\"windows\":5,\"load_average\":0.2,\"allocations\":1,\"allocation_rates\":[10],\"window_spread\":0}", TL_EFORMAT));
     CHECK(bad("{\"work\":\"randomx-v2\",\"mode\":\"light\"," GOOD_TAIL, TL_EFORMAT));
     CHECK(bad("{\"rxlock_calibration\":1,\"work\":\"md5\",\"mode\":\"light\"," GOOD_TAIL, TL_EFORMAT));
     CHECK(bad("{\"rxlock_calibration\":1,\"work\":\"sha3-256\",\"mode\":\"medium\"," GOOD_TAIL, TL_EFORMAT));

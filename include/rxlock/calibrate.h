@@ -20,7 +20,12 @@
  * Version 4 (issue 19, written now) adds, for full-mode RandomX only, after
  *   "load_average": "dataset_huge_pages": n (share 0..1 of the dataset the
  *   kernel backed with huge pages while it was measured; 1.4-1.5x in rate)
- * Version-3, -2 and -1 files are still read (setup unknown: 0 before 3).
+ * Version 5 (issue 19, written now) adds, for full-mode RandomX only, after
+ *   "dataset_huge_pages": "allocations": n (placements of the cache +
+ *   dataset in RAM measured, 1..8), "allocation_rates": [n, ...] (each
+ *   placement's rate over its windows), "window_spread": n (the largest
+ *   windows' spread inside one placement: the noise)
+ * Version-4, -3, -2 and -1 files are still read (setup unknown: 0 before 3).
  * Sizing uses the FASTEST window (rate_max): a time-lock promises "no
  * sooner than", so it must assume the fastest rate this machine showed.
  */
@@ -35,10 +40,12 @@ extern "C" {
 #endif
 #pragma GCC visibility push(default)   /* public API, also under -fvisibility=hidden */
 
-#define TL_CALIBRATION_VERSION   4
+#define TL_CALIBRATION_VERSION   5
 #define TL_CALIBRATION_MAX_BYTES 4096     /* bound on a file we read        */
 #define TL_CALIBRATE_MIN_SECONDS 0.05
 #define TL_CALIBRATE_MAX_SECONDS 86400.0
+#define TL_CALIBRATE_ALLOCATIONS      4   /* full-mode RandomX placements  */
+#define TL_CALIBRATE_MAX_ALLOCATIONS  8
 
 typedef struct {
     tl_work_type work;
@@ -58,6 +65,13 @@ typedef struct {
     double   load_average;   /* 1-min load average (-1 unknown / old file) */
     double   huge_share;     /* full-mode RandomX: dataset share on huge
                                 pages, 0..1 (-1 unknown / light / old file) */
+    unsigned allocations;    /* full-mode RandomX: placements of the cache
+                                + dataset measured, windows round robin
+                                over them (0 / 1: one; light, sha3, old) */
+    double   allocation_rates[TL_CALIBRATE_MAX_ALLOCATIONS];
+                             /* each placement's rate (allocations > 1)   */
+    double   window_spread;  /* allocations > 1: the largest windows'
+                                spread inside one placement (the noise)   */
     char     cpu[128];       /* CPU model, printable ASCII                 */
     char     created[32];    /* ISO-8601 UTC                               */
 } tl_calibration;
@@ -70,6 +84,10 @@ typedef struct {
     void    *progress_ctx;
     double   progress_interval;   /* seconds, 0 = 0.5                       */
     const volatile int *stop;     /* optional: non-zero -> TL_EINTR         */
+    unsigned allocations;         /* full-mode RandomX placements to measure,
+                                     0 = TL_CALIBRATE_ALLOCATIONS, at most
+                                     TL_CALIBRATE_MAX_ALLOCATIONS; fewer
+                                     where memory is short (tl_mode_resolve) */
 } tl_calibrate_opts;
 
 /* This machine's CPU model (printable ASCII, "unknown" when unreadable). */
@@ -77,7 +95,11 @@ void tl_cpu_model(char *out, size_t cap);
 
 /* Build the work function (timed: setup_seconds), then run one dependent chain for about
  * `seconds` in equal windows (3..10 of them) and report the overall rate,
- * the slowest/fastest window and the engine that ran.  o may be NULL.
+ * the slowest/fastest window and the engine that ran.  Full-mode RandomX:
+ * the cache + dataset are also copied into up to o->allocations - 1 new
+ * allocations held at once, the windows (at least 2 per placement) go
+ * round robin over them, and the fastest window is taken over all: where
+ * the dataset lands can move the rate (allocation_rates).  o may be NULL.
  * Returns 0 or an error code (an engine that cannot start: tl_engine_check
  * says why). */
 int tl_calibrate(tl_work_type type, tl_mode mode, double seconds,
@@ -93,8 +115,11 @@ int tl_calibration_parse(const char *json, size_t len, tl_calibration *out, char
 int tl_calibration_load(const char *path, tl_calibration *out, char *err, size_t errlen);
 /* The statistic a puzzle is sized with: the fastest window (rate_max). */
 double tl_calibration_sizing_rate(const tl_calibration *c);
-/* (rate_max - rate_min) / rate_max: the windows' spread, 0..1. */
+/* The windows' spread, 0..1, the noise of the run: (rate_max - rate_min) /
+ * rate_max, or with several placements the largest inside one of them. */
 double tl_calibration_spread(const tl_calibration *c);
+/* (fastest - slowest placement rate) / fastest, 0..1; 0 with one. */
+double tl_calibration_placement_spread(const tl_calibration *c);
 
 /* ---- issue 19: the floor (src/lock/floor.c) ----------------------------
  * The fastest published single-core sequential rates (one dependent chain)

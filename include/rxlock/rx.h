@@ -75,6 +75,9 @@ const char *rx_strerror(int err);
 
 int  rx_cache_new(rx_cache **out, unsigned flags);
 int  rx_cache_init(rx_cache *cache, const void *key, size_t key_len);
+/* A copy of an initialised cache in a new allocation (same flags, same
+ * bytes and programs): a second placement of the same memory in RAM. */
+int  rx_cache_clone(rx_cache **out, const rx_cache *src);
 void rx_cache_free(rx_cache *cache);
 
 /* flags: page flags (RX_FLAG_NO_THP, RX_FLAG_HUGEPAGES); with RX_FLAG_JIT the
@@ -93,6 +96,10 @@ int  rx_dataset_init_parallel(rx_dataset *ds, const rx_cache *cache, unsigned th
  * build in slices, e.g. to report progress between them (issue 19). */
 int  rx_dataset_init_range_parallel(rx_dataset *ds, const rx_cache *cache, uint64_t first, uint64_t count,
                                     unsigned threads);
+/* A copy of a built dataset in a new allocation (same flags and bytes):
+ * calibration measures several placements (issue 19), since where the
+ * 2 GiB land moves the hash rate on some machines (up to ~28% on a VM). */
+int  rx_dataset_clone(rx_dataset **out, const rx_dataset *src);
 void rx_dataset_free(rx_dataset *ds);
 /* Share (0..1) of the dataset's memory the kernel backs with huge pages
  * (hugetlb: 1; else transparent huge pages from /proc/self/smaps), -1 when

@@ -17,7 +17,7 @@
 
 const char cmd_calibrate_usage[] =
     "usage: rxlock calibrate [--work randomx-v2|randomx-v1|sha3-256] [--mode light|full]\n"
-    "                        [--seconds S] [-o FILE] [--force]\n"
+    "                        [--seconds S] [--allocations N] [-o FILE] [--force]\n"
     "                        [-q | --json | --progress]\n"
     "  Measures this machine's sequential hash rate with the real chain code\n"
     "  (one dependent chain, as a solver runs it) and writes a calibration file\n"
@@ -31,6 +31,12 @@ const char cmd_calibrate_usage[] =
     "                 in 3..10 windows; puzzles are sized with the FASTEST window (a\n"
     "                 time-lock promises \"no sooner than\"); a spread over 10% or a\n"
     "                 load average above the usable CPUs is warned about\n"
+    "  --allocations N  full-mode RandomX: measure N placements of the cache +\n"
+    "                 dataset in RAM, 1..8 (default 4; fewer where memory is\n"
+    "                 short: each copy holds 2.3 GiB more while it runs), the\n"
+    "                 windows round robin over them: where the 2 GiB land can\n"
+    "                 move the rate (by up to ~28% on a VM), so the fastest\n"
+    "                 window is taken over every placement\n"
     "  -o, --output FILE  where to write (default ./rxlock-calibration.json);\n"
     "                 '-' writes the file's JSON to stdout; never overwrites an\n"
     "                 existing file without --force\n"
@@ -55,6 +61,7 @@ typedef struct {
     tl_mode mode;
     int mode_req;   /* -1: the mode policy */
     double seconds;
+    unsigned allocations;   /* 0: TL_CALIBRATE_ALLOCATIONS */
     int force, json, progress, quiet, to_stdout;
 } cal_args;
 
@@ -63,7 +70,8 @@ static int parse_args(int argc, char **argv, cal_args *a) {
         {"work", required_argument, 0, 'w'}, {"mode", required_argument, 0, 'm'},
         {"seconds", required_argument, 0, 's'}, {"output", required_argument, 0, 'o'},
         {"force", no_argument, 0, 'f'}, {"json", no_argument, 0, 'j'},
-        {"progress", no_argument, 0, 'p'}, {"quiet", no_argument, 0, 'q'}, {0, 0, 0, 0}
+        {"progress", no_argument, 0, 'p'}, {"quiet", no_argument, 0, 'q'},
+        {"allocations", required_argument, 0, 'A'}, {0, 0, 0, 0}
     };
     const char *cmd = argv[0];
     int c;
@@ -84,6 +92,14 @@ static int parse_args(int argc, char **argv, cal_args *a) {
                                            &a->seconds)))
                 return c;
             break;
+        case 'A': {
+            uint64_t v;
+            if (cli_parse_u64(optarg, 1, TL_CALIBRATE_MAX_ALLOCATIONS, &v))
+                return cli_usage_error(cmd, "--allocations '%s': need a whole number 1..%d", optarg,
+                                       TL_CALIBRATE_MAX_ALLOCATIONS);
+            a->allocations = (unsigned)v;
+            break;
+        }
         case 'o': a->outpath = optarg; break;
         case 'f': a->force = 1; break;
         case 'j': a->json = 1; break;
@@ -102,10 +118,13 @@ static int parse_args(int argc, char **argv, cal_args *a) {
 /* --json: the calibration object plus the run's details, one line. */
 static int report_json(const cal_args *a, const tl_calibration *cal, const char *text) {
     json_t *o = json_loads(text, 0, NULL);
-    json_t *more = json_pack("{s:I, s:s, s:s?, s:f, s:s, s:f, s:s}", "hashes", (json_int_t)cal->hashes,
+    json_t *more = json_pack("{s:I, s:s, s:s?, s:f, s:s, s:f, s:f, s:s}", "hashes", (json_int_t)cal->hashes,
                              "file", a->outpath, "fallback", cal->engine.fallback,
-                             "sizing_rate", tl_calibration_sizing_rate(cal), "sizing_statistic", "fastest window",
+                             "sizing_rate", tl_calibration_sizing_rate(cal),
+                             "sizing_statistic", cal->allocations > 1 ? "fastest window of every placement"
+                                                                      : "fastest window",
                              "spread", tl_calibration_spread(cal),
+                             "placement_spread", tl_calibration_placement_spread(cal),
                              "note", "this machine's sequential rate; a faster machine solves sooner");
     if (!o || !more || json_object_update(o, more) != 0) { json_decref(o); o = NULL; }
     json_decref(more);
@@ -123,8 +142,22 @@ static void report_text(const cal_args *a, const tl_calibration *cal) {
     else fprintf(hp, "%s on %s\n", tl_work_name(cal->work), cal->cpu);
     fprintf(hp, "rate: %s H/s  (spread %s – %s H/s over %u windows; %llu hashes in %.2f s)\n",
             r, lo, hi, cal->windows, (unsigned long long)cal->hashes, cal->seconds);
-    fprintf(hp, "sizing rate: %s H/s (the fastest window: a time-lock promises \"no sooner than\"); "
-                "setup %.2f s (timed, counted by lock --time)\n", hi, cal->setup_seconds);
+    fprintf(hp, "sizing rate: %s H/s (the fastest window%s: a time-lock promises \"no sooner than\"); "
+                "setup %.2f s (timed, counted by lock --time)\n", hi,
+            cal->allocations > 1 ? " of every placement" : "", cal->setup_seconds);
+    if (cal->allocations > 1) {
+        char a_lo[32], a_hi[32];
+        double plo = cal->allocation_rates[0], phi = plo;
+        for (unsigned k = 1; k < cal->allocations; k++) {
+            if (cal->allocation_rates[k] < plo) plo = cal->allocation_rates[k];
+            if (cal->allocation_rates[k] > phi) phi = cal->allocation_rates[k];
+        }
+        util_format_rate(a_lo, sizeof a_lo, plo);
+        util_format_rate(a_hi, sizeof a_hi, phi);
+        fprintf(hp, "placements: %u copies of the cache + dataset in RAM, %s – %s H/s (%.0f%% apart); "
+                    "windows inside one differ by up to %.0f%%\n", cal->allocations, a_lo, a_hi,
+                tl_calibration_placement_spread(cal) * 100, tl_calibration_spread(cal) * 100);
+    }
     if (cal->huge_share >= 0) {
         const char *thp = util_thp_mode();
         fprintf(hp, "pages: %.0f%% of the dataset on huge pages (THP %s)\n", cal->huge_share * 100,
@@ -144,6 +177,12 @@ static void warn_trust(const tl_calibration *cal) {
     if (sp > 0.10)
         fprintf(stderr, "rxlock: warning: the windows differ by %.0f%% (over 10%%): the machine is busy or its clock "
                         "varies; stop other work and calibrate again, longer (--seconds 60)\n", sp * 100);
+    double ps = tl_calibration_placement_spread(cal);
+    if (ps > 0.10)
+        fprintf(stderr, "rxlock: note: the rate depends on where the dataset lands in memory here: the %u placements "
+                        "measured differ by %.0f%%; puzzles are sized with the fastest window of all, so a solve here can take "
+                        "up to about %.0f%% longer than the time promised\n", cal->allocations, ps * 100,
+                ps / (1 - ps) * 100);
     if (cal->load_average > (double)cpus)
         fprintf(stderr, "rxlock: warning: load average %.2f is above the %u usable CPU%s: other work competes with "
                         "the measurement; calibrate again on a quiet machine\n", cal->load_average, cpus, cpus == 1 ? "" : "s");
@@ -183,7 +222,8 @@ int cmd_calibrate(int argc, char **argv) {
                 a.mode == TL_MODE_FULL ? "cache and 2080 MiB dataset" : "256 MiB cache");
     cli_progress ui;
     cli_progress_init(&ui, "calibrate", 0, cli_progress_when(a.quiet, a.json, a.progress), 0);
-    tl_calibrate_opts co = { .progress = cli_progress_cb, .progress_ctx = &ui, .stop = cli_catch_signals() };
+    tl_calibrate_opts co = { .progress = cli_progress_cb, .progress_ctx = &ui, .stop = cli_catch_signals(),
+                             .allocations = a.allocations };
     tl_calibration cal;
     rc = tl_calibrate(a.work, a.mode, a.seconds, &co, &cal);
     char *text = NULL;

@@ -82,6 +82,28 @@ static double quiet_setup(double wall, double cpu, tl_work_type type, tl_mode mo
 }
 
 
+/* Full-mode RandomX: how many placements of the cache + dataset in RAM to
+ * measure (issue 19).  On some machines (a VM here: up to ~28%) the rate
+ * depends on where the 2 GiB land, stable within a process; a solver gets
+ * whichever placement its process gets, so sizing from one placement can
+ * promise too long a time.  w[0] is built; w[1..] become copies in new
+ * allocations held at once (a freed dataset's pages would be handed out
+ * again), each only while another dataset still fits (tl_mode_resolve's
+ * checks).  Returns the count made (1 for light mode and sha3); a copy
+ * that cannot be made ends the list. */
+static unsigned place_count(tl_work_type type, tl_mode mode, unsigned want, tl_work **w) {
+    if (!is_randomx(type) || mode != TL_MODE_FULL) return 1;
+    if (want == 0) want = TL_CALIBRATE_ALLOCATIONS;
+    if (want > TL_CALIBRATE_MAX_ALLOCATIONS) want = TL_CALIBRATE_MAX_ALLOCATIONS;
+    unsigned a = 1;
+    for (; a < want; a++) {
+        tl_mode_choice ch;
+        if (tl_mode_resolve(type, -1, &ch) != TL_OK || ch.mode != TL_MODE_FULL) break;
+        if (tl_work_clone(&w[a], w[0]) != TL_OK) { w[a] = NULL; break; }
+    }
+    return a;
+}
+
 static void iso_now(char *out, size_t cap) {
     time_t t = time(NULL);
     struct tm tm;
@@ -110,37 +132,45 @@ int tl_calibrate(tl_work_type type, tl_mode mode, double seconds,
     memset(d, 0, sizeof d);
     out->load_average = load1();
     double t_setup = tl_now(), c_setup = cpu_seconds();
-    tl_work *w = NULL;
+    tl_work *w[TL_CALIBRATE_MAX_ALLOCATIONS] = { NULL };
     int rc;
     if (cb && out->mode == TL_MODE_FULL && is_randomx(type)) {   /* issue 19: the dataset build shows */
         tl_progress sp = { .eta_seconds = -1 };
-        rc = tl_work_new_progress(&w, type, key, out->mode, cb, ctx, &sp, seconds);
+        rc = tl_work_new_progress(&w[0], type, key, out->mode, cb, ctx, &sp, seconds);
     } else {
-        rc = tl_work_new(&w, type, key, out->mode);
+        rc = tl_work_new(&w[0], type, key, out->mode);
     }
     if (rc) return rc;
     double setup_wall = tl_now() - t_setup, setup_cpu = cpu_seconds();
     out->setup_seconds = quiet_setup(setup_wall, c_setup < 0 || setup_cpu < 0 ? -1 : setup_cpu - c_setup,
                                      type, out->mode);
-    out->huge_share = tl_work_huge_share(w);
-    (void)tl_work_engine(w, &out->engine);
+    out->huge_share = tl_work_huge_share(w[0]);
+    (void)tl_work_engine(w[0], &out->engine);
+    unsigned A = place_count(type, out->mode, o ? o->allocations : 0, w);
+    out->allocations = A;
 
     unsigned windows = (unsigned)seconds;
     if (windows < 3) windows = 3;
     if (windows > 10) windows = 10;
+    if (A > 1) windows = A * ((windows + A - 1) / A < 2 ? 2 : (windows + A - 1) / A);
     double win = seconds / windows;
     uint64_t n = 0, batch = 1;
     double lo = INFINITY, hi = 0, shift = 0;
+    double a_lo[TL_CALIBRATE_MAX_ALLOCATIONS], a_hi[TL_CALIBRATE_MAX_ALLOCATIONS] = { 0 };
+    double a_sec[TL_CALIBRATE_MAX_ALLOCATIONS] = { 0 };
+    uint64_t a_n[TL_CALIBRATE_MAX_ALLOCATIONS] = { 0 };
+    for (unsigned a = 0; a < A; a++) a_lo[a] = INFINITY;
     double t0 = tl_now(), t = t0, t_prog = t0;
     tl_progress p = { .eta_seconds = -1, .engine = &out->engine };
-    if (cb && cb(&p, ctx)) rc = TL_EINTR;   /* once before any work: the engine */
+    if (rc == 0 && cb && cb(&p, ctx)) rc = TL_EINTR;   /* once before any work: the engine */
     for (unsigned k = 0; k < windows && rc == 0; k++) {
+        unsigned a = k % A;   /* round robin: a load change touches every placement alike */
         double ws = t, wend = t0 + shift + win * (k + 1);
         uint64_t wn = 0;
         do {
             if (stop && *stop) { rc = TL_EINTR; break; }
             double b0 = t;
-            rc = tl_work_steps(w, 1, n, batch, d);
+            rc = tl_work_steps(w[a], 1, n, batch, d);
             if (rc) break;
             n += batch; wn += batch;
             t = tl_now();
@@ -166,8 +196,12 @@ int tl_calibrate(tl_work_type type, tl_mode mode, double seconds,
         double r = (double)wn / (t - ws);
         if (r < lo) lo = r;
         if (r > hi) hi = r;
+        if (r < a_lo[a]) a_lo[a] = r;
+        if (r > a_hi[a]) a_hi[a] = r;
+        a_n[a] += wn;
+        a_sec[a] += t - ws;
     }
-    tl_work_free(w);
+    for (unsigned a = 0; a < TL_CALIBRATE_MAX_ALLOCATIONS; a++) tl_work_free(w[a]);
     memset(d, 0, sizeof d);
     if (rc) return rc;
     out->hashes = n;
@@ -176,6 +210,12 @@ int tl_calibrate(tl_work_type type, tl_mode mode, double seconds,
     out->rate_min = lo < out->rate ? lo : out->rate;
     out->rate_max = hi > out->rate ? hi : out->rate;
     out->windows = windows;
+    /* the windows' spread inside one placement: noise, the largest of them */
+    for (unsigned a = 0; a < A; a++) {
+        out->allocation_rates[a] = a_sec[a] > 0 ? (double)a_n[a] / a_sec[a] : 0;
+        double sp = a_hi[a] > 0 ? (a_hi[a] - a_lo[a]) / a_hi[a] : 0;
+        if (sp > out->window_spread) out->window_spread = sp;
+    }
     double l = load1();
     if (l > out->load_average) out->load_average = l;
     return TL_OK;
@@ -186,7 +226,19 @@ double tl_calibration_sizing_rate(const tl_calibration *c) {
 }
 
 double tl_calibration_spread(const tl_calibration *c) {
-    return c && c->rate_max > 0 ? (c->rate_max - c->rate_min) / c->rate_max : 0;
+    if (!c) return 0;
+    if (c->allocations > 1) return c->window_spread;
+    return c->rate_max > 0 ? (c->rate_max - c->rate_min) / c->rate_max : 0;
+}
+
+double tl_calibration_placement_spread(const tl_calibration *c) {
+    if (!c || c->allocations < 2) return 0;
+    double lo = INFINITY, hi = 0;
+    for (unsigned a = 0; a < c->allocations && a < TL_CALIBRATE_MAX_ALLOCATIONS; a++) {
+        if (c->allocation_rates[a] < lo) lo = c->allocation_rates[a];
+        if (c->allocation_rates[a] > hi) hi = c->allocation_rates[a];
+    }
+    return hi > 0 ? (hi - lo) / hi : 0;
 }
 
 static const char *mode_name(tl_mode m) { return m == TL_MODE_FULL ? "full" : "light"; }
@@ -219,6 +271,22 @@ int tl_calibration_to_json(const tl_calibration *c, char **json, size_t *len) {
         json_object_set_new(o, "dataset_huge_pages", json_real(c->huge_share))) {
         json_decref(o);
         o = NULL;
+    }
+    if (o && is_randomx(c->work) && c->mode == TL_MODE_FULL && c->allocations >= 1 &&   /* version 5 */
+        c->allocations <= TL_CALIBRATE_MAX_ALLOCATIONS) {
+        json_t *r = json_array();
+        for (unsigned a = 0; r && a < c->allocations; a++)
+            if (json_array_append_new(r, json_real(c->allocations > 1 ? c->allocation_rates[a] : c->rate))) {
+                json_decref(r);
+                r = NULL;
+            }
+        double ws = c->allocations > 1 ? c->window_spread : tl_calibration_spread(c);
+        if (!r || json_object_set_new(o, "allocations", json_integer(c->allocations)) ||
+            json_object_set_new(o, "allocation_rates", r) ||
+            json_object_set_new(o, "window_spread", json_real(ws))) {
+            json_decref(o);
+            o = NULL;
+        }
     }
     if (!o) return TL_ENOMEM;
     char *s = json_dumps(o, JSON_PRESERVE_ORDER | JSON_INDENT(2) | JSON_REAL_PRECISION(10));
@@ -288,6 +356,8 @@ int tl_calibration_parse(const char *json, size_t len, tl_calibration *out, char
         for (size_t i = 0; i < sizeof common / sizeof common[0]; i++) if (!strcmp(k, common[i])) known = 1;
         for (size_t i = 0; version >= 3 && i < sizeof v3 / sizeof v3[0]; i++) if (!strcmp(k, v3[i])) known = 1;
         if (version >= 4 && rx && !strcmp(k, "dataset_huge_pages")) known = 1;
+        if (version >= 5 && rx && (!strcmp(k, "allocations") || !strcmp(k, "allocation_rates") ||
+                                   !strcmp(k, "window_spread"))) known = 1;
         if (!known) { why = "unknown key in calibration file"; goto out; }
     }
     out->engine.work = out->work;
@@ -321,6 +391,24 @@ int tl_calibration_parse(const char *json, size_t len, tl_calibration *out, char
     if (json_object_get(o, "dataset_huge_pages")) {   /* version 4, RandomX (checked above) */
         if (get_num(o, "dataset_huge_pages", &out->huge_share) || !(out->huge_share >= 0 && out->huge_share <= 1)) {
             why = "bad dataset_huge_pages (need 0..1)"; goto out;
+        }
+    }
+    if (json_object_get(o, "allocations") || json_object_get(o, "allocation_rates") ||
+        json_object_get(o, "window_spread")) {   /* version 5, RandomX (checked above): all three */
+        double an;
+        json_t *ar = json_object_get(o, "allocation_rates");
+        if (out->mode != TL_MODE_FULL || get_num(o, "allocations", &an) || an != floor(an) || an < 1 ||
+            an > TL_CALIBRATE_MAX_ALLOCATIONS || !json_is_array(ar) || json_array_size(ar) != (size_t)an ||
+            get_num(o, "window_spread", &out->window_spread) ||
+            !(out->window_spread >= 0 && out->window_spread <= 1)) {
+            why = "bad allocations / allocation_rates / window_spread (full mode, 1..8 placements)"; goto out;
+        }
+        out->allocations = (unsigned)an;
+        for (unsigned a = 0; a < out->allocations; a++) {
+            json_t *x = json_array_get(ar, a);
+            double r = json_is_number(x) ? json_number_value(x) : -1;
+            if (!(r > 0 && r <= out->rate_max * 1.000001)) { why = "bad allocation_rates (each 0 < r <= rate_max)"; goto out; }
+            out->allocation_rates[a] = r;
         }
     }
     if (version >= 3) {

@@ -108,6 +108,12 @@ void tl_journal_entry(uint8_t out[TL_JOURNAL_ENTRY_SIZE], const uint8_t H[32],
  * a child would copy 2 GiB). */
 void tl_work_free_vm(tl_work *w);
 
+/* issue 19: the same work function with its memory (RandomX cache, dataset,
+ * VM) in new allocations, copied rather than rebuilt (a second placement in
+ * RAM for calibration); same engine, same results.  Free with tl_work_free.
+ * 0, TL_EINVAL, TL_ENOMEM or an RX_E* code. */
+int tl_work_clone(tl_work **out, const tl_work *src);
+
 /* util_now(): monotonic seconds (work.c). */
 double tl_now(void);
 

@@ -25,6 +25,7 @@ struct tl_work {
                                  value among them: sodium_malloc'd (locked,
                                  guarded, not on the stack), wiped */
     tl_engine_info info;      /* fixed when the VM is built */
+    unsigned flags;           /* RandomX flags the VM was asked for */
 };
 #define WORK_MSG_SIZE (32 + 68)
 
@@ -140,12 +141,37 @@ static int work_new(tl_work **out, tl_work_type type, const uint8_t key[32], tl_
         tl_work_free(w);
         return rc == RX_ENOMEM ? TL_ENOMEM : rc;   /* other RX_E* codes (and TL_EINTR) pass unchanged */
     }
+    w->flags = flags;
     unsigned eff = rx_vm_flags(w->vm);
     w->info.version = (eff & RX_FLAG_V2) ? 2 : 1;
     w->info.mode = (eff & RX_FLAG_FULL) ? "full" : "light";
     w->info.engine = (eff & RX_FLAG_JIT) ? "jit" : "interpreter";
     w->info.aes = (eff & RX_FLAG_HARD_AES) ? "hardware" : "software";
     w->info.fallback = rx_vm_fallback_reason(w->vm);
+    *out = w;
+    return TL_OK;
+}
+
+int tl_work_clone(tl_work **out, const tl_work *src) {
+    if (!out) return TL_EINVAL;
+    *out = NULL;
+    if (!src || !src->msg) return TL_EINVAL;
+    tl_work *w = calloc(1, sizeof *w);
+    if (!w) return TL_ENOMEM;
+    w->type = src->type;
+    w->flags = src->flags;
+    memcpy(w->key, src->key, 32);
+    if (!(w->msg = sodium_malloc(WORK_MSG_SIZE))) { free(w); return TL_ENOMEM; }
+    int rc = 0;
+    if (src->cache) rc = rx_cache_clone(&w->cache, src->cache);
+    if (rc == 0 && src->ds) rc = rx_dataset_clone(&w->ds, src->ds);
+    if (rc == 0 && src->vm) rc = rx_vm_new(&w->vm, w->flags, w->cache, w->ds);
+    if (rc == 0 && src->vm && rx_vm_flags(w->vm) != rx_vm_flags(src->vm)) rc = TL_EINVAL;   /* never measure another engine */
+    if (rc != 0) {
+        tl_work_free(w);
+        return rc == RX_ENOMEM ? TL_ENOMEM : rc;
+    }
+    w->info = src->info;
     *out = w;
     return TL_OK;
 }

@@ -61,6 +61,19 @@ const uint8_t *rx_cache_superscalar(const rx_cache *cache, const struct rx_ss_pr
     return cache->memory;
 }
 
+int rx_cache_clone(rx_cache **out, const rx_cache *src) {
+    if (!out) return RX_EINVAL;
+    *out = NULL;
+    if (!src || !src->memory) return RX_EINVAL;
+    if (!src->initialized) return RX_ESTATE;
+    int rc = rx_cache_new(out, src->flags);
+    if (rc) return rc;
+    memcpy((*out)->memory, src->memory, RX_CACHE_SIZE);
+    memcpy((*out)->prog, src->prog, sizeof src->prog);
+    (*out)->initialized = 1;
+    return RX_OK;
+}
+
 void rx_cache_free(rx_cache *cache) {
     if (!cache) return;
     rx_mem_free(cache->memory, RX_CACHE_SIZE);
@@ -163,6 +176,43 @@ int rx_dataset_new(rx_dataset **out, unsigned flags) {
     d->memory = rx_mem_alloc((size_t)RX_DATASET_BYTES, flags);
     if (!d->memory) { rx_mem_free(d, sizeof *d); return RX_ENOMEM; }
     *out = d;
+    return RX_OK;
+}
+
+/* The copy runs on every usable CPU: most of its time is the kernel
+ * faulting in and clearing the new pages, which scales with threads. */
+typedef struct { uint8_t *dst; const uint8_t *src; size_t n; } copy_job;
+static void *copy_run(void *arg) {
+    copy_job *j = arg;
+    memcpy(j->dst, j->src, j->n);
+    return NULL;
+}
+
+int rx_dataset_clone(rx_dataset **out, const rx_dataset *src) {
+    if (!out) return RX_EINVAL;
+    *out = NULL;
+    if (!src || !src->memory) return RX_EINVAL;
+    int rc = rx_dataset_new(out, src->flags);
+    if (rc) return rc;
+    enum { MAXT = 64 };
+    unsigned threads = util_cpus_usable();
+    if (threads < 1) threads = 1;
+    if (threads > MAXT) threads = MAXT;
+    const size_t total = (size_t)RX_DATASET_BYTES, step = (total / threads + 4095) & ~(size_t)4095;
+    copy_job jobs[MAXT];
+    pthread_t tid[MAXT];
+    unsigned char started[MAXT] = { 0 };
+    for (unsigned t = 0; t < threads; t++) {
+        size_t off = step * t < total ? step * t : total;
+        size_t end = t + 1 == threads || off + step > total ? total : off + step;
+        jobs[t] = (copy_job){ (*out)->memory + off, src->memory + off, end - off };
+    }
+    for (unsigned t = 1; t < threads; t++) started[t] = pthread_create(&tid[t], NULL, copy_run, &jobs[t]) == 0;
+    copy_run(&jobs[0]);
+    for (unsigned t = 1; t < threads; t++) {   /* a thread that did not start: its share here */
+        if (started[t]) (void)pthread_join(tid[t], NULL);
+        else copy_run(&jobs[t]);
+    }
     return RX_OK;
 }
 

@@ -17,7 +17,7 @@ import json, sys, re
 d = json.load(open(sys.argv[1]))
 assert list(d) == ["rxlock_calibration", "work", "rate", "rate_min", "rate_max",
                    "seconds", "cpu", "created", "setup_seconds", "windows", "load_average"], list(d)
-assert d["rxlock_calibration"] == 4 and d["work"] == "sha3-256"
+assert d["rxlock_calibration"] == 5 and d["work"] == "sha3-256"
 assert d["setup_seconds"] >= 0 and d["windows"] >= 3
 assert 0 < d["rate_min"] <= d["rate"] <= d["rate_max"], d
 assert 0.9 < d["seconds"] < 5, d
@@ -32,7 +32,8 @@ expect_rc 0 "--force --json" "$RXLOCK" calibrate --work sha3-256 --seconds 0.1 -
 check "--json is one JSON object with file and hashes" python3 -c '
 import json, sys
 d = json.loads(open(sys.argv[1]).read())
-assert d["file"] == sys.argv[2] and d["hashes"] > 0 and d["rxlock_calibration"] == 4
+assert d["file"] == sys.argv[2] and d["hashes"] > 0 and d["rxlock_calibration"] == 5
+assert d["placement_spread"] == 0 and "allocations" not in d
 assert d["sizing_statistic"] == "fastest window" and d["sizing_rate"] == d["rate_max"] and 0 <= d["spread"] < 1
 assert "mode" not in d and "engine" not in d and d["fallback"] is None' "$TMP/.out" "$OUT"
 check "file replaced" sh -c '! cmp -s "$1" "$2"' sh "$OUT" "$TMP/orig.json"
@@ -53,8 +54,36 @@ if [ -n "${RXLOCK_TESTBIN:-}" ]; then
   check "--json reports the spread over 10%" python3 -c '
 import json, sys; d = json.load(open(sys.argv[1])); assert d["spread"] > 0.10, d' "$TMP/.out"
   expect_rc 0 "a steady run (test build)" "$RXLOCK_TESTBIN" calibrate --work sha3-256 --seconds 1 -o "$TMP/slow.json" --force --json
-  check "a v4 file without dataset_huge_pages for sha3" python3 -c '
-import json, sys; d = json.load(open(sys.argv[1])); assert d["rxlock_calibration"] == 4 and "dataset_huge_pages" not in d' "$TMP/.out"
+  check "a v5 file without dataset_huge_pages or allocations for sha3" python3 -c '
+import json, sys; d = json.load(open(sys.argv[1])); assert d["rxlock_calibration"] == 5 and "dataset_huge_pages" not in d and "allocations" not in d' "$TMP/.out"
+fi
+# issue 19: full-mode RandomX measures several placements of the dataset
+for n in 0 9 x 1.5; do
+  expect_rc 2 "--allocations $n refused" "$RXLOCK" calibrate --allocations "$n"
+  check "--allocations $n: the refusal says the range" grep -q -- "--allocations '$n': need a whole number 1..8" "$TMP/.err"
+done
+expect_rc 0 "--allocations with sha3 (no dataset: ignored)" "$RXLOCK" calibrate --work sha3-256 --allocations 3 --seconds 0.1 -o -
+check "sha3: no allocations recorded" sh -c '! grep -q allocations "$1"' sh "$TMP/.out"
+if [ "${RXLOCK_TEST_FULL:-0}" = 1 ]; then   # make check-full: the real 2080 MiB dataset, copied
+  expect_rc 0 "full mode, 2 placements" "$RXLOCK" calibrate --mode full --allocations 2 --seconds 2 -o "$TMP/full.json"
+  check "the placements line" grep -q '^placements: 2 copies of the cache + dataset in RAM, .* H/s (.*% apart); windows inside one differ by up to' "$TMP/.out"
+  check "sized with the fastest window of every placement" grep -q '^sizing rate: .* (the fastest window of every placement' "$TMP/.out"
+  check "version 5 keys, 2 placement rates, 4 windows" python3 - "$TMP/full.json" <<'PY'
+import json, sys
+d = json.load(open(sys.argv[1]))
+assert d["rxlock_calibration"] == 5 and d["mode"] == "full", d
+assert list(d)[-4:] == ["dataset_huge_pages", "allocations", "allocation_rates", "window_spread"], list(d)
+assert d["allocations"] == 2 and len(d["allocation_rates"]) == 2 and d["windows"] == 4, d
+assert all(0 < r <= d["rate_max"] for r in d["allocation_rates"]) and 0 <= d["window_spread"] < 1, d
+assert min(d["allocation_rates"]) <= d["rate"] <= max(d["allocation_rates"]) * 1.000001, d
+PY
+  if [ -n "${RXLOCK_TESTBIN:-}" ]; then
+    expect_rc 0 "no room for a copy: one placement (test build)" env RXLOCK_TEST_LOWMEM=1 "$RXLOCK_TESTBIN" calibrate --mode full --seconds 1 -o "$TMP/low.json" --json
+    check "one placement recorded" python3 -c '
+import json, sys; d = json.loads(open(sys.argv[1]).read().splitlines()[-1]); assert d["allocations"] == 1 and len(d["allocation_rates"]) == 1 and d["placement_spread"] == 0, d' "$TMP/.out"
+  fi
+else
+  echo "SKIP the full-mode placements (RXLOCK_TEST_FULL=1, make check-full)" >&2
 fi
 expect_rc 2 "unknown work" "$RXLOCK" calibrate --work md5
 expect_rc 2 "unknown mode" "$RXLOCK" calibrate --mode medium
