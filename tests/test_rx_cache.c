@@ -476,6 +476,34 @@ static void t_vector_items_equal_portable(void) {
     free(buf);
 }
 
+/* issue 19: a clone is the same cache (bytes and programs: same items) in
+ * a new allocation; an uninitialised cache cannot be cloned. */
+static void t_clone(void) {
+    rx_cache *c = NULL, *fresh = NULL;
+    CHECK(rx_cache_clone(&c, g_cache) == RX_OK && c);
+    if (!c) return;
+    CHECK(c->memory != g_cache->memory && c->flags == g_cache->flags && c->initialized);
+    CHECK(memcmp(c->memory, g_cache->memory, RX_CACHE_SIZE) == 0);
+    CHECK(memcmp(c->prog, g_cache->prog, sizeof c->prog) == 0);
+    for (uint64_t i = 0; i < 64; i++) {
+        uint64_t a[8], b[8], item = i * 532477u + 7;
+        rx_cache_item(g_cache, item, a);
+        rx_cache_item(c, item, b);
+        CHECK_MEM(a, b, sizeof a);
+    }
+    rx_cache_free(c);
+    c = (rx_cache *)1;
+    CHECK(rx_cache_clone(&c, NULL) == RX_EINVAL && c == NULL);
+    CHECK(rx_cache_clone(NULL, g_cache) == RX_EINVAL);
+    CHECK(rx_cache_new(&fresh, 0) == RX_OK);
+    c = (rx_cache *)1;
+    CHECK(rx_cache_clone(&c, fresh) == RX_ESTATE && c == NULL);
+    rx_cache_free(fresh);
+    rx_dataset *d = (rx_dataset *)1;
+    CHECK(rx_dataset_clone(&d, NULL) == RX_EINVAL && d == NULL);
+    CHECK(rx_dataset_clone(NULL, NULL) == RX_EINVAL);
+}
+
 int main(void) {
     if (sodium_init() < 0) { fprintf(stderr, "sodium_init failed\n"); return 1; }
     CHECK(rx_cache_new(&g_cache, 0) == RX_OK);
@@ -497,6 +525,7 @@ int main(void) {
     RUN(t_argon2_impls_full);
     RUN(t_key_lengths);
     RUN(t_errors);
+    RUN(t_clone);
     RUN(t_wipe_on_free);
     rx_cache_free(g_cache);
     return test_summary();

@@ -4,7 +4,8 @@
  * threads, as the product builds it (RX_FLAG_JIT: through the SuperscalarHash
  * JIT where one exists): items against randomx-dataset-items.tsv and
  * rx_cache_item (the portable path),
- * fork() children reading the same pages, and the wipe on free. */
+ * fork() children reading the same pages, a clone (issue 19), and the wipe
+ * on free. */
 #include "test.h"
 #include "rxlock/rx.h"
 #include "rx/internal.h"
@@ -80,6 +81,27 @@ static void t_fork_shares(void) {
     CHECK(WIFEXITED(st) && WEXITSTATUS(st) == 0);
 }
 
+/* issue 19: a clone is the same 2080 MiB in a new allocation (copied on
+ * every usable CPU), and a full-mode VM on it hashes the same. */
+static void t_clone(void) {
+    rx_dataset *c = NULL;
+    CHECK(rx_dataset_clone(&c, g_ds) == RX_OK && c);
+    if (!c) return;
+    CHECK(rx_dataset_bytes(c) != rx_dataset_bytes(g_ds));
+    CHECK(memcmp(rx_dataset_bytes(c), rx_dataset_bytes(g_ds), (size_t)RX_DATASET_ITEMS * 64) == 0);
+    unsigned fl = RX_FLAG_V2 | RX_FLAG_FULL;
+    rx_vm *a = NULL, *b = NULL;
+    CHECK(rx_vm_new(&a, fl, g_cache, g_ds) == RX_OK && rx_vm_new(&b, fl, g_cache, c) == RX_OK);
+    if (a && b) {
+        uint8_t ha[32], hb[32];
+        CHECK(rx_vm_hash(a, "clone", 5, ha) == RX_OK && rx_vm_hash(b, "clone", 5, hb) == RX_OK);
+        CHECK_MEM(ha, hb, 32);
+    }
+    rx_vm_free(a);
+    rx_vm_free(b);
+    rx_dataset_free(c);
+}
+
 /* rx_dataset_free wipes (checked by the hook before unmapping). */
 static int wipe_calls, wipe_dirty;
 static void wipe_hook(const void *p, size_t size) {
@@ -118,6 +140,7 @@ int main(void) {
     RUN(t_vectors);
     RUN(t_light_equals_full);
     RUN(t_fork_shares);
+    RUN(t_clone);
     RUN(t_wipe);
     rx_cache_free(g_cache);
     return test_summary();
