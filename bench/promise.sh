@@ -19,7 +19,8 @@
 # the machine's load: run it on a quiet machine (tests never assert on it).
 # Each line also splits the open into setup_s / hash_s (unlock --json), the
 # open's hash rate, its dataset's huge-page share, and the calibration's
-# rate, setup and huge-page share, so a miss can be traced to its cause.
+# rate, setup, huge-page share and placement rates (calibration version 5),
+# so a miss can be traced to its cause.
 # Environment: RXLOCK (the binary, default ./build/rxlock), PROMISE_DIR (work
 # directory, default a temporary one, removed), CAL_SECONDS (calibration
 # length, default the CLI's 10), REPS (opens of each kind, alternating,
@@ -82,7 +83,8 @@ print(json.dumps({"bench": "promise", "work": work, "time": tm, "open": name,
                   "hash_rate": round(o["steps_computed"] / hs, 2) if hs else None,
                   "huge_pages": o.get("dataset_huge_pages"), "load_start": float(load),
                   "cal_rate": c["rate"], "cal_sizing_rate": c["rate_max"], "cal_setup_s": c.get("setup_seconds"),
-                  "cal_huge_pages": c.get("dataset_huge_pages"), "cal_load": c.get("load_average")}))
+                  "cal_huge_pages": c.get("dataset_huge_pages"), "cal_load": c.get("load_average"),
+                  "cal_placement_rates": c.get("allocation_rates")}))
 PY
 }
 r=0
