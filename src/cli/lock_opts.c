@@ -207,6 +207,11 @@ void cli_lock_promise(const cli_lock_opts *o, const tl_puzzle *pz, const char *o
     fprintf(stderr, "rxlock: promise: %s", t);
     if (o->cpu[0]) fprintf(stderr, "; measured on %s", o->cpu);
     fprintf(stderr, " [--time %s]\n", o->floor ? "is the fastest known CPU's hashing" : "includes setup");
+    double ps = o->cpu[0] ? tl_calibration_placement_spread(&o->cal) : 0;
+    if (ps > 0.10)   /* issue 19: sized with the fastest placement; a solver may get a slower one */
+        fprintf(stderr, "rxlock: note: the calibration's %u placements of the dataset differed by %.0f%%: "
+                        "a solve on that machine can take up to about %.0f%% longer than \"about\" says\n",
+                o->cal.allocations, ps * 100, ps / (1 - ps) * 100);
     if (open_cmd && pz->work != TL_WORK_SHA3_256)
         fprintf(stderr, "rxlock: open with: %s (full mode when 2.3 GiB of memory is free; light mode is about %.1fx slower)\n",
                 open_cmd, TL_FULL_LIGHT_RATIO);

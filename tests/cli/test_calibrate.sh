@@ -64,6 +64,12 @@ for n in 0 9 x 1.5; do
 done
 expect_rc 0 "--allocations with sha3 (no dataset: ignored)" "$RXLOCK" calibrate --work sha3-256 --allocations 3 --seconds 0.1 -o -
 check "sha3: no allocations recorded" sh -c '! grep -q allocations "$1"' sh "$TMP/.out"
+# a calibration whose placements differed: lock says how much longer a solve can take
+printf '{"rxlock_calibration": 5, "work": "randomx-v2", "mode": "full", "engine": "jit", "aes": "hardware", "rate": 115.0, "rate_min": 95.0, "rate_max": 130.0, "seconds": 8.0, "cpu": "test", "created": "2026-01-01T00:00:00Z", "setup_seconds": 0.5, "windows": 8, "load_average": 0.1, "dataset_huge_pages": 1.0, "allocations": 4, "allocation_rates": [100.0, 125.0, 110.0, 120.0], "window_spread": 0.04}\n' > "$TMP/v5.json"
+expect_rc 0 "lock from a version-5 calibration" "$RXLOCK" lock --work randomx-v2 --mode light --time 1s --calibration "$TMP/v5.json" --groups 1 -o "$TMP/p5.json"
+check "lock notes the placement spread and what it means" grep -q 'note: the calibration.s 4 placements of the dataset differed by 20%: a solve on that machine can take up to about 25% longer' "$TMP/.err"
+check "sized with the fastest window (130 H/s x 0.5 s hashing)" python3 -c '
+import json, sys; d = json.load(open(sys.argv[1])); assert d["groups"] * d["steps"] == 65, d' "$TMP/p5.json"
 if [ "${RXLOCK_TEST_FULL:-0}" = 1 ]; then   # make check-full: the real 2080 MiB dataset, copied
   expect_rc 0 "full mode, 2 placements" "$RXLOCK" calibrate --mode full --allocations 2 --seconds 2 -o "$TMP/full.json"
   check "the placements line" grep -q '^placements: 2 copies of the cache + dataset in RAM, .* H/s (.*% apart); windows inside one differ by up to' "$TMP/.out"
