@@ -88,8 +88,8 @@ static double quiet_setup(double wall, double cpu, tl_work_type type, tl_mode mo
  * whichever placement its process gets, so sizing from one placement can
  * promise too long a time.  w[0] is built; w[1..] become copies in new
  * allocations held at once (a freed dataset's pages would be handed out
- * again), each only while another dataset still fits (tl_mode_resolve's
- * checks).  Returns the count made (1 for light mode and sha3); a copy
+ * again), each only while two more would fit (tl_mode_resolve's checks):
+ * the machine keeps a dataset's worth free.  Returns the count made (1 for light mode and sha3); a copy
  * that cannot be made ends the list. */
 static unsigned place_count(tl_work_type type, tl_mode mode, unsigned want, tl_work **w) {
     if (!is_randomx(type) || mode != TL_MODE_FULL) return 1;
@@ -97,8 +97,7 @@ static unsigned place_count(tl_work_type type, tl_mode mode, unsigned want, tl_w
     if (want > TL_CALIBRATE_MAX_ALLOCATIONS) want = TL_CALIBRATE_MAX_ALLOCATIONS;
     unsigned a = 1;
     for (; a < want; a++) {
-        tl_mode_choice ch;
-        if (tl_mode_resolve(type, -1, &ch) != TL_OK || ch.mode != TL_MODE_FULL) break;
+        if (!tl_full_fits(2)) break;   /* this copy, and room for one more after it */
         if (tl_work_clone(&w[a], w[0]) != TL_OK) { w[a] = NULL; break; }
     }
     return a;

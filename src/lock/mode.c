@@ -97,6 +97,29 @@ static const char *test_lowmem(void) {
 #endif
 }
 
+/* NULL when `need` bytes can be had here, else which check refused (and
+ * *avail the room it saw): the test switch, RLIMIT_AS, the cgroup,
+ * MemAvailable, then an untouched trial mmap of the whole size. */
+static const char *room_short(uint64_t need, uint64_t *avail) {
+    uint64_t room;
+    const char *why;
+    *avail = UINT64_MAX;
+    if ((why = test_lowmem()) != NULL) { *avail = 0; return why; }
+    if ((room = rlimit_room()) < need) { *avail = room; return "RLIMIT_AS"; }
+    if ((room = cgroup_room()) < need) { *avail = room; return "cgroup memory.max"; }
+    if ((room = proc_kb("/proc/meminfo", "MemAvailable")) < need) { *avail = room; return "MemAvailable"; }
+    if (need > SIZE_MAX) { *avail = 0; return "trial reservation refused"; }
+    void *p = mmap(NULL, (size_t)need, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+    if (p == MAP_FAILED) { *avail = 0; return "trial reservation refused"; }
+    munmap(p, (size_t)need);
+    return NULL;
+}
+
+int tl_full_fits(unsigned copies) {
+    uint64_t avail;
+    return copies && room_short(NEED_BYTES * copies, &avail) == NULL;
+}
+
 double tl_full_light_ratio(tl_work_type work) {
     return work == TL_WORK_RANDOMX_V1 || work == TL_WORK_RANDOMX_V2 ? TL_FULL_LIGHT_RATIO : 1.0;
 }
@@ -115,15 +138,9 @@ int tl_mode_resolve(tl_work_type work, int requested, tl_mode_choice *out) {
         return TL_OK;
     }
     out->mode = TL_MODE_FULL;
-    uint64_t room;
-    if ((out->why = test_lowmem()) != NULL) out->avail_bytes = 0;
-    else if ((room = rlimit_room()) < NEED_BYTES) { out->why = "RLIMIT_AS"; out->avail_bytes = room; }
-    else if ((room = cgroup_room()) < NEED_BYTES) { out->why = "cgroup memory.max"; out->avail_bytes = room; }
-    else if ((room = proc_kb("/proc/meminfo", "MemAvailable")) < NEED_BYTES) { out->why = "MemAvailable"; out->avail_bytes = room; }
-    else {
-        void *p = mmap(NULL, (size_t)NEED_BYTES, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
-        if (p == MAP_FAILED) { out->why = "trial reservation refused"; out->avail_bytes = 0; }
-        else { munmap(p, (size_t)NEED_BYTES); out->why = "memory available"; return TL_OK; }
+    if ((out->why = room_short(NEED_BYTES, &out->avail_bytes)) == NULL) {
+        out->why = "memory available";
+        return TL_OK;
     }
     out->mode = TL_MODE_LIGHT;
     out->low_memory = 1;

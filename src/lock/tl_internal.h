@@ -113,6 +113,9 @@ void tl_work_free_vm(tl_work *w);
  * RAM for calibration); same engine, same results.  Free with tl_work_free.
  * 0, TL_EINVAL, TL_ENOMEM or an RX_E* code. */
 int tl_work_clone(tl_work **out, const tl_work *src);
+/* 1 when `copies` more full-mode RandomX datasets (cache + margin included)
+ * fit here by tl_mode_resolve's checks, else 0 (mode.c). */
+int tl_full_fits(unsigned copies);
 
 /* util_now(): monotonic seconds (work.c). */
 double tl_now(void);
