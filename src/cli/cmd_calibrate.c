@@ -219,8 +219,9 @@ int cmd_calibrate(int argc, char **argv) {
     if (cli_paths_check(files, 1, a.force)) return CLI_FAIL;
     if (!a.to_stdout && util_atomic_open(&at, a.outpath, a.force, 0644) != 0) return cli_output_error(a.outpath);
     if (a.work != TL_WORK_SHA3_256 && !a.json && !a.quiet)
-        fprintf(stderr, "calibrate: building the RandomX %s (timed as setup)...\n",
-                a.mode == TL_MODE_FULL ? "cache and 2080 MiB dataset" : "256 MiB cache");
+        fprintf(stderr, "calibrate: building the RandomX %s (timed as setup)%s...\n",
+                a.mode == TL_MODE_FULL ? "cache and 2080 MiB dataset" : "256 MiB cache",
+                a.mode == TL_MODE_FULL && a.allocations != 1 ? ", then copies of it in new memory (placements)" : "");
     cli_progress ui;
     cli_progress_init(&ui, "calibrate", 0, cli_progress_when(a.quiet, a.json, a.progress), 0);
     tl_calibrate_opts co = { .progress = cli_progress_cb, .progress_ctx = &ui, .stop = cli_catch_signals(),
