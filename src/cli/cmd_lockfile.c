@@ -95,6 +95,15 @@ static int finished_puzzle(const lockfile_args *a, char **json, size_t *len, uin
     if (f) fclose(f);
     if (e == TL_OK && tl_puzzle_parse(*json, *len, &pz, err, sizeof err) != 0) e = TL_EFORMAT;
     if (e != TL_OK) return cli_error("%s: %s: remove %s/ to start over", a->st.ctr, err[0] ? err : strerror(errno), a->st.dir);
+    const tl_params *p = &a->lo.p;   /* the library checks an unfinished state's; this is finished */
+    int same = pz->work == p->work && pz->groups == p->groups && pz->steps == p->steps && pz->pq_epoch == (p->pq ? 1 : 0);
+    if (!same) {
+        int rc = cli_error("%s: holds the finished container of another lock (%s, %u x %llu steps, %s epoch key): run "
+                           "the same command to finish it, or remove the directory", a->st.dir, tl_work_name(pz->work),
+                           pz->groups, (unsigned long long)pz->steps, pz->pq_epoch ? "post-quantum" : "classic");
+        tl_puzzle_free(pz);
+        return rc;
+    }
     memcpy(pk, pz->epoch_pk, 32);
     tl_puzzle_free(pz);
     if (!a->quiet && !a->json) fprintf(stderr, "rxlock: %s: finished by an earlier run (kept in %s/)\n", a->out, a->st.dir);

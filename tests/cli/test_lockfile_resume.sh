@@ -76,6 +76,8 @@ L="--work sha3-256 --groups 2 --steps 200000 --checkpoint-steps 20000 --workers 
 RXLOCK_TEST_KILL_AT=lockfile-written expect_rc 137 "killed after writing the container in the state" "$R" lock data.bin $L -o w.rxlock
 check "  not linked yet, state kept" sh -c '[ ! -e w.rxlock ] && [ -s w.rxlock.state/container.rxlock ]'
 cp w.rxlock.state/container.rxlock w-first.rxlock
+expect_rc 1 "  a re-run with other parameters refused" "$R" lock data.bin --work sha3-256 --groups 2 --steps 200001 -o w.rxlock
+check "  names them" grep -q 'holds the finished container of another lock (sha3-256, 2 x 200000 steps, post-quantum epoch key)' "$TMP/.err"
 expect_rc 0 "  the re-run links the finished container" "$R" lock data.bin $L -o w.rxlock
 check "  says so" grep -q 'finished by an earlier run' "$TMP/.err"
 check "  the same container, not a new one" cmp -s w.rxlock w-first.rxlock
