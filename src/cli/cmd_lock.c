@@ -195,6 +195,11 @@ static int parse_args(int argc, char **argv, lock_args *a) {
             return cli_error("%s: path too long", a->out);
         a->lo.go.state_dir = a->state;
         a->finished_before = same_file(a->state_puzzle, a->out);
+        char in_rec[PATH_MAX + 16];   /* lockfile_state.c's record: not a puzzle's state */
+        snprintf(in_rec, sizeof in_rec, "%s/input.json", a->state);
+        if (access(in_rec, F_OK) == 0)
+            return cli_error("%s: holds the generation state of a `rxlock lock FILE`, not of a puzzle: remove it "
+                             "or give another -o", a->state);
     }
     /* A run stopped after committing the puzzle: its outputs are this run's. */
     const cli_path files[] = {

@@ -117,6 +117,12 @@ rm -rf c.rxlock.state c.rxlock
 expect_rc 1 "a \`lock -o\` state refused" "$R" lock data.bin $B -o e.rxlock
 check "  says so" grep -q 'holds the generation state of `rxlock lock -o`' "$TMP/.err"
 rm -rf e.rxlock.state
+# ... nor the other way round
+"$R" lock data.bin $B -o e.rxlock >/dev/null 2>&1 & pid=$!; sleep 1; kill -9 $pid; wait $pid 2>/dev/null
+expect_rc 1 "a \`lock FILE\` state refused by \`lock -o\`" "$R" lock $B -o e.rxlock
+check "  says so" grep -q 'holds the generation state of a `rxlock lock FILE`, not of a puzzle' "$TMP/.err"
+check "  kept" test -f e.rxlock.state/input.json
+rm -rf e.rxlock.state
 # --- other parameters refused (the library's check) -------------------------
 "$R" lock data.bin $B -o p.rxlock >/dev/null 2>&1 & pid=$!; sleep 1; kill -9 $pid; wait $pid 2>/dev/null
 expect_rc 1 "other parameters refused" "$R" lock data.bin --work sha3-256 --groups 2 --steps 40000001 -o p.rxlock
