@@ -148,7 +148,8 @@ check-mlkem-1m: $(BUILD)/tests/test_pq_mlkem
 # suites below against build-san/rxlock and build-san/rxlock-test (every
 # sanitizer report is logged and fails its suite: tests/run.sh).  The CLI
 # suites that drive untrusted input and the everyday commands; not run here:
-# test_pq_ct (valgrind, which cannot run ASan binaries), test_resume and
+# test_pq_ct (valgrind, which cannot run ASan binaries), test_resume,
+# test_lockfile_resume and
 # test_crash_solve (kill -9 at points timed from a reference run: ASan's
 # slowdown moves them; make check runs them), test_progress (TTY timing),
 # test_cluster (plan/group/assemble at length: the Slurm stage runs it),

@@ -31,7 +31,8 @@ const char cmd_lock_usage[] =
     "                   [--verify[=full|sample:F] | --no-verify] [--checkpoint-steps C]\n"
     "                   [--no-resume] [--force] -o, --output PUZZLE|-\n"
     "       rxlock lock FILE|- [the size, rate, mode, workers, key and verification\n"
-    "                   options above] [-o, --output OUT|-] [--force] [-q | --json | --progress]\n"
+    "                   options above] [-o, --output OUT|-] [--no-resume] [--force]\n"
+    "                   [-q | --json | --progress]\n"
     "\n"
     "Generate a time-lock puzzle: G groups of S sequential hashes each, computed\n"
     "here in parallel worker processes, then solved by anyone only in sequence\n"
@@ -87,7 +88,14 @@ const char cmd_lock_usage[] =
     "the puzzle and FILE encrypted (age) to its epoch recipient; `rxlock unlock`\n"
     "opens it.  '-' reads standard input (not a terminal) and writes the\n"
     "container to standard output unless -o OUT is given (not to a terminal).\n"
-    "Its generation state stays in memory (an interruption loses the work).\n"
+    "Resume as above, in OUT.state/ (FILE.rxlock.state/ by default; 0700): the\n"
+    "container is written there, then linked to OUT and the state removed; the\n"
+    "same command run again after an interruption resumes (or just links a\n"
+    "finished container).  The input's size and modification time are recorded\n"
+    "(no hash of its content): a re-run whose FILE changed is refused, naming\n"
+    "what changed (restore it, or remove OUT.state/ to start over).  With '-' as\n"
+    "FILE or OUT the state stays in memory.\n"
+    "  --no-resume          keep the generation state in memory only\n"
     "  -q, --quiet          no progress line, no summary\n"
     "  --json               progress and result as JSON lines on stdout (a last\n"
     "                       {\"event\":\"done\"} line names the container); not with\n"
@@ -187,6 +195,11 @@ static int parse_args(int argc, char **argv, lock_args *a) {
             return cli_error("%s: path too long", a->out);
         a->lo.go.state_dir = a->state;
         a->finished_before = same_file(a->state_puzzle, a->out);
+        char in_rec[PATH_MAX + 16];   /* lockfile_state.c's record: not a puzzle's state */
+        snprintf(in_rec, sizeof in_rec, "%s/input.json", a->state);
+        if (access(in_rec, F_OK) == 0)
+            return cli_error("%s: holds the generation state of a `rxlock lock FILE`, not of a puzzle: remove it "
+                             "or give another -o", a->state);
     }
     /* A run stopped after committing the puzzle: its outputs are this run's. */
     const cli_path files[] = {

@@ -7,11 +7,15 @@
  * would come minutes late); its container goes to standard output unless
  * -o OUT is given (refused when stdout is a terminal: binary payload).
  * -q: no progress, no summary; --json: progress and the result as JSON
- * lines on stdout (not with the container on stdout). */
+ * lines on stdout (not with the container on stdout).  Issue 20: with a
+ * named FILE and OUT the generation state is kept, sealed, in OUT.state/
+ * (lockfile_state.c) and the container is written there first, then
+ * linked to OUT; --no-resume keeps it in memory. */
 #include "cli/cli.h"
 #include "cli/cli_paths.h"
 #include "cli/cli_util.h"
 #include "cli/lock_opts.h"
+#include "cli/lockfile_state.h"
 #include "rxlock/rxlock.h"
 #include "rxlock/age.h"
 #include "rxlock/container.h"
@@ -27,7 +31,9 @@
 typedef struct {
     cli_lock_opts lo;
     const char *out, *in_path;
-    int force, quiet, json, to_stdout;
+    int force, quiet, json, to_stdout, no_resume;
+    int finished;               /* 1: OUT.state holds the finished container, 2: OUT is it */
+    cli_lockfile_state st;      /* st.dir[0] == 0: in memory */
     char defout[PATH_MAX];
 } lockfile_args;
 
@@ -35,7 +41,7 @@ static int parse_args(int argc, char **argv, lockfile_args *a) {
     static const struct option opts[] = {
         CLI_LOCK_LONG_OPTS, {"output", required_argument, 0, 'o'},
         {"force", no_argument, 0, 'f'}, {"quiet", no_argument, 0, 'q'},
-        {"json", no_argument, 0, 'j'}, {0, 0, 0, 0}
+        {"json", no_argument, 0, 'j'}, {"no-resume", no_argument, 0, 'N'}, {0, 0, 0, 0}
     };
     int c, orc;
     cli_lock_opts_init(&a->lo);
@@ -50,6 +56,7 @@ static int parse_args(int argc, char **argv, lockfile_args *a) {
         case 'f': a->force = 1; break;
         case 'q': a->quiet = 1; break;
         case 'j': a->json = 1; break;
+        case 'N': a->no_resume = 1; break;
         case ':': return cli_usage_error(argv[0], "option '%s' needs a value", argv[optind - 1]);
         default: return cli_bad_option(argv[0], optopt, argv[optind - 1]);
         }
@@ -70,7 +77,37 @@ static int parse_args(int argc, char **argv, lockfile_args *a) {
     if (a->to_stdout && a->json)
         return cli_usage_error(argv[0], "--json and the container on standard output both write to stdout; give -o OUT");
     cli_lock_pq_default(&a->lo, 1);      /* issue 21: containers are post-quantum by default */
-    return cli_lock_resolve(&a->lo, argv[0]);
+    int rc = cli_lock_resolve(&a->lo, argv[0]);
+    if (rc || a->no_resume || from_stdin || a->to_stdout) return rc;   /* '-': nothing to resume from or into */
+    if ((rc = cli_lockfile_state_init(&a->st, a->out))) return rc;
+    a->lo.go.state_dir = a->st.dir;
+    a->finished = cli_lockfile_finished(&a->st, a->out);
+    return CLI_OK;
+}
+
+/* The puzzle of the container a stopped run finished in OUT.state/. */
+static int finished_puzzle(const lockfile_args *a, char **json, size_t *len, uint8_t pk[32]) {
+    char err[256] = "";
+    off_t off;
+    tl_puzzle *pz = NULL;
+    FILE *f = fopen(a->st.ctr, "rb");
+    int e = f ? tl_container_parse(fileno(f), json, len, &off, err, sizeof err) : TL_EIO;
+    if (f) fclose(f);
+    if (e == TL_OK && tl_puzzle_parse(*json, *len, &pz, err, sizeof err) != 0) e = TL_EFORMAT;
+    if (e != TL_OK) return cli_error("%s: %s: remove %s/ to start over", a->st.ctr, err[0] ? err : strerror(errno), a->st.dir);
+    const tl_params *p = &a->lo.p;   /* the library checks an unfinished state's; this is finished */
+    int same = pz->work == p->work && pz->groups == p->groups && pz->steps == p->steps && pz->pq_epoch == (p->pq ? 1 : 0);
+    if (!same) {
+        int rc = cli_error("%s: holds the finished container of another lock (%s, %u x %llu steps, %s epoch key): run "
+                           "the same command to finish it, or remove the directory", a->st.dir, tl_work_name(pz->work),
+                           pz->groups, (unsigned long long)pz->steps, pz->pq_epoch ? "post-quantum" : "classic");
+        tl_puzzle_free(pz);
+        return rc;
+    }
+    memcpy(pk, pz->epoch_pk, 32);
+    tl_puzzle_free(pz);
+    if (!a->quiet && !a->json) fprintf(stderr, "rxlock: %s: finished by an earlier run (kept in %s/)\n", a->out, a->st.dir);
+    return CLI_OK;
 }
 
 /* Container to out_fd: the puzzle re-parsed (and checked against pk), then
@@ -102,7 +139,7 @@ static int report_json(const lockfile_args *a, const char *rcp, const char *json
     tl_promise pr;
     tl_promise_of(pz, &a->lo.ft, &pr);
     tl_puzzle_free(pz);
-    return cli_print_json(json_pack("{s:s, s:s?, s:s, s:s, s:s, s:i, s:I, s:s, s:s*, s:f, s:f, s:f, s:s?, s:f}",
+    return cli_print_json(json_pack("{s:s, s:s?, s:s, s:s, s:s, s:i, s:I, s:s, s:s*, s:f, s:f, s:f, s:s?, s:f, s:I, s:I}",
                                     "event", "done", "container", a->to_stdout ? NULL : a->out, "file", a->in_path,
                                     "recipient", rcp, "epoch_key", p->pq ? "post-quantum" : "classic",
                                     "groups", (int)p->groups, "steps", (json_int_t)p->steps,
@@ -110,7 +147,9 @@ static int report_json(const lockfile_args *a, const char *rcp, const char *json
                                     "promise_seconds", pr.here_seconds, "promise_hash_seconds", pr.hash_seconds,
                                     "promise_setup_seconds", pr.setup_seconds,
                                     "floor_machine", pr.floor ? pr.floor->machine : NULL,
-                                    "floor_seconds", pr.floor_seconds));
+                                    "floor_seconds", pr.floor_seconds,
+                                    "steps_resumed", (json_int_t)a->lo.stats.steps_resumed,   /* issue 20 */
+                                    "steps_lost", (json_int_t)a->lo.stats.steps_lost));
 }
 
 int cmd_lock_file(int argc, char **argv) {
@@ -123,19 +162,39 @@ int cmd_lock_file(int argc, char **argv) {
         { a.lo.sign_key, "--sign-key", CLI_PATH_IN }, { a.lo.calib, "--calibration", CLI_PATH_IN },
         { a.in_path, "FILE", CLI_PATH_IN }, { a.to_stdout ? NULL : a.out, "-o", CLI_PATH_OUT }
     };
-    if ((ret = cli_paths_check(files, sizeof files / sizeof files[0], a.force))) return ret;
+    /* a run stopped after linking the container: OUT is this run's */
+    if ((ret = cli_paths_check(files, sizeof files / sizeof files[0], a.force || a.finished == 2))) return ret;
     cli_io io;
     if ((ret = cli_io_open(&io, a.in_path, NULL, a.force, 0644))) return ret;
+    const int state = a.st.dir[0] != 0;
+    if (state && (ret = cli_lockfile_input(&a.st, io.in_fd, a.in_path))) { cli_io_finish(&io, 0); return ret; }
     uint8_t pk[32];
     char *json = NULL;
     size_t len = 0;
-    ret = cli_lock_generate(&a.lo, "lock", cli_progress_when(a.quiet, a.json, a.lo.progress), a.json, &json, &len, pk, NULL);
     static char rcp[TL_AGE_PQ_RECIPIENT_MAX];
-    if (ret == CLI_OK && !a.to_stdout) ret = cli_io_open_out(&io, a.out, a.force, 0644);
-    if (ret == CLI_OK) ret = write_container(&a, io.out_fd, io.in_fd, json, len, pk, rcp);
-    else io.out_path = NULL;
-    int fin = cli_io_finish(&io, ret == CLI_OK);
-    if (ret == CLI_OK) ret = fin;
+    if (a.finished) {        /* the container is written: link it */
+        ret = finished_puzzle(&a, &json, &len, pk);
+        io.out_path = NULL;
+        cli_io_finish(&io, 0);
+        if (ret == CLI_OK) ret = cli_lockfile_commit(&a.st, a.out, a.force);
+        if (ret == CLI_OK) {
+            tl_puzzle *pz = NULL;
+            if (tl_puzzle_parse(json, len, &pz, NULL, 0) != 0 || cli_epoch_recipient(pz, rcp) != CLI_OK) strcpy(rcp, "?");
+            tl_puzzle_free(pz);
+        }
+    } else {
+        ret = cli_lock_generate(&a.lo, "lock", cli_progress_when(a.quiet, a.json, a.lo.progress), a.json, &json, &len, pk, NULL);
+        /* with a state the container goes into it first (its temp file too) */
+        if (ret == CLI_OK && state && (ret = cli_lockfile_input(&a.st, io.in_fd, a.in_path)) != CLI_OK)
+            fprintf(stderr, "rxlock: the finished generation is kept in %s/\n", a.st.dir);
+        if (ret == CLI_OK && !a.to_stdout) ret = cli_io_open_out(&io, state ? a.st.ctr : a.out, state || a.force, 0644);
+        if (ret == CLI_OK) ret = write_container(&a, io.out_fd, io.in_fd, json, len, pk, rcp);
+        else io.out_path = NULL;
+        int fin = cli_io_finish(&io, ret == CLI_OK);
+        if (ret == CLI_OK) ret = fin;
+        if (ret == CLI_OK && state) util_kill_point("lockfile-written");   /* test build */
+        if (ret == CLI_OK && state) ret = cli_lockfile_commit(&a.st, a.out, a.force);
+    }
     if (ret == CLI_OK && a.json) ret = report_json(&a, rcp, json, len);
     else if (ret == CLI_OK && !a.quiet) {
         const tl_params *p = &a.lo.p;

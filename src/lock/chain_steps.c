@@ -4,9 +4,9 @@
  * stops at every multiple of the checkpoint interval so the caller can
  * record the value there, and, in the test build, it applies the
  * RXLOCK_TEST_FLIP fault (a defective core).  Used by a cluster task's
- * group chain and its verification segments (group.c); local generation's
- * worker children (worker.c) run the same batching.  tl_stepper_run_multi
- * advances a bundle of chains together (issue 23: SHA3 lanes). */
+ * group chain and its verification segments (group.c) and by local
+ * generation's worker children (worker.c).  tl_stepper_run_multi advances
+ * a bundle of chains together (issue 23: SHA3 lanes). */
 #include "gen_internal.h"
 #include <sodium.h>
 #include <stdio.h>
@@ -59,16 +59,16 @@ int tl_stepper_run(tl_stepper *s, tl_work *w, uint64_t *i, uint64_t end, uint64_
     return TL_OK;
 }
 
-int tl_stepper_run_multi(tl_stepper *s, unsigned nc, tl_work *w, uint64_t *i, uint64_t end, uint64_t every,
-                         uint8_t (*d)[32]) {
+int tl_stepper_run_multi(tl_stepper *s, unsigned nc, tl_work *w, uint64_t *i, const uint64_t *end,
+                         const uint64_t *every, uint8_t (*d)[32]) {
     uint8_t dv[TL_BUNDLE_MAX][32];
     uint64_t iv[TL_BUNDLE_MAX], n = UINT64_MAX;
     uint32_t gv[TL_BUNDLE_MAX];
     unsigned map[TL_BUNDLE_MAX], na = 0;
     if (nc > TL_BUNDLE_MAX) return TL_EINVAL;
     for (unsigned k = 0; k < nc; k++) {            /* the running chains, and the one n they all take */
-        if (i[k] >= end) continue;
-        uint64_t m = step_cap(&s[k], i[k], end, every, s[k].batch);
+        if (i[k] >= end[k]) continue;
+        uint64_t m = step_cap(&s[k], i[k], end[k], every[k], s[k].batch);
         if (m < n) n = m;
         map[na++] = k;
     }

@@ -140,12 +140,12 @@ void tl_stepper_init(tl_stepper *s, uint32_t g, int faults);
  * multiple of `every` (0 = none); *i advanced, d updated. */
 int  tl_stepper_run(tl_stepper *s, tl_work *w, uint64_t *i, uint64_t end, uint64_t every, uint8_t d[32]);
 /* Issue 23: chains k < nc (stepper s[k], at i[k], value d[k]) that have
- * not reached end take one batch of the same number of steps together
+ * not reached end[k] take one batch of the same number of steps together
  * (tl_work_steps_multi: SHA3 lanes), capped at every running chain's end,
- * next multiple of `every` and test flip, so a caller can record each at
- * its own boundaries.  nc <= TL_BUNDLE_MAX. */
-int  tl_stepper_run_multi(tl_stepper *s, unsigned nc, tl_work *w, uint64_t *i, uint64_t end, uint64_t every,
-                          uint8_t (*d)[32]);
+ * next multiple of its every[k] (0 = none) and test flip, so a caller can
+ * record each at its own boundaries.  nc <= TL_BUNDLE_MAX. */
+int  tl_stepper_run_multi(tl_stepper *s, unsigned nc, tl_work *w, uint64_t *i, const uint64_t *end,
+                          const uint64_t *every, uint8_t (*d)[32]);
 
 /* ---- the scheduler (gen_sched.c) ---------------------------------------- */
 /* Run every group's chain to S from what st (may be NULL: in memory)

@@ -4,7 +4,10 @@
  * directory kept on the generating host — plan.json, plan.secrets sealed
  * under planner.key, state.json (the segment size C), one append-only file
  * of sealed segment records per group, and a progress file — mode 0700 /
- * 0600, locked (flock) while a run uses it, removed after success. */
+ * 0600, locked (flock) while a run uses it, removed after success.  `lock
+ * FILE` keeps its own two files in it too (src/cli/lockfile_state.c):
+ * input.json, written before the run (a fresh start keeps it), and the
+ * finished container. */
 #include "gen_internal.h"
 #include "util/util.h"
 #include <dirent.h>
@@ -30,7 +33,7 @@ struct tl_state {
 /* Files a state directory may hold (anything else: not ours, refused). */
 static int known_name(const char *nm) {
     static const char *const names[] = { "plan.json", "plan.secrets", "planner.key", "state.json", "progress",
-                                         "results", "puzzle.json" };
+                                         "results", "puzzle.json", "input.json", "container.rxlock" };
     for (size_t k = 0; k < sizeof names / sizeof names[0]; k++) if (!strcmp(nm, names[k])) return 1;
     return strstr(nm, ".tmp-") != NULL;
 }
@@ -41,8 +44,9 @@ static int seg_path(char *buf, size_t cap, const char *dir, uint32_t g) {
 }
 
 /* Remove the files of `sub` (NULL: the directory itself) we may have
- * written; with `all` also refuse nothing.  0, or -1 when a file is not
- * one of ours (then nothing further is removed). */
+ * written (check 2: all but the caller's input.json, which a fresh start
+ * keeps); check 1: remove nothing, 0, or -1 when a file is not one of
+ * ours. */
 static int clear_dir(const char *dir, const char *sub, int check) {
     char path[PATH_MAX], f[PATH_MAX];
     if (snprintf(path, sizeof path, "%s%s%s", dir, sub ? "/" : "", sub ? sub : "") >= (int)sizeof path) return -1;
@@ -54,8 +58,8 @@ static int clear_dir(const char *dir, const char *sub, int check) {
         const char *nm = de->d_name;
         if (!strcmp(nm, ".") || !strcmp(nm, "..")) continue;
         int ours = sub ? !strncmp(nm, "group-", 6) || strstr(nm, ".tmp-") != NULL : known_name(nm);
-        if (check) { if (!ours) { rc = -1; break; } continue; }
-        if (!ours) continue;
+        if (check == 1) { if (!ours) { rc = -1; break; } continue; }
+        if (!ours || (check == 2 && !sub && !strcmp(nm, "input.json"))) continue;
         if (!sub && !strcmp(nm, "results")) continue;
         if (snprintf(f, sizeof f, "%s/%s", path, nm) < (int)sizeof f) (void)unlink(f);
     }
@@ -209,7 +213,7 @@ int tl_state_open(tl_state **out, const char *dir, const tl_params *p, uint64_t 
             rc = TL_EINVAL;
         } else {
             clear_dir(dir, "results", 0);
-            clear_dir(dir, NULL, 0);
+            clear_dir(dir, NULL, 2);
             *C = C_new;
             rc = create(st, p, C_new, pi, sec, err, errlen);
         }

@@ -218,11 +218,11 @@ static int run_bundle(run_ctx *c, tl_work *w, const uint32_t *gs, const tl_job *
     double every = o->checkpoint_seconds > 0 ? o->checkpoint_seconds : 60;
     double pint = o->progress_interval > 0 ? o->progress_interval : 0.5;
     double t0 = tl_now(), last_ck = t0, last_p = t0;
-    uint64_t i0[TL_BUNDLE_MAX], done0 = 0, left = 0;
-    for (unsigned k = 0; k < n; k++) { done0 += b->i[k]; left += b->i[k] < S; }
+    uint64_t i0[TL_BUNDLE_MAX], end[TL_BUNDLE_MAX], rec[TL_BUNDLE_MAX], done0 = 0, left = 0;
+    for (unsigned k = 0; k < n; k++) { done0 += b->i[k]; left += b->i[k] < S; end[k] = S; rec[k] = C; }
     while (rc == TL_OK && left) {
         memcpy(i0, b->i, sizeof i0);
-        if ((rc = tl_stepper_run_multi(b->sp, n, w, b->i, S, C, b->d))) break;
+        if ((rc = tl_stepper_run_multi(b->sp, n, w, b->i, end, rec, b->d))) break;
         double now = tl_now();
         if ((rc = bundle_after(c, b, i0))) break;
         left = 0;

@@ -69,9 +69,9 @@ static int msg_decode(msg *x, const uint8_t m[MSG_SIZE], const uint8_t mk[32]) {
 /* ---- test-only fault injection ------------------------------------------ */
 #ifdef RXLOCK_TESTING
 /* RXLOCK_TEST_WORKER_FAULT=KIND:G[:all] with KIND crash | hang | garbage
- * (chain tasks; the first attempt, or all); RXLOCK_TEST_FLIP=G:I flips bit 0
- * of d_{I+1}(G) in the chain task that computes step I (a defective core).
- * Honoured only in the insecure test mode. */
+ * (chain tasks; the first attempt, or all).  Honoured only in the insecure
+ * test mode.  (RXLOCK_TEST_FLIP, a defective core, is the stepper's:
+ * chain_steps.c, for chain tasks.) */
 static int fault_for(const tl_task *t, char kind[16]) {
     const char *f = getenv("RXLOCK_TEST_WORKER_FAULT");
     if (!f || !tl_test_mode() || !t->chain) return 0;
@@ -80,16 +80,8 @@ static int fault_for(const tl_task *t, char kind[16]) {
     if (sscanf(f, "%15[a-z]:%u:%7s", kind, &fg, all) < 2) return 0;
     return fg == t->g && (t->attempt == 0 || !strcmp(all, "all"));
 }
-static uint64_t flip_step(const tl_task *t) {   /* UINT64_MAX = none */
-    const char *f = getenv("RXLOCK_TEST_FLIP");
-    unsigned fg = 0;
-    unsigned long long fi = 0;
-    if (!f || !tl_test_mode() || !t->chain || sscanf(f, "%u:%llu", &fg, &fi) != 2 || fg != t->g) return UINT64_MAX;
-    return fi >= t->i0 && fi < t->i1 ? (uint64_t)fi : UINT64_MAX;
-}
 #else
 static int fault_for(const tl_task *t, char kind[16]) { (void)t; (void)kind; return 0; }
-static uint64_t flip_step(const tl_task *t) { (void)t; return UINT64_MAX; }
 #endif
 
 /* ---- the child ---------------------------------------------------------- */
@@ -116,14 +108,14 @@ static void child_fault(const char *kind, int fd) {
     }
 }
 
-/* Run the bundle t[0..nt-1]: every step call advances all unfinished tasks
- * by the same n (up to the nearest checkpoint, end or test flip of any of
- * them), then each reports its checkpoint, end or progress. */
+/* Run the bundle t[0..nt-1] through the stepper (chain_steps.c, as a
+ * cluster task does): every call advances all unfinished tasks by the same
+ * n (up to the nearest checkpoint, end or test flip of any of them), then
+ * each task that moved reports its checkpoint, end or progress. */
 static void child_main(tl_work *w, tl_task *t, unsigned nt, int fd, const uint8_t mk_in[32], const tl_wipe *wipe) {
-    uint8_t d[TL_BUNDLE_MAX][32], dv[TL_BUNDLE_MAX][32], mk[32];
-    uint64_t i[TL_BUNDLE_MAX], flip[TL_BUNDLE_MAX], half[TL_BUNDLE_MAX], iv[TL_BUNDLE_MAX];
-    uint32_t gv[TL_BUNDLE_MAX];
-    unsigned map[TL_BUNDLE_MAX];
+    uint8_t d[TL_BUNDLE_MAX][32], mk[32];
+    uint64_t i[TL_BUNDLE_MAX], i0[TL_BUNDLE_MAX], end[TL_BUNDLE_MAX], every[TL_BUNDLE_MAX], half[TL_BUNDLE_MAX];
+    tl_stepper sp[TL_BUNDLE_MAX];
     char kind[TL_BUNDLE_MAX][16];
     int fault[TL_BUNDLE_MAX];
     memcpy(mk, mk_in, 32);
@@ -132,53 +124,37 @@ static void child_main(tl_work *w, tl_task *t, unsigned nt, int fd, const uint8_
         sodium_memzero(t[c].d0, 32);   /* the caller's copy: child_main never returns */
         kind[c][0] = 0;
         fault[c] = fault_for(&t[c], kind[c]);
-        flip[c] = flip_step(&t[c]);
+        tl_stepper_init(&sp[c], t[c].g, t[c].chain);   /* the test flip: chain tasks only */
         i[c] = t[c].i0;
+        end[c] = t[c].i1;
+        every[c] = t[c].every;
         half[c] = t[c].i0 + (t[c].i1 - t[c].i0) / 2;
     }
     for (unsigned k = 0; k < TL_WIPE_MAX; k++)   /* this child needs only its bundle's start values */
         if (wipe->p[k]) sodium_memzero(wipe->p[k], wipe->len[k]);
-    uint64_t batch = 1;
     double last = tl_now();
     int rc = 0;
     for (;;) {
-        unsigned na = 0;
-        uint64_t n = batch;
-        for (unsigned c = 0; c < nt; c++) {
-            if (i[c] >= t[c].i1) continue;
-            if (n > t[c].i1 - i[c]) n = t[c].i1 - i[c];
-            if (t[c].every && n > t[c].every - i[c] % t[c].every) n = t[c].every - i[c] % t[c].every;   /* stop at checkpoints */
-            if (flip[c] != UINT64_MAX && i[c] <= flip[c] && n > flip[c] + 1 - i[c]) n = flip[c] + 1 - i[c];
-            map[na++] = c;
-        }
-        if (na == 0 || rc) break;
-        for (unsigned k = 0; k < na; k++) {
-            gv[k] = t[map[k]].g;
-            iv[k] = i[map[k]];
-            memcpy(dv[k], d[map[k]], 32);
-        }
-        double t0 = tl_now();
-        rc = na == 1 ? tl_work_steps(w, gv[0], iv[0], n, dv[0]) : tl_work_steps_multi(w, na, gv, iv, n, dv);
+        unsigned left = 0;
+        for (unsigned c = 0; c < nt; c++) left += i[c] < end[c];
+        if (left == 0 || rc) break;
+        memcpy(i0, i, sizeof i0);
+        rc = tl_stepper_run_multi(sp, nt, w, i, end, every, d);
         double t1 = tl_now();
-        if (t1 - t0 < 0.02 && batch < (1u << 22)) batch *= 2;
         int prog = t1 - last >= 0.1;
         if (prog) last = t1;
-        for (unsigned k = 0; k < na && rc == 0; k++) {
-            unsigned c = map[k];
-            memcpy(d[c], dv[k], 32);
-            i[c] += n;
-            if (i[c] == flip[c] + 1) d[c][0] ^= 1;
+        for (unsigned c = 0; c < nt && rc == 0; c++) {
+            if (i[c] == i0[c]) continue;
             if (fault[c] && i[c] >= half[c]) {
                 child_fault(kind[c], fd);
                 fault[c] = 0;
             }
-            if (i[c] == t[c].i1) rc = msg_send(fd, mk, MSG_RESULT, &t[c], c, i[c], d[c]);
-            else if (t[c].every && i[c] % t[c].every == 0) rc = msg_send(fd, mk, MSG_VALUE, &t[c], c, i[c], d[c]);
+            if (i[c] == end[c]) rc = msg_send(fd, mk, MSG_RESULT, &t[c], c, i[c], d[c]);
+            else if (every[c] && i[c] % every[c] == 0) rc = msg_send(fd, mk, MSG_VALUE, &t[c], c, i[c], d[c]);
             else if (prog) rc = msg_send(fd, mk, MSG_PROGRESS, &t[c], c, i[c], NULL);
         }
     }
     sodium_memzero(d, sizeof d);
-    sodium_memzero(dv, sizeof dv);
     sodium_memzero(mk, sizeof mk);
     tl_work_free_vm(w);
     close(fd);

@@ -48,6 +48,9 @@ int  util_fsync_dir(const char *path);
  * PR_SET_DUMPABLE 0 (also keeps other processes of the user from ptrace
  * and /proc/PID/mem).  0, or -1 when either call failed. */
 int  util_no_core_dumps(void);
+/* Test build: SIGKILL here when RXLOCK_TEST_KILL_AT=name (and the insecure
+ * test mode); the shipping build does nothing (killpoint.c). */
+void util_kill_point(const char *name);
 
 /* CPUs this process may run on: its affinity mask's size (what Slurm,
  * cpusets and taskset allow), else the online CPUs; at least 1. */
