@@ -280,7 +280,10 @@ int main(int argc, char **argv) {
         fprintf(stderr, "bench_dataset: bad arguments\n");
         return 2;
     }
-    if (span) return xmrig_span(threads, repeats, pages, check);
+    if (span) {
+        if (items != RX_DATASET_ITEMS) { fprintf(stderr, "bench_dataset: -x builds the whole dataset (no -n)\n"); return 2; }
+        return xmrig_span(threads, repeats, pages, check);
+    }
     printf("bench_dataset: key \"%s\", %u thread(s), %llu items (%.1f MiB)\n", KEY, threads,
            (unsigned long long)items, (double)items * 64 / 1048576.0);
 
