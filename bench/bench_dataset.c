@@ -4,6 +4,7 @@
  *
  *   build/bench/bench_dataset [-t THREADS] [-n ITEMS] [-r REPEATS] [-s] [-p]
  *   build/bench/bench_dataset -v [-t THREADS] [-n ITEMS] [-r PAIRS] [-p]
+ *   build/bench/bench_dataset -x [-t THREADS] [-r RUNS] [-p] [-c]
  *
  * -v: our SuperscalarHash JIT's forms only, paired in this process: the
  * scalar JIT and each vector form the CPU has (RXLOCK_SUPERSCALAR=scalar,
@@ -13,6 +14,9 @@
  * huge-page share (AnonHugePages of its mapping) and the load average
  * before and after, and compares the datasets byte for byte (exit 1 if
  * they differ).
+ *
+ * -x: what XMRig's "dataset ready" times, for a side by side run (see
+ * xmrig_span below and bench/README.md).
  *
  * -n builds only the first ITEMS items (default: the whole dataset);
  * -s skips the reference's interpreted (RANDOMX_FLAG_DEFAULT) dataset build;
@@ -24,7 +28,9 @@
  * rx_dataset_init_parallel; the C path and the RX_FLAG_JIT path) vs
  * randomx_init_dataset over the same split,
  * with RANDOMX_FLAG_DEFAULT (interpreted SuperscalarHash) and
- * RANDOMX_FLAG_JIT; the results are compared byte for byte. */
+ * RANDOMX_FLAG_JIT; the results are compared byte for byte.  Ours is
+ * labelled by the form that ran: "(JIT avx512)", "(JIT avx2)", "(JIT
+ * scalar)", or "(JIT C)" where there is no SuperscalarHash JIT. */
 #include "rxlock/rx.h"
 #include "rx/internal.h"
 #include "rx/argon2d.h"
@@ -32,6 +38,7 @@
 #include "rx/jit.h"
 #include "util/util.h"
 #include <randomx.h>
+#include <sodium.h>
 #include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -124,17 +131,31 @@ static void loadavg(char out[64]) {
     out[strcspn(out, "\n")] = 0;
 }
 
+/* The SuperscalarHash form an RX_FLAG_JIT dataset build runs whole groups
+ * with right now (the CPU probe and RXLOCK_SUPERSCALAR): "avx512", "avx2",
+ * "scalar", or "C" where there is no SuperscalarHash JIT (not x86-64: the
+ * build takes the C path).  NULL (after a message) if the JIT failed. */
+static const char *ss_form(const rx_cache *c) {
+    static char name[16];
+    rx_jit_ss *probe = NULL;
+    int rc = rx_jit_ss_new_dataset(&probe, c->prog);
+    if (rc == RX_ENOTSUP) return "C";
+    if (rc != 0) { fprintf(stderr, "superscalar JIT failed\n"); return NULL; }
+    snprintf(name, sizeof name, "%s", rx_jit_ss_kind(probe));
+    rx_jit_ss_free(probe);
+    return name;
+}
+
 /* -v: the scalar JIT and each vector form this CPU has, in the order
  * A B C C B A (A B B A with one vector form), each into its own dataset */
 static int paired_vector(unsigned threads, uint64_t items, int pairs, unsigned pages, const rx_cache *c) {
     static const char *const kinds[3] = { "scalar", "avx2", "avx512" };
     int have[3] = { 1, 0, 0 }, order[6], n = 0, no = 0;
     for (int k = 1; k < 3; k++) {              /* which forms the switch really gets */
-        rx_jit_ss *probe = NULL;
         setenv("RXLOCK_SUPERSCALAR", kinds[k], 1);
-        if (rx_jit_ss_new_dataset(&probe, c->prog) != 0) { fprintf(stderr, "superscalar JIT failed\n"); return 1; }
-        have[k] = strcmp(rx_jit_ss_kind(probe), kinds[k]) == 0;
-        rx_jit_ss_free(probe);
+        const char *got = ss_form(c);
+        if (!got) return 1;
+        have[k] = strcmp(got, kinds[k]) == 0;
     }
     for (int k = 0; k < 3; k++) if (have[k]) order[no++] = k;
     for (int k = no - 1; k >= 0; k--) order[no + (no - 1 - k)] = order[k];
@@ -175,13 +196,71 @@ static int paired_vector(unsigned threads, uint64_t items, int pairs, unsigned p
     return differ;
 }
 
+/* -x: the span XMRig's "dataset ready (N ms)" line times (its
+ * RxDataset::init): the cache (Argon2d + the 8 SuperscalarHash programs and
+ * their JIT) and then the whole dataset over THREADS threads, into memory
+ * allocated just before and not touched yet (so page faults are inside the
+ * span, as in XMRig's THP path; the allocation itself is not, like its
+ * separate "allocated" line).  Ours runs the product's path
+ * (rx_cache_init, rx_dataset_init_parallel, RX_FLAG_JIT) with XMRig's
+ * --bench seed (32 zero bytes), so both build the same dataset.  RUNS
+ * runs, each printing its time, the huge-page share of the dataset, the load
+ * average and a BLAKE2b digest of the dataset (all must agree, exit 1
+ * otherwise); -c also builds the dataset with librandomx (JIT, same split)
+ * after the last run and compares it byte for byte. */
+static int xmrig_span(unsigned threads, int runs, unsigned pages, int check) {
+    static const uint8_t seed[32];
+    unsigned char first_digest[32], digest[32];
+    int bad = 0;
+    for (int r = 0; r < runs; r++) {
+        rx_cache *c = NULL;
+        rx_dataset *ds = NULL;
+        if (rx_cache_new(&c, pages) != 0 || rx_dataset_new(&ds, RX_FLAG_JIT | pages) != 0) {
+            fprintf(stderr, "rx_cache_new/rx_dataset_new failed\n");
+            return 1;
+        }
+        char la[64];
+        loadavg(la);
+        double t0 = util_now(), c0 = cpu_s();
+        if (rx_cache_init(c, seed, sizeof seed) != 0) { fprintf(stderr, "rx_cache_init failed\n"); return 1; }
+        double tc = util_now() - t0;
+        if (rx_dataset_init_parallel(ds, c, threads) != 0) { fprintf(stderr, "rx_dataset_init_parallel failed\n"); return 1; }
+        double t = util_now() - t0, cpu = cpu_s() - c0;
+        const char *form = ss_form(c);
+        const uint8_t *mem = rx_dataset_bytes(ds);
+        crypto_generichash(digest, sizeof digest, mem, (unsigned long long)RX_DATASET_BYTES, NULL, 0);
+        if (r == 0) memcpy(first_digest, digest, sizeof digest);
+        else if (memcmp(first_digest, digest, sizeof digest) != 0) bad = 1;
+        char hex[65];
+        sodium_bin2hex(hex, sizeof hex, digest, sizeof digest);
+        printf("span         rxlock   (JIT %s) %u thread(s) %.0f ms (cache %.0f ms)  %.2f s cpu  AnonHugePages %ld kB  load %s  digest %.16s\n",
+               form ? form : "?", threads, t * 1e3, tc * 1e3, cpu, thp_kb(mem), la, hex);
+        if (check && r + 1 == runs) {
+            randomx_cache *rc = randomx_alloc_cache(RANDOMX_FLAG_JIT);
+            randomx_dataset *rds = randomx_alloc_dataset(RANDOMX_FLAG_DEFAULT);
+            if (!rc || !rds) { fprintf(stderr, "librandomx allocation failed\n"); return 1; }
+            randomx_init_cache(rc, seed, sizeof seed);
+            build(0, threads, RX_DATASET_ITEMS, NULL, NULL, rds, rc);
+            int same = memcmp(randomx_get_dataset_memory(rds), mem, (size_t)RX_DATASET_BYTES) == 0;
+            printf("librandomx JIT dataset (same seed, %u threads): %s\n", threads, same ? "identical" : "DIFFER");
+            bad |= !same;
+            randomx_release_dataset(rds);
+            randomx_release_cache(rc);
+        }
+        rx_dataset_free(ds);
+        rx_cache_free(c);
+    }
+    printf("digests %s\n", bad ? "DIFFER" : "agree");
+    return bad;
+}
+
 int main(int argc, char **argv) {
     setvbuf(stdout, NULL, _IOLBF, 0);
     unsigned threads = 2;
     uint64_t items = RX_DATASET_ITEMS;
-    int repeats = 3, skip_interp = 0, vector = 0, opt;
+    int repeats = 3, skip_interp = 0, vector = 0, span = 0, check = 0, opt;
     unsigned pages = 0;        /* -p: RX_FLAG_NO_THP, 4 KiB pages like the reference as shipped */
-    while ((opt = getopt(argc, argv, "t:n:r:spv")) != -1) {
+    while ((opt = getopt(argc, argv, "t:n:r:spvxc")) != -1) {
         switch (opt) {
         case 't': threads = (unsigned)strtoul(optarg, NULL, 10); break;
         case 'n': items = strtoull(optarg, NULL, 10); break;
@@ -189,14 +268,21 @@ int main(int argc, char **argv) {
         case 's': skip_interp = 1; break;
         case 'p': pages = RX_FLAG_NO_THP; break;
         case 'v': vector = 1; break;
+        case 'x': span = 1; break;
+        case 'c': check = 1; break;
         default:
-            fprintf(stderr, "usage: bench_dataset [-t THREADS] [-n ITEMS] [-r REPEATS] [-s] [-p] | -v [-t T] [-n N] [-r PAIRS] [-p]\n");
+            fprintf(stderr, "usage: bench_dataset [-t THREADS] [-n ITEMS] [-r REPEATS] [-s] [-p] | -v [-t T] [-n N] [-r PAIRS] [-p]\n"
+                            "       bench_dataset -x [-t THREADS] [-r RUNS] [-p] [-c]\n");
             return 2;
         }
     }
     if (threads < 1 || threads > 256 || items < 1 || items > RX_DATASET_ITEMS || repeats < 1 || repeats > 50) {
         fprintf(stderr, "bench_dataset: bad arguments\n");
         return 2;
+    }
+    if (span) {
+        if (items != RX_DATASET_ITEMS) { fprintf(stderr, "bench_dataset: -x builds the whole dataset (no -n)\n"); return 2; }
+        return xmrig_span(threads, repeats, pages, check);
     }
     printf("bench_dataset: key \"%s\", %u thread(s), %llu items (%.1f MiB)\n", KEY, threads,
            (unsigned long long)items, (double)items * 64 / 1048576.0);
@@ -263,9 +349,13 @@ int main(int argc, char **argv) {
     memset((void *)rx_dataset_bytes(ds), 0, (size_t)items * 64);
     double ours_c = build(1, threads, items, dc, c, NULL, NULL);
     printf("dataset      rxlock   (C, %d lanes)      %.2f s wall  %.2f s cpu  %.0f items/s\n", RX_SS_LANES, ours_c, g_cpu, (double)items / ours_c);
+    const char *form = ss_form(c);
+    if (!form) return 1;
+    char label[32];                            /* the form that ran: "(JIT avx512)", not just "(JIT)" */
+    snprintf(label, sizeof label, "(JIT %s)", form);
     double ours = build(1, threads, items, ds, c, NULL, NULL);
     double ours_cpu = g_cpu;
-    printf("dataset      rxlock   (JIT)              %.2f s wall  %.2f s cpu  %.0f items/s  (JIT/C: wall %.3f)\n", ours, ours_cpu, (double)items / ours, ours / ours_c);
+    printf("dataset      rxlock   %-18s %.2f s wall  %.2f s cpu  %.0f items/s  (JIT/C: wall %.3f)\n", label, ours, ours_cpu, (double)items / ours, ours / ours_c);
     int c_vs_jit = memcmp(rx_dataset_bytes(dc), rx_dataset_bytes(ds), (size_t)items * 64) != 0;
     rx_dataset_free(dc);
 

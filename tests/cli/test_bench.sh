@@ -2,7 +2,8 @@
 # tests/cli/test_bench.sh — the bench harness (bench/bench.c, bench/compare):
 # it must fail loudly when two variants disagree on the chain digest (the
 # test-only deliberately wrong variant), keep A B B A order, write complete
-# JSON lines, and agree with librandomx on a tiny v1 light chain.
+# JSON lines, and agree with librandomx on a tiny v1 light chain; and
+# bench_dataset's label for our build names the form that ran.
 . tests/cli/lib.sh
 BENCH=${RXLOCK_BENCH:-$PWD/build/bench/bench}
 if ! make -s build/bench/bench >"$TMP/make.log" 2>&1; then
@@ -59,6 +60,22 @@ for r in rows:
 PY
 expect_rc 0 "compare scale" bench/compare "$S"
 check "compare prints processes/threads" grep -q 'processes/threads' "$TMP/.out"
+
+# bench_dataset labels our dataset build by the SuperscalarHash form that
+# ran (issue 23: it said "(JIT)" for the vector form); 64 items, byte-checked.
+if make -s build/bench/bench_dataset >"$TMP/make.log" 2>&1; then
+  DS=$PWD/build/bench/bench_dataset
+  expect_rc 0 "bench_dataset: 64 items, datasets identical" "$DS" -n 64 -r 1 -s
+  check "bench_dataset: datasets identical" grep -q '^datasets identical' "$TMP/.out"
+  check "bench_dataset: ours labelled by its form" grep -Eq 'rxlock   \(JIT (avx512|avx2|scalar|C)\) ' "$TMP/.out"
+  if [ "$(uname -m)" = x86_64 ]; then
+    expect_rc 0 "bench_dataset: forced scalar form" env RXLOCK_SUPERSCALAR=scalar "$DS" -n 64 -r 1 -s
+    check "bench_dataset: forced scalar form labelled scalar" grep -q 'rxlock   (JIT scalar) ' "$TMP/.out"
+  fi
+  expect_rc 2 "bench_dataset -x refuses -n (it times the whole dataset)" "$DS" -x -n 64
+else
+  fail "build/bench/bench_dataset does not build"; cat "$TMP/make.log" >&2
+fi
 
 # Ours vs librandomx 1.1.10 on a tiny v1 light chain: the digests must agree.
 if [ "${RXLOCK_TEST_QUICK:-0}" = 0 ]; then
