@@ -76,10 +76,14 @@ typedef enum {
 typedef enum { TL_MODE_DEFAULT = -1, TL_MODE_LIGHT = 0, TL_MODE_FULL = 1 } tl_mode;
 
 /* ---- issue 19: the one mode policy (src/lock/mode.c) ------------------ */
-/* Full mode is this many times faster than light mode for RandomX: a
- * RECORDED figure (bench/README.md, paired runs, v2 jit-secure with THP:
- * 336.8 vs 74.7 H/s = 4.5x; 3.0x at 4 KiB pages), not measured per run. */
+/* Full mode is this many times faster than light mode for RandomX:
+ * RECORDED figures, not measured per run (bench/README.md): the Intel VM,
+ * paired runs, v2 jit-secure with THP, 336.8 vs 74.7 H/s = 4.5x (3.0x at
+ * 4 KiB pages); the AMD EPYC VM, `calibrate` 10 s each, quiet, THP, 158.5
+ * vs 58.9 H/s = 2.7x.  TL_FULL_LIGHT_RATIO is the larger (how much sooner
+ * a light-sized puzzle could open); texts print the range. */
 #define TL_FULL_LIGHT_RATIO 4.5
+#define TL_FULL_LIGHT_RANGE "2.7-4.5x"
 typedef struct {
     tl_mode  mode;                /* the mode to run                        */
     int      forced;              /* the caller's --mode decided it         */

@@ -246,12 +246,12 @@ void cli_mode_warn(const tl_mode_choice *mc) {
     double gib = 1024.0 * 1024.0 * 1024.0;
     if (mc->avail_bytes == UINT64_MAX || mc->avail_bytes == 0)
         fprintf(stderr, "rxlock: warning: full mode needs %.1f GiB, not available here (%s): using light mode, "
-                        "about %.1fx slower (recorded ratio); --mode full forces it\n",
-                (double)mc->need_bytes / gib, mc->why, mc->ratio);
+                        "%s slower (recorded); --mode full forces it\n",
+                (double)mc->need_bytes / gib, mc->why, TL_FULL_LIGHT_RANGE);
     else
         fprintf(stderr, "rxlock: warning: full mode needs %.1f GiB, %.1f GiB available here (%s): using light mode, "
-                        "about %.1fx slower (recorded ratio); --mode full forces it\n",
-                (double)mc->need_bytes / gib, (double)mc->avail_bytes / gib, mc->why, mc->ratio);
+                        "%s slower (recorded); --mode full forces it\n",
+                (double)mc->need_bytes / gib, (double)mc->avail_bytes / gib, mc->why, TL_FULL_LIGHT_RANGE);
 }
 
 tl_mode cli_mode_pick(tl_work_type work, int requested) {

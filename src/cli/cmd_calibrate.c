@@ -26,7 +26,7 @@ const char cmd_calibrate_usage[] =
     "  --mode M       RandomX full (2080 MiB dataset + 256 MiB cache) or light\n"
     "                 (256 MiB); default full when it fits here, else light with a\n"
     "                 warning: a light-mode file cannot size a RandomX puzzle\n"
-    "                 (full mode is ~4.5x faster); ignored by sha3-256\n"
+    "                 (full mode is 2.7-4.5x faster); ignored by sha3-256\n"
     "  --seconds S    timed measurement length, 0.05..86400 s (default 10; 90s, 5m),\n"
     "                 in 3..10 windows; puzzles are sized with the FASTEST window (a\n"
     "                 time-lock promises \"no sooner than\"); a spread over 10% or a\n"
@@ -203,8 +203,8 @@ static void warn_trust(const tl_calibration *cal) {
                     cal->huge_share * 100);
     }
     if (cal->work != TL_WORK_SHA3_256 && cal->mode == TL_MODE_LIGHT)
-        fprintf(stderr, "rxlock: warning: a light-mode calibration cannot size a RandomX puzzle (full mode is about "
-                        "%.1fx faster); calibrate with --mode full where 2.3 GiB are free\n", TL_FULL_LIGHT_RATIO);
+        fprintf(stderr, "rxlock: warning: a light-mode calibration cannot size a RandomX puzzle (full mode is "
+                        "%s faster); calibrate with --mode full where 2.3 GiB are free\n", TL_FULL_LIGHT_RANGE);
 }
 
 int cmd_calibrate(int argc, char **argv) {

@@ -52,7 +52,7 @@ const char cmd_lock_usage[] =
     "  --rate H/s           assumed sequential solver rate, full mode for RandomX (recorded)\n"
     "  --calibration FILE   the rate (its fastest window) and setup time from\n"
     "                       `rxlock calibrate -o FILE`; work must match; a RandomX\n"
-    "                       light-mode calibration is refused (full mode is ~4.5x faster)\n"
+    "                       light-mode calibration is refused (full mode is 2.7-4.5x faster)\n"
     "  --floor              size so that the fastest known CPU (the floor table) needs\n"
     "                       DURATION of hashing: G*S = DURATION x its rate\n"
     "  --floor-table FILE   the floor table (lines WORK RATE MACHINE [; CONDITIONS]);\n"

@@ -32,8 +32,8 @@ const char cmd_solve_usage[] =
     "TTY) names the engine; a JIT fallback is one warning line.  A .rxlock file\n"
     "is opened with `rxlock unlock`.\n"
     "\n"
-    "  --mode full|light        RandomX mode (default: full when its 2.3 GiB fit here, about\n"
-    "                           4.5x faster; else light, with one warning line)\n"
+    "  --mode full|light        RandomX mode (default: full when its 2.3 GiB fit here,\n"
+    "                           2.7-4.5x faster; else light, with one warning line)\n"
     "  --journal FILE           progress journal (default IDENTITY.journal; removed after success;\n"
     "                           with -o - give --journal or --no-journal)\n"
     "  --no-journal             do not journal (no resume)\n"
@@ -179,8 +179,8 @@ int cmd_solve(int argc, char **argv) {
     rc = tl_solve(pz, &a.so, x, &st);
     if (rc == TL_ENOMEM && a.so.mode == TL_MODE_FULL && !a.mode_given) {
         cli_progress_end(&ui, 0);
-        fprintf(stderr, "rxlock: warning: full mode could not allocate its memory: solving in light mode, about %.1fx slower\n",
-                TL_FULL_LIGHT_RATIO);
+        fprintf(stderr, "rxlock: warning: full mode could not allocate its memory: solving in light mode, %s slower\n",
+                TL_FULL_LIGHT_RANGE);
         a.so.mode = TL_MODE_LIGHT;
         rc = tl_solve(pz, &a.so, x, &st);
     }

@@ -38,7 +38,7 @@ const char cmd_unlock_usage[] =
     "  '-o -' writes the plaintext to standard output.\n"
     "  -o, --output OUT       plaintext output (never overwritten without --force)\n"
     "      --mode light|full  RandomX mode (default: full when its 2.3 GiB fit here,\n"
-    "                         about 4.5x faster; else light, with one warning line)\n"
+    "                         2.7-4.5x faster; else light, with one warning line)\n"
     "      --journal PATH     journal location (default FILE.rxlock.journal)\n"
     "      --save-identity F  also write the epoch identity (opens other files of\n"
     "                         the same epoch with 'age -d -i F')\n"
@@ -165,8 +165,8 @@ static int solve(const unlock_args *a, const tl_puzzle *pz, uint8_t *x, tl_solve
     int rc = tl_solve(pz, &so, x, st);
     if (rc == TL_ENOMEM && so.mode == TL_MODE_FULL && a->mode_req < 0) {   /* the trial passed, the build did not */
         cli_progress_end(&ui, 0);
-        fprintf(stderr, "rxlock: warning: full mode could not allocate its memory: solving in light mode, about %.1fx slower\n",
-                TL_FULL_LIGHT_RATIO);
+        fprintf(stderr, "rxlock: warning: full mode could not allocate its memory: solving in light mode, %s slower\n",
+                TL_FULL_LIGHT_RANGE);
         so.mode = TL_MODE_LIGHT;
         rc = tl_solve(pz, &so, x, st);
     }

@@ -102,9 +102,9 @@ static int refuse_light_rate(const cli_lock_opts *o) {
     char r[32];
     util_format_rate(r, sizeof r, tl_calibration_sizing_rate(&o->cal));
     return cli_error("%s: a light-mode rate (%sH/s) cannot size a RandomX puzzle: anyone with 2.3 GiB of\n"
-                     "  memory solves in full mode, about %.1fx faster (recorded ratio), so it would open in about\n"
+                     "  memory solves in full mode, %s faster (recorded), so it would open in as little as\n"
                      "  1/%.1f of the time promised.  Calibrate in full mode: rxlock calibrate --work %s --mode full",
-                     o->calib, r, TL_FULL_LIGHT_RATIO, TL_FULL_LIGHT_RATIO, tl_work_name(o->p.work));
+                     o->calib, r, TL_FULL_LIGHT_RANGE, TL_FULL_LIGHT_RATIO, tl_work_name(o->p.work));
 }
 
 static int load_calibration(cli_lock_opts *o) {
@@ -213,8 +213,8 @@ void cli_lock_promise(const cli_lock_opts *o, const tl_puzzle *pz, const char *o
                         "a solve on that machine can take up to about %.0f%% longer than \"about\" says\n",
                 o->cal.allocations, ps * 100, ps / (1 - ps) * 100);
     if (open_cmd && pz->work != TL_WORK_SHA3_256)
-        fprintf(stderr, "rxlock: open with: %s (full mode when 2.3 GiB of memory is free; light mode is about %.1fx slower)\n",
-                open_cmd, TL_FULL_LIGHT_RATIO);
+        fprintf(stderr, "rxlock: open with: %s (full mode when 2.3 GiB of memory is free; light mode is %s slower)\n",
+                open_cmd, TL_FULL_LIGHT_RANGE);
     else if (open_cmd)
         fprintf(stderr, "rxlock: open with: %s\n", open_cmd);
 }

@@ -60,8 +60,8 @@ static void promise_lines(char *out, size_t cap, const tl_puzzle *pz) {
     if (pz->work != TL_WORK_SHA3_256 && n + 240 < cap)
         snprintf(out + n, cap - n,
                  "# The command above runs RandomX in full mode when 2.3 GiB of memory\n"
-                 "# is free (fastest), else in light mode, about %.1fx slower, with a\n"
-                 "# warning; --mode full|light forces either.\n", TL_FULL_LIGHT_RATIO);
+                 "# is free (fastest), else in light mode, %s slower, with a\n"
+                 "# warning; --mode full|light forces either.\n", TL_FULL_LIGHT_RANGE);
     n = strlen(out);
     if (n + 3 < cap) snprintf(out + n, cap - n, "#\n");
 }
