@@ -24,7 +24,7 @@
 # Environment: RXLOCK (the binary, default ./build/rxlock), PROMISE_DIR (work
 # directory, default a temporary one, removed), CAL_SECONDS (calibration
 # length, default the CLI's 10), REPS (opens of each kind, alternating,
-# default 1).
+# default 1), CAL_TRIES (calibrations while one warns, default 1).
 set -eu
 WORK=${1:-randomx-v2}
 TIME=${2:-120s}
@@ -38,8 +38,18 @@ echo "promise.sh: $WORK, --time $TIME, $(nproc) CPUs, load $(cut -d' ' -f1 /proc
 cal_args=""
 [ -n "${CAL_SECONDS:-}" ] && cal_args="--seconds $CAL_SECONDS"
 t0=$(now)
-# shellcheck disable=SC2086
-"$RXLOCK" calibrate --work "$WORK" $cal_args -o cal.json --force >&2
+# CAL_TRIES=n: calibrate again (up to n runs in all) while it warns, as its
+# warnings advise ("calibrate again"); the last run is used either way.
+try=0
+while :; do
+  try=$((try + 1))
+  # shellcheck disable=SC2086
+  "$RXLOCK" calibrate --work "$WORK" $cal_args -o cal.json --force 2> cal.err >&2
+  cat cal.err >&2
+  grep -q '^rxlock: warning:' cal.err || break
+  [ "$try" -lt "${CAL_TRIES:-1}" ] || break
+  echo "promise.sh: calibration $try warned; calibrating again" >&2
+done
 t1=$(now)
 head -c 4096 /dev/urandom > secret.bin
 if ! "$RXLOCK" lock secret.bin --work "$WORK" --time "$TIME" --calibration cal.json -o locked.rxlock --force 2> lock.err; then
@@ -67,9 +77,9 @@ run_open() {   # NAME COMMAND...: time one open in a fresh directory
   (cd "$name" && "$@" --json > open.json) >&2
   e=$(now)
   cmp -s "$name/locked" secret.bin || { echo "promise.sh: $name: wrong plaintext" >&2; exit 1; }
-  python3 - "$WORK" "$TIME" "$name" "$*" "$promised" "$s" "$e" "$floor" "$name/open.json" cal.json "$load" <<'PY'
+  python3 - "$WORK" "$TIME" "$name" "$*" "$promised" "$s" "$e" "$floor" "$name/open.json" cal.json "$load" "$try" <<'PY'
 import json, sys
-work, tm, name, cmd, promised, s, e, floor, oj, cj, load = sys.argv[1:]
+work, tm, name, cmd, promised, s, e, floor, oj, cj, load, tries = sys.argv[1:]
 m = float(e) - float(s)
 p = float(promised)
 o = json.loads(open(oj).read().strip().splitlines()[-1])   # the last event: done
@@ -84,7 +94,7 @@ print(json.dumps({"bench": "promise", "work": work, "time": tm, "open": name,
                   "huge_pages": o.get("dataset_huge_pages"), "load_start": float(load),
                   "cal_rate": c["rate"], "cal_sizing_rate": c["rate_max"], "cal_setup_s": c.get("setup_seconds"),
                   "cal_huge_pages": c.get("dataset_huge_pages"), "cal_load": c.get("load_average"),
-                  "cal_placement_rates": c.get("allocation_rates")}))
+                  "cal_placement_rates": c.get("allocation_rates"), "cal_tries": int(tries)}))
 PY
 }
 r=0
