@@ -17,3 +17,14 @@ check() { d=$1; shift; if "$@"; then ok; else fail "$d"; fi; }
 expect_rc() { want=$1; d=$2; shift 2; "$@" >"$TMP/.out" 2>"$TMP/.err"; got=$?
   if [ "$got" -eq "$want" ]; then ok; else fail "$d (rc $got, want $want)"; cat "$TMP/.err" >&2; fi; }
 summary() { echo "$_p passed, $_f failed"; [ "$_f" -eq 0 ]; }
+# check_resumes LABEL C G N: the kill tests' logs (log-LABEL-*, in the current
+# directory) show at least one resume, and every resume's lost work is at
+# most C steps per group (G groups); prints what N kills cost in all.
+check_resumes() { _l=$1; _c=$2; _g=$3
+  _r=$(cat log-"$_l"-* | grep -c 'resumed:')
+  check "$_l: resumed at least once ($_r)" test "$_r" -ge 1
+  _bad=$(cat log-"$_l"-* | sed -n 's/.*segments already verified; \([0-9]*\) steps computed.*/\1/p' |
+         awk -v lim=$((_c * _g)) '$1 > lim' | wc -l)
+  check "$_l: lost work within one checkpoint interval per group" test "$_bad" -eq 0
+  _lost=$(cat log-"$_l"-* | sed -n 's/.*verified; \([0-9]*\) steps computed.*/\1/p' | awk '{s += $1} END {print s + 0}')
+  echo "  $_l: $4 kills, $_r resumes, $_lost steps reported lost in all (C = $_c, G = $_g)"; }

@@ -57,13 +57,7 @@ kill_test() {
   check "$label: the puzzle inside is the uninterrupted run's" same_puzzle "$out" "ref-$label.rxlock"
   check "$label: unlock gives the original bytes" opens "$out" data.bin
   check "$label: state removed, no temp file" no_leftovers
-  resumes=$(cat log-$label-* | grep -c 'resumed:')
-  check "$label: resumed at least once ($resumes)" test "$resumes" -ge 1
-  bad=$(cat log-$label-* | sed -n 's/.*segments already verified; \([0-9]*\) steps computed.*/\1/p' |
-        awk -v lim=$((C * G)) '$1 > lim' | wc -l)
-  check "$label: lost work within one checkpoint interval per group" test "$bad" -eq 0
-  lost=$(cat log-$label-* | sed -n 's/.*verified; \([0-9]*\) steps computed.*/\1/p' | awk '{s += $1} END {print s + 0}')
-  echo "  $label: $n kills, $resumes resumes, $lost steps reported lost in all (C = $C, G = $G)"
+  check_resumes "$label" "$C" "$G" "$n"
   rm -f log-$label-*
 }
 

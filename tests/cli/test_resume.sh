@@ -50,14 +50,7 @@ kill_test() {
   check "$label: finished" test -s "$out"
   check "$label: resumed puzzle byte-identical to the uninterrupted one" cmp "$out" "ref-$label.json"
   check "$label: state removed, no temp file" no_leftovers "$out"
-  resumes=$(cat log-$label-* | grep -c 'resumed:')
-  check "$label: resumed at least once ($resumes)" test "$resumes" -ge 1
-  # every resume's lost work <= C per group
-  bad=$(cat log-$label-* | sed -n 's/.*segments already verified; \([0-9]*\) steps computed.*/\1/p' |
-        awk -v lim=$((C * G)) '$1 > lim' | wc -l)
-  check "$label: lost work within one checkpoint interval per group" test "$bad" -eq 0
-  lost=$(cat log-$label-* | sed -n 's/.*verified; \([0-9]*\) steps computed.*/\1/p' | awk '{s += $1} END {print s + 0}')
-  echo "  $label: $n kills, $resumes resumes, $lost steps reported lost in all (C = $C, G = $G)"
+  check_resumes "$label" "$C" "$G" "$n"   # every resume's lost work <= C per group
   expect_rc 0 "$label: solves" "$R" solve --mode light "$out" -o "id-$label.txt"
   expect_rc 0 "$label: reference solves" "$R" solve --mode light "ref-$label.json" -o "id-ref-$label.txt"
   check "$label: same identity" same_identity "id-$label.txt" "id-ref-$label.txt"
