@@ -118,6 +118,9 @@ double tl_calibration_sizing_rate(const tl_calibration *c);
 /* The windows' spread, 0..1, the noise of the run: (rate_max - rate_min) /
  * rate_max, or with several placements the largest inside one of them. */
 double tl_calibration_spread(const tl_calibration *c);
+/* The slowest and fastest placement rates: 1, or 0 (lo / hi untouched)
+ * with fewer than two placements. */
+int tl_calibration_placement_range(const tl_calibration *c, double *lo, double *hi);
 /* (fastest - slowest placement rate) / fastest, 0..1; 0 with one. */
 double tl_calibration_placement_spread(const tl_calibration *c);
 

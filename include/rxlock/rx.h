@@ -98,7 +98,7 @@ int  rx_dataset_init_range_parallel(rx_dataset *ds, const rx_cache *cache, uint6
                                     unsigned threads);
 /* A copy of a built dataset in a new allocation (same flags and bytes):
  * calibration measures several placements (issue 19), since where the
- * 2 GiB land moves the hash rate on some machines (up to ~28% on a VM). */
+ * 2 GiB land moves the hash rate on some machines (4-16% on a VM). */
 int  rx_dataset_clone(rx_dataset **out, const rx_dataset *src);
 void rx_dataset_free(rx_dataset *ds);
 /* Share (0..1) of the dataset's memory the kernel backs with huge pages

@@ -35,7 +35,7 @@ const char cmd_calibrate_usage[] =
     "                 dataset in RAM, 1..8 (default 4; fewer where memory is\n"
     "                 short: each copy holds 2.3 GiB more while it runs), the\n"
     "                 windows round robin over them: where the 2 GiB land can\n"
-    "                 move the rate (by up to ~28% on a VM), so the fastest\n"
+    "                 move the rate (by 4-16% on a VM), so the fastest\n"
     "                 window is taken over every placement\n"
     "  -o, --output FILE  where to write (default ./rxlock-calibration.json);\n"
     "                 '-' writes the file's JSON to stdout; never overwrites an\n"
@@ -146,13 +146,9 @@ static void report_text(const cal_args *a, const tl_calibration *cal) {
     fprintf(hp, "sizing rate: %s H/s (the fastest window%s: a time-lock promises \"no sooner than\"); "
                 "setup %.2f s (timed, counted by lock --time)\n", hi,
             cal->allocations > 1 ? " of every placement" : "", cal->setup_seconds);
-    if (cal->allocations > 1) {
+    double plo, phi;
+    if (tl_calibration_placement_range(cal, &plo, &phi)) {
         char a_lo[32], a_hi[32];
-        double plo = cal->allocation_rates[0], phi = plo;
-        for (unsigned k = 1; k < cal->allocations; k++) {
-            if (cal->allocation_rates[k] < plo) plo = cal->allocation_rates[k];
-            if (cal->allocation_rates[k] > phi) phi = cal->allocation_rates[k];
-        }
         util_format_rate(a_lo, sizeof a_lo, plo);
         util_format_rate(a_hi, sizeof a_hi, phi);
         fprintf(hp, "placements: %u copies of the cache + dataset in RAM, %s – %s H/s (%.0f%% apart); "

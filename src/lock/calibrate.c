@@ -83,14 +83,14 @@ static double quiet_setup(double wall, double cpu, tl_work_type type, tl_mode mo
 
 
 /* Full-mode RandomX: how many placements of the cache + dataset in RAM to
- * measure (issue 19).  On some machines (a VM here: up to ~28%) the rate
+ * measure (issue 19).  On some machines (a VM here: 4-16%) the rate
  * depends on where the 2 GiB land, stable within a process; a solver gets
  * whichever placement its process gets, so sizing from one placement can
  * promise too long a time.  w[0] is built; w[1..] become copies in new
  * allocations held at once (a freed dataset's pages would be handed out
  * again), each only while two more would fit (tl_mode_resolve's checks):
- * the machine keeps a dataset's worth free.  Returns the count made (1 for light mode and sha3); a copy
- * that cannot be made ends the list. */
+ * the machine keeps a dataset's worth free.  Returns the count made (1 for
+ * light mode and sha3); a copy that cannot be made ends the list. */
 static unsigned place_count(tl_work_type type, tl_mode mode, unsigned want, tl_work **w) {
     if (!is_randomx(type) || mode != TL_MODE_FULL) return 1;
     if (want == 0) want = TL_CALIBRATE_ALLOCATIONS;
@@ -230,14 +230,20 @@ double tl_calibration_spread(const tl_calibration *c) {
     return c->rate_max > 0 ? (c->rate_max - c->rate_min) / c->rate_max : 0;
 }
 
-double tl_calibration_placement_spread(const tl_calibration *c) {
-    if (!c || c->allocations < 2) return 0;
-    double lo = INFINITY, hi = 0;
+int tl_calibration_placement_range(const tl_calibration *c, double *lo, double *hi) {
+    if (!c || !lo || !hi || c->allocations < 2) return 0;
+    *lo = INFINITY;
+    *hi = 0;
     for (unsigned a = 0; a < c->allocations && a < TL_CALIBRATE_MAX_ALLOCATIONS; a++) {
-        if (c->allocation_rates[a] < lo) lo = c->allocation_rates[a];
-        if (c->allocation_rates[a] > hi) hi = c->allocation_rates[a];
+        if (c->allocation_rates[a] < *lo) *lo = c->allocation_rates[a];
+        if (c->allocation_rates[a] > *hi) *hi = c->allocation_rates[a];
     }
-    return hi > 0 ? (hi - lo) / hi : 0;
+    return 1;
+}
+
+double tl_calibration_placement_spread(const tl_calibration *c) {
+    double lo, hi;
+    return tl_calibration_placement_range(c, &lo, &hi) && hi > 0 ? (hi - lo) / hi : 0;
 }
 
 static const char *mode_name(tl_mode m) { return m == TL_MODE_FULL ? "full" : "light"; }

@@ -112,16 +112,31 @@ int tl_work_new_progress(tl_work **out, tl_work_type type, const uint8_t key[32]
     return work_new(out, type, key, mode, cb ? &r : NULL);
 }
 
+/* A work object with its type, key and locked message buffer, nothing
+ * built yet; NULL when memory runs out. */
+static tl_work *work_alloc(tl_work_type type, const uint8_t key[32]) {
+    tl_work *w = calloc(1, sizeof *w);
+    if (!w) return NULL;
+    w->type = type;
+    w->info.work = type;
+    memcpy(w->key, key, 32);
+    if (sodium_init() < 0 || !(w->msg = sodium_malloc(WORK_MSG_SIZE))) { free(w); return NULL; }
+    return w;
+}
+
+/* A build that failed: free what was made, RX_ENOMEM as TL_ENOMEM (other
+ * RX_E* codes, and TL_EINTR, pass unchanged). */
+static int work_fail(tl_work *w, int rc) {
+    tl_work_free(w);
+    return rc == RX_ENOMEM ? TL_ENOMEM : rc;
+}
+
 static int work_new(tl_work **out, tl_work_type type, const uint8_t key[32], tl_mode mode, const setup_report *r) {
     if (!out || !key || !tl_work_name(type) || (mode != TL_MODE_LIGHT && mode != TL_MODE_FULL))
         return TL_EINVAL;
     *out = NULL;
-    tl_work *w = calloc(1, sizeof *w);
+    tl_work *w = work_alloc(type, key);
     if (!w) return TL_ENOMEM;
-    w->type = type;
-    w->info.work = type;
-    memcpy(w->key, key, 32);
-    if (sodium_init() < 0 || !(w->msg = sodium_malloc(WORK_MSG_SIZE))) { free(w); return TL_ENOMEM; }
     if (type == TL_WORK_SHA3_256) {
         *out = w;
         return TL_OK;
@@ -137,10 +152,7 @@ static int work_new(tl_work **out, tl_work_type type, const uint8_t key[32], tl_
         if (rc == 0) rc = dataset_build(w->ds, w->cache, r);
     }
     if (rc == 0) rc = rx_vm_new(&w->vm, flags, w->cache, w->ds);
-    if (rc != 0) {
-        tl_work_free(w);
-        return rc == RX_ENOMEM ? TL_ENOMEM : rc;   /* other RX_E* codes (and TL_EINTR) pass unchanged */
-    }
+    if (rc != 0) return work_fail(w, rc);
     w->flags = flags;
     unsigned eff = rx_vm_flags(w->vm);
     w->info.version = (eff & RX_FLAG_V2) ? 2 : 1;
@@ -156,21 +168,15 @@ int tl_work_clone(tl_work **out, const tl_work *src) {
     if (!out) return TL_EINVAL;
     *out = NULL;
     if (!src || !src->msg) return TL_EINVAL;
-    tl_work *w = calloc(1, sizeof *w);
+    tl_work *w = work_alloc(src->type, src->key);
     if (!w) return TL_ENOMEM;
-    w->type = src->type;
     w->flags = src->flags;
-    memcpy(w->key, src->key, 32);
-    if (!(w->msg = sodium_malloc(WORK_MSG_SIZE))) { free(w); return TL_ENOMEM; }
     int rc = 0;
     if (src->cache) rc = rx_cache_clone(&w->cache, src->cache);
     if (rc == 0 && src->ds) rc = rx_dataset_clone(&w->ds, src->ds);
     if (rc == 0 && src->vm) rc = rx_vm_new(&w->vm, w->flags, w->cache, w->ds);
     if (rc == 0 && src->vm && rx_vm_flags(w->vm) != rx_vm_flags(src->vm)) rc = TL_EINVAL;   /* never measure another engine */
-    if (rc != 0) {
-        tl_work_free(w);
-        return rc == RX_ENOMEM ? TL_ENOMEM : rc;
-    }
+    if (rc != 0) return work_fail(w, rc);
     w->info = src->info;
     *out = w;
     return TL_OK;
