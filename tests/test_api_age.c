@@ -96,7 +96,10 @@ static void t_encrypt_solve_decrypt(void) {
 static void t_container(void) {
     if (!pz) { CHECK(0); return; }
     int in = memfd_with(record, sizeof record - 1), box = memfd_create("box", 0);
-    CHECK(tl_container_write(box, in, pz, json, json_len, "notes.txt.rxlock") == 0);
+    char notice[TL_CONTAINER_NOTICE_MAX];
+    CHECK(tl_container_notice(notice, sizeof notice, pz, "notes.txt.rxlock") == 0);
+    CHECK(tl_container_write(box, in, pz, json, json_len, notice) == 0);
+    CHECK(tl_container_write(box, in, pz, json, json_len, "no hash mark\n") == TL_AGE_EINVAL);
     close(in);
     lseek(box, 0, SEEK_SET);
     char *j2 = NULL, err[160] = "";

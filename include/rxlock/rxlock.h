@@ -75,7 +75,7 @@ typedef enum {
  * (tl_task_opts.mode: the plan's mode). */
 typedef enum { TL_MODE_DEFAULT = -1, TL_MODE_LIGHT = 0, TL_MODE_FULL = 1 } tl_mode;
 
-/* ---- issue 19: the one mode policy (src/lock/mode.c) ------------------ */
+/* ---- issue 19: the one mode policy (src/lock/measure/mode.c) ------------------ */
 /* Full mode is this many times faster than light mode for RandomX:
  * RECORDED figures, not measured per run (bench/README.md): the Intel VM,
  * paired runs, v2 jit-secure with THP, 336.8 vs 74.7 H/s = 4.5x (3.0x at

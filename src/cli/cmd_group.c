@@ -2,7 +2,7 @@
 /* src/cli/cmd_group.c — `rxlock group DIR [INDEX]`: what each Slurm array
  * task / Kubernetes Indexed Job pod runs.  The index defaults to
  * SLURM_ARRAY_TASK_ID or JOB_COMPLETION_INDEX; the worker key to
- * RXLOCK_WORKER_KEY.  The work is in tl_plan_task (src/lock/group.c). */
+ * RXLOCK_WORKER_KEY.  The work is in tl_plan_task (src/lock/cluster/group.c). */
 #include "cli/cli.h"
 #include "cli/lock_opts.h"
 #include "rxlock/rxlock.h"
