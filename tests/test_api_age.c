@@ -13,6 +13,7 @@
 #include <rxlock/container.h>
 #include <rxlock/error.h>
 #include <rxlock/rxlock.h>
+#include <rxlock/version.h>
 #include <sys/mman.h>
 #include <sys/stat.h>
 #include <unistd.h>
@@ -129,6 +130,8 @@ static void t_container(void) {
 }
 
 int main(void) {
+    CHECK(strcmp(rxlock_version(), RXLOCK_VERSION_STRING) == 0);
+    CHECK(rxlock_version_number() == RXLOCK_VERSION_NUMBER && RXLOCK_VERSION_NUMBER >= 100);
     RUN(t_make_epoch);
     RUN(t_encrypt_solve_decrypt);
     RUN(t_container);

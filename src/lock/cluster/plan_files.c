@@ -29,7 +29,7 @@ int tl_job_seal(uint8_t out[TL_JOB_SIZE], const uint8_t D[32], uint32_t g, const
     tl_put32(out + 48, g);
     memset(pt, 0, sizeof pt);
     pt[0] = (uint8_t)j->work;
-    pt[1] = (uint8_t)j->mode;
+    pt[1] = j->mode == TL_MODE_FULL ? 1 : 0;   /* the job file's byte: 0 light, 1 full */
     tl_put32(pt + 4, j->groups);
     tl_put64(pt + 8, j->steps);
     memcpy(pt + 16, j->id, 16);

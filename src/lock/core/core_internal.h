@@ -114,6 +114,15 @@ void tl_work_free_vm(tl_work *w);
  * 0, TL_EINVAL, TL_ENOMEM or an RX_E* code. */
 int tl_work_clone(tl_work **out, const tl_work *src);
 
+/* 1 when `copies` more full-mode RandomX datasets (cache + margin included)
+ * fit here by tl_mode_resolve's checks, else 0 (mode.c, the mode policy:
+ * in core because every room that builds a work function uses it). */
+int tl_full_fits(unsigned copies);
+
+/* m, or for TL_MODE_DEFAULT the mode the policy picks here for `work`
+ * (tl_mode_resolve; light when it cannot decide) (mode.c). */
+tl_mode tl_mode_effective(tl_work_type work, tl_mode m);
+
 /* util_now(): monotonic seconds (work.c). */
 double tl_now(void);
 

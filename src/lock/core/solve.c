@@ -85,7 +85,7 @@ int tl_solve(const tl_puzzle *pz, const tl_solve_opts *o, uint8_t x[32], tl_solv
                            .groups_total = G, .groups_done = g - 1, .group = g, .step = i };
         double rate = (double)pz->rate_milli_hps / 1000.0;
         double heta = rate > 0 ? (double)(sp.hashes_total - sp.hashes_done) / rate : -1;
-        tl_mode mode = o ? o->mode : TL_MODE_LIGHT;
+        tl_mode mode = tl_mode_effective(pz->work, o ? o->mode : TL_MODE_DEFAULT);
         double ts = tl_now();
         if (o && o->progress && mode == TL_MODE_FULL && pz->work != TL_WORK_SHA3_256)
             rc = tl_work_new_progress(&w, pz->work, pz->key, mode, o->progress, o->progress_ctx, &sp, heta);

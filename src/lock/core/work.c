@@ -132,8 +132,10 @@ static int work_fail(tl_work *w, int rc) {
 }
 
 static int work_new(tl_work **out, tl_work_type type, const uint8_t key[32], tl_mode mode, const setup_report *r) {
-    if (!out || !key || !tl_work_name(type) || (mode != TL_MODE_LIGHT && mode != TL_MODE_FULL))
+    if (!out || !key || !tl_work_name(type) || (mode != TL_MODE_DEFAULT && mode != TL_MODE_LIGHT &&
+                                                 mode != TL_MODE_FULL))
         return TL_EINVAL;
+    mode = tl_mode_effective(type, mode);   /* TL_MODE_DEFAULT: the mode policy (mode.c) */
     *out = NULL;
     tl_work *w = work_alloc(type, key);
     if (!w) return TL_ENOMEM;

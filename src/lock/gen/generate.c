@@ -17,7 +17,9 @@ int tl_generate(const tl_params *p, const tl_gen_opts *o_in,
     if (!p || !json || !pk) return TL_EINVAL;
     *json = NULL;
     tl_gen_opts o0 = {0};
-    const tl_gen_opts *o = o_in ? o_in : &o0;
+    if (o_in) o0 = *o_in;
+    o0.mode = tl_mode_effective(p->work, o0.mode);   /* zero: the mode policy */
+    const tl_gen_opts *o = &o0;
     if (!tl_params_valid(p) || o->verify > TL_VERIFY_FULL || o->verify_fraction < 0 || o->verify_fraction > 1 ||
         o->checkpoint_steps > p->steps)
         return TL_EINVAL;

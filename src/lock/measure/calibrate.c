@@ -112,9 +112,10 @@ static void iso_now(char *out, size_t cap) {
 
 int tl_calibrate(tl_work_type type, tl_mode mode, double seconds,
                  const tl_calibrate_opts *o, tl_calibration *out) {
-    if (!out || !tl_work_name(type) || (mode != TL_MODE_LIGHT && mode != TL_MODE_FULL) ||
-        !(seconds >= TL_CALIBRATE_MIN_SECONDS && seconds <= TL_CALIBRATE_MAX_SECONDS))
+    if (!out || !tl_work_name(type) ||
+        (mode != TL_MODE_DEFAULT && mode != TL_MODE_LIGHT && mode != TL_MODE_FULL) || !(seconds >= TL_CALIBRATE_MIN_SECONDS && seconds <= TL_CALIBRATE_MAX_SECONDS))
         return TL_EINVAL;
+    mode = tl_mode_effective(type, mode);   /* zero: the mode policy */
     memset(out, 0, sizeof *out);
     out->work = type;
     out->mode = type == TL_WORK_SHA3_256 ? TL_MODE_LIGHT : mode;

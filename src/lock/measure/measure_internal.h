@@ -1,13 +1,9 @@
 /* SPDX-License-Identifier: ISC */
 /* src/lock/measure/measure_internal.h — the internals of measurement
  * (docs/DESIGN.md §4, room measure/): what the calibration, the floor,
- * the mode policy, the promise and the container's notice share. */
+ * the promise and the container's notice share. */
 #ifndef RXLOCK_MEASURE_INTERNAL_H
 #define RXLOCK_MEASURE_INTERNAL_H
 #include "lock/core/core_internal.h"
 #include "rxlock/calibrate.h"
-
-/* 1 when `copies` more full-mode RandomX datasets (cache + margin included)
- * fit here by tl_mode_resolve's checks, else 0 (mode.c). */
-int tl_full_fits(unsigned copies);
 #endif

@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: ISC */
-/* src/lock/measure/mode.c — issue 19: the one mode policy (tl_mode_resolve).
+/* src/lock/core/mode.c — issue 19: the one mode policy (tl_mode_resolve).
  * RandomX runs in full mode (2080 MiB dataset + 256 MiB cache) when that
  * memory can be had here, else in light mode, which is several times
  * slower (TL_FULL_LIGHT_RATIO, a recorded figure).  "Can be had" is four
@@ -12,7 +12,7 @@
  * touched and unmapped at once (the kernel's overcommit accounting and
  * RLIMIT_AS decide it; no page is used).  Every caller (calibrate, lock,
  * lock FILE, solve, unlock, inspect, plan, group) goes through here. */
-#include "measure_internal.h"
+#include "core_internal.h"
 #include "rxlock/rx.h"
 #include <stdio.h>
 #include <stdlib.h>
@@ -125,13 +125,13 @@ double tl_full_light_ratio(tl_work_type work) {
 }
 
 int tl_mode_resolve(tl_work_type work, int requested, tl_mode_choice *out) {
-    if (!out || !tl_work_name(work) || requested < -1 || requested > TL_MODE_FULL) return TL_EINVAL;
+    if (!out || !tl_work_name(work) || requested > TL_MODE_FULL) return TL_EINVAL;
     memset(out, 0, sizeof *out);
     out->need_bytes = NEED_BYTES;
     out->avail_bytes = UINT64_MAX;
     out->ratio = tl_full_light_ratio(work);
     if (work == TL_WORK_SHA3_256) { out->mode = TL_MODE_LIGHT; out->why = "no mode"; return TL_OK; }
-    if (requested >= 0) {
+    if (requested == TL_MODE_LIGHT || requested == TL_MODE_FULL) {
         out->mode = (tl_mode)requested;
         out->forced = 1;
         out->why = "--mode";
@@ -145,4 +145,10 @@ int tl_mode_resolve(tl_work_type work, int requested, tl_mode_choice *out) {
     out->mode = TL_MODE_LIGHT;
     out->low_memory = 1;
     return TL_OK;
+}
+
+tl_mode tl_mode_effective(tl_work_type work, tl_mode m) {
+    if (m == TL_MODE_LIGHT || m == TL_MODE_FULL) return m;
+    tl_mode_choice mc;
+    return tl_mode_resolve(work, TL_MODE_DEFAULT, &mc) == TL_OK ? mc.mode : TL_MODE_LIGHT;
 }
