@@ -448,7 +448,10 @@ int tl_plan_task(const char *dir, uint32_t task, const tl_task_opts *o, tl_task_
             int r = run_one(&c, w, pend + b0, jobs + b0, bn, 0);
             sodium_memzero(jobs + b0, bn * sizeof *jobs);
             tl_work_free_vm(w);
-            /* exit status = -code: every error code (-1..-214, docs/DESIGN.md) fits in 1..254 */
+            /* exit status = -code for the engine, time-lock and age ranges
+             * (-1..-299 of include/rxlock/error.h; those a task raises fit in
+             * 1..254); anything else, a post-quantum code included, reads as
+             * 255: a worker failure (TL_EWORKER) */
             _exit(r == TL_OK ? 0 : r < 0 && r > -255 ? -r : 255);
         }
         pids[k] = pid;
