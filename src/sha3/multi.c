@@ -9,6 +9,7 @@
 #include <stdatomic.h>
 #include <stdlib.h>
 #include <string.h>
+#include "util/le.h"
 
 /* One lane: the selected single-chain backend's counter chain. */
 static void portable_multi_chain_ctr(sha3_lanes *st, uint64_t steps) {
@@ -72,13 +73,13 @@ void sha3_chain_ctr_multi_with(const sha3_multi_impl *impl, size_t n, const uint
             sha3_prefix_lanes(pre, prefix[src]);
             for (int j = 0; j < 8; j++) st.pre[j][c] = pre[j];
             st.ctr[c] = i0[src];
-            for (int k = 0; k < 4; k++) st.x[k][c] = sha3_load64_le(d[src] + 8 * k);
+            for (int k = 0; k < 4; k++) st.x[k][c] = util_load64le(d[src] + 8 * k);
             volatile uint64_t *v = pre;
             for (int j = 0; j < 8; j++) v[j] = 0;
         }
         impl->chain_ctr(&st, steps);
         for (size_t c = 0; c < L && base + c < n; c++)
-            for (int k = 0; k < 4; k++) sha3_store64_le(d[base + c] + 8 * k, st.x[k][c]);
+            for (int k = 0; k < 4; k++) util_store64le(d[base + c] + 8 * k, st.x[k][c]);
     }
     /* prefixes can hold a key and the chain values are secrets: clear them */
     volatile uint64_t *v = &st.pre[0][0];
