@@ -8,6 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "util/le.h"
+#include <sodium.h>
 
 static const sha3_impl *const impls[] = {
 #if defined(SHA3_HAVE_ARMV8_SHA3)
@@ -64,9 +65,8 @@ void sha3_chain_ctr_with(const sha3_impl *impl, const uint8_t prefix[60], uint64
     impl->chain_ctr(pre, i0, steps, x);
     for (int i = 0; i < 4; i++) util_store64le(d + 8 * i, x[i]);
     /* the prefix can hold a key and x a secret chain value: clear them */
-    volatile uint64_t *v = pre, *w = x;
-    for (int i = 0; i < 8; i++) v[i] = 0;
-    for (int i = 0; i < 4; i++) w[i] = 0;
+    sodium_memzero(pre, sizeof pre);
+    sodium_memzero(x, sizeof x);
 }
 
 void sha3_chain_ctr(const uint8_t prefix[60], uint64_t i0, uint64_t steps, uint8_t d[32]) {

@@ -6,6 +6,7 @@
 #include "rxlock/sha3.h"
 #include "sha3/internal.h"
 #include "util/le.h"
+#include <sodium.h>
 
 typedef struct {
     uint64_t s[25];
@@ -50,8 +51,7 @@ static void finish(sponge *c, uint8_t out[32]) {
     c->impl->permute(c->s);
     for (int i = 0; i < 4; i++) util_store64le(out + 8 * i, c->s[i]);
     /* The state of a keyed hash can be secret (K ‖ m): clear it. */
-    volatile uint64_t *v = c->s;
-    for (int i = 0; i < 25; i++) v[i] = 0;
+    sodium_memzero(c->s, sizeof c->s);
 }
 
 void sha3_256_2_with(const sha3_impl *impl, uint8_t out[32],

@@ -9,6 +9,7 @@
 #include "rxlock/sha3.h"
 #include "sha3/internal.h"
 #include "util/le.h"
+#include <sodium.h>
 
 #define DOMAIN_SHA3  0x06u   /* 01 then the first pad bit   */
 #define DOMAIN_SHAKE 0x1fu   /* 1111 then the first pad bit */
@@ -77,8 +78,7 @@ void sha3_xof_squeeze(sha3_xof *c, void *out, size_t len) {
 }
 
 void sha3_xof_wipe(sha3_xof *c) {
-    volatile uint64_t *v = c->s;
-    for (int i = 0; i < 25; i++) v[i] = 0;
+    sodium_memzero(c->s, sizeof c->s);
     c->pos = 0;
 }
 
