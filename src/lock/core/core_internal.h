@@ -8,22 +8,12 @@
 #include <stddef.h>
 #include <stdint.h>
 
-static inline void tl_put32(uint8_t *p, uint32_t v) {
-    for (int k = 0; k < 4; k++) p[k] = (uint8_t)(v >> (8 * k));
-}
-static inline void tl_put64(uint8_t *p, uint64_t v) {
-    for (int k = 0; k < 8; k++) p[k] = (uint8_t)(v >> (8 * k));
-}
-static inline uint32_t tl_get32(const uint8_t *p) {
-    uint32_t v = 0;
-    for (int k = 3; k >= 0; k--) v = (v << 8) | p[k];
-    return v;
-}
-static inline uint64_t tl_get64(const uint8_t *p) {
-    uint64_t v = 0;
-    for (int k = 7; k >= 0; k--) v = (v << 8) | p[k];
-    return v;
-}
+/* Little-endian loads and stores: the one header (util/le.h). */
+#include "util/le.h"
+#define tl_put32 util_store32le
+#define tl_put64 util_store64le
+#define tl_get32 util_load32le
+#define tl_get64 util_load64le
 
 /* k_g = BLAKE2b-256(key = e_g, msg = "rxlock/wrap/v1" || P || u32le(g)) */
 int tl_wrap_key(uint8_t k[32], const uint8_t e[32], const uint8_t id[16], uint32_t g);
