@@ -16,6 +16,9 @@
 #   static         build/static/rxlock: the CLI as a static PIE (Debian's
 #                  libsodium.a and libjansson.a, glibc), for the container image
 #   image          the container image rxlock:VERSION (tools/container.sh build)
+#   web            the beacon's web page into build/web/ (npm ci of
+#                  web/package-lock.json into build/web-npm, esbuild bundle);
+#                  make install installs it when built; make all never needs npm
 VERSION   := 0.1.0
 PREFIX    ?= /usr/local
 DESTDIR   ?=
@@ -65,12 +68,15 @@ BENCH_BIN := $(BENCH_SRC:bench/%.c=$(BUILD)/bench/%)
 PROGRESS_OBJ := $(BUILD)/obj/src/cli/progress.o
 BENCH_HOBJ := $(BENCH_HELPERS:%.c=$(BUILD)/obj/%.o)
 
-.PHONY: all deps check check-full check-mlkem-1m check-sanitize demo bench fuzz fuzz-build fuzz-targets install clean tests lint-man static image
+.PHONY: web all deps check check-full check-mlkem-1m check-sanitize demo bench fuzz fuzz-build fuzz-targets install clean tests lint-man static image
 all: $(BUILD)/librxlock.a $(BUILD)/librxlock.so $(BUILD)/rxlock
 
 $(BUILD)/obj/%.o: %.c
 	@mkdir -p $(dir $@)
 	$(CC) $(CFLAGS) -MMD -MP -c $< -o $@
+
+# the installed web page's directory, the last place cli_beacon_web_publish looks
+$(BUILD)/obj/src/cli/beacon_web.o: CFLAGS += -DRXLOCK_WEB_DIR_BUILT='"$(PREFIX)/share/rxlock/web"'
 
 $(BUILD)/tobj/%.o: %.c
 	@mkdir -p $(dir $@)
@@ -200,6 +206,32 @@ install: all
 	install -d $(DESTDIR)$(PREFIX)/share/doc/rxlock
 	install -m 644 LICENSE README.md $(DESTDIR)$(PREFIX)/share/doc/rxlock/
 	sed -e 's|@PREFIX@|$(PREFIX)|g' -e 's|@VERSION@|$(VERSION)|g' rxlock.pc.in > $(DESTDIR)$(PREFIX)/lib/pkgconfig/rxlock.pc
+	@# the beacon's web page, when make web built it
+	if [ -f $(BUILD)/web/app.js ]; then install -d $(DESTDIR)$(PREFIX)/share/rxlock/web && \
+	  install -m 644 $(WEB_OUT) $(DESTDIR)$(PREFIX)/share/rxlock/web/; fi
+
+# The beacon's web page (docs/DESIGN.md, "Beacon web page"): the pinned npm
+# packages (typage, @noble/curves, esbuild) go into the git-ignored
+# build/web-npm from web/package-lock.json (no install scripts run), esbuild
+# bundles web/src/ into one app.js; index.html and style.css are copied.
+WEB_NPM := $(BUILD)/web-npm
+WEB_OUT := $(BUILD)/web/index.html $(BUILD)/web/app.js $(BUILD)/web/style.css
+web: $(WEB_OUT)
+
+$(WEB_NPM)/.installed: web/package.json web/package-lock.json
+	@mkdir -p $(WEB_NPM)
+	cp web/package.json web/package-lock.json $(WEB_NPM)/
+	cd $(WEB_NPM) && npm ci --no-audit --no-fund --ignore-scripts
+	@touch $@
+
+$(BUILD)/web/app.js: $(wildcard web/src/*.js) $(WEB_NPM)/.installed
+	@mkdir -p $(dir $@)
+	NODE_PATH=$(abspath $(WEB_NPM))/node_modules $(WEB_NPM)/node_modules/.bin/esbuild web/src/app.js \
+	  --bundle --format=iife --target=es2020 --minify --legal-comments=eof --log-level=warning --outfile=$@
+
+$(BUILD)/web/%: web/%
+	@mkdir -p $(dir $@)
+	cp $< $@
 
 lint-man:
 	@if command -v mandoc >/dev/null 2>&1; then mandoc -T lint -W all docs/rxlock.1; \
