@@ -289,7 +289,7 @@ async function doDecrypt(ev) {
         throw new Error(`${f.name} is a damaged armored age file (${e.message})`);
       }
     } else if (!head.startsWith('age-encryption.org/v1\n')) {
-      throw new Error(`${f.name} is not an age file (wrong file?)`);
+      throw new Error(`${f.name} is not an age file; pick the .age file you were given`);
     }
     const epochs = st.body.epochs;
     let chosen = $('dec-epoch').value;
