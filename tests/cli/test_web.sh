@@ -51,7 +51,7 @@ grep -q '^PASS' feed_test.out || { fail "feed.js test printed nothing"; cat feed
 
 # a beacon public directory: the page, a signed feed, epoch 0's identities
 mkdir keys pub
-for e in 0 1 2; do
+for e in 0 1 2 3 4 5; do
   "$R" keygen -o "keys/e$e-classic.key" > "keys/e$e-classic.rcp" 2>/dev/null
   "$R" keygen --pq -o "keys/e$e-pq.key" > "keys/e$e-pq.rcp" 2>/dev/null
 done
@@ -86,25 +86,25 @@ head -c 3000 /dev/urandom | base64 > upload.txt
 drive list "$TMP/upload.txt"
 D=out/dl
 # what the page encrypted opens with rxlock and with Debian's age
-printf 'hello from the browser, to epoch 1\n' > msg1
-check "rxlock decrypt opens the page's message (epoch 1, classic)" \
-  "$R" decrypt -i keys/e1-classic.key -o m1.rx "$D/message.txt.epoch-1.age"
+printf 'hello from the browser, to epoch 4\n' > msg1
+check "rxlock decrypt opens the page's message (epoch 4, classic)" \
+  "$R" decrypt -i keys/e4-classic.key -o m1.rx "$D/message.txt.epoch-4.age"
 check "  same text" cmp -s msg1 m1.rx
-check "age -d opens the page's message" age -d -i keys/e1-classic.key -o m1.age "$D/message.txt.epoch-1.age"
+check "age -d opens the page's message" age -d -i keys/e4-classic.key -o m1.age "$D/message.txt.epoch-4.age"
 check "  same text" cmp -s msg1 m1.age
-check "the page's armored post-quantum file is armored" grep -q '^-----BEGIN AGE ENCRYPTED FILE-----' "$D/upload.txt.epoch-1.age"
-check "rxlock decrypt opens it (epoch 1, post-quantum)" \
-  "$R" decrypt -i keys/e1-pq.key -o up.rx "$D/upload.txt.epoch-1.age"
+check "the page's armored post-quantum file is armored" grep -q '^-----BEGIN AGE ENCRYPTED FILE-----' "$D/upload.txt.epoch-4.age"
+check "rxlock decrypt opens it (epoch 4, post-quantum)" \
+  "$R" decrypt -i keys/e4-pq.key -o up.rx "$D/upload.txt.epoch-4.age"
 check "  same bytes" cmp -s upload.txt up.rx
 check "the classic identity does not open the post-quantum file" \
-  sh -c "! '$R' decrypt -i keys/e1-classic.key -o nope '$D/upload.txt.epoch-1.age' 2>/dev/null"
+  sh -c "! '$R' decrypt -i keys/e4-classic.key -o nope '$D/upload.txt.epoch-4.age' 2>/dev/null"
 
-# a file encrypted by rxlock to epoch 1 opens in the page once it is solved
-printf 'sealed by the CLI for epoch 1\n' > cli.txt
-check "rxlock encrypt to epoch 1's recipient" "$R" encrypt -r "$(cat keys/e1-classic.rcp)" -o from-cli.age cli.txt
-check "epoch 1 solved, identities published" node "$SRC/tests/web/mkfeed.mjs" solve pub keys 1
+# a file encrypted by rxlock to epoch 4 opens in the page once it is solved
+printf 'sealed by the CLI for epoch 4\n' > cli.txt
+check "rxlock encrypt to epoch 4's recipient" "$R" encrypt -r "$(cat keys/e4-classic.rcp)" -o from-cli.age cli.txt
+check "epoch 4 solved, identities published" node "$SRC/tests/web/mkfeed.mjs" solve pub keys 4
 drive decrypt "$TMP/from-cli.age" "$TMP/cli.txt"
-check "an armored post-quantum file opens too" "$R" encrypt -a -r "$(cat keys/e1-pq.rcp)" -o from-cli-pq.age cli.txt
+check "an armored post-quantum file opens too" "$R" encrypt -a -r "$(cat keys/e4-pq.rcp)" -o from-cli-pq.age cli.txt
 drive decrypt "$TMP/from-cli-pq.age" "$TMP/cli.txt"
 
 # the signature banner

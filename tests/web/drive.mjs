@@ -73,8 +73,8 @@ try {
       e: t.dataset.epoch, state: t.dataset.state, text: t.textContent,
       ids: [...t.querySelectorAll('a')].map((x) => x.getAttribute('href')),
       times: t.querySelectorAll('time').length, countdowns: t.querySelectorAll('.countdown').length })));
-    check(rows.length === 3, `three epochs listed (${rows.length})`);
-    check(rows.map((r) => r.state).join() === 'solved,released,scheduled', `states in order (${rows.map((r) => r.state)})`);
+    check(rows.length === 6, `six epochs listed (${rows.length})`);
+    check(rows.map((r) => r.state).join() === 'solved,released,released,released,scheduled,scheduled', `states in order (${rows.map((r) => r.state)})`);
     check(rows.every((r) => r.times >= 3 && r.countdowns === 2), 'each epoch shows its times and two countdowns');
     check(rows[0] && rows[0].ids.join() === 'identities/0-classic.txt,identities/0-pq.txt', 'the solved epoch links its identities');
     check(rows[1] && rows[1].ids.length === 0 && /expected about/.test(rows[1].text), 'an unsolved epoch says when its identity is expected');
@@ -99,25 +99,26 @@ try {
 
     // the epoch choice rule (the same as rxlock encrypt --open-after)
     check((await text('#enc-choice')).startsWith('Pick'), 'no date yet: asks for one');
+    // epochs 1-3 are released (encrypt_until passed): in 1 h gives 4, in 4 h gives 5
     await setWhen(now + 3600);
-    check(/^Epoch 1:/.test(await text('#enc-choice')), `in 1 h: epoch 1 (${await text('#enc-choice')})`);
+    check(/^Epoch 4:/.test(await text('#enc-choice')), `in 1 h: epoch 4 (${await text('#enc-choice')})`);
     await setWhen(now + 4 * 3600);
-    check(/^Epoch 2:/.test(await text('#enc-choice')), 'in 4 h: epoch 2');
+    check(/^Epoch 5:/.test(await text('#enc-choice')), 'in 4 h: epoch 5');
     await setWhen(now + 30 * 3600);
     check(/^No classic epoch/.test(await text('#enc-choice')), 'past the last epoch: says none opens that late');
     await page.click('#enc-go');
     let r = await result('enc-result');
     check(r.kind === 'error' && /no epoch/.test(r.text), `encrypting then is refused, said plainly (${r.text})`);
 
-    // encrypt text, binary, classic -> OUTDIR/dl/message.txt.epoch-1.age
+    // encrypt text, binary, classic -> OUTDIR/dl/message.txt.epoch-4.age
     await setWhen(now + 3600);
-    await page.type('#enc-text', 'hello from the browser, to epoch 1\n');
+    await page.type('#enc-text', 'hello from the browser, to epoch 4\n');
     await clearResult('enc-result');
     await page.click('#enc-go');
     r = await result('enc-result');
-    check(r.kind === 'ok' && /epoch 1 \(classic\)/.test(r.text), `encrypted to epoch 1 (${r.text.slice(0, 60)})`);
+    check(r.kind === 'ok' && /epoch 4 \(classic\)/.test(r.text), `encrypted to epoch 4 (${r.text.slice(0, 60)})`);
     await page.click('#enc-download');
-    check(await download('message.txt.epoch-1.age'), 'the age file downloads, named by its epoch');
+    check(await download('message.txt.epoch-4.age'), 'the age file downloads, named by its epoch');
     // the picture for docs/: the epochs and a message just encrypted
     const bottom = await page.$eval('#enc-result', (e) => e.getBoundingClientRect().bottom + window.scrollY + 12);
     await page.screenshot({ path: `${out}/page.png`, clip: { x: 0, y: 0, width: 1280, height: Math.ceil(bottom) } });
@@ -132,18 +133,18 @@ try {
     await page.click('#enc-go');
     r = await result('enc-result');
     const fname = a1.split('/').pop();
-    check(r.kind === 'ok' && /epoch 1 \(post-quantum\)/.test(r.text), `file encrypted, post-quantum (${r.text.slice(0, 60)})`);
+    check(r.kind === 'ok' && /epoch 4 \(post-quantum\)/.test(r.text), `file encrypted, post-quantum (${r.text.slice(0, 60)})`);
     const armored = await page.$eval('#enc-armored', (e) => e.value);
     check(armored.startsWith('-----BEGIN AGE ENCRYPTED FILE-----'), 'armored text shown');
     await page.click('#enc-download');
-    check(await download(`${fname}.epoch-1.age`), 'the armored file downloads');
+    check(await download(`${fname}.epoch-4.age`), 'the armored file downloads');
 
     // decrypt before the identity is out, and a wrong file
     const dec = await page.$('#dec-file');
-    await dec.uploadFile(`${out}/dl/message.txt.epoch-1.age`);
+    await dec.uploadFile(`${out}/dl/message.txt.epoch-4.age`);
     await page.click('#dec-go');
     r = await result('dec-result');
-    check(r.kind === 'wait' && /Epoch 1 is not solved yet/.test(r.text), `before solving: says when (${r.text.slice(0, 70)})`);
+    check(r.kind === 'wait' && /Epoch 4 is not solved yet/.test(r.text), `before solving: says when (${r.text.slice(0, 70)})`);
     await dec.uploadFile(a1);
     await clearResult('dec-result');
     await page.click('#dec-go');

@@ -119,7 +119,7 @@ function render() {
     return;
   }
   const bc = b.beacon;
-  $('beacon-about').replaceChildren(`One epoch every ${fmtDuration(bc.every)}, ${bc.work || 'randomx-v2'}, ` +
+  $('beacon-about').replaceChildren(`One epoch every ${fmtDuration(bc.every)}, ${bc.work}, ` +
     `kinds: ${bc.kinds.map((k) => KIND_TEXT[k]).join(' and ')}; feed updated `, timeEl(b.updated), '.');
   const epochs = [...b.epochs].sort((x, y) => x.index - y.index);
   if (!epochs.length) rows.append(el('tr', {}, el('td', { colspan: '7', text: 'This beacon has no epochs yet.' })));
@@ -141,7 +141,7 @@ function render() {
       el('td', { 'data-label': 'State' }, el('span', { class: `state ${e.state}`, text: STATE_TEXT[e.state] })),
       el('td', { 'data-label': 'Released' }, timeEl(e.release)),
       el('td', { 'data-label': 'Earliest opening' }, timeEl(e.earliest_opening), el('br'), countdownEl(e.earliest_opening)),
-      el('td', { 'data-label': 'About' }, timeEl(e.about_opening), el('br'), countdownEl(e.about_opening)),
+      el('td', { 'data-label': 'About' }, timeEl(e.about_opening), el('br'), countdownEl(e.about_opening), sealedNote(e)),
       el('td', { 'data-label': 'Recipients' }, recips),
       el('td', { 'data-label': 'Identity' }, ids)));
   }
@@ -152,6 +152,15 @@ function render() {
   }
   updateEncryptChoice();
   fillDecryptEpochs();
+}
+
+// The sealed release: when the epoch opens should the operator publish
+// nothing more (its puzzle is sealed to an earlier epoch's key).
+function sealedNote(e) {
+  const ops = e.keys.map((k) => k.sealed && k.sealed.opening).filter((t) => t !== null && t !== undefined);
+  if (!ops.length) return null;
+  return el('div', { class: 'hint sealed', title: 'The puzzle is sealed to an earlier epoch: it opens even if the beacon stops' },
+    'without the operator: about ', timeEl(Math.max(...ops)));
 }
 
 function fmtDuration(s) {

@@ -6,7 +6,7 @@
 // No DOM here: tests/web/feed_test.mjs runs it under Node.
 import { ed25519 } from '@noble/curves/ed25519.js';
 
-export const FEED_MAX = 4 * 1024 * 1024;          // bytes of feed.json read at most
+export const FEED_MAX = 8 * 1024 * 1024;          // bytes of feed.json read at most
 export const FEED_CONTEXT = 'rxlock/beacon-feed/v1';
 const DEPTH_MAX = 16;
 
@@ -106,44 +106,100 @@ export async function ed25519Verify(pub, sig, msg) {
   try { return ed25519.verify(sig, msg, pub, { zip215: false }); } catch { return false; }
 }
 
-const isInt = (v) => Number.isSafeInteger(v);
+const MAX_TIME = 2 ** 53 - 2 ** 42;
+const MAX_PERIOD = 2 ** 40;
+const MAX_EPOCHS = 1024;
+const RECIPIENT_MAX = 1983;
+const WORKS = ['randomx-v2', 'randomx-v1', 'sha3-256'];
+const isInt = (v, lo, hi) => Number.isSafeInteger(v) && v >= lo && v <= hi;
 const isHex = (v, n) => typeof v === 'string' && v.length === n && /^[0-9a-f]*$/.test(v);
-const isPath = (v) => typeof v === 'string' && /^[A-Za-z0-9._-]+(\/[A-Za-z0-9._-]+)*$/.test(v) &&
-  !v.split('/').some((p) => p === '.' || p === '..');
+// "dir/NAME", NAME of [0-9A-Za-z.-] without ".." (relative to public/)
+const isPath = (v, dir) => typeof v === 'string' && v.startsWith(dir + '/') &&
+  /^[0-9A-Za-z.-]+$/.test(v.slice(dir.length + 1)) && !v.includes('..');
 
-// The body's shape (what this page relies on; other keys are allowed and
-// ignored, they are covered by the signature all the same).  Throws with
-// the first problem.
+function need(ok, what) { if (!ok) throw new Error(`feed: ${what}`); }
+function exactKeys(o, keys, what) {
+  need(o !== null && typeof o === 'object' && !Array.isArray(o), `${what} is not an object`);
+  const have = Object.keys(o);
+  for (const k of have) need(keys.includes(k), `${what}: unknown key "${k}"`);
+  for (const k of keys) need(have.includes(k), `${what}: missing key "${k}"`);
+}
+
+// The schedule arithmetic (docs/FORMAT.md, "Beacon feed"), to check the
+// times the feed lists against its own schedule.
+function schedule(bc) {
+  const total = BigInt(bc.groups) * BigInt(bc.steps);
+  const F = (total * 1000n + BigInt(bc.floor.rate_mhps) - 1n) / BigInt(bc.floor.rate_mhps);
+  let A = F;
+  if (bc.assumed_rate_mhps) {
+    const ms = (total * 1000000n + BigInt(bc.assumed_rate_mhps) - 1n) / BigInt(bc.assumed_rate_mhps) + BigInt(bc.setup_ms);
+    A = (ms + 999n) / 1000n;
+  }
+  const k = F / BigInt(bc.every);
+  return { F: Number(F), A: Number(A), k: Number(k) };
+}
+
+// The body, as strictly as rxlock's own reader: exact keys, types and
+// bounds, keys one per kind in beacon.kinds' order, states that agree with
+// the published paths, strictly increasing indices, times and sealing
+// epochs that agree with the schedule.  Throws with the first problem.
 export function checkBody(b) {
-  const need = (ok, what) => { if (!ok) throw new Error(`feed: ${what}`); };
-  need(b && typeof b === 'object' && !Array.isArray(b), 'body is not an object');
+  exactKeys(b, ['beacon', 'updated', 'epochs'], 'body');
   const bc = b.beacon;
-  need(bc && typeof bc === 'object', 'no "beacon" object');
+  exactKeys(bc, ['signer', 'work', 'groups', 'steps', 'every', 'opens_after', 'start', 'ahead', 'kinds', 'floor',
+    'assumed_rate_mhps', 'setup_ms', 'floor_seconds', 'about_seconds', 'seal_links'], 'beacon');
+  exactKeys(bc.floor, ['rate_mhps', 'row'], 'beacon.floor');
   need(isHex(bc.signer, 64), 'beacon.signer is not 64 hex digits');
-  need(isInt(bc.every) && bc.every > 0, 'beacon.every is not a positive integer');
-  need(isInt(bc.start), 'beacon.start is not an integer');
-  need(Array.isArray(bc.kinds) && bc.kinds.length > 0 && bc.kinds.every((k) => k === 'classic' || k === 'pq'),
-       'beacon.kinds is not a list of "classic" / "pq"');
-  need(isInt(b.updated), '"updated" is not an integer');
-  need(Array.isArray(b.epochs), '"epochs" is not a list');
+  need(WORKS.includes(bc.work), 'beacon.work is unknown');
+  need(isInt(bc.groups, 1, 4096) && isInt(bc.steps, 1, 2 ** 40) && bc.groups * bc.steps <= 2 ** 48, 'beacon.groups / steps out of range');
+  need(isInt(bc.every, 1, MAX_PERIOD) && isInt(bc.opens_after, 0, MAX_PERIOD), 'beacon.every / opens_after out of range');
+  need(isInt(bc.start, 0, MAX_TIME - 1) && isInt(bc.ahead, 1, 1024), 'beacon.start / ahead out of range');
+  need(isInt(bc.floor.rate_mhps, 1, 2 ** 53 - 1) && typeof bc.floor.row === 'string', 'beacon.floor out of range');
+  need(isInt(bc.assumed_rate_mhps, 0, 2 ** 53 - 1) && isInt(bc.setup_ms, 0, 2 ** 40 - 1), 'beacon rates out of range');
+  const kinds = bc.kinds;
+  need(Array.isArray(kinds) && ['classic', 'pq', 'classic,pq'].includes(kinds.join()), 'beacon.kinds is not ["classic"], ["pq"] or ["classic","pq"]');
+  const sch = schedule(bc);
+  need(bc.floor_seconds === sch.F && bc.about_seconds === sch.A && bc.seal_links === sch.k,
+       'floor_seconds / about_seconds / seal_links disagree with the schedule');
+  need(isInt(b.updated, 0, MAX_TIME), '"updated" out of range');
+  need(Array.isArray(b.epochs) && b.epochs.length <= MAX_EPOCHS, `"epochs" is not a list of at most ${MAX_EPOCHS}`);
+  let prev = -1;
   for (const e of b.epochs) {
-    need(e && typeof e === 'object' && isInt(e.index) && e.index >= 0, 'an epoch without an integer index');
+    exactKeys(e, ['index', 'state', 'release', 'encrypt_until', 'earliest_opening', 'about_opening', 'keys'], 'epoch');
+    need(isInt(e.index, 0, 4000000) && e.index > prev, 'epoch indices are not strictly increasing');
+    prev = e.index;
     const at = `epoch ${e.index}`;
+    const release = bc.start + e.index * bc.every;
+    need(e.release === release && e.encrypt_until === release && e.earliest_opening === release + sch.F &&
+         e.about_opening === release + sch.A, `${at}: its times disagree with the schedule`);
     need(['scheduled', 'released', 'solved'].includes(e.state), `${at}: unknown state`);
-    for (const t of ['release', 'encrypt_until', 'earliest_opening', 'about_opening']) {
-      need(isInt(e[t]), `${at}: "${t}" is not an integer`);
-    }
-    need(Array.isArray(e.keys) && e.keys.length > 0, `${at}: no keys`);
-    for (const k of e.keys) {
-      need(k && (k.kind === 'classic' || k.kind === 'pq'), `${at}: a key of unknown kind`);
-      const pre = k.kind === 'pq' ? 'age1pq1' : 'age1';
-      need(typeof k.recipient === 'string' && k.recipient.startsWith(pre) &&
-           (k.kind === 'pq' || !k.recipient.startsWith('age1pq1')) && /^[a-z0-9]+$/.test(k.recipient),
-           `${at}: ${k.kind} recipient is not ${pre}...`);
-      need(k.identity === null || k.identity === undefined || isPath(k.identity), `${at}: bad identity path`);
-      if (k.puzzle) need(k.puzzle.path === null || isPath(k.puzzle.path), `${at}: bad puzzle path`);
-      if (k.sealed) need(isPath(k.sealed.path), `${at}: bad sealed path`);
-    }
+    need(Array.isArray(e.keys) && e.keys.length === kinds.length, `${at}: want ${kinds.length} key(s)`);
+    let released = 0, solved = 0;
+    e.keys.forEach((k, q) => {
+      exactKeys(k, ['kind', 'recipient', 'puzzle', 'sealed', 'identity'], `${at}: key`);
+      need(k.kind === kinds[q], `${at}: keys not one per kind in order`);
+      const re = k.kind === 'pq' ? /^age1pq1[02-9ac-hj-np-z]+$/ : /^age1[02-9ac-hj-np-z]{58}$/;
+      need(typeof k.recipient === 'string' && k.recipient.length <= RECIPIENT_MAX && re.test(k.recipient),
+           `${at}: not a ${k.kind} age recipient`);
+      exactKeys(k.puzzle, ['path', 'sha256'], `${at}: puzzle`);
+      need(k.puzzle.path === null || isPath(k.puzzle.path, 'puzzles'), `${at}: puzzle.path: want puzzles/NAME`);
+      need(isHex(k.puzzle.sha256, 64), `${at}: puzzle.sha256 is not 64 hex digits`);
+      need(k.identity === null || isPath(k.identity, 'identities'), `${at}: identity: want identities/NAME`);
+      const seal = e.index >= 1 && sch.k >= 1 ? Math.max(0, e.index - sch.k) : null;
+      if (k.sealed === null) {
+        need(seal === null, `${at}: sealed is null but the sealing rule gives epoch ${seal}`);
+      } else {
+        exactKeys(k.sealed, ['by', 'to', 'path', 'sha256', 'opening'], `${at}: sealed`);
+        need(k.sealed.by === seal, `${at}: sealed.by breaks the sealing rule`);
+        need(k.sealed.to === (kinds.includes('pq') ? 'pq' : 'classic'), `${at}: sealed.to`);
+        need(isPath(k.sealed.path, 'sealed') && isHex(k.sealed.sha256, 64), `${at}: sealed.path / sha256`);
+        need(k.sealed.opening === null || isInt(k.sealed.opening, 0, MAX_TIME), `${at}: sealed.opening`);
+      }
+      released += k.puzzle.path !== null;
+      solved += k.identity !== null;
+    });
+    const state = solved === kinds.length ? 'solved' : released === kinds.length ? 'released' : 'scheduled';
+    need(state === e.state, `${at}: state disagrees with its keys`);
   }
   return b;
 }
