@@ -42,7 +42,7 @@ LDFLAGS   += $(HARDEN_LDFLAGS) $(EXTRA_LDFLAGS)
 LIBS      := $(PKG_LIBS) -lpthread -lm
 TEST_LIBS := $(LIBS) -lcrypto -lrandomx -lstdc++
 
-LIB_SRC   := $(sort $(wildcard src/rx/*.c src/sha3/*.c src/pq/*.c src/age/*.c src/lock/*.c src/util/*.c))
+LIB_SRC   := $(sort $(wildcard src/rx/*.c src/sha3/*.c src/pq/*.c src/age/*.c src/lock/*.c src/lock/*/*.c src/util/*.c))
 CLI_SRC   := $(sort $(wildcard src/cli/*.c))
 # tests/test_api_age.c is built as a library user would build it (below).
 API_TEST  := tests/test_api_age.c
