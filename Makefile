@@ -43,9 +43,11 @@ CFLAGS    += -std=c11 -D_GNU_SOURCE $(OPT) -g $(WARN) $(HARDEN_CFLAGS) $(VIS_CFL
              -DRXLOCK_VERSION='"$(VERSION)"' $(PKG_CFLAGS) $(EXTRA_CFLAGS)
 LDFLAGS   += $(HARDEN_LDFLAGS) $(EXTRA_LDFLAGS)
 LIBS      := $(PKG_LIBS) -lpthread -lm
+# libcurl: only the CLI's beacon fetching (src/cli/beacon_fetch.c) uses it
+CURL_LIBS := $(shell pkg-config --libs libcurl 2>/dev/null || echo -lcurl)
 TEST_LIBS := $(LIBS) -lcrypto -lrandomx -lstdc++
 
-LIB_SRC   := $(sort $(wildcard src/rx/*.c src/sha3/*.c src/pq/*.c src/age/*.c src/lock/*.c src/util/*.c))
+LIB_SRC   := $(sort $(wildcard src/rx/*.c src/sha3/*.c src/pq/*.c src/age/*.c src/lock/*.c src/lock/*/*.c src/util/*.c))
 CLI_SRC   := $(sort $(wildcard src/cli/*.c))
 # tests/test_api_age.c is built as a library user would build it (below).
 API_TEST  := tests/test_api_age.c
@@ -87,7 +89,7 @@ $(BUILD)/librxlock-test.a: $(TLIB_OBJ)
 	ar rcs $@ $^
 
 $(BUILD)/rxlock-test: $(CLI_OBJ) $(BUILD)/librxlock-test.a
-	$(CC) $(LDFLAGS) -pie -o $@ $(CLI_OBJ) $(BUILD)/librxlock-test.a $(LIBS)
+	$(CC) $(LDFLAGS) -pie -o $@ $(CLI_OBJ) $(BUILD)/librxlock-test.a $(LIBS) $(CURL_LIBS)
 
 $(BUILD)/librxlock.a: $(LIB_OBJ)
 	@rm -f $@
@@ -98,14 +100,20 @@ $(BUILD)/librxlock.so: $(LIB_OBJ)
 	ln -sf librxlock.so $(BUILD)/librxlock.so.0
 
 $(BUILD)/rxlock: $(CLI_OBJ) $(BUILD)/librxlock.a
-	$(CC) $(LDFLAGS) -pie -o $@ $(CLI_OBJ) $(BUILD)/librxlock.a $(LIBS)
+	$(CC) $(LDFLAGS) -pie -o $@ $(CLI_OBJ) $(BUILD)/librxlock.a $(LIBS) $(CURL_LIBS)
 
 # A static PIE: no shared library at run time (a FROM scratch image).
 STATIC_LIBS := $(shell pkg-config --static --libs $(PKGS) 2>/dev/null || echo -lsodium -ljansson) -lpthread -lm
-static: $(BUILD)/static/rxlock
-$(BUILD)/static/rxlock: $(CLI_OBJ) $(BUILD)/librxlock.a
+# No libcurl in it: beacon_fetch.c is built with -DRXLOCK_NO_CURL (URLs are
+# refused with a message saying so; directories still work).
+STATIC_CLI_OBJ := $(filter-out $(BUILD)/obj/src/cli/beacon_fetch.o,$(CLI_OBJ)) $(BUILD)/sobj/src/cli/beacon_fetch.o
+$(BUILD)/sobj/%.o: %.c
 	@mkdir -p $(dir $@)
-	$(CC) $(LDFLAGS) -static-pie -o $@ $(CLI_OBJ) $(BUILD)/librxlock.a $(STATIC_LIBS)
+	$(CC) $(CFLAGS) -DRXLOCK_NO_CURL -MMD -MP -c $< -o $@
+static: $(BUILD)/static/rxlock
+$(BUILD)/static/rxlock: $(STATIC_CLI_OBJ) $(BUILD)/librxlock.a
+	@mkdir -p $(dir $@)
+	$(CC) $(LDFLAGS) -static-pie -o $@ $(STATIC_CLI_OBJ) $(BUILD)/librxlock.a $(STATIC_LIBS)
 
 image: static
 	@sh tools/container.sh build $(BUILD)/static/rxlock

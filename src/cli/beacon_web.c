@@ -1,8 +1,14 @@
 /* SPDX-License-Identifier: ISC */
-/* src/cli/beacon_web.c — cli_beacon_web_publish: finds the built web page
- * (make web; make install puts it in PREFIX/share/rxlock/web) and copies
- * its three files into a beacon's public directory, atomically. */
-#include "cli/beacon_web.h"
+/* src/cli/beacon_web.c — cli_beacon_web_publish (declared in beacon_cli.h):
+ * finds the built web page and copies its three files (index.html, app.js,
+ * style.css) into a beacon's public directory, each replaced atomically
+ * (temp file, fsync, rename, fsync of the directory).  It looks in the
+ * first directory holding all three of: $RXLOCK_WEB_DIR (when set, only
+ * there); web/ beside the running binary (the build tree: build/rxlock,
+ * build/web, made by `make web`); ../share/rxlock/web beside the binary's
+ * directory (an installed tree); PREFIX/share/rxlock/web as built.  When
+ * none holds the page it prints one note and publishes nothing (0). */
+#include "cli/beacon_cli.h"
 #include "util/util.h"
 #include <errno.h>
 #include <limits.h>
