@@ -58,8 +58,9 @@ int bcn_src_open(bcn_src *s, const char *arg);
  * bytes.  0 ok (*buf malloc'd, NUL-terminated), 1 not there (404 / no
  * file), -1 error (err says why). */
 int bcn_fetch(const bcn_src *s, const char *rel, size_t max, uint8_t **buf, size_t *len, char *err, size_t errlen);
-/* Fetch and check feed.json (pin: the signer's key, or NULL: warn that
- * nothing pins it, unless quiet_pin).  CLI_OK, CLI_FAIL or CLI_VERIFY. */
+/* Fetch and check feed.json (pin: the signer's key; NULL: on the beacon's
+ * own DIR its beacon.json's signer, else warn that nothing pins it, unless
+ * quiet_pin).  CLI_OK, CLI_FAIL or CLI_VERIFY. */
 int bcn_feed_load(const bcn_src *s, const uint8_t *pin, int quiet_pin, tl_beacon_feed **f);
 /* 1 when this build fetches URLs (libcurl), else 0. */
 int bcn_url_supported(void);

@@ -136,10 +136,16 @@ int bcn_fetch(const bcn_src *s, const char *rel, size_t max, uint8_t **buf, size
 }
 
 int bcn_feed_load(const bcn_src *s, const uint8_t *pin, int quiet_pin, tl_beacon_feed **f) {
-    uint8_t *buf = NULL;
+    uint8_t *buf = NULL, own_pin[32];
     size_t len = 0;
     char err[512];
     *f = NULL;
+    if (!pin && s->own) {   /* the beacon's own DIR: its beacon.json names the signer */
+        bcn_dir b;
+        if (bcn_open(&b, s->own_dir) != CLI_OK) return CLI_FAIL;
+        memcpy(own_pin, b.cfg.s.signer, 32);
+        pin = own_pin;
+    }
     int r = bcn_fetch(s, "feed.json", TL_BEACON_MAX_FEED_BYTES, &buf, &len, err, sizeof err);
     if (r == 1) return cli_error("%s/feed.json: no feed there", s->base);
     if (r) return cli_error("%s", err);

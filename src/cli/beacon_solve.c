@@ -303,14 +303,7 @@ int bcn_cmd_solve(int argc, char **argv) {
     if (pinhex && cli_parse_pin(pinhex, pin)) return cli_usage_error("beacon solve", "--signer-pin: want 64 hex digits");
     int rc = bcn_src_open(&sv.src, argv[optind]);
     if (rc) return rc;
-    const uint8_t *pp = pinhex ? pin : NULL;
-    bcn_dir own;
-    if (!pp && sv.src.own) {   /* the beacon's own DIR: its beacon.json names the signer */
-        if (bcn_open(&own, sv.src.own_dir) != CLI_OK) return CLI_FAIL;
-        memcpy(pin, own.cfg.s.signer, 32);
-        pp = pin;
-    }
-    if ((rc = bcn_feed_load(&sv.src, pp, 0, &sv.f)) != CLI_OK) return rc;
+    if ((rc = bcn_feed_load(&sv.src, pinhex ? pin : NULL, 0, &sv.f)) != CLI_OK) return rc;
     char hid[PATH_MAX];
     snprintf(hid, sizeof hid, "%s/.rxlock-beacon", sv.ids);
     if ((mkdir(sv.ids, 0700) != 0 && errno != EEXIST) || (mkdir(hid, 0700) != 0 && errno != EEXIST)) {
