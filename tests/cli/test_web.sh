@@ -60,21 +60,29 @@ check "the test feed" node "$SRC/tests/web/mkfeed.mjs" make pub keys "$NOW"
 PIN=$(cat keys/pin)
 cp "$WEB/index.html" "$WEB/app.js" "$WEB/style.css" pub/
 
-python3 -u -m http.server --bind 127.0.0.1 --directory pub 0 > server.log 2>&1 &
-SERVER=$!
-trap 'kill "$SERVER" 2>/dev/null; rm -rf "$TMP"' EXIT
-PORT=""
-for _ in $(seq 50); do
-  PORT=$(sed -n 's/.*port \([0-9][0-9]*\).*/\1/p' server.log | head -n 1)
-  [ -n "$PORT" ] && break
-  sleep 0.1
-done
-check "the static server is up" test -n "$PORT"
-BASE="http://127.0.0.1:$PORT"
+# serve DIR: a static server for DIR on a free port of 127.0.0.1 (BASE);
+# the previous one stops
+SERVER=""
+trap '[ -n "$SERVER" ] && kill "$SERVER" 2>/dev/null; rm -rf "$TMP"' EXIT
+serve() {
+  [ -n "$SERVER" ] && { kill "$SERVER" 2>/dev/null; wait "$SERVER" 2>/dev/null; }
+  python3 -u -m http.server --bind 127.0.0.1 --directory "$1" 0 > server.log 2>&1 &
+  SERVER=$!
+  PORT=""
+  for _ in $(seq 50); do
+    PORT=$(sed -n 's/.*port \([0-9][0-9]*\).*/\1/p' server.log | head -n 1)
+    [ -n "$PORT" ] && break
+    sleep 0.1
+  done
+  check "a static server for $1" test -n "$PORT"
+  BASE="http://127.0.0.1:$PORT"
+}
+serve pub
+FEEDFILE=$TMP/pub/feed.json
 
 # drive STEP [ARGS]: one browser session; each PASS / FAIL line is a check
 drive() {
-  NPM_DIR="$NPM_DIR" CHROMIUM="$CHROMIUM" PIN="$PIN" NOW="$NOW" FEED="$TMP/pub/feed.json" \
+  NPM_DIR="$NPM_DIR" CHROMIUM="$CHROMIUM" PIN="$PIN" NOW="$NOW" FEED="$FEEDFILE" WHEN="$WHEN" \
     node "$SRC/tests/web/drive.mjs" "$1" "$BASE" "$TMP/out" "$2" "$3" > drive.out 2> drive.err
   while IFS= read -r line; do
     case $line in PASS\ *) ok;; FAIL\ *) fail "web $1: ${line#FAIL }";; esac
@@ -118,6 +126,53 @@ OTHER=$(node -e "console.log('$PIN'.replace(/^./, (c) => c === '0' ? '1' : '0'))
 PIN=$OTHER drive banner bad
 rm pub/feed.json
 drive banner error
+
+# A real beacon (rxlock beacon init / run / solve, the test build for its
+# clock skew: no waiting for release times): beacon run publishes the page;
+# the page lists its epochs, its choice for a date is the CLI's, what it
+# encrypts opens with rxlock and age once the solver publishes the identity,
+# and a file from `rxlock encrypt --feed` opens in the page then (and before
+# that the page says when).
+export RXLOCK_TEST_INSECURE=1
+RT=$RXLOCK_TESTBIN
+printf 'sha3-256 1000 slow test floor\n' > floor.txt          # 2 x 10000 hashes: 20 s at the floor
+start=$(( $(date +%s) + 200 ))
+check "beacon init" sh -c "'$RT' beacon init B --work sha3-256 --groups 2 --steps 10000 --floor-table floor.txt \
+  --every 10s --ahead 3 --start @$start --workers 2 > B.pin 2> B.init"
+check "beacon run --once" sh -c "'$RT' beacon run B --once 2> B.run"
+for f in index.html app.js style.css; do
+  check "beacon run published the page's $f" cmp -s "$WEB/$f" "B/public/$f"
+done
+check "no page, a note (RXLOCK_WEB_DIR without the page)" sh -c "RXLOCK_WEB_DIR='$TMP/nowhere' '$RT' beacon run B --once 2>&1 | grep -q 'web page is not built'"
+PIN=$(cat B.pin)
+FEEDFILE=$TMP/B/public/feed.json
+WHEN=$(( ($(date +%s) + 60) / 60 * 60 ))       # the page's date input has minute steps
+serve B/public
+rm -rf out/dl
+drive beacon
+E=$(sed -n 's/^INFO epoch //p' drive.out)
+check "the page chose an epoch" test -n "$E"
+printf 'sealed by rxlock encrypt --feed\n' > feed.txt
+check "rxlock encrypt --feed --open-after the same date" \
+  sh -c "'$R' encrypt --feed B --signer-pin '$PIN' --open-after @$WHEN -o feed-msg.age feed.txt 2>/dev/null"
+check "  the same epoch as the page ($E)" grep -q "\"epoch\": $E," feed-msg.age.beacon
+drive decrypt "$TMP/feed-msg.age" wait
+check "epoch $E released" sh -c "RXLOCK_TEST_CLOCK_SKEW=\$(( $start + 10 * ${E:-0} + 5 - \$(date +%s) )) '$RT' beacon run B --once 2>/dev/null"
+check "beacon solve publishes the identities" \
+  sh -c "RXLOCK_TEST_CLOCK_SKEW=\$(( $start + 10 * ${E:-0} + 6 - \$(date +%s) )) '$RT' beacon solve B --ids IDS 2> B.solve"
+check "  epoch $E's identity is public" test -s "B/public/identities/$E.txt"
+check "rxlock decrypt opens the page's message to the beacon" \
+  "$R" decrypt -i "IDS/$E.txt" -o bm.rx "out/dl/message.txt.epoch-$E.age"
+printf 'hello from the browser, to a real beacon\n' > bm.want
+check "  same text" cmp -s bm.want bm.rx
+check "age -d opens it too" age -d -i "IDS/$E.txt" -o bm.age "out/dl/message.txt.epoch-$E.age"
+check "  same text" cmp -s bm.want bm.age
+check "rxlock decrypt --feed opens the CLI's file" "$R" decrypt --feed B -o feed.rx feed-msg.age
+drive decrypt "$TMP/feed-msg.age" "$TMP/feed.txt"
+sed 's/"updated":\([0-9]*\)/"updated":1\1/' B/public/feed.json > tampered.json
+check "tamper with the beacon's feed (its updated time)" sh -c "! cmp -s tampered.json B/public/feed.json"
+cp tampered.json B/public/feed.json
+drive banner bad
 
 cp out/page.png out/desktop.png out/phone.png "$SHOTS/" 2>/dev/null
 check "screenshots taken" test -s "$SHOTS/page.png" -a -s "$SHOTS/desktop.png" -a -s "$SHOTS/phone.png"

@@ -8,7 +8,10 @@
 //                OUTDIR/dl, the "not solved yet" and "not an age file" errors,
 //                screenshots OUTDIR/page.png (the top, after an encryption),
 //                OUTDIR/desktop.png (the whole page) and OUTDIR/phone.png
+//       beacon   a real beacon's feed ($FEED): its epochs listed, a message
+//                encrypted to the epoch chosen for $WHEN ("INFO epoch E")
 //       decrypt FILE EXPECT   FILE opens in the page, its text equals EXPECT's
+//                (EXPECT "wait": the page says the epoch is not solved yet)
 //       banner STATUS [nopin] the signature banner says STATUS
 // Every step also checks that the page made no request but GETs under
 // BASE_URL (nothing leaves the browser).
@@ -160,6 +163,27 @@ try {
     check(wide <= 390, `phone-sized viewport: no sideways scrolling (${wide} px)`);
     await page.screenshot({ path: `${out}/phone.png`, fullPage: false });
     check(consoleErrors.length === 0, `no script errors (${consoleErrors.join('; ')})`);
+  } else if (step === 'beacon') {
+    // a real beacon's feed (rxlock beacon run): every epoch listed, the
+    // choice for $WHEN reported ("INFO epoch E") and a message encrypted to it
+    const s = await status();
+    check(s.status === 'pinned', `the beacon's feed verifies against its pin (${s.status}: ${s.text.slice(0, 80)})`);
+    const feed = JSON.parse(readFileSync(process.env.FEED, 'utf8')).feed;
+    const rows = await page.$$eval('#epoch-rows tr', (trs) => trs.map((t) => ({ e: t.dataset.epoch, state: t.dataset.state, text: t.textContent })));
+    check(rows.length === feed.epochs.length && rows.every((r, i) => r.e === String(feed.epochs[i].index) && r.state === feed.epochs[i].state),
+          `the page lists the beacon's ${feed.epochs.length} epochs (${rows.map((r) => r.e + ':' + r.state).join(' ')})`);
+    check(rows.every((r, i) => r.text.includes(feed.epochs[i].keys[0].recipient)), 'with their recipients');
+    await setWhen(Number(process.env.WHEN));
+    const choice = await text('#enc-choice');
+    const m = /^Epoch (\d+):/.exec(choice);
+    check(m !== null, `an epoch is chosen for the date (${choice})`);
+    if (m) console.log(`INFO epoch ${m[1]}`);
+    await page.type('#enc-text', 'hello from the browser, to a real beacon\n');
+    await page.click('#enc-go');
+    const r = await result('enc-result');
+    check(r.kind === 'ok', `encrypted (${r.text.slice(0, 60)})`);
+    await page.click('#enc-download');
+    check(m && await download(`message.txt.epoch-${m[1]}.age`), 'downloaded');
   } else if (step === 'decrypt') {
     const s = await status();
     check(s.status === 'pinned', 'pinned feed verifies');
@@ -167,9 +191,13 @@ try {
     await dec.uploadFile(a1);
     await page.click('#dec-go');
     const r = await result('dec-result');
-    check(r.kind === 'ok', `${a1.split('/').pop()} opens in the page (${r.text.slice(0, 80)})`);
-    const got = await page.$eval('#dec-text', (e) => e.value);
-    check(got === readFileSync(a2, 'utf8'), 'the decrypted text is the original');
+    if (a2 === 'wait') {
+      check(r.kind === 'wait' && /not solved yet.*expected about/.test(r.text), `before its epoch is solved the page says when (${r.text.slice(0, 90)})`);
+    } else {
+      check(r.kind === 'ok', `${a1.split('/').pop()} opens in the page (${r.text.slice(0, 80)})`);
+      const got = await page.$eval('#dec-text', (e) => e.value);
+      check(got === readFileSync(a2, 'utf8'), 'the decrypted text is the original');
+    }
   } else if (step === 'banner') {
     const s = await status();
     check(s.status === a1, `banner: ${a1} (got ${s.status}: ${s.text.slice(0, 90)})`);
