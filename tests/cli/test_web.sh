@@ -174,6 +174,20 @@ check "tamper with the beacon's feed (its updated time)" sh -c "! cmp -s tampere
 cp tampered.json B/public/feed.json
 drive banner bad
 
+# make install puts the page in PREFIX/share/rxlock/web, where the installed
+# binary's beacon run finds it (only where the build is up to date: never rebuild)
+if (cd "$SRC" && make -s -q BUILD="$BR" all 2>/dev/null); then
+  check "make install (DESTDIR) with the page" sh -c "cd '$SRC' && make -s BUILD='$BR' DESTDIR='$TMP/inst' PREFIX=/usr install >/dev/null"
+  for f in index.html app.js style.css; do check "installed share/rxlock/web/$f" cmp -s "$WEB/$f" "inst/usr/share/rxlock/web/$f"; done
+  mkdir I
+  check "the installed rxlock's beacon run publishes the installed page" sh -c "
+    inst/usr/bin/rxlock beacon init I/C --work sha3-256 --groups 2 --steps 10000 --floor-table floor.txt --every 10s \
+      --ahead 1 --start @$(( $(date +%s) + 600 )) >/dev/null 2>&1 &&
+    inst/usr/bin/rxlock beacon run I/C --once 2>/dev/null && cmp -s '$WEB/app.js' I/C/public/app.js"
+else
+  echo "test_web: build not up to date, make install not checked" >&2
+fi
+
 cp out/page.png out/desktop.png out/phone.png "$SHOTS/" 2>/dev/null
 check "screenshots taken" test -s "$SHOTS/page.png" -a -s "$SHOTS/desktop.png" -a -s "$SHOTS/phone.png"
 if [ -n "$RXLOCK_WEB_SCREENSHOT" ]; then
