@@ -248,4 +248,4 @@ lint-man:
 clean:
 	rm -rf build build-san build-fuzz
 
--include $(LIB_OBJ:.o=.d) $(TLIB_OBJ:.o=.d) $(CLI_OBJ:.o=.d) $(TEST_BIN:=.d) $(BENCH_BIN:=.d) $(BENCH_HOBJ:.o=.d) $(FUZZ_BIN:=.d)
+-include $(BUILD)/sobj/src/cli/beacon_fetch.d $(LIB_OBJ:.o=.d) $(TLIB_OBJ:.o=.d) $(CLI_OBJ:.o=.d) $(TEST_BIN:=.d) $(BENCH_BIN:=.d) $(BENCH_HOBJ:.o=.d) $(FUZZ_BIN:=.d)

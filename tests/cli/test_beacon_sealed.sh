@@ -15,16 +15,18 @@ R=$RXLOCK_TESTBIN
 cd "$TMP" || exit 1
 export RXLOCK_TEST_INSECURE=1
 printf 'sha3-256 1000 slow test floor\n' > floor.txt     # 2 x 10000 hashes = 20 s at the floor
-now=$(date +%s); start=$((now + 1000)); skew=1000       # epoch 0's release is 1000 s from now
+now=$(date +%s); start=$((now + 1000))                  # epoch 0's release is 1000 s from now
 init() { d=$1; shift; "$R" beacon init "$d" --work sha3-256 --groups 2 --steps 10000 --floor-table floor.txt \
            --every 10s --ahead 7 --start "@$start" --workers 2 "$@" >"$d.pin" 2>"$d.init"; }
-at() { off=$1; shift; RXLOCK_TEST_CLOCK_SKEW=$off "$R" "$@"; }
+# skew: the test clock's offset that puts it at epoch 0's release (now)
+skew() { echo $((start - $(date +%s))); }
+at_start() { RXLOCK_TEST_CLOCK_SKEW=$(skew) "$R" "$@"; }
 
 check "init" init B
 check "init states the sealing" grep -q 'sealed to epoch max(0, E - 2).*only epoch 0 is operator-only' B.init
 pin=$(cat B.pin)
 # generate ahead, before epoch 0's release: nothing public but sealed files
-expect_rc 0 "run --once before the start" "$R" beacon run B --once
+expect_rc 0 "run --once before the start" "$R" beacon run B --once --gen-rate 1e6
 check "7 epochs generated" test "$(ls B/private/puzzles | wc -l)" -eq 7
 check "no puzzle public before its release" test "$(ls B/public/puzzles | wc -l)" -eq 0
 check "epochs 1..6 sealed at once" test "$(ls B/public/sealed | wc -l)" -eq 6
@@ -36,7 +38,7 @@ rcp6=$(sed -n 's/.*"recipient": "\(age1[a-z0-9]*\)".*/\1/p' msg.age.beacon)
 check "Debian age encrypts to the same epoch" sh -c "age -r '$rcp6' -o msg2.age msg.txt"
 
 # the operator runs, releases epoch 0, and is killed
-RXLOCK_TEST_CLOCK_SKEW=$skew "$R" beacon run B 2>run.log &
+RXLOCK_TEST_CLOCK_SKEW=$(skew) "$R" beacon run B --gen-rate 1e6 2>run.log &
 op=$!
 n=0; while [ $n -lt 100 ] && ! grep -q 'released epoch 0' run.log; do sleep 0.1; n=$((n + 1)); done
 sleep 0.3
@@ -51,7 +53,7 @@ rm -rf B/private
 check "private is gone" test ! -e B/private
 
 # a solver with public/ alone opens every generated epoch, in order
-expect_rc 0 "solve from public/ alone" at $skew beacon solve PUB --ids IDS --signer-pin "$pin"
+expect_rc 0 "solve from public/ alone" at_start beacon solve PUB --ids IDS --signer-pin "$pin"
 cp "$TMP/.err" solve.log
 order=$(sed -n 's/^rxlock: epoch \([0-9]*\) solved.*/\1/p' solve.log | tr '\n' ' ')
 check "every generated epoch solved in order ($order; want $order_want)" test "$order" = "$order_want"
@@ -63,14 +65,14 @@ check "... to the original" cmp -s out.txt msg.txt
 check "Debian age -d opens it" sh -c "age -d -i IDS/6.txt msg.age | cmp -s - msg.txt"
 check "Debian age -d opens age's own file" sh -c "age -d -i IDS/6.txt msg2.age | cmp -s - msg.txt"
 check "Debian age -d opens a sealed file" sh -c "age -d -i IDS/4.txt PUB/sealed/6.age | cmp -s - IDS/.rxlock-beacon/6.json"
-expect_rc 0 "a second run has nothing to do" at $skew beacon solve PUB --ids IDS --signer-pin "$pin"
+expect_rc 0 "a second run has nothing to do" at_start beacon solve PUB --ids IDS --signer-pin "$pin"
 check "... and says so" grep -q "0 epoch keys solved now, $gen solved in all" "$TMP/.err"
 
 # tamper cases: each needs a validly signed feed, so the operator's copy
 # (with its key) is altered and republished (the feed is rebuilt from files)
 tamper_case() {   # LABEL MESSAGE: solve a fresh copy, expect refusal naming MESSAGE, epoch 3 never solved
   rm -rf T IDT; cp -r B-tamper/public T
-  expect_rc 1 "$1: refused" at $skew beacon solve T --ids IDT --signer-pin "$pin"
+  expect_rc 1 "$1: refused" at_start beacon solve T --ids IDT --signer-pin "$pin"
   check "$1: says why" grep -q "$2" "$TMP/.err"
   check "$1: epoch 3 not solved" test ! -e IDT/3.txt
 }
@@ -81,14 +83,14 @@ tamper_case "flipped sealed byte" "differs from the feed's digest"
 # 2. the digest matches the feed, but inside is epoch 4's puzzle (sealed to epoch 1)
 rcp1=$(sed -n 's/^# public key: //p' IDS/1.txt)
 age -r "$rcp1" -o B-tamper/public/sealed/3.age IDS/.rxlock-beacon/4.json
-RXLOCK_TEST_CLOCK_SKEW=$skew "$R" beacon run B-tamper --once 2>/dev/null
+RXLOCK_TEST_CLOCK_SKEW=$(skew) "$R" beacon run B-tamper --once --gen-rate 1e6 2>/dev/null
 tamper_case "another epoch's puzzle" "digest differs from the feed"
 # 3. encrypted to another key: does not decrypt
 age -r "$(sed -n 's/^# public key: //p' IDS/5.txt)" -o B-tamper/public/sealed/3.age IDS/.rxlock-beacon/3.json
-RXLOCK_TEST_CLOCK_SKEW=$skew "$R" beacon run B-tamper --once 2>/dev/null
+RXLOCK_TEST_CLOCK_SKEW=$(skew) "$R" beacon run B-tamper --once --gen-rate 1e6 2>/dev/null
 tamper_case "wrong key" "does not decrypt with epoch 1's identity"
 # 4. not an age file at all
 echo "junk" > B-tamper/public/sealed/3.age
-RXLOCK_TEST_CLOCK_SKEW=$skew "$R" beacon run B-tamper --once 2>/dev/null
+RXLOCK_TEST_CLOCK_SKEW=$(skew) "$R" beacon run B-tamper --once --gen-rate 1e6 2>/dev/null
 tamper_case "junk" "does not decrypt"
 summary
