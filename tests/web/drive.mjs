@@ -43,7 +43,7 @@ try {
   const cdp = await browser.target().createCDPSession();
   await cdp.send('Browser.setDownloadBehavior', { behavior: 'allow', downloadPath: `${out}/dl`, eventsEnabled: true });
   const url = base + '/index.html' + (pin && a2 !== 'nopin' ? `#pin=${pin}` : '');
-  await page.setViewport({ width: 1280, height: 900 });
+  await page.setViewport({ width: 1100, height: 900 });
   await page.goto(url, { waitUntil: 'load' });
   const status = async () => {
     await page.waitForFunction(() => {
@@ -124,7 +124,7 @@ try {
     check(await download('message.txt.epoch-4.age'), 'the age file downloads, named by its epoch');
     // the picture for docs/: the epochs and a message just encrypted
     const bottom = await page.$eval('#enc-result', (e) => e.getBoundingClientRect().bottom + window.scrollY + 12);
-    await page.screenshot({ path: `${out}/page.png`, clip: { x: 0, y: 0, width: 1280, height: Math.ceil(bottom) } });
+    await page.screenshot({ path: `${out}/page.png`, clip: { x: 0, y: 0, width: 1100, height: Math.ceil(bottom) } });
 
     // armored, post-quantum, a file
     await page.click('#enc-kind-pq');

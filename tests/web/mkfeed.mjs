@@ -68,7 +68,7 @@ if (mode === 'make') {
       return { kind, recipient: rcp,
                puzzle: { path: e <= 3 ? `puzzles/${e}-${kind}.json` : null, sha256: createHash('sha256').update(rcp).digest('hex') },
                sealed: by === null ? null : { by, to: 'pq', path: `sealed/${e}-${kind}.age`,
-                                              sha256: createHash('sha256').update(`${e}${kind}`).digest('hex'), opening: release(by) + A },
+                                              sha256: createHash('sha256').update(`${e}${kind}`).digest('hex'), opening: release(by) + 2 * A },
                identity: null };
     }),
   }));

@@ -104,7 +104,9 @@ async function loadFeed() {
 
 // ---- the epochs ------------------------------------------------------------
 
-const STATE_TEXT = { scheduled: 'scheduled', released: 'released (being solved)', solved: 'solved' };
+const STATE_TEXT = { scheduled: 'scheduled', released: 'released', solved: 'solved' };
+const STATE_HELP = { scheduled: 'generated; its puzzle is published at its release time',
+  released: 'its puzzle is public: being solved', solved: 'its identity is published' };
 const KIND_TEXT = { classic: 'classic', pq: 'post-quantum' };
 
 function render() {
@@ -138,7 +140,7 @@ function render() {
     }
     rows.append(el('tr', { 'data-epoch': String(e.index), 'data-state': e.state },
       el('th', { scope: 'row', 'data-label': 'Epoch', text: String(e.index) }),
-      el('td', { 'data-label': 'State' }, el('span', { class: `state ${e.state}`, text: STATE_TEXT[e.state] })),
+      el('td', { 'data-label': 'State' }, el('span', { class: `state ${e.state}`, title: STATE_HELP[e.state], text: STATE_TEXT[e.state] })),
       el('td', { 'data-label': 'Released' }, timeEl(e.release)),
       el('td', { 'data-label': 'Earliest opening' }, timeEl(e.earliest_opening), el('br'), countdownEl(e.earliest_opening)),
       el('td', { 'data-label': 'About' }, timeEl(e.about_opening), el('br'), countdownEl(e.about_opening), sealedNote(e)),

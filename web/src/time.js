@@ -1,12 +1,13 @@
 // SPDX-License-Identifier: ISC
 // web/src/time.js — how the page writes times: a date in the reader's
-// local time (UTC in the tooltip) and a coarse countdown ("in 2 d 3 h").
+// local time, the year only when it is not this one (UTC in the tooltip) and a coarse countdown ("in 2 d 3 h").
 export const nowSec = () => Math.floor(Date.now() / 1000);
 
 export function fmtTime(sec, utc) {
   const d = new Date(sec * 1000);
   if (utc) return d.toISOString().replace('T', ' ').replace(/\.\d+Z$/, ' UTC');
-  return d.toLocaleString(undefined, { year: 'numeric', month: 'short', day: 'numeric',
+  const thisYear = d.getFullYear() === new Date().getFullYear();
+  return d.toLocaleString(undefined, { year: thisYear ? undefined : 'numeric', month: 'short', day: 'numeric',
     hour: '2-digit', minute: '2-digit', timeZoneName: 'short' });
 }
 
