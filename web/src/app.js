@@ -12,7 +12,7 @@ import { fmtTime, fmtCountdown, nowSec } from './time.js';
 const IDENTITY_MAX = 64 * 1024;           // bytes of an identity file
 const INPUT_MAX = 256 * 1024 * 1024;      // bytes the page encrypts / decrypts at most
 const $ = (id) => document.getElementById(id);
-const st = { body: null, status: null, urls: {} };
+const st = { body: null, status: null, urls: {}, lastText: null, lastPin: null };
 
 function el(tag, attrs, ...kids) {
   const e = document.createElement(tag);
@@ -68,19 +68,33 @@ function banner(status, text) {
   b.textContent = text;
 }
 
-async function loadFeed() {
+// quiet: the periodic refresh; it changes nothing unless feed.json did,
+// and keeps what is shown when the server is briefly unreachable.
+async function loadFeed(quiet = false) {
   const pin = $('pin').value.trim().toLowerCase();
   if (pin && !/^[0-9a-f]{64}$/.test(pin)) {
+    if (quiet) return;
     $('pin').setAttribute('aria-invalid', 'true');
     banner('error', 'The pin must be 64 hex digits (the beacon signer\'s public key).');
     return;
   }
   $('pin').removeAttribute('aria-invalid');
-  banner('loading', 'Loading the beacon\'s feed…');
-  let feed;
+  if (!quiet) banner('loading', 'Loading the beacon\'s feed…');
+  let feed, text;
   try {
     const bytes = await fetchBounded('feed.json', FEED_MAX);
-    feed = await readFeed(new TextDecoder('utf-8', { fatal: true }).decode(bytes), pin || null);
+    text = new TextDecoder('utf-8', { fatal: true }).decode(bytes);
+  } catch (e) {
+    if (quiet) return;
+    st.body = null; st.status = 'error'; st.lastText = null;
+    banner('error', `The beacon's feed cannot be used: ${e.message}`);
+    render();
+    return;
+  }
+  if (quiet && text === st.lastText && pin === st.lastPin) { updateEncryptChoice(); return; }
+  st.lastText = text; st.lastPin = pin;
+  try {
+    feed = await readFeed(text, pin || null);
   } catch (e) {
     st.body = null; st.status = 'error';
     banner('error', `The beacon's feed cannot be used: ${e.message}`);
@@ -193,22 +207,29 @@ function currentChoice() {
   return { when, kind, pick: chooseEpoch(st.body, when, kind, nowSec()) };
 }
 
+// Replace a live region's content only when its text changes (a screen
+// reader announces every change).
+function setLive(box, ...parts) {
+  const next = document.createElement('span');
+  next.append(...parts);
+  if (box.textContent !== next.textContent) box.replaceChildren(...next.childNodes);
+}
+
 function updateEncryptChoice() {
-  const out = $('enc-choice');
+  const say1 = (...parts) => setLive($('enc-choice'), ...parts);
   const go = $('enc-go');
   go.disabled = !st.body || st.status === 'bad' || st.status === 'pin-mismatch';
-  if (!st.body) { out.textContent = 'Encryption needs the beacon\'s feed.'; return; }
-  if (go.disabled) { out.textContent = 'Encryption is disabled: the feed\'s signature does not verify.'; return; }
+  if (!st.body) { say1('Encryption needs the beacon\'s feed.'); return; }
+  if (go.disabled) { say1('Encryption is disabled: the feed\'s signature does not verify.'); return; }
   const { when, kind, pick } = currentChoice();
-  if (when === null) { out.textContent = 'Pick the date and time the message may open.'; return; }
+  if (when === null) { say1('Pick the date and time the message may open.'); return; }
   if (!pick) {
-    out.textContent = `No ${KIND_TEXT[kind]} epoch of this beacon opens at or after that moment yet; ` +
-      'pick an earlier date, or come back when later epochs are scheduled.';
+    say1(`No ${KIND_TEXT[kind]} epoch of this beacon opens at or after that moment yet; ` +
+      'pick an earlier date, or come back when later epochs are scheduled.');
     return;
   }
   const e = pick.epoch;
-  out.replaceChildren(`Epoch ${e.index}: opens no earlier than `, timeEl(e.earliest_opening),
-    ', about ', timeEl(e.about_opening), '.');
+  say1(`Epoch ${e.index}: opens no earlier than `, timeEl(e.earliest_opening), ', about ', timeEl(e.about_opening), '.');
 }
 
 async function readInputFile(input) {
@@ -369,6 +390,8 @@ function init() {
   $('enc-form').addEventListener('submit', doEncrypt);
   $('dec-form').addEventListener('submit', doDecrypt);
   setInterval(tick, 1000);
+  // the feed changes as epochs are released and solved
+  setInterval(() => { if (document.visibilityState === 'visible') loadFeed(true); }, 60000);
   loadFeed();
 }
 
