@@ -11,7 +11,9 @@
 #   bench          build the benchmarks in bench/
 #   fuzz-build     build the libFuzzer targets in fuzz/ (clang) into build-fuzz/fuzz/
 #   fuzz           build them and run each for a bounded time (fuzz/run.sh)
-#   install        PREFIX=/usr/local (DESTDIR honoured), man page and LICENSE included
+#   install        PREFIX=/usr/local (DESTDIR honoured): library, headers, CLI,
+#                  rxlock.1 and rxlock.3, LICENSE and the docs the man pages name
+#   uninstall      removes what install wrote
 #   lint-man       check docs/rxlock.1 (mandoc -T lint, else groff -ww)
 #   static         build/static/rxlock: the CLI as a static PIE (Debian's
 #                  libsodium.a and libjansson.a, glibc), for the container image
@@ -19,7 +21,7 @@
 #   web            the beacon's web page into build/web/ (npm ci of
 #                  web/package-lock.json into build/web-npm, esbuild bundle);
 #                  make install installs it when built; make all never needs npm
-VERSION   := 0.1.0
+VERSION   := $(shell sed -n 's/^#define RXLOCK_VERSION_STRING "\(.*\)"/\1/p' include/rxlock/version.h)
 PREFIX    ?= /usr/local
 DESTDIR   ?=
 BUILD     ?= build
@@ -47,7 +49,7 @@ LIBS      := $(PKG_LIBS) -lpthread -lm
 CURL_LIBS := $(shell pkg-config --libs libcurl 2>/dev/null || echo -lcurl)
 TEST_LIBS := $(LIBS) -lcrypto -lrandomx -lstdc++
 
-LIB_SRC   := $(sort $(wildcard src/rx/*.c src/sha3/*.c src/pq/*.c src/age/*.c src/lock/*.c src/lock/*/*.c src/util/*.c))
+LIB_SRC   := $(sort $(wildcard src/rx/*.c src/sha3/*.c src/pq/*.c src/age/*.c src/lock/*/*.c src/util/*.c))
 CLI_SRC   := $(sort $(wildcard src/cli/*.c))
 # tests/test_api_age.c is built as a library user would build it (below).
 API_TEST  := tests/test_api_age.c
@@ -70,6 +72,7 @@ BENCH_BIN := $(BENCH_SRC:bench/%.c=$(BUILD)/bench/%)
 PROGRESS_OBJ := $(BUILD)/obj/src/cli/progress.o
 BENCH_HOBJ := $(BENCH_HELPERS:%.c=$(BUILD)/obj/%.o)
 
+.PHONY: uninstall
 .PHONY: web all deps check check-full check-mlkem-1m check-sanitize demo bench fuzz fuzz-build fuzz-targets install clean tests lint-man static image
 all: $(BUILD)/librxlock.a $(BUILD)/librxlock.so $(BUILD)/rxlock
 
@@ -201,6 +204,9 @@ $(BUILD)/fuzz/%: fuzz/%.c $(BUILD)/librxlock.a
 fuzz: all fuzz-build
 	@sh fuzz/run.sh
 
+# what make install puts in PREFIX/share/doc/rxlock (the man pages refer to them)
+INSTALL_DOCS := LICENSE README.md docs/SECURITY.md docs/FORMAT.md docs/AGE.md docs/DESIGN.md
+
 install: all
 	install -d $(DESTDIR)$(PREFIX)/lib $(DESTDIR)$(PREFIX)/include/rxlock $(DESTDIR)$(PREFIX)/bin $(DESTDIR)$(PREFIX)/lib/pkgconfig
 	install -m 644 $(BUILD)/librxlock.a $(DESTDIR)$(PREFIX)/lib/
@@ -211,8 +217,10 @@ install: all
 	install -m 755 $(BUILD)/rxlock $(DESTDIR)$(PREFIX)/bin/
 	install -d $(DESTDIR)$(PREFIX)/share/man/man1
 	install -m 644 docs/rxlock.1 $(DESTDIR)$(PREFIX)/share/man/man1/
+	install -d $(DESTDIR)$(PREFIX)/share/man/man3
+	install -m 644 docs/rxlock.3 $(DESTDIR)$(PREFIX)/share/man/man3/
 	install -d $(DESTDIR)$(PREFIX)/share/doc/rxlock
-	install -m 644 LICENSE README.md $(DESTDIR)$(PREFIX)/share/doc/rxlock/
+	install -m 644 $(INSTALL_DOCS) $(DESTDIR)$(PREFIX)/share/doc/rxlock/
 	sed -e 's|@PREFIX@|$(PREFIX)|g' -e 's|@VERSION@|$(VERSION)|g' rxlock.pc.in > $(DESTDIR)$(PREFIX)/lib/pkgconfig/rxlock.pc
 	@# the beacon's web page, when make web built it
 	if [ -f $(BUILD)/web/app.js ]; then install -d $(DESTDIR)$(PREFIX)/share/rxlock/web && \
@@ -241,9 +249,21 @@ $(BUILD)/web/%: web/%
 	@mkdir -p $(dir $@)
 	cp $< $@
 
+# Removes exactly what install wrote (the public headers by name).
+uninstall:
+	rm -f $(DESTDIR)$(PREFIX)/lib/librxlock.a $(DESTDIR)$(PREFIX)/lib/librxlock.so.$(VERSION) \
+	      $(DESTDIR)$(PREFIX)/lib/librxlock.so.0 $(DESTDIR)$(PREFIX)/lib/librxlock.so \
+	      $(DESTDIR)$(PREFIX)/lib/pkgconfig/rxlock.pc $(DESTDIR)$(PREFIX)/bin/rxlock \
+	      $(DESTDIR)$(PREFIX)/share/man/man1/rxlock.1 $(DESTDIR)$(PREFIX)/share/man/man3/rxlock.3
+	rm -f $(addprefix $(DESTDIR)$(PREFIX)/include/rxlock/,$(notdir $(wildcard include/rxlock/*.h)))
+	rm -f $(addprefix $(DESTDIR)$(PREFIX)/share/doc/rxlock/,$(notdir $(INSTALL_DOCS)))
+	rm -f $(addprefix $(DESTDIR)$(PREFIX)/share/rxlock/web/,index.html app.js style.css)
+	-rmdir $(DESTDIR)$(PREFIX)/share/rxlock/web $(DESTDIR)$(PREFIX)/share/rxlock 2>/dev/null
+	-rmdir $(DESTDIR)$(PREFIX)/include/rxlock $(DESTDIR)$(PREFIX)/share/doc/rxlock 2>/dev/null
+
 lint-man:
-	@if command -v mandoc >/dev/null 2>&1; then mandoc -T lint -W all docs/rxlock.1; \
-	 else out=$$(groff -ww -man -z docs/rxlock.1 2>&1); echo "$$out"; test -z "$$out"; fi
+	@if command -v mandoc >/dev/null 2>&1; then mandoc -T lint -W all docs/rxlock.1 docs/rxlock.3; \
+	 else out=$$(groff -ww -man -z docs/rxlock.1 docs/rxlock.3 2>&1); echo "$$out"; test -z "$$out"; fi
 
 clean:
 	rm -rf build build-san build-fuzz

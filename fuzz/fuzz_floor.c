@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: ISC */
 /* fuzz/fuzz_floor.c — libFuzzer target for the floor-table parser (issue
- * 19, src/lock/floor.c): any bytes as a table file.  A table is either
+ * 19, src/lock/measure/floor.c): any bytes as a table file.  A table is either
  * refused whole (no rows) or every row is sane: a known work, 0 < rate <=
  * 1e15, a printable non-empty machine name, and the fastest row is one of
  * them with the largest rate. */

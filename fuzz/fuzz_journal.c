@@ -4,7 +4,7 @@
  * taken from real journals reach the entry checks) and to a fixed H.  The
  * valid length must be consistent and re-scanning the valid prefix must give
  * the same last entry. */
-#include "lock/tl_internal.h"
+#include "lock/core/core_internal.h"
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>

@@ -99,25 +99,25 @@ static void t_age_keys(void) {
     char rec[TL_AGE_RECIPIENT_MAX], id[TL_AGE_IDENTITY_MAX];
     for (int i = 0; i < 50; i++) {
         randombytes_buf(sk, 32);
-        CHECK(tl_age_public_key(sk, pk) == 0);
-        CHECK(tl_age_recipient_encode(pk, rec) == 0);
-        CHECK(tl_age_identity_encode(sk, id) == 0);
+        CHECK(age_public_key(sk, pk) == 0);
+        CHECK(age_recipient_encode(pk, rec) == 0);
+        CHECK(age_identity_encode(sk, id) == 0);
         CHECK(strncmp(rec, "age1", 4) == 0 && strlen(rec) == 62);
         CHECK(strncmp(id, "AGE-SECRET-KEY-1", 16) == 0 && strlen(id) == 74);
-        CHECK(tl_age_recipient_decode(rec, pk2) == 0);
+        CHECK(age_recipient_decode(rec, pk2) == 0);
         CHECK_MEM(pk2, pk, 32);
-        CHECK(tl_age_identity_decode(id, sk2) == 0);
+        CHECK(age_identity_decode(id, sk2) == 0);
         CHECK_MEM(sk2, sk, 32);
         /* Wrong HRP / wrong case / bad checksum are refused. */
-        CHECK(tl_age_recipient_decode(id, pk2) != 0);
-        CHECK(tl_age_identity_decode(rec, sk2) != 0);
+        CHECK(age_recipient_decode(id, pk2) != 0);
+        CHECK(age_identity_decode(rec, sk2) != 0);
         lowercase(id);
-        CHECK(tl_age_identity_decode(id, sk2) != 0);
+        CHECK(age_identity_decode(id, sk2) != 0);
         rec[10] = rec[10] == 'q' ? 'p' : 'q';
-        CHECK(tl_age_recipient_decode(rec, pk2) != 0);
+        CHECK(age_recipient_decode(rec, pk2) != 0);
     }
-    CHECK(tl_age_recipient_decode("", pk2) != 0);
-    CHECK(tl_age_recipient_decode(NULL, pk2) != 0);
+    CHECK(age_recipient_decode("", pk2) != 0);
+    CHECK(age_recipient_decode(NULL, pk2) != 0);
 }
 
 static void t_identity_file(void) {
@@ -126,11 +126,11 @@ static void t_identity_file(void) {
     CHECK(mkdtemp(dir) != NULL);
     snprintf(path, sizeof path, "%s/id.txt", dir);
     randombytes_buf(sk, 32);
-    CHECK(tl_age_identity_file_write(path, sk, "epoch test", 0) == 0);
+    CHECK(age_identity_file_write(path, sk, "epoch test", 0) == 0);
     struct stat st;
     CHECK(stat(path, &st) == 0 && (st.st_mode & 0777) == 0600);
-    CHECK(tl_age_identity_file_write(path, sk, NULL, 0) != 0);      /* no clobber */
-    CHECK(tl_age_identity_file_read(path, sk2) == 0);
+    CHECK(age_identity_file_write(path, sk, NULL, 0) != 0);      /* no clobber */
+    CHECK(age_identity_file_read(path, sk2) == 0);
     CHECK_MEM(sk2, sk, 32);
     uint8_t *d = NULL; size_t n = 0;
     FILE *fp = fopen(path, "r");
@@ -138,22 +138,22 @@ static void t_identity_file(void) {
     if (fp) { n = fread(buf, 1, sizeof buf - 1, fp); fclose(fp); }
     (void)d;
     CHECK(strncmp(buf, "# created: ", 11) == 0);
-    CHECK(tl_age_public_key(sk, pk) == 0 && tl_age_recipient_encode(pk, rec) == 0);
+    CHECK(age_public_key(sk, pk) == 0 && age_recipient_encode(pk, rec) == 0);
     char want[128];
     snprintf(want, sizeof want, "\n# public key: %s\n# epoch test\nAGE-SECRET-KEY-1", rec);
     CHECK(strstr(buf, want) != NULL);
     CHECK(n > 0 && buf[n - 1] == '\n');
     randombytes_buf(sk2, 32);
-    CHECK(tl_age_identity_file_write(path, sk2, NULL, 1) == 0);     /* --force */
-    CHECK(tl_age_identity_file_read(path, sk) == 0);
+    CHECK(age_identity_file_write(path, sk2, NULL, 1) == 0);     /* --force */
+    CHECK(age_identity_file_read(path, sk) == 0);
     CHECK_MEM(sk, sk2, 32);
-    CHECK(tl_age_identity_file_write(path, sk2, "two\nlines", 1) != 0);
+    CHECK(age_identity_file_write(path, sk2, "two\nlines", 1) != 0);
     /* A file whose first key line is garbage. */
     fp = fopen(path, "w");
     if (fp) { fputs("# comment\n\nnot-a-key\n", fp); fclose(fp); }
-    CHECK(tl_age_identity_file_read(path, sk) != 0);
+    CHECK(age_identity_file_read(path, sk) != 0);
     unlink(path);
-    CHECK(tl_age_identity_file_read(path, sk) != 0);
+    CHECK(age_identity_file_read(path, sk) != 0);
     rmdir(dir);
 }
 
@@ -162,12 +162,12 @@ static void t_spec_example(void) {
     uint8_t sk[32], pk[32], want_sk[32];
     char rec[TL_AGE_RECIPIENT_MAX], id[TL_AGE_IDENTITY_MAX];
     const char *sid = "AGE-SECRET-KEY-1GFPYYSJZGFPYYSJZGFPYYSJZGFPYYSJZGFPYYSJZGFPYYSJZGFPQ4EGAEX";
-    CHECK(tl_age_identity_decode(sid, sk) == 0);
+    CHECK(age_identity_decode(sid, sk) == 0);
     memset(want_sk, 0x42, 32);
     CHECK_MEM(sk, want_sk, 32);
-    CHECK(tl_age_public_key(sk, pk) == 0 && tl_age_recipient_encode(pk, rec) == 0);
+    CHECK(age_public_key(sk, pk) == 0 && age_recipient_encode(pk, rec) == 0);
     CHECK(strcmp(rec, "age1zvkyg2lqzraa2lnjvqej32nkuu0ues2s82hzrye869xeexvn73equnujwj") == 0);
-    CHECK(tl_age_identity_encode(sk, id) == 0 && strcmp(id, sid) == 0);
+    CHECK(age_identity_encode(sk, id) == 0 && strcmp(id, sid) == 0);
 }
 
 /* Cross-check with Debian's age-keygen. */
@@ -182,26 +182,26 @@ static void t_age_keygen(void) {
         CHECK(system(cmd) == 0);
         uint8_t sk[32], pk[32];
         char rec[TL_AGE_RECIPIENT_MAX], theirs[TL_AGE_RECIPIENT_MAX] = {0};
-        CHECK(tl_age_identity_file_read(path, sk) == 0);
-        CHECK(tl_age_public_key(sk, pk) == 0 && tl_age_recipient_encode(pk, rec) == 0);
+        CHECK(age_identity_file_read(path, sk) == 0);
+        CHECK(age_public_key(sk, pk) == 0 && age_recipient_encode(pk, rec) == 0);
         FILE *fp = fopen(path, "r");
         while (fp && fgets(line, sizeof line, fp))
             if (sscanf(line, "# public key: %79s", theirs) == 1) break;
         if (fp) fclose(fp);
         CHECK(strcmp(rec, theirs) == 0);
         uint8_t pk2[32];
-        CHECK(tl_age_recipient_decode(theirs, pk2) == 0);
+        CHECK(age_recipient_decode(theirs, pk2) == 0);
         CHECK_MEM(pk2, pk, 32);
         /* age-keygen -y of our identity file gives our recipient. */
         randombytes_buf(sk, 32);
         snprintf(path, sizeof path, "%s/ours%d.txt", dir, round);
-        CHECK(tl_age_identity_file_write(path, sk, NULL, 0) == 0);
+        CHECK(age_identity_file_write(path, sk, NULL, 0) == 0);
         snprintf(cmd, sizeof cmd, "age-keygen -y %s", path);
         fp = popen(cmd, "r");
         char got[128] = {0};
         if (fp) { if (!fgets(got, sizeof got, fp)) got[0] = 0; CHECK(pclose(fp) == 0); }
         got[strcspn(got, "\n")] = 0;
-        CHECK(tl_age_public_key(sk, pk) == 0 && tl_age_recipient_encode(pk, rec) == 0);
+        CHECK(age_public_key(sk, pk) == 0 && age_recipient_encode(pk, rec) == 0);
         CHECK(strcmp(got, rec) == 0);
         snprintf(cmd, sizeof cmd, "rm -f %s/*", dir);
         CHECK(system(cmd) == 0);

@@ -39,13 +39,13 @@ static uint8_t *read_all(const char *p, size_t *n) {
 /* Encrypt file a -> b, decrypt b -> c with the given keys. */
 static int enc(const char *a, const char *b, const uint8_t (*pks)[32], size_t npk, int armor) {
     int in = open(a, O_RDONLY), out = open(b, O_WRONLY | O_CREAT | O_TRUNC, 0600);
-    int rc = tl_age_encrypt_fd(in, out, pks, npk, armor);
+    int rc = age_encrypt_fd(in, out, pks, npk, armor);
     close(in); close(out);
     return rc;
 }
 static int dec(const char *b, const char *c, const uint8_t (*sks)[32], size_t nsk) {
     int in = open(b, O_RDONLY), out = open(c, O_WRONLY | O_CREAT | O_TRUNC, 0600);
-    int rc = tl_age_decrypt_fd(in, out, sks, nsk);
+    int rc = age_decrypt_fd(in, out, sks, nsk);
     close(in); close(out);
     return rc;
 }
@@ -93,7 +93,7 @@ static void t_multi(void) {
     CHECK(dec(c, o, (const uint8_t (*)[32])&sk[1], 1) == 0);       /* key 1 alone */
     CHECK(dec(c, o, (const uint8_t (*)[32])&sk[2], 1) == TL_AGE_ENOMATCH);
     CHECK(dec(c, o, (const uint8_t (*)[32])&sk[1], 2) == 0);       /* keys 1,2 */
-    CHECK(tl_age_encrypt_fd(0, 1, (const uint8_t (*)[32])pk, 0, 0) == TL_AGE_EINVAL);
+    CHECK(age_encrypt_fd(0, 1, (const uint8_t (*)[32])pk, 0, 0) == TL_AGE_EINVAL);
     /* A low-order recipient (all zero) is refused. */
     uint8_t zero[1][32] = {{0}};
     CHECK(enc(p, c, (const uint8_t (*)[32])zero, 1, 0) == TL_AGE_ECRYPTO);
@@ -105,21 +105,21 @@ static void t_base64(void) {
     randombytes_buf(v, 32);
     sodium_bin2base64(s, sizeof s, v, 32, sodium_base64_VARIANT_ORIGINAL_NO_PADDING);
     CHECK(strlen(s) == 43);
-    CHECK(tl_age_b64_decode(s, 43, out, 32) == 0);
+    CHECK(age_b64_decode(s, 43, out, 32) == 0);
     CHECK_MEM(out, v, 32);
     /* The last character carries 2 data bits + 4 spare bits... no: 256 bits
      * in 43 characters leaves 2 spare bits; setting one is non-canonical. */
     static const char alpha[] = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
     int idx = (int)(strchr(alpha, s[42]) - alpha);
     s[42] = alpha[idx ^ 1];
-    CHECK(tl_age_b64_decode(s, 43, out, 32) != 0);
+    CHECK(age_b64_decode(s, 43, out, 32) != 0);
     s[42] = alpha[idx];
-    CHECK(tl_age_b64_decode(s, 42, out, 32) != 0);                /* wrong length */
+    CHECK(age_b64_decode(s, 42, out, 32) != 0);                /* wrong length */
     char padded[80];
     snprintf(padded, sizeof padded, "%s=", s);
-    CHECK(tl_age_b64_decode(padded, 44, out, 32) != 0);           /* padding */
+    CHECK(age_b64_decode(padded, 44, out, 32) != 0);           /* padding */
     s[5] = '-';
-    CHECK(tl_age_b64_decode(s, 43, out, 32) != 0);                /* URL alphabet */
+    CHECK(age_b64_decode(s, 43, out, 32) != 0);                /* URL alphabet */
 }
 
 /* Damage a ciphertext in memory, write it, decrypt, return the code. */
@@ -163,7 +163,7 @@ static void t_damage(void) {
         ct[offs[i]] ^= 0x20;
         int rc = dec_bytes(ct, n);
         CHECK(rc == want[i]);
-        if (rc != want[i]) fprintf(stderr, "  offset %zu: %d (%s)\n", offs[i], rc, tl_age_strerror(rc));
+        if (rc != want[i]) fprintf(stderr, "  offset %zu: %d (%s)\n", offs[i], rc, age_strerror(rc));
         ct[offs[i]] ^= 0x20;
     }
     /* Trailing bytes. */
@@ -239,7 +239,7 @@ static void t_age_binary(void) {
     randombytes_buf(msg, sizeof msg);
     CHECK(write_file(p, msg, sizeof msg) == 0);
     unlink(id);
-    CHECK(tl_age_identity_file_write(id, sk[0], "rxlock test", 0) == 0);
+    CHECK(age_identity_file_write(id, sk[0], "rxlock test", 0) == 0);
     for (int armor = 0; armor < 2; armor++) {
         CHECK(enc(p, c, (const uint8_t (*)[32])pk, 1, armor) == 0);
         snprintf(cmd, sizeof cmd, "age -d -i %s %s | cmp -s - %s", id, c, p);
@@ -250,7 +250,7 @@ static void t_age_binary(void) {
 
 int main(void) {
     if (sodium_init() < 0 || !mkdtemp(dir)) return 1;
-    for (int i = 0; i < 3; i++) { randombytes_buf(sk[i], 32); tl_age_public_key(sk[i], pk[i]); }
+    for (int i = 0; i < 3; i++) { randombytes_buf(sk[i], 32); age_public_key(sk[i], pk[i]); }
     RUN(t_roundtrip);
     RUN(t_multi);
     RUN(t_base64);

@@ -29,7 +29,7 @@ static int decrypt_buf(const uint8_t *buf, size_t n, const uint8_t (*sks)[32], s
     FILE *in = tmpfile(), *o = tmpfile();
     if (!in || !o || fwrite(buf, 1, n, in) != n || fflush(in) != 0) { fprintf(stderr, "tmpfile\n"); exit(1); }
     rewind(in);
-    int rc = tl_age_decrypt_fd_any(fileno(in), fileno(o), sks, nsk, seeds, nseed);
+    int rc = age_decrypt_fd_any(fileno(in), fileno(o), sks, nsk, seeds, nseed);
     long len = lseek(fileno(o), 0, SEEK_END);
     *out = malloc((size_t)len + 1);
     *outlen = (size_t)len;
@@ -58,9 +58,9 @@ static void run_kit(const char *name) {
         if (strncmp(p, "expect: ", 8) == 0) snprintf(expect, sizeof expect, "%s", p + 8);
         else if (strncmp(p, "payload: ", 9) == 0) have_hash = test_unhex(p + 9, want_hash, 32) == 32;
         else if (strncmp(p, "identity: AGE-SECRET-KEY-PQ-1", 29) == 0)
-            CHECK(nseed < 4 && tl_age_pq_identity_decode(p + 10, seeds[nseed++]) == 0);
+            CHECK(nseed < 4 && age_pq_identity_decode(p + 10, seeds[nseed++]) == 0);
         else if (strncmp(p, "identity: ", 10) == 0)
-            CHECK(nsk < 4 && tl_age_identity_decode(p + 10, sks[nsk++]) == 0);
+            CHECK(nsk < 4 && age_identity_decode(p + 10, sks[nsk++]) == 0);
         p = nl + 1;
     }
     p++;
@@ -80,7 +80,7 @@ static void run_kit(const char *name) {
     } else {
         CHECK(!"unknown expectation");
     }
-    if (test_cur_fail_) fprintf(stderr, "  %s: expect %s, got %d (%s)\n", name, expect, rc, tl_age_strerror(rc));
+    if (test_cur_fail_) fprintf(stderr, "  %s: expect %s, got %d (%s)\n", name, expect, rc, age_strerror(rc));
     free(pt);
 }
 
@@ -96,39 +96,39 @@ static void t_keys(void) {
     uint8_t seed[32], seed2[32], rcp[TL_AGE_PQ_RECIPIENT_BYTES], rcp2[TL_AGE_PQ_RECIPIENT_BYTES];
     char rs[TL_AGE_PQ_RECIPIENT_MAX], is[TL_AGE_IDENTITY_MAX];
     /* The CCTV identity and the first characters of its recipient. */
-    CHECK(tl_age_pq_identity_decode("AGE-SECRET-KEY-PQ-1HZLGZUPT4ETPKDEV8HSGFDCYZ4E522W0A7PU2LHT8EH9W6YLNC3SW78XKG", seed) == 0);
-    CHECK(tl_age_pq_identity_encode(seed, is) == 0);
+    CHECK(age_pq_identity_decode("AGE-SECRET-KEY-PQ-1HZLGZUPT4ETPKDEV8HSGFDCYZ4E522W0A7PU2LHT8EH9W6YLNC3SW78XKG", seed) == 0);
+    CHECK(age_pq_identity_encode(seed, is) == 0);
     CHECK(strcmp(is, "AGE-SECRET-KEY-PQ-1HZLGZUPT4ETPKDEV8HSGFDCYZ4E522W0A7PU2LHT8EH9W6YLNC3SW78XKG") == 0);
-    CHECK(tl_age_pq_public_key(seed, rcp) == 0);
-    CHECK(tl_age_pq_recipient_encode(rcp, rs) == 0);
+    CHECK(age_pq_public_key(seed, rcp) == 0);
+    CHECK(age_pq_recipient_encode(rcp, rs) == 0);
     CHECK(strlen(rs) == 1959);
     CHECK(strncmp(rs, "age1pq1", 7) == 0);
-    CHECK(tl_age_pq_recipient_decode(rs, rcp2) == 0);
+    CHECK(age_pq_recipient_decode(rs, rcp2) == 0);
     CHECK_MEM(rcp2, rcp, sizeof rcp);
     /* case rules: recipients lowercase, identities uppercase */
     for (char *q = rs; *q; q++) if (*q >= 'a' && *q <= 'z') *q = (char)(*q - 32);
-    CHECK(tl_age_pq_recipient_decode(rs, rcp2) == TL_AGE_EKEY);
+    CHECK(age_pq_recipient_decode(rs, rcp2) == TL_AGE_EKEY);
     for (char *q = is; *q; q++) if (*q >= 'A' && *q <= 'Z') *q = (char)(*q + 32);
-    CHECK(tl_age_pq_identity_decode(is, seed2) == TL_AGE_EKEY);
+    CHECK(age_pq_identity_decode(is, seed2) == TL_AGE_EKEY);
     /* classic strings are not PQ ones and vice versa */
-    CHECK(tl_age_pq_recipient_decode("age1qyqszqgpqyqszqgpqyqszqgpqyqszqgpqyqszqgpqyqszqgpqyqs3290gq", rcp2) == TL_AGE_EKEY);
-    CHECK(tl_age_recipient_decode("age1pq1qqqq", rcp2) == TL_AGE_EKEY);
+    CHECK(age_pq_recipient_decode("age1qyqszqgpqyqszqgpqyqszqgpqyqszqgpqyqszqgpqyqszqgpqyqs3290gq", rcp2) == TL_AGE_EKEY);
+    CHECK(age_recipient_decode("age1pq1qqqq", rcp2) == TL_AGE_EKEY);
     /* an ML-KEM coefficient >= q: the recipient string is refused */
     rcp[0] = 0xff; rcp[1] |= 0x0f;
-    CHECK(tl_age_pq_recipient_encode(rcp, rs) == 0);
-    CHECK(tl_age_pq_recipient_decode(rs, rcp2) == TL_AGE_EKEY);
+    CHECK(age_pq_recipient_encode(rcp, rs) == 0);
+    CHECK(age_pq_recipient_decode(rs, rcp2) == TL_AGE_EKEY);
     /* identity file of either kind */
     char path[] = "/tmp/rxlock-age-pq-XXXXXX";
     int fd = mkstemp(path);
     CHECK(fd >= 0);
     close(fd);
     int pq = -1;
-    CHECK(tl_age_pq_identity_file_write(path, seed, "test", 1) == 0);
-    CHECK(tl_age_identity_file_read_any(path, seed2, &pq) == 0 && pq == 1);
+    CHECK(age_pq_identity_file_write(path, seed, "test", 1) == 0);
+    CHECK(age_identity_file_read_any(path, seed2, &pq) == 0 && pq == 1);
     CHECK_MEM(seed2, seed, 32);
-    CHECK(tl_age_identity_file_read(path, seed2) == TL_AGE_EKEY);   /* the X25519-only reader */
-    CHECK(tl_age_identity_file_write(path, seed, NULL, 1) == 0);
-    CHECK(tl_age_identity_file_read_any(path, seed2, &pq) == 0 && pq == 0);
+    CHECK(age_identity_file_read(path, seed2) == TL_AGE_EKEY);   /* the X25519-only reader */
+    CHECK(age_identity_file_write(path, seed, NULL, 1) == 0);
+    CHECK(age_identity_file_read_any(path, seed2, &pq) == 0 && pq == 0);
     unlink(path);
 }
 
@@ -137,13 +137,13 @@ static size_t encrypt_to(uint8_t seeds[][32], size_t nr, int armor, const uint8_
     uint8_t (*rcps)[TL_AGE_PQ_RECIPIENT_BYTES] = malloc(nr * TL_AGE_PQ_RECIPIENT_BYTES);
     for (size_t i = 0; i < nr; i++) {
         randombytes_buf(seeds[i], 32);
-        CHECK(tl_age_pq_public_key(seeds[i], rcps[i]) == 0);
+        CHECK(age_pq_public_key(seeds[i], rcps[i]) == 0);
     }
     FILE *in = tmpfile(), *o = tmpfile();
     fwrite(msg, 1, mlen, in);
     fflush(in);
     rewind(in);
-    CHECK(tl_age_pq_encrypt_fd(fileno(in), fileno(o), (const uint8_t (*)[TL_AGE_PQ_RECIPIENT_BYTES])rcps, nr, armor) == 0);
+    CHECK(age_pq_encrypt_fd(fileno(in), fileno(o), (const uint8_t (*)[TL_AGE_PQ_RECIPIENT_BYTES])rcps, nr, armor) == 0);
     long len = lseek(fileno(o), 0, SEEK_END);
     *file = malloc((size_t)len + 1);
     CHECK(pread(fileno(o), *file, (size_t)len, 0) == len);
@@ -174,8 +174,8 @@ static void t_roundtrip(void) {
         free(file);
     }
     /* no recipients / too many: refused */
-    CHECK(tl_age_pq_encrypt_fd(0, 1, NULL, 0, 0) == TL_AGE_EINVAL);
-    CHECK(tl_age_decrypt_fd_any(0, 1, NULL, 0, NULL, 0) == TL_AGE_EINVAL);
+    CHECK(age_pq_encrypt_fd(0, 1, NULL, 0, 0) == TL_AGE_EINVAL);
+    CHECK(age_decrypt_fd_any(0, 1, NULL, 0, NULL, 0) == TL_AGE_EINVAL);
 }
 
 /* Replace the stanza's argument line ("-> mlkem768x25519 ...") and/or

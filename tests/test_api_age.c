@@ -13,6 +13,7 @@
 #include <rxlock/container.h>
 #include <rxlock/error.h>
 #include <rxlock/rxlock.h>
+#include <rxlock/version.h>
 #include <sys/mman.h>
 #include <sys/stat.h>
 #include <unistd.h>
@@ -96,7 +97,10 @@ static void t_encrypt_solve_decrypt(void) {
 static void t_container(void) {
     if (!pz) { CHECK(0); return; }
     int in = memfd_with(record, sizeof record - 1), box = memfd_create("box", 0);
-    CHECK(tl_container_write(box, in, pz, json, json_len, "notes.txt.rxlock") == 0);
+    char notice[TL_CONTAINER_NOTICE_MAX];
+    CHECK(tl_container_notice(notice, sizeof notice, pz, "notes.txt.rxlock") == 0);
+    CHECK(tl_container_write(box, in, pz, json, json_len, notice) == 0);
+    CHECK(tl_container_write(box, in, pz, json, json_len, "no hash mark\n") == TL_AGE_EINVAL);
     close(in);
     lseek(box, 0, SEEK_SET);
     char *j2 = NULL, err[160] = "";
@@ -126,6 +130,8 @@ static void t_container(void) {
 }
 
 int main(void) {
+    CHECK(strcmp(rxlock_version(), RXLOCK_VERSION_STRING) == 0);
+    CHECK(rxlock_version_number() == RXLOCK_VERSION_NUMBER && RXLOCK_VERSION_NUMBER >= 100);
     RUN(t_make_epoch);
     RUN(t_encrypt_solve_decrypt);
     RUN(t_container);

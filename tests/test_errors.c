@@ -164,9 +164,9 @@ static int decrypt_failing(const uint8_t *file, size_t len, size_t at, int once,
                            const uint8_t sk[32], size_t *written) {
     int in = memfd_with(file, len), o = memfd_create("p", 0);
     src_buf = (uint8_t *)file; src_len = len; src_pos = 0; fail_at = at; fail_once = once;
-    tl_age_read_hook = hook_read;
+    age_read_hook = hook_read;
     int rc = tl_age_decrypt_fd(in, o, (const uint8_t (*)[32])sk, 1);
-    tl_age_read_hook = NULL;
+    age_read_hook = NULL;
     struct stat st;
     fstat(o, &st);
     *written = (size_t)st.st_size;

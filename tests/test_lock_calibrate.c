@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: ISC */
-/* tests/test_lock_calibrate.c — src/lock/calibrate.c: the calibration file
+/* tests/test_lock_calibrate.c — src/lock/measure/calibrate.c: the calibration file
  * round trip (version 5 — allocations, allocation_rates, window_spread for
  * full-mode RandomX; version 4 — dataset_huge_pages; version 3: RandomX records mode / engine / AES, SHA3 none of
  * them; setup, windows, load average) and its validation (version-1 files still read), and short real

@@ -1,8 +1,8 @@
 /* SPDX-License-Identifier: ISC */
-/* tests/test_lock_floor.c — issue 19: the floor (src/lock/floor.c) against
+/* tests/test_lock_floor.c — issue 19: the floor (src/lock/measure/floor.c) against
  * a small table file: parsing, bounds and refusals, the fastest row, the
- * arithmetic both ways; the promise sentence (src/lock/promise.c); the one
- * mode policy (src/lock/mode.c) with the test build's low-memory switch;
+ * arithmetic both ways; the promise sentence (src/lock/measure/promise.c); the one
+ * mode policy (src/lock/measure/mode.c) with the test build's low-memory switch;
  * puzzle version 2's issue-19 fields round trip. */
 #include "test.h"
 #include "rxlock/calibrate.h"

@@ -6,7 +6,7 @@
  * same (test-mode) secrets; no secret (s_2..s_G, x) appears in clear in
  * any file of the plan directory; a missing group is reported by number. */
 #include "test.h"
-#include "lock/gen_internal.h"
+#include "lock/cluster/cluster_internal.h"
 #include "rxlock/rxlock.h"
 #include <dirent.h>
 #include <sodium.h>

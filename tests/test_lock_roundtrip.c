@@ -252,7 +252,36 @@ static void multi_case(tl_work_type t, size_t maxL, uint64_t n) {
 static void t_work_multi(void) { multi_case(TL_WORK_SHA3_256, 19, 7); }
 static void t_work_multi_randomx(void) { multi_case(TL_WORK_RANDOMX_V2, 3, 2); }
 
+/* A zero-initialised mode is the mode policy, never silently light mode:
+ * with the test build's low-memory switch the policy picks light, and
+ * tl_work_new / tl_mode_resolve take TL_MODE_DEFAULT. */
+static void t_zero_mode_is_policy(void) {
+    tl_gen_opts go = {0};
+    tl_solve_opts so = {0};
+    CHECK(go.mode == TL_MODE_DEFAULT && so.mode == TL_MODE_DEFAULT);
+    CHECK(TL_MODE_LIGHT != 0 && TL_MODE_FULL != 0);
+    setenv("RXLOCK_TEST_LOWMEM", "1", 1);
+    tl_mode_choice mc;
+    CHECK(tl_mode_resolve(TL_WORK_RANDOMX_V2, TL_MODE_DEFAULT, &mc) == 0 && mc.mode == TL_MODE_LIGHT && mc.low_memory &&
+          !mc.forced);
+    CHECK(tl_mode_resolve(TL_WORK_RANDOMX_V2, TL_MODE_FULL, &mc) == 0 && mc.mode == TL_MODE_FULL && mc.forced);
+    CHECK(tl_mode_resolve(TL_WORK_RANDOMX_V2, 3, &mc) == TL_EINVAL);
+    uint8_t key[32] = { 7 };
+    tl_work *w = NULL;
+    tl_engine_info ei;
+    if (!test_quick()) {
+        CHECK(tl_work_new(&w, TL_WORK_RANDOMX_V2, key, TL_MODE_DEFAULT) == 0);
+        CHECK(w && tl_work_engine(w, &ei) == 0 && ei.mode && !strcmp(ei.mode, "light"));
+        tl_work_free(w);
+        w = NULL;
+    }
+    CHECK(tl_work_new(&w, TL_WORK_SHA3_256, key, TL_MODE_DEFAULT) == 0 && w);
+    tl_work_free(w);
+    unsetenv("RXLOCK_TEST_LOWMEM");
+}
+
 int main(void) {
+    RUN(t_zero_mode_is_policy);
     RUN(t_sha3_roundtrip);
     RUN(t_work_multi);
     RUN(t_signed_and_pin);

@@ -124,7 +124,7 @@ int tl_calibration_placement_range(const tl_calibration *c, double *lo, double *
 /* (fastest - slowest placement rate) / fastest, 0..1; 0 with one. */
 double tl_calibration_placement_spread(const tl_calibration *c);
 
-/* ---- issue 19: the floor (src/lock/floor.c) ----------------------------
+/* ---- issue 19: the floor (src/lock/measure/floor.c) ----------------------------
  * The fastest published single-core sequential rates (one dependent chain)
  * per work function: a built-in table (docs/SECURITY.md §The floor, with
  * sources) or a user's table file: lines "WORK RATE MACHINE [; CONDITIONS]",
@@ -155,7 +155,7 @@ double tl_floor_seconds(const tl_floor_row *r, uint64_t total);
  * `seconds`.  0, TL_EINVAL, or TL_ETOOBIG (over 2^48). */
 int  tl_floor_hashes(const tl_floor_row *r, double seconds, uint64_t *total);
 
-/* ---- issue 19: the promise (src/lock/promise.c) ------------------------ */
+/* ---- issue 19: the promise (src/lock/measure/promise.c) ------------------------ */
 typedef struct {
     uint64_t total;               /* G x S                                  */
     double   rate;                /* the puzzle's assumed rate (0 = none)   */

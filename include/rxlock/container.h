@@ -4,7 +4,7 @@
  * encrypted to the puzzle's epoch recipient.  Layout: docs/FORMAT.md,
  * "Single-file container (.rxlock)".  Public API (prefix tl_container_).
  *
- *   make:  tl_generate() -> tl_puzzle_parse() -> tl_container_write()
+ *   make:  tl_generate() -> tl_container_notice() -> tl_container_write()
  *   open:  tl_container_parse() -> tl_puzzle_parse() -> tl_solve() -> x
  *          -> tl_container_open_payload(x)
  */
@@ -29,13 +29,16 @@ extern "C" {
  * TL_EINVAL (NULL argument) / TL_ETOOBIG (cap too small). */
 int tl_container_notice(char *buf, size_t cap, const tl_puzzle *pz, const char *name);
 
-/* Write the container to out_fd: magic line, notice, "puzzle N" line, the
- * N bytes of puzzle JSON (json, as tl_generate gave it), LF, then the age
- * payload: everything readable from in_fd encrypted to pz->epoch_pk.
- * Returns 0 or a TL_AGE_E* code (TL_AGE_EIO, errno kept, when writing the
- * prelude fails; TL_AGE_EINVAL for bad arguments). */
+/* Write the container to out_fd: magic line, the notice (normally
+ * tl_container_notice's text: every line starting with '#' and ending with
+ * LF, at most TL_CONTAINER_LINE_MAX bytes each, TL_CONTAINER_NOTICE_MAX in
+ * all), "puzzle N" line, the N bytes of puzzle JSON (json, as tl_generate
+ * gave it), LF, then the age payload: everything readable from in_fd
+ * encrypted to the puzzle's epoch recipient.  Returns 0 or a TL_AGE_E*
+ * code (TL_AGE_EIO, errno kept, when writing the prelude fails;
+ * TL_AGE_EINVAL for bad arguments or a notice outside those rules). */
 int tl_container_write(int out_fd, int in_fd, const tl_puzzle *pz,
-                       const char *json, size_t json_len, const char *name);
+                       const char *json, size_t json_len, const char *notice);
 
 /* Parse the prelude of a container open on fd (at offset 0), reading only
  * what it needs: *json (malloc'd, NUL-terminated, *json_len bytes; the

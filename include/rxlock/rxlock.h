@@ -71,11 +71,14 @@ typedef enum {
     TL_WORK_SHA3_256   = 3
 } tl_work_type;
 
-/* RandomX memory mode.  TL_MODE_DEFAULT only where a field says so
- * (tl_task_opts.mode: the plan's mode). */
-typedef enum { TL_MODE_DEFAULT = -1, TL_MODE_LIGHT = 0, TL_MODE_FULL = 1 } tl_mode;
+/* RandomX memory mode.  Zero, TL_MODE_DEFAULT, is the mode policy
+ * (tl_mode_resolve: full when the dataset fits here, else light) wherever a
+ * mode is taken — tl_work_new, tl_gen_opts, tl_solve_opts, tl_calibrate —
+ * except tl_task_opts.mode, where it means the plan's mode; so a
+ * zero-initialised options struct never silently means light mode. */
+typedef enum { TL_MODE_DEFAULT = 0, TL_MODE_LIGHT = 1, TL_MODE_FULL = 2 } tl_mode;
 
-/* ---- issue 19: the one mode policy (src/lock/mode.c) ------------------ */
+/* ---- issue 19: the one mode policy (src/lock/measure/mode.c) ------------------ */
 /* Full mode is this many times faster than light mode for RandomX:
  * RECORDED figures, not measured per run (bench/README.md): the Intel VM,
  * paired runs, v2 jit-secure with THP, 336.8 vs 74.7 H/s = 4.5x (3.0x at
@@ -93,7 +96,8 @@ typedef struct {
     const char *why;              /* static: the check that decided         */
     double   ratio;               /* full/light speed ratio (recorded); 1 for sha3 */
 } tl_mode_choice;
-/* requested: -1 = choose (full when the dataset fits here, else light);
+/* requested: TL_MODE_DEFAULT (or any negative value) = choose (full when
+ * the dataset fits here, else light);
  * TL_MODE_LIGHT / TL_MODE_FULL = forced.  sha3-256 has no mode (light).
  * Checks, in order: the test build's RXLOCK_TEST_LOWMEM=1, RLIMIT_AS, the
  * cgroup v2 memory.max, MemAvailable, then an untouched trial mmap of the

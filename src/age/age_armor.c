@@ -10,12 +10,12 @@
 #include <unistd.h>
 
 #ifdef RXLOCK_TESTING
-ssize_t (*tl_age_read_hook)(int fd, void *buf, size_t n);
+ssize_t (*age_read_hook)(int fd, void *buf, size_t n);
 #endif
 
-ssize_t tl_age_sys_read(int fd, void *buf, size_t n) {
+ssize_t age_sys_read(int fd, void *buf, size_t n) {
 #ifdef RXLOCK_TESTING
-    if (tl_age_read_hook) return tl_age_read_hook(fd, buf, n);
+    if (age_read_hook) return age_read_hook(fd, buf, n);
 #endif
     return read(fd, buf, n);
 }
@@ -24,12 +24,12 @@ ssize_t tl_age_sys_read(int fd, void *buf, size_t n) {
 /* 0 (data appended, or EOF reached: r->eof) or TL_AGE_EIO, which sticks: a
  * stream that failed once is never read again, so an error can not turn
  * into an early end of file. */
-static int raw_fill(tl_age_raw *r) {
+static int raw_fill(age_raw *r) {
     if (r->err) return r->err;
     if (r->eof) return 0;
     if (r->pos == r->len) r->pos = r->len = 0;
     for (;;) {
-        ssize_t k = tl_age_sys_read(r->fd, r->buf + r->len, sizeof r->buf - r->len);
+        ssize_t k = age_sys_read(r->fd, r->buf + r->len, sizeof r->buf - r->len);
         if (k < 0) {
             if (errno == EINTR) continue;
             r->err = TL_AGE_EIO;
@@ -47,7 +47,7 @@ static int raw_fill(tl_age_raw *r) {
 #define RAW_EOF (-1)
 
 /* Next byte (0..255), RAW_EOF, or a TL_AGE_E* error. */
-static int raw_getc(tl_age_raw *r) {
+static int raw_getc(age_raw *r) {
     if (r->pos == r->len) {
         int rc = raw_fill(r);
         if (rc) return rc;
@@ -56,7 +56,7 @@ static int raw_getc(tl_age_raw *r) {
     return r->buf[r->pos++];
 }
 
-static ssize_t raw_read(tl_age_raw *r, uint8_t *p, size_t n) {
+static ssize_t raw_read(age_raw *r, uint8_t *p, size_t n) {
     size_t got = 0;
     while (got < n) {
         if (r->pos == r->len) {
@@ -75,7 +75,7 @@ static ssize_t raw_read(tl_age_raw *r, uint8_t *p, size_t n) {
 /* A raw line without LF (a CR before the LF is dropped).  Returns 1 and the
  * line, 0 at EOF with nothing read, negative on error/over-long line. *nl
  * tells whether the line ended in LF. */
-static int raw_line(tl_age_raw *r, char *line, size_t cap, size_t *len, int *nl) {
+static int raw_line(age_raw *r, char *line, size_t cap, size_t *len, int *nl) {
     size_t n = 0;
     *nl = 0;
     for (;;) {
@@ -95,7 +95,7 @@ static int raw_line(tl_age_raw *r, char *line, size_t cap, size_t *len, int *nl)
 static int is_ws(int c) { return c == ' ' || c == '\t' || c == '\r' || c == '\n'; }
 
 /* ---- input ------------------------------------------------------------- */
-void tl_age_in_init(tl_age_in *in, int fd) {
+void age_in_init(age_in *in, int fd) {
     memset(in, 0, sizeof *in);
     in->raw.fd = fd;
     /* Look at the start: leading whitespace, then the armor BEGIN line. */
@@ -109,7 +109,7 @@ void tl_age_in_init(tl_age_in *in, int fd) {
 }
 
 /* Armor: decode the next line into in->dec.  Sets done at the END line. */
-static int armor_next(tl_age_in *in) {
+static int armor_next(age_in *in) {
     char line[TL_AGE_ARMOR_COLS + 8];
     size_t len = 0;
     int nl, rc;
@@ -154,7 +154,7 @@ static int armor_next(tl_age_in *in) {
     return 0;
 }
 
-ssize_t tl_age_in_read(tl_age_in *in, uint8_t *buf, size_t n) {
+ssize_t age_in_read(age_in *in, uint8_t *buf, size_t n) {
     if (!in->armored) return raw_read(&in->raw, buf, n);
     size_t got = 0;
     while (got < n) {
@@ -173,11 +173,11 @@ ssize_t tl_age_in_read(tl_age_in *in, uint8_t *buf, size_t n) {
     return (ssize_t)got;
 }
 
-int tl_age_in_line(tl_age_in *in, char *line, size_t cap, size_t *len) {
+int age_in_line(age_in *in, char *line, size_t cap, size_t *len) {
     size_t n = 0;
     for (;;) {
         uint8_t c;
-        ssize_t k = tl_age_in_read(in, &c, 1);
+        ssize_t k = age_in_read(in, &c, 1);
         if (k < 0) return (int)k;
         if (k == 0) return TL_AGE_ETRUNC;
         if (c == '\n') break;
@@ -190,13 +190,13 @@ int tl_age_in_line(tl_age_in *in, char *line, size_t cap, size_t *len) {
 }
 
 /* ---- output ------------------------------------------------------------ */
-static int out_flush(tl_age_out *o) {
+static int out_flush(age_out *o) {
     if (o->olen && util_write_all(o->fd, o->obuf, o->olen) != 0) return TL_AGE_EIO;
     o->olen = 0;
     return 0;
 }
 
-static int out_put(tl_age_out *o, const void *p, size_t n) {
+static int out_put(age_out *o, const void *p, size_t n) {
     if (o->olen + n > sizeof o->obuf) {
         int rc = out_flush(o);
         if (rc) return rc;
@@ -207,7 +207,7 @@ static int out_put(tl_age_out *o, const void *p, size_t n) {
     return 0;
 }
 
-static int armor_line(tl_age_out *o, const uint8_t *p, size_t n) {
+static int armor_line(age_out *o, const uint8_t *p, size_t n) {
     char line[TL_AGE_ARMOR_COLS + 2];
     sodium_bin2base64(line, sizeof line, p, n, sodium_base64_VARIANT_ORIGINAL);
     size_t l = strlen(line);
@@ -215,7 +215,7 @@ static int armor_line(tl_age_out *o, const uint8_t *p, size_t n) {
     return out_put(o, line, l);
 }
 
-int tl_age_out_init(tl_age_out *o, int fd, int armor) {
+int age_out_init(age_out *o, int fd, int armor) {
     memset(o, 0, sizeof *o);
     o->fd = fd;
     o->armored = armor ? 1 : 0;
@@ -223,7 +223,7 @@ int tl_age_out_init(tl_age_out *o, int fd, int armor) {
     return 0;
 }
 
-int tl_age_out_write(tl_age_out *o, const void *data, size_t n) {
+int age_out_write(age_out *o, const void *data, size_t n) {
     const uint8_t *p = data;
     if (!o->armored) return out_put(o, p, n);
     while (n) {
@@ -240,7 +240,7 @@ int tl_age_out_write(tl_age_out *o, const void *data, size_t n) {
     return 0;
 }
 
-int tl_age_out_finish(tl_age_out *o) {
+int age_out_finish(age_out *o) {
     int rc;
     if (o->armored) {
         if (o->alen && (rc = armor_line(o, o->abuf, o->alen)) != 0) return rc;
@@ -250,9 +250,9 @@ int tl_age_out_finish(tl_age_out *o) {
     return out_flush(o);
 }
 
-void tl_age_out_wipe(tl_age_out *o) { sodium_memzero(o, sizeof *o); }
+void age_out_wipe(age_out *o) { sodium_memzero(o, sizeof *o); }
 
-int tl_age_b64_decode(const char *s, size_t slen, uint8_t *out, size_t want) {
+int age_b64_decode(const char *s, size_t slen, uint8_t *out, size_t want) {
     size_t n = 0;
     const char *end = NULL;
     if (slen != (want * 4 + 2) / 3) return -1;

@@ -1,21 +1,21 @@
 /* SPDX-License-Identifier: ISC */
-/* src/age/age_check.c — tl_age_check_fd: what can be checked of an age v1
+/* src/age/age_check.c — age_check_fd: what can be checked of an age v1
  * file without a key (its header's syntax and its payload's length), so
  * that a caller who will only get the key after long work can refuse a
  * broken file first. */
 #include "age_internal.h"
 #include <stdlib.h>
 
-int tl_age_check_fd(int in_fd) {
-    tl_age_in *in = malloc(sizeof *in);
+int age_check_fd(int in_fd) {
+    age_in *in = malloc(sizeof *in);
     uint8_t buf[4096], none[16];
     if (!in) return TL_AGE_ENOMEM;
-    tl_age_in_init(in, in_fd);
+    age_in_init(in, in_fd);
     /* no identity: a well-formed header (X25519 or mlkem768x25519 stanzas) ends in "no match" */
-    int rc = tl_age_header_read(in, NULL, 0, NULL, 0, none);
+    int rc = age_header_read(in, NULL, 0, NULL, 0, none);
     if (rc == TL_AGE_ENOMATCH) rc = 0;
     uint64_t n = 0;
-    for (ssize_t k; rc == 0 && (k = tl_age_in_read(in, buf, sizeof buf)) != 0; n += (uint64_t)k)
+    for (ssize_t k; rc == 0 && (k = age_in_read(in, buf, sizeof buf)) != 0; n += (uint64_t)k)
         if (k < 0) rc = (int)k;
     if (rc == 0) {
         /* 16-byte nonce, then chunks of at most 64 KiB + 16; only the last
@@ -32,3 +32,4 @@ int tl_age_check_fd(int in_fd) {
     free(in);
     return rc;
 }
+extern __typeof__(age_check_fd) tl_age_check_fd __attribute__((alias("age_check_fd")));   /* old name, one release */

@@ -1,11 +1,11 @@
 /* SPDX-License-Identifier: ISC */
-/* src/age/age_errors.c — tl_age_strerror: the names of the age layer's
+/* src/age/age_errors.c — age_strerror: the names of the age layer's
  * TL_AGE_E* codes (-200 .. -299 of the library's error space,
  * include/rxlock/error.h).  On its own so that anything naming errors links
  * without the age code. */
 #include "rxlock/age.h"
 
-const char *tl_age_strerror(int rc) {
+const char *age_strerror(int rc) {
     switch (rc) {
     case TL_AGE_OK:        return "success";
     case TL_AGE_EIO:       return "age: read or write failed";
@@ -25,3 +25,4 @@ const char *tl_age_strerror(int rc) {
     default:               return "unknown age error";
     }
 }
+extern __typeof__(age_strerror) tl_age_strerror __attribute__((alias("age_strerror")));   /* old name, one release */

@@ -42,7 +42,7 @@ static int tput(tbuf *t, const char *s, size_t n) {
 #define PQ_STANZA_MAX     (32 + TL_AGE_PQ_ENC_B64 + B64_32)
 #define HEADER_FIXED_MAX  128
 
-int tl_age_header_write(tl_age_out *o, const uint8_t file_key[16],
+int age_header_write(age_out *o, const uint8_t file_key[16],
                         const uint8_t (*pks)[32], size_t npk,
                         const uint8_t (*pqs)[TL_AGE_PQ_RECIPIENT_BYTES], size_t npq) {
     uint8_t eph[32], share[32], shared[32], key[32], body[32], mac[32];
@@ -72,7 +72,7 @@ int tl_age_header_write(tl_age_out *o, const uint8_t file_key[16],
     /* issue 21: one mlkem768x25519 stanza per post-quantum recipient. */
     for (size_t i = 0; i < npq; i++) {
         uint8_t enc[TL_AGE_PQ_ENC_BYTES];
-        int r = tl_age_pq_wrap(pqs[i], file_key, enc, body);
+        int r = age_pq_wrap(pqs[i], file_key, enc, body);
         if (r != 0) { rc = r; goto out; }
         if (tput(&t, "-> " TL_AGE_PQ_STANZA " ", 4 + strlen(TL_AGE_PQ_STANZA))) goto out;
         sodium_bin2base64(b64, sizeof b64, enc, sizeof enc, sodium_base64_VARIANT_ORIGINAL_NO_PADDING);
@@ -91,7 +91,7 @@ int tl_age_header_write(tl_age_out *o, const uint8_t file_key[16],
     }
     sodium_bin2base64(b64, sizeof b64, mac, 32, sodium_base64_VARIANT_ORIGINAL_NO_PADDING);
     if (tput(&t, " ", 1) || tput(&t, b64, B64_32) || tput(&t, "\n", 1)) goto out;
-    rc = tl_age_out_write(o, text, t.len);
+    rc = age_out_write(o, text, t.len);
 out:
     free(text);
     sodium_memzero(eph, sizeof eph);
@@ -134,9 +134,9 @@ static int x25519_open(char **argv, int argc, const char *body, size_t blen,
                        const uint8_t (*sks)[32], size_t nsk, uint8_t file_key[16]) {
     uint8_t share[32], ct[32], shared[32], pk[32], key[32];
     int rc = 0;
-    if (argc != 2 || tl_age_b64_decode(argv[1], strlen(argv[1]), share, 32) != 0)
+    if (argc != 2 || age_b64_decode(argv[1], strlen(argv[1]), share, 32) != 0)
         return TL_AGE_EHEADER;
-    if (tl_age_b64_decode(body, blen, ct, 32) != 0) return TL_AGE_EHEADER;
+    if (age_b64_decode(body, blen, ct, 32) != 0) return TL_AGE_EHEADER;
     for (size_t i = 0; sks && i < nsk && rc == 0; i++) {
         if (crypto_scalarmult(shared, sks[i], share) != 0) { rc = TL_AGE_ECRYPTO; break; }  /* all-zero secret */
         if (crypto_scalarmult_base(pk, sks[i]) != 0 || wrap_key(key, shared, share, pk) != 0) {
@@ -151,7 +151,7 @@ static int x25519_open(char **argv, int argc, const char *body, size_t blen,
     return rc;
 }
 
-int tl_age_header_read(tl_age_in *in, const uint8_t (*sks)[32], size_t nsk,
+int age_header_read(age_in *in, const uint8_t (*sks)[32], size_t nsk,
                        const uint8_t (*seeds)[32], size_t nseed, uint8_t file_key[16]) {
     char *text = sodium_malloc(TL_AGE_HEADER_MAX);   /* header as read, for the MAC */
     char line[TL_AGE_LINE_MAX], body[TL_AGE_LINE_MAX];
@@ -161,12 +161,12 @@ int tl_age_header_read(tl_age_in *in, const uint8_t (*sks)[32], size_t nsk,
     if (!text) return TL_AGE_ENOMEM;
 #define TAKE(s, n) do { if (tlen + (n) + 1 > TL_AGE_HEADER_MAX) { rc = TL_AGE_EHEADER; goto out; } \
                         memcpy(text + tlen, (s), (n)); tlen += (n); } while (0)
-    rc = tl_age_in_line(in, line, sizeof line, &len);
+    rc = age_in_line(in, line, sizeof line, &len);
     if (rc == TL_AGE_ETRUNC || rc == TL_AGE_EHEADER) { rc = TL_AGE_EVERSION; goto out; }
     if (rc) goto out;
     if (strcmp(line, VERSION_LINE) != 0) { rc = TL_AGE_EVERSION; goto out; }
     TAKE(line, len); TAKE("\n", 1);
-    rc = tl_age_in_line(in, line, sizeof line, &len);
+    rc = age_in_line(in, line, sizeof line, &len);
     for (;;) {
         if (rc) goto out;
         if (strncmp(line, "---", 3) == 0) break;
@@ -178,7 +178,7 @@ int tl_age_header_read(tl_age_in *in, const uint8_t (*sks)[32], size_t nsk,
         /* Body: full 64-column lines, then one shorter (maybe empty) line. */
         size_t blen = 0, bl = 0;
         for (;;) {
-            rc = tl_age_in_line(in, body, sizeof body, &bl);
+            rc = age_in_line(in, body, sizeof body, &bl);
             if (rc) goto out;
             if (bl > 64) { rc = TL_AGE_EHEADER; goto out; }
             for (size_t i = 0; i < bl; i++)
@@ -189,7 +189,7 @@ int tl_age_header_read(tl_age_in *in, const uint8_t (*sks)[32], size_t nsk,
                 /* The body of every stanza, known or not, must be canonical
                  * unpadded base64; only the short last line can break that. */
                 uint8_t tmp[48];
-                if (bl % 4 == 1 || (bl && tl_age_b64_decode(body, bl, tmp, (bl * 3) / 4) != 0)) {
+                if (bl % 4 == 1 || (bl && age_b64_decode(body, bl, tmp, (bl * 3) / 4) != 0)) {
                     rc = TL_AGE_EHEADER; goto out;
                 }
                 break;
@@ -205,8 +205,8 @@ int tl_age_header_read(tl_age_in *in, const uint8_t (*sks)[32], size_t nsk,
                 if (r == 1) found = 1;
             } else {
                 uint8_t tmp[32];   /* still validate the encoding */
-                if (argc != 2 || tl_age_b64_decode(argv[1], strlen(argv[1]), tmp, 32) != 0 ||
-                    tl_age_b64_decode(body, bl, tmp, 32) != 0) { rc = TL_AGE_EHEADER; goto out; }
+                if (argc != 2 || age_b64_decode(argv[1], strlen(argv[1]), tmp, 32) != 0 ||
+                    age_b64_decode(body, bl, tmp, 32) != 0) { rc = TL_AGE_EHEADER; goto out; }
             }
         }
         /* issue 21: the hybrid post-quantum stanza, exactly two arguments
@@ -216,19 +216,19 @@ int tl_age_header_read(tl_age_in *in, const uint8_t (*sks)[32], size_t nsk,
         if (strcmp(argv[0], TL_AGE_PQ_STANZA) == 0) {
             uint8_t enc[TL_AGE_PQ_ENC_BYTES], pbody[32];
             if (argc != 2 || blen != B64_32 ||
-                tl_age_b64_decode(argv[1], strlen(argv[1]), enc, sizeof enc) != 0 ||
-                tl_age_b64_decode(body, bl, pbody, 32) != 0) { rc = TL_AGE_EHEADER; goto out; }
+                age_b64_decode(argv[1], strlen(argv[1]), enc, sizeof enc) != 0 ||
+                age_b64_decode(body, bl, pbody, 32) != 0) { rc = TL_AGE_EHEADER; goto out; }
             if (!found && nseed) {
-                int r = tl_age_pq_unwrap(enc, pbody, seeds, nseed, file_key);
+                int r = age_pq_unwrap(enc, pbody, seeds, nseed, file_key);
                 if (r < 0) { rc = r; goto out; }
                 if (r == 1) found = 1;
             }
         }
-        rc = tl_age_in_line(in, line, sizeof line, &len);
+        rc = age_in_line(in, line, sizeof line, &len);
     }
     /* MAC line: "--- " + 43 base64 characters. */
     if (stanzas == 0 || len != 4 + B64_32 || line[3] != ' ' ||
-        tl_age_b64_decode(line + 4, B64_32, want, 32) != 0) { rc = TL_AGE_EHEADER; goto out; }
+        age_b64_decode(line + 4, B64_32, want, 32) != 0) { rc = TL_AGE_EHEADER; goto out; }
     if (scrypt) { rc = stanzas == 1 ? TL_AGE_ESCRYPT : TL_AGE_EHEADER; goto out; }
     if (!found) { rc = TL_AGE_ENOMATCH; goto out; }
     TAKE("---", 3);

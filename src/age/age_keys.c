@@ -16,20 +16,20 @@
 #define HRP_IDENTITY  "age-secret-key-"
 #define IDENTITY_FILE_MAX (64 * 1024)
 
-int tl_age_public_key(const uint8_t sk[32], uint8_t pk[32]) {
+int age_public_key(const uint8_t sk[32], uint8_t pk[32]) {
     if (!sk || !pk) return TL_AGE_EINVAL;
     if (sodium_init() < 0) return TL_AGE_ECRYPTO;
     return crypto_scalarmult_base(pk, sk) == 0 ? 0 : TL_AGE_ECRYPTO;
 }
 
-int tl_age_recipient_encode(const uint8_t pk[32], char out[TL_AGE_RECIPIENT_MAX]) {
+int age_recipient_encode(const uint8_t pk[32], char out[TL_AGE_RECIPIENT_MAX]) {
     if (!pk || !out) return TL_AGE_EINVAL;
     return tl_bech32_encode(out, TL_AGE_RECIPIENT_MAX, HRP_RECIPIENT, pk, 32) == 0 ? 0 : TL_AGE_EINVAL;
 }
 
 /* An identity string: 32 secret bytes in upper-case Bech32 under hrp (the
  * X25519 and the post-quantum identity alike). */
-int tl_age_secret32_encode(const char *hrp, const uint8_t key[32], char out[TL_AGE_IDENTITY_MAX]) {
+int age_secret32_encode(const char *hrp, const uint8_t key[32], char out[TL_AGE_IDENTITY_MAX]) {
     if (!key || !out) return TL_AGE_EINVAL;
     if (tl_bech32_encode(out, TL_AGE_IDENTITY_MAX, hrp, key, 32) != 0) return TL_AGE_EINVAL;
     for (char *p = out; *p; p++)
@@ -39,7 +39,7 @@ int tl_age_secret32_encode(const char *hrp, const uint8_t key[32], char out[TL_A
 
 /* Its inverse: exactly 32 bytes under HRP (upper case); TL_AGE_EKEY
  * otherwise.  The decoded buffer is wiped. */
-int tl_age_secret32_decode(const char *HRP, const char *s, uint8_t key[32]) {
+int age_secret32_decode(const char *HRP, const char *s, uint8_t key[32]) {
     char hrp[TL_BECH32_MAX + 1];
     uint8_t buf[64];
     size_t n = 0;
@@ -54,11 +54,11 @@ out:
     return rc;
 }
 
-int tl_age_identity_encode(const uint8_t sk[32], char out[TL_AGE_IDENTITY_MAX]) {
-    return tl_age_secret32_encode(HRP_IDENTITY, sk, out);
+int age_identity_encode(const uint8_t sk[32], char out[TL_AGE_IDENTITY_MAX]) {
+    return age_secret32_encode(HRP_IDENTITY, sk, out);
 }
 
-int tl_age_recipient_decode(const char *s, uint8_t pk[32]) {
+int age_recipient_decode(const char *s, uint8_t pk[32]) {
     char hrp[TL_BECH32_MAX + 1];
     uint8_t buf[64];
     size_t n = 0;
@@ -69,12 +69,12 @@ int tl_age_recipient_decode(const char *s, uint8_t pk[32]) {
     return 0;
 }
 
-int tl_age_identity_decode(const char *s, uint8_t sk[32]) {
-    return tl_age_secret32_decode("AGE-SECRET-KEY-", s, sk);
+int age_identity_decode(const char *s, uint8_t sk[32]) {
+    return age_secret32_decode("AGE-SECRET-KEY-", s, sk);
 }
 
 /* The identity file text for an encoded recipient rec and identity id. */
-int tl_age_identity_file_emit(const char *path, const char *rec, const char *id,
+int age_identity_file_emit(const char *path, const char *rec, const char *id,
                               const char *comment, int force) {
     char when[32];
     time_t now = time(NULL);
@@ -99,7 +99,7 @@ int tl_age_identity_file_emit(const char *path, const char *rec, const char *id,
     return rc;
 }
 
-int tl_age_identity_file_write(const char *path, const uint8_t sk[32], const char *comment, int force) {
+int age_identity_file_write(const char *path, const uint8_t sk[32], const char *comment, int force) {
     uint8_t pk[32];
     char rec[TL_AGE_RECIPIENT_MAX], id[TL_AGE_IDENTITY_MAX];
     int rc = TL_AGE_EINVAL;
@@ -107,9 +107,9 @@ int tl_age_identity_file_write(const char *path, const uint8_t sk[32], const cha
         errno = EINVAL;
         return TL_AGE_EINVAL;
     }
-    if (tl_age_public_key(sk, pk) != 0 || tl_age_recipient_encode(pk, rec) != 0 ||
-        tl_age_identity_encode(sk, id) != 0) goto out;
-    rc = tl_age_identity_file_emit(path, rec, id, comment, force);
+    if (age_public_key(sk, pk) != 0 || age_recipient_encode(pk, rec) != 0 ||
+        age_identity_encode(sk, id) != 0) goto out;
+    rc = age_identity_file_emit(path, rec, id, comment, force);
 out:;
     int e = errno;
     sodium_memzero(id, sizeof id);
@@ -117,7 +117,7 @@ out:;
     return rc;
 }
 
-int tl_age_identity_file_read_any(const char *path, uint8_t sk[32], int *pq) {
+int age_identity_file_read_any(const char *path, uint8_t sk[32], int *pq) {
     uint8_t *data = NULL;
     size_t len = 0;
     int rc = TL_AGE_EKEY;
@@ -136,7 +136,7 @@ int tl_age_identity_file_read_any(const char *path, uint8_t sk[32], int *pq) {
         memcpy(line, p, ll);
         line[ll] = 0;
         *pq = strncmp(line, "AGE-SECRET-KEY-PQ-1", 19) == 0;   /* issue 21 */
-        rc = *pq ? tl_age_pq_identity_decode(line, sk) : tl_age_identity_decode(line, sk);
+        rc = *pq ? age_pq_identity_decode(line, sk) : age_identity_decode(line, sk);
         sodium_memzero(line, sizeof line);
         if (rc != 0) errno = EINVAL;
         break;
@@ -147,9 +147,9 @@ int tl_age_identity_file_read_any(const char *path, uint8_t sk[32], int *pq) {
     return rc;
 }
 
-int tl_age_identity_file_read(const char *path, uint8_t sk[32]) {
+int age_identity_file_read(const char *path, uint8_t sk[32]) {
     int pq = 0;
-    int rc = tl_age_identity_file_read_any(path, sk, &pq);
+    int rc = age_identity_file_read_any(path, sk, &pq);
     if (rc == 0 && pq) {
         sodium_memzero(sk, 32);
         errno = EINVAL;
@@ -157,3 +157,11 @@ int tl_age_identity_file_read(const char *path, uint8_t sk[32]) {
     }
     return rc;
 }
+extern __typeof__(age_identity_decode) tl_age_identity_decode __attribute__((alias("age_identity_decode")));   /* old name, one release */
+extern __typeof__(age_identity_encode) tl_age_identity_encode __attribute__((alias("age_identity_encode")));   /* old name, one release */
+extern __typeof__(age_identity_file_read) tl_age_identity_file_read __attribute__((alias("age_identity_file_read")));   /* old name, one release */
+extern __typeof__(age_identity_file_read_any) tl_age_identity_file_read_any __attribute__((alias("age_identity_file_read_any")));   /* old name, one release */
+extern __typeof__(age_identity_file_write) tl_age_identity_file_write __attribute__((alias("age_identity_file_write")));   /* old name, one release */
+extern __typeof__(age_public_key) tl_age_public_key __attribute__((alias("age_public_key")));   /* old name, one release */
+extern __typeof__(age_recipient_decode) tl_age_recipient_decode __attribute__((alias("age_recipient_decode")));   /* old name, one release */
+extern __typeof__(age_recipient_encode) tl_age_recipient_encode __attribute__((alias("age_recipient_encode")));   /* old name, one release */

@@ -96,7 +96,7 @@ static int hpke_schedule(const uint8_t ss[32], uint8_t key[32], uint8_t nonce[12
     return rc;
 }
 
-int tl_age_pq_wrap(const uint8_t rcp[TL_AGE_PQ_RECIPIENT_BYTES], const uint8_t file_key[16],
+int age_pq_wrap(const uint8_t rcp[TL_AGE_PQ_RECIPIENT_BYTES], const uint8_t file_key[16],
                    uint8_t enc[TL_AGE_PQ_ENC_BYTES], uint8_t body[32]) {
     struct { uint8_t eseed[64], ssm[32], ssx[32], ss[32], key[32], nonce[12]; } *w = sodium_malloc(sizeof *w);
     const uint8_t *pkx = rcp + EK_M;
@@ -116,7 +116,7 @@ out:
     return rc;
 }
 
-int tl_age_pq_unwrap(const uint8_t enc[TL_AGE_PQ_ENC_BYTES], const uint8_t body[32],
+int age_pq_unwrap(const uint8_t enc[TL_AGE_PQ_ENC_BYTES], const uint8_t body[32],
                      const uint8_t (*seeds)[32], size_t nseed, uint8_t file_key[16]) {
     struct { xwing_key k; uint8_t ssm[32], ssx[32], ss[32], key[32], nonce[12]; } *w = sodium_malloc(sizeof *w);
     const uint8_t *ctx = enc + CT_M;
@@ -137,7 +137,7 @@ int tl_age_pq_unwrap(const uint8_t enc[TL_AGE_PQ_ENC_BYTES], const uint8_t body[
 }
 
 /* ---- keys ------------------------------------------------------------------ */
-int tl_age_pq_public_key(const uint8_t seed[32], uint8_t rcp[TL_AGE_PQ_RECIPIENT_BYTES]) {
+int age_pq_public_key(const uint8_t seed[32], uint8_t rcp[TL_AGE_PQ_RECIPIENT_BYTES]) {
     if (!seed || !rcp) return TL_AGE_EINVAL;
     if (sodium_init() < 0) return TL_AGE_ECRYPTO;
     xwing_key *k = sodium_malloc(sizeof *k);
@@ -151,14 +151,14 @@ int tl_age_pq_public_key(const uint8_t seed[32], uint8_t rcp[TL_AGE_PQ_RECIPIENT
     return rc;
 }
 
-int tl_age_pq_recipient_encode(const uint8_t rcp[TL_AGE_PQ_RECIPIENT_BYTES],
+int age_pq_recipient_encode(const uint8_t rcp[TL_AGE_PQ_RECIPIENT_BYTES],
                                char out[TL_AGE_PQ_RECIPIENT_MAX]) {
     if (!rcp || !out) return TL_AGE_EINVAL;
     return tl_bech32_encode_long(out, TL_AGE_PQ_RECIPIENT_MAX, HRP_PQ_RECIPIENT, rcp,
                                  TL_AGE_PQ_RECIPIENT_BYTES) == 0 ? 0 : TL_AGE_EINVAL;
 }
 
-int tl_age_pq_recipient_decode(const char *s, uint8_t rcp[TL_AGE_PQ_RECIPIENT_BYTES]) {
+int age_pq_recipient_decode(const char *s, uint8_t rcp[TL_AGE_PQ_RECIPIENT_BYTES]) {
     char hrp[16];
     size_t n = 0;
     if (!rcp) return TL_AGE_EINVAL;
@@ -172,25 +172,31 @@ int tl_age_pq_recipient_decode(const char *s, uint8_t rcp[TL_AGE_PQ_RECIPIENT_BY
     return rc;
 }
 
-int tl_age_pq_identity_encode(const uint8_t seed[32], char out[TL_AGE_IDENTITY_MAX]) {
-    return tl_age_secret32_encode(HRP_PQ_IDENTITY, seed, out);
+int age_pq_identity_encode(const uint8_t seed[32], char out[TL_AGE_IDENTITY_MAX]) {
+    return age_secret32_encode(HRP_PQ_IDENTITY, seed, out);
 }
 
-int tl_age_pq_identity_decode(const char *s, uint8_t seed[32]) {
-    return tl_age_secret32_decode("AGE-SECRET-KEY-PQ-", s, seed);
+int age_pq_identity_decode(const char *s, uint8_t seed[32]) {
+    return age_secret32_decode("AGE-SECRET-KEY-PQ-", s, seed);
 }
 
-int tl_age_pq_identity_file_write(const char *path, const uint8_t seed[32], const char *comment, int force) {
+int age_pq_identity_file_write(const char *path, const uint8_t seed[32], const char *comment, int force) {
     uint8_t rcp[TL_AGE_PQ_RECIPIENT_BYTES];
     char rec[TL_AGE_PQ_RECIPIENT_MAX], id[TL_AGE_IDENTITY_MAX];
     int rc = TL_AGE_EINVAL;
     if (!path || !seed) { errno = EINVAL; return TL_AGE_EINVAL; }
-    if ((rc = tl_age_pq_public_key(seed, rcp)) != 0 || (rc = tl_age_pq_recipient_encode(rcp, rec)) != 0 ||
-        (rc = tl_age_pq_identity_encode(seed, id)) != 0) goto out;
-    rc = tl_age_identity_file_emit(path, rec, id, comment, force);
+    if ((rc = age_pq_public_key(seed, rcp)) != 0 || (rc = age_pq_recipient_encode(rcp, rec)) != 0 ||
+        (rc = age_pq_identity_encode(seed, id)) != 0) goto out;
+    rc = age_identity_file_emit(path, rec, id, comment, force);
 out:;
     int e = errno;
     sodium_memzero(id, sizeof id);
     errno = e;
     return rc;
 }
+extern __typeof__(age_pq_identity_decode) tl_age_pq_identity_decode __attribute__((alias("age_pq_identity_decode")));   /* old name, one release */
+extern __typeof__(age_pq_identity_encode) tl_age_pq_identity_encode __attribute__((alias("age_pq_identity_encode")));   /* old name, one release */
+extern __typeof__(age_pq_identity_file_write) tl_age_pq_identity_file_write __attribute__((alias("age_pq_identity_file_write")));   /* old name, one release */
+extern __typeof__(age_pq_public_key) tl_age_pq_public_key __attribute__((alias("age_pq_public_key")));   /* old name, one release */
+extern __typeof__(age_pq_recipient_decode) tl_age_pq_recipient_decode __attribute__((alias("age_pq_recipient_decode")));   /* old name, one release */
+extern __typeof__(age_pq_recipient_encode) tl_age_pq_recipient_encode __attribute__((alias("age_pq_recipient_encode")));   /* old name, one release */

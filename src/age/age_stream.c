@@ -24,7 +24,7 @@ static int payload_key(uint8_t key[32], const uint8_t file_key[16], const uint8_
 static ssize_t read_full(int fd, uint8_t *p, size_t n) {
     size_t got = 0;
     while (got < n) {
-        ssize_t k = tl_age_sys_read(fd, p + got, n - got);
+        ssize_t k = age_sys_read(fd, p + got, n - got);
         if (k < 0) { if (errno == EINTR) continue; return -1; }
         if (k == 0) break;
         got += (size_t)k;
@@ -37,7 +37,7 @@ static int encrypt_fd(int in_fd, int out_fd, const uint8_t (*pks)[32], size_t np
                       const uint8_t (*pqs)[TL_AGE_PQ_RECIPIENT_BYTES], size_t npq, int armor) {
     uint8_t file_key[16], nonce[16], key[32], cn[12];
     uint8_t *pt = NULL, *ct = NULL;
-    tl_age_out o;
+    age_out o;
     int rc;
     if ((npk ? 1 : 0) + (npq ? 1 : 0) != 1 || npk > TL_AGE_MAX_RECIPIENTS || npq > TL_AGE_MAX_RECIPIENTS)
         return TL_AGE_EINVAL;
@@ -47,9 +47,9 @@ static int encrypt_fd(int in_fd, int out_fd, const uint8_t (*pks)[32], size_t np
     if (!pt || !ct) { free(pt); free(ct); return TL_AGE_ENOMEM; }
     randombytes_buf(file_key, sizeof file_key);
     randombytes_buf(nonce, sizeof nonce);
-    if ((rc = tl_age_out_init(&o, out_fd, armor)) != 0) goto out;
-    if ((rc = tl_age_header_write(&o, file_key, pks, npk, pqs, npq)) != 0) goto out;
-    if ((rc = tl_age_out_write(&o, nonce, sizeof nonce)) != 0) goto out;
+    if ((rc = age_out_init(&o, out_fd, armor)) != 0) goto out;
+    if ((rc = age_header_write(&o, file_key, pks, npk, pqs, npq)) != 0) goto out;
+    if ((rc = age_out_write(&o, nonce, sizeof nonce)) != 0) goto out;
     if (payload_key(key, file_key, nonce) != 0) { rc = TL_AGE_ECRYPTO; goto out; }
     /* Read one byte past the chunk to know whether this chunk is the last. */
     size_t have = 0;
@@ -61,49 +61,49 @@ static int encrypt_fd(int in_fd, int out_fd, const uint8_t (*pks)[32], size_t np
         size_t n = last ? total : TL_AGE_CHUNK;
         chunk_nonce(cn, counter, last);
         crypto_aead_chacha20poly1305_ietf_encrypt(ct, NULL, pt, n, NULL, 0, NULL, cn, key);
-        if ((rc = tl_age_out_write(&o, ct, n + TL_AGE_TAG)) != 0) goto out;
+        if ((rc = age_out_write(&o, ct, n + TL_AGE_TAG)) != 0) goto out;
         if (last) break;
         pt[0] = pt[TL_AGE_CHUNK];
         have = 1;
     }
-    rc = tl_age_out_finish(&o);
+    rc = age_out_finish(&o);
 out:
     sodium_memzero(file_key, sizeof file_key);
     sodium_memzero(key, sizeof key);
     sodium_memzero(pt, TL_AGE_CHUNK + 1);
     sodium_memzero(ct, TL_AGE_CHUNK + TL_AGE_TAG);
     free(pt); free(ct);
-    tl_age_out_wipe(&o);
+    age_out_wipe(&o);
     return rc;
 }
 
-int tl_age_encrypt_fd(int in_fd, int out_fd, const uint8_t (*pks)[32], size_t npk, int armor) {
+int age_encrypt_fd(int in_fd, int out_fd, const uint8_t (*pks)[32], size_t npk, int armor) {
     if (npk < 1) return TL_AGE_EINVAL;
     return encrypt_fd(in_fd, out_fd, pks, npk, NULL, 0, armor);
 }
 
 /* issue 21: post-quantum (mlkem768x25519) recipients. */
-int tl_age_pq_encrypt_fd(int in_fd, int out_fd, const uint8_t (*rcps)[TL_AGE_PQ_RECIPIENT_BYTES],
+int age_pq_encrypt_fd(int in_fd, int out_fd, const uint8_t (*rcps)[TL_AGE_PQ_RECIPIENT_BYTES],
                          size_t n, int armor) {
     if (n < 1) return TL_AGE_EINVAL;
     return encrypt_fd(in_fd, out_fd, NULL, 0, rcps, n, armor);
 }
 
 /* Read n bytes or to the end of the age stream. */
-static ssize_t in_full(tl_age_in *in, uint8_t *p, size_t n) {
-    return tl_age_in_read(in, p, n);
+static ssize_t in_full(age_in *in, uint8_t *p, size_t n) {
+    return age_in_read(in, p, n);
 }
 
-int tl_age_decrypt_fd(int in_fd, int out_fd, const uint8_t (*sks)[32], size_t nsk) {
+int age_decrypt_fd(int in_fd, int out_fd, const uint8_t (*sks)[32], size_t nsk) {
     if (nsk < 1) return TL_AGE_EINVAL;
-    return tl_age_decrypt_fd_any(in_fd, out_fd, sks, nsk, NULL, 0);
+    return age_decrypt_fd_any(in_fd, out_fd, sks, nsk, NULL, 0);
 }
 
-int tl_age_decrypt_fd_any(int in_fd, int out_fd, const uint8_t (*sks)[32], size_t nsk,
+int age_decrypt_fd_any(int in_fd, int out_fd, const uint8_t (*sks)[32], size_t nsk,
                           const uint8_t (*seeds)[32], size_t nseed) {
     uint8_t file_key[16], nonce[16], key[32], cn[12];
     uint8_t *ct = NULL, *pt = NULL;
-    tl_age_in *in = NULL;
+    age_in *in = NULL;
     int rc;
     if (nsk + nseed < 1 || nsk > TL_AGE_MAX_IDENTITIES || nseed > TL_AGE_MAX_IDENTITIES ||
         (nsk && !sks) || (nseed && !seeds)) return TL_AGE_EINVAL;
@@ -112,8 +112,8 @@ int tl_age_decrypt_fd_any(int in_fd, int out_fd, const uint8_t (*sks)[32], size_
     ct = malloc(TL_AGE_CHUNK + TL_AGE_TAG + 1);
     pt = malloc(TL_AGE_CHUNK);
     if (!in || !ct || !pt) { rc = TL_AGE_ENOMEM; goto out; }
-    tl_age_in_init(in, in_fd);
-    if ((rc = tl_age_header_read(in, sks, nsk, seeds, nseed, file_key)) != 0) goto out;
+    age_in_init(in, in_fd);
+    if ((rc = age_header_read(in, sks, nsk, seeds, nseed, file_key)) != 0) goto out;
     ssize_t k = in_full(in, nonce, sizeof nonce);
     if (k < 0) { rc = (int)k; goto out; }
     if ((size_t)k != sizeof nonce) { rc = TL_AGE_ETRUNC; goto out; }
@@ -160,3 +160,7 @@ out:
     free(in); free(ct); free(pt);
     return rc;
 }
+extern __typeof__(age_decrypt_fd) tl_age_decrypt_fd __attribute__((alias("age_decrypt_fd")));   /* old name, one release */
+extern __typeof__(age_decrypt_fd_any) tl_age_decrypt_fd_any __attribute__((alias("age_decrypt_fd_any")));   /* old name, one release */
+extern __typeof__(age_encrypt_fd) tl_age_encrypt_fd __attribute__((alias("age_encrypt_fd")));   /* old name, one release */
+extern __typeof__(age_pq_encrypt_fd) tl_age_pq_encrypt_fd __attribute__((alias("age_pq_encrypt_fd")));   /* old name, one release */

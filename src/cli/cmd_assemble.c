@@ -2,7 +2,7 @@
 /* src/cli/cmd_assemble.c — `rxlock assemble DIR`: with the planner key,
  * check every group result of a plan and write the puzzle (the same file
  * `rxlock lock` writes); prints the epoch recipient.  The work is in
- * tl_plan_assemble (src/lock/assemble.c). */
+ * tl_plan_assemble (src/lock/cluster/assemble.c). */
 #include "cli/cli.h"
 #include "cli/cli_paths.h"
 #include "cli/cli_util.h"

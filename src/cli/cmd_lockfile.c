@@ -123,7 +123,10 @@ static int write_container(const lockfile_args *a, int out_fd, int in_fd, const 
     } else {
         const char *name = a->to_stdout ? "FILE.rxlock" : a->out;   /* for the notice */
         if (cli_epoch_recipient(pz, rcp) != CLI_OK) strcpy(rcp, "?");
-        int e = tl_container_write(out_fd, in_fd, pz, json, len, name);
+        char notice[TL_CONTAINER_NOTICE_MAX];
+        int e = tl_container_notice(notice, sizeof notice, pz, name);
+        if (e == 0) e = tl_container_write(out_fd, in_fd, pz, json, len, notice);
+        else e = TL_AGE_EINVAL;
         if (e != 0) ret = cli_error("%s: %s%s%s", a->to_stdout ? "stdout" : a->out, tl_age_strerror(e), e == TL_AGE_EIO ? ": " : "",
                                     e == TL_AGE_EIO ? strerror(errno) : "");
     }

@@ -2,7 +2,7 @@
 /* src/cli/cmd_plan.c — `rxlock plan`: draw a puzzle's secrets and write a
  * plan directory for generation on a cluster (job files, plan.json,
  * slurm.sbatch, k8s-job.yaml) plus the planner and worker keys; prints the
- * epoch recipient.  The work is in tl_plan_create (src/lock/plan.c). */
+ * epoch recipient.  The work is in tl_plan_create (src/lock/cluster/plan.c). */
 #include "cli/cli.h"
 #include "cli/cli_paths.h"
 #include "cli/lock_opts.h"

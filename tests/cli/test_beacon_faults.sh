@@ -3,8 +3,8 @@
 # tests/cli/test_beacon_faults.sh — a beacon killed (kill -9) at every
 # publish step (the test build's RXLOCK_TEST_KILL_AT: after a puzzle is
 # generated, after a sealed file, after a release, after the feed, after a
-# solver's identity) and at random moments of its generation: the next run
-# finishes, nothing is lost, the feed verifies and lists only what
+# solver's identity), at random moments of its generation and on a full
+# disk (a file size limit): the next run finishes, nothing is lost, the feed verifies and lists only what
 # verifies (a solver opens every listed epoch through both paths), no
 # puzzle is public before its release time, no temp file is left.  Also
 # refused: a malformed feed, an identity that does not match its
@@ -79,6 +79,17 @@ check "long: at least one resume" sh -c "cat log-long-* | grep -q 'resumed'"
 sound long long
 expect_rc 0 "long: release" at 1000 beacon run long --once --gen-rate 1e6
 solves_all long long
+
+# a full disk (here a file size limit: every write past 1 KiB fails with EFBIG)
+mk full
+(trap '' XFSZ; ulimit -f 2; exec "$R" beacon run full --once --gen-rate 1e6) >/dev/null 2>full.err
+check "full: the run fails" test $? -ne 0
+check "full: with a clear error" grep -qi 'file too large\|cannot\|failed' full.err
+check "full: nothing public" test "$(ls full/public/puzzles full/public/sealed | grep -c json)" -eq 0
+expect_rc 0 "full: with space again the run finishes" "$R" beacon run full --once --gen-rate 1e6
+sound full full
+expect_rc 0 "full: release" at 1000 beacon run full --once --gen-rate 1e6
+solves_all full full
 
 # refusals
 cp -r rel/public BAD

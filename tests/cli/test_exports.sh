@@ -13,7 +13,7 @@ nm -D --defined-only "$SO" | awk '{print $3}' | sed 's/@.*//' | sort -u >"$TMP/e
 # Declarations: an identifier followed by "(" (functions), or an extern variable.
 cat include/rxlock/*.h | sed 's|/\*.*\*/||g' >"$TMP/headers"
 grep -oE '\b[A-Za-z_][A-Za-z0-9_]*[[:space:]]*\(' "$TMP/headers" | sed -E 's/[[:space:]]*\($//' |
-  grep -E '^(rx|tl|sha3|pq|rxlock)_' | sort -u >"$TMP/declared"
+  grep -E '^(rx|tl|sha3|pq|age|rxlock)_' | sort -u >"$TMP/declared"
 n=$(wc -l <"$TMP/exported")
 check "exports something ($n symbols)" test "$n" -ge 40
 extra=$(comm -23 "$TMP/exported" "$TMP/declared")

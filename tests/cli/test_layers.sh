@@ -4,30 +4,46 @@
 #
 #   bench  ->  cli  ->  lock  ->  age  ->  pq  ->  rx, sha3  ->  util
 #
+# and inside lock, down its rooms (each with its own internal header):
+#
+#   lock/beacon -> lock/cluster -> lock/gen -> lock/measure -> lock/core
+#
 # bench/ (the benchmarks) sits on top: it links the library (and the CLI's
 # progress display) and may include any layer; nothing in src/ includes it.
 # It holds no copy of the library's code: no chain message of its own, no
 # clock of its own, no CPU-model reader of its own (checked below).
-# A file in src/L/ may include a header of its own layer or of any layer
-# below L; never one above, and never a peer on the same level (rx and sha3
-# do not include each other).  Public headers count as their layer's:
-# rxlock/rx.h = rx, rxlock/sha3.h = sha3, rxlock/pq.h = pq, rxlock/age.h = age, rxlock/rxlock.h,
-# rxlock/container.h, rxlock/calibrate.h and rxlock/error.h = lock.  Only #include "..." lines are
-# checked (system headers use <...>).  Usage: sh tests/cli/test_layers.sh [ROOT]
+# A file in src/L/ (src/lock/R/ for lock's rooms) may include a header of
+# its own layer or room or of any below it; never one above, and never a
+# peer on the same level (rx and sha3 do not include each other).  A file
+# directly in src/lock/ belongs to no room and is refused.  Public headers
+# count as their layer's: rxlock/rx.h = rx, rxlock/sha3.h = sha3,
+# rxlock/pq.h = pq, rxlock/age.h = age, rxlock/rxlock.h, rxlock/error.h,
+# rxlock/version.h and rxlock/container.h = lock/core, rxlock/calibrate.h = lock/measure,
+# rxlock/beacon.h = lock/beacon.  The
+# CLI uses the public headers only (no lock-internal header).  Only
+# #include "..." lines are checked (system headers use <...>).
+# Usage: sh tests/cli/test_layers.sh [ROOT]
 . tests/cli/lib.sh
 ROOT=${1:-.}
 
+ROOMS="core measure gen cluster beacon"
 rank() {
   case $1 in
-    util) echo 0;; rx|sha3) echo 1;; pq) echo 2;; age) echo 3;; lock) echo 4;; cli) echo 5;; bench) echo 6;; *) echo -1;;
+    util) echo 0;; rx|sha3) echo 10;; pq) echo 20;; age) echo 30;;
+    lock/core) echo 40;; lock/measure) echo 41;; lock/gen) echo 42;; lock/cluster) echo 43;; lock/beacon) echo 44;;
+    cli) echo 50;; bench) echo 60;; *) echo -1;;
   esac
 }
 # layer_of_include FROM_LAYER "path/in/quotes"
 layer_of_include() {
   case $2 in
     rxlock/rx.h) echo rx;; rxlock/sha3.h) echo sha3;; rxlock/pq.h) echo pq;; rxlock/age.h) echo age;;
-    rxlock/rxlock.h|rxlock/container.h|rxlock/calibrate.h|rxlock/error.h) echo lock;;
+    rxlock/rxlock.h|rxlock/container.h|rxlock/error.h|rxlock/version.h) echo lock/core;;
+    rxlock/calibrate.h) echo lock/measure;;
+    rxlock/beacon.h) echo lock/beacon;;
     rxlock/*) echo unknown;;
+    lock/*/*) p=${2#lock/}; echo "lock/${p%%/*}";;
+    lock/*) echo lock;;
     */*) echo "${2%%/*}";;
     *) echo "$1";;                     # a bare name: the including file's own folder
   esac
@@ -51,9 +67,18 @@ scan() {
 }
 check_tree() {
   out=""
-  for L in util rx sha3 pq age lock cli; do
+  for L in util rx sha3 pq age cli; do
     out="$out$(scan "$L" "$1"/src/"$L"/*.c "$1"/src/"$L"/*.h)"
   done
+  for R in $ROOMS; do
+    out="$out$(scan "lock/$R" "$1"/src/lock/"$R"/*.c "$1"/src/lock/"$R"/*.h)"
+  done
+  for f in "$1"/src/lock/*.c "$1"/src/lock/*.h; do
+    [ -f "$f" ] && out="$out$f: in src/lock but in no room ($ROOMS)
+"
+  done
+  out="$out$(grep -ln '^[[:space:]]*#[[:space:]]*include[[:space:]]*"lock/' "$1"/src/cli/*.c "$1"/src/cli/*.h 2>/dev/null |
+             sed 's/$/: the CLI includes a lock-internal header/')"
   out="$out$(scan bench "$1"/bench/*.c "$1"/bench/*.h)"
   for h in "$1"/include/rxlock/*.h; do
     out="$out$(scan "$(layer_of_include x "rxlock/$(basename "$h")")" "$h")"
@@ -72,6 +97,9 @@ check "no include points up or sideways" test -z "$bad"
 for L in util rx sha3 pq age lock cli; do
   check "src/$L exists" test -d "$ROOT/src/$L"
 done
+for R in core measure gen cluster; do
+  check "src/lock/$R exists" test -d "$ROOT/src/lock/$R"
+done
 check "bench/ exists" test -d "$ROOT/bench"
 # bench/ links the library instead of copying it
 check "bench/: no chain message of its own (tl_chain_message)" sh -c "! grep -l 'rxlock/chain/v1' '$ROOT'/bench/*.c '$ROOT'/bench/*.h"
@@ -83,9 +111,12 @@ check "src/util: no progress display (the CLI's)" test ! -e "$ROOT/src/util/prog
 
 # The checker itself: a clean tree passes, a planted violation of each kind fails.
 T="$TMP/t"
-mkdir -p "$T/src/util" "$T/src/rx" "$T/src/sha3" "$T/src/pq" "$T/src/age" "$T/src/lock" "$T/src/cli" "$T/include/rxlock" "$T/bench"
+mkdir -p "$T/src/util" "$T/src/rx" "$T/src/sha3" "$T/src/pq" "$T/src/age" "$T/src/cli" "$T/include/rxlock" "$T/bench"
+for R in $ROOMS; do mkdir -p "$T/src/lock/$R"; done
 printf '#include "util/util.h"\n#include "rxlock/rx.h"\n#include "internal.h"\n' >"$T/src/rx/ok.c"
-printf '#include "rxlock/age.h"\n#include "rx/internal.h"\n#include "rxlock/container.h"\n' >"$T/src/lock/ok.c"
+printf '#include "rxlock/age.h"\n#include "rx/internal.h"\n#include "rxlock/container.h"\n' >"$T/src/lock/core/ok.c"
+printf '#include "lock/core/core_internal.h"\n#include "lock/measure/measure_internal.h"\n#include "gen_internal.h"\n' >"$T/src/lock/gen/ok.c"
+printf '#include "rxlock/calibrate.h"\n#include "rxlock/rxlock.h"\n' >"$T/src/cli/ok.c"
 printf '#include "rxlock/error.h"\n' >"$T/include/rxlock/rxlock.h"
 printf '#include "cli/progress.h"\n#include "rx/jit.h"\n#include "bench_x.h"\n' >"$T/bench/ok.c"
 layers() { LAYERS_ONLY=1 sh tests/cli/test_layers.sh "$T" >/dev/null 2>&1; }
@@ -94,9 +125,19 @@ plant() { printf '#include "%s"\n' "$2" >"$T/src/$1/planted.c"; if layers; then 
 check "detects util -> rx"    plant util "rx/internal.h"
 check "detects rx -> sha3"    plant rx "rxlock/sha3.h"
 check "detects age -> lock"   plant age "rxlock/rxlock.h"
+check "detects age -> lock room" plant age "lock/core/core_internal.h"
 check "detects pq -> age"     plant pq "rxlock/age.h"
 check "detects sha3 -> pq"    plant sha3 "pq/mlkem_internal.h"
-check "detects lock -> cli"   plant lock "cli/cli.h"
+check "detects lock -> cli"   plant lock/gen "cli/cli.h"
+check "detects core -> gen"   plant lock/core "lock/gen/gen_internal.h"
+check "detects core -> rxlock/calibrate.h (measure)" plant lock/core "rxlock/calibrate.h"
+check "detects measure -> gen" plant lock/measure "lock/gen/gen_internal.h"
+check "detects gen -> cluster" plant lock/gen "lock/cluster/cluster_internal.h"
+check "detects cluster -> beacon" plant lock/cluster "lock/beacon/beacon_internal.h"
+check "detects cli -> a lock-internal header" plant cli "lock/core/core_internal.h"
+printf 'int x;\n' >"$T/src/lock/roomless.c"
+check "detects a file in src/lock outside the rooms" sh -c "! LAYERS_ONLY=1 sh tests/cli/test_layers.sh '$T' >/dev/null 2>&1"
+rm -f "$T/src/lock/roomless.c"
 check "detects rx -> rxlock/age.h" plant rx "rxlock/age.h"
 check "detects cli -> bench"  plant cli "bench/bench_variant.h"
 printf '#include "rxlock/rxlock.h"\n' >"$T/include/rxlock/age.h"

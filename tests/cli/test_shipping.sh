@@ -26,6 +26,14 @@ if make -s -q BUILD="$BR" all 2>/dev/null; then
   check "installed share/doc/rxlock/LICENSE" cmp -s LICENSE "$D/usr/share/doc/rxlock/LICENSE"
   check "rxlock.pc names the licence" sh -c "PKG_CONFIG_PATH='$D/usr/lib/pkgconfig' pkg-config --variable=license rxlock | grep -qx ISC"
   check "rxlock.pc: licence file" sh -c "PKG_CONFIG_PATH='$D/usr/lib/pkgconfig' pkg-config --variable=licensefile rxlock | grep -qx /usr/share/doc/rxlock/LICENSE"
+  for doc in SECURITY.md FORMAT.md AGE.md DESIGN.md; do
+    check "installed share/doc/rxlock/$doc (the man page refers to it)" cmp -s "docs/$doc" "$D/usr/share/doc/rxlock/$doc"
+  done
+  check "installed rxlock.3 (the library manual)" test -f "$D/usr/share/man/man3/rxlock.3"
+  check "installed rxlock/version.h" test -f "$D/usr/include/rxlock/version.h"
+  check "make uninstall (DESTDIR)" sh -c "make -s BUILD='$BR' DESTDIR='$D' PREFIX=/usr uninstall >/dev/null"
+  left=$(find "$D" -type f | head -5)
+  check "make uninstall leaves no installed file${left:+ (left: $left)}" test -z "$left"
 else
   echo "test_shipping: build not up to date, make install not checked" >&2
 fi

@@ -9,14 +9,16 @@
 
 #define GETI(o, k, lo, hi, v) (tl_beacon_get_int(o, k, lo, hi, &(v), err, errlen) == 0)
 
-static const char *const mode_names[] = { "auto", "light", "full" };   /* index: mode + 1 */
+static const char *mode_name(int m) {
+    return m == TL_MODE_DEFAULT ? "auto" : m == TL_MODE_LIGHT ? "light" : m == TL_MODE_FULL ? "full" : NULL;
+}
 static const char *const verify_names[] = { "sample", "none", "sample", "full" };
 
 int tl_beacon_config_write(const tl_beacon_config *c, char **text, size_t *len) {
     const tl_beacon_sched *s = &c->s;
     *text = NULL;
     *len = 0;
-    if (tl_beacon_sched_check(s, NULL, 0) != TL_OK || c->mode < -1 || c->mode > 1 || c->verify > TL_VERIFY_FULL)
+    if (tl_beacon_sched_check(s, NULL, 0) != TL_OK || !mode_name(c->mode) || c->verify > TL_VERIFY_FULL)
         return TL_EINVAL;
     char signer[65];
     util_hex_encode(signer, s->signer, 32);
@@ -27,7 +29,7 @@ int tl_beacon_config_write(const tl_beacon_config *c, char **text, size_t *len) 
     json_t *o = json_pack("{s:i, s:s, s:s, s:s, s:I, s:I, s:I, s:s, s:I, s:I, s:I, s:I, s:I, s:o, s:{s:I, s:s},"
                           " s:I, s:s, s:I, s:I}",
                           "rxlock_beacon", TL_BEACON_CONFIG_VERSION, "signer", signer, "work", tl_work_name(s->work),
-                          "mode", mode_names[c->mode + 1], "groups", (json_int_t)s->groups,
+                          "mode", mode_name(c->mode), "groups", (json_int_t)s->groups,
                           "steps", (json_int_t)s->steps, "assumed_rate_mhps", (json_int_t)s->assumed_mhps,
                           "rate_source", c->rate_source, "setup_ms", (json_int_t)s->setup_ms,
                           "every", (json_int_t)s->every, "opens_after", (json_int_t)s->opens_after,
@@ -88,10 +90,10 @@ int tl_beacon_config_parse(const char *text, size_t len, tl_beacon_config *c, ch
         goto out;
     if (tl_work_parse(work, &s->work)) { tl_beacon_err(err, errlen, "beacon.json: unknown work"); goto out; }
     c->mode = !strcmp(mode, "auto") ? TL_MODE_DEFAULT : !strcmp(mode, "light") ? TL_MODE_LIGHT
-            : !strcmp(mode, "full") ? TL_MODE_FULL : -2;
+            : !strcmp(mode, "full") ? TL_MODE_FULL : -1;
     c->verify = !strcmp(verify, "none") ? TL_VERIFY_NONE : !strcmp(verify, "sample") ? TL_VERIFY_SAMPLE
               : !strcmp(verify, "full") ? TL_VERIFY_FULL : TL_VERIFY_DEFAULT;
-    if (c->mode == -2 || c->verify == TL_VERIFY_DEFAULT) { tl_beacon_err(err, errlen, "beacon.json: bad mode or verify"); goto out; }
+    if (c->mode == -1 || c->verify == TL_VERIFY_DEFAULT) { tl_beacon_err(err, errlen, "beacon.json: bad mode or verify"); goto out; }
     s->groups = (uint32_t)g; s->steps = (uint64_t)st; s->assumed_mhps = (uint64_t)ar; s->setup_ms = (uint64_t)su;
     s->every = (uint64_t)ev; s->opens_after = (uint64_t)oa; s->start = sa; s->ahead = (uint32_t)ah;
     s->floor_mhps = (uint64_t)fr; c->workers = (unsigned)wk; c->verify_permille = (uint32_t)vp;

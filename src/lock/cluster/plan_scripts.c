@@ -1,0 +1,400 @@
+/* SPDX-License-Identifier: ISC */
+/* src/lock/cluster/plan_scripts.c — the plan directory's job files: slurm.sbatch
+ * (a Slurm array job) and k8s-job.yaml (a Kubernetes Indexed Job), written
+ * from the plan and the operator's settings in tl_plan_opts (time limit,
+ * partition, account, extra #SBATCH lines, the worker key's path on the
+ * nodes; image, volume claim, namespace, pod user).  Owns the checks of
+ * those settings (run before plan writes anything), the derived time
+ * limit and the memory request.  docs/FORMAT.md §Job scripts. */
+#include "cluster_internal.h"
+#include "util/util.h"
+#include <errno.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#define TL_K8S_DEFAULT_ID 65532u   /* the image's USER (tools/Containerfile) */
+#define TL_K8S_RETRIES    3        /* backoffLimitPerIndex */
+
+/* Letters, digits and the characters of `extra`; 1..max characters. */
+static int charset_ok(const char *s, const char *extra, size_t max) {
+    size_t n = strnlen(s, max + 1);
+    if (n == 0 || n > max) return 0;
+    for (size_t k = 0; k < n; k++) {
+        char c = s[k];
+        if (!((c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || strchr(extra, c)))
+            return 0;
+    }
+    return 1;
+}
+
+/* A Kubernetes name: RFC 1123 label (dots = 0) or subdomain (dots = 1). */
+static int k8s_name_ok(const char *s, size_t max, int dots) {
+    size_t n = strnlen(s, max + 1);
+    if (n == 0 || n > max) return 0;
+    for (size_t k = 0; k < n; k++) {
+        char c = s[k];
+        int alnum = (c >= 'a' && c <= 'z') || (c >= '0' && c <= '9');
+        if (!alnum && !(c == '-' && k > 0 && k + 1 < n) && !(dots && c == '.' && k > 0 && k + 1 < n)) return 0;
+    }
+    return 1;
+}
+
+int tl_plan_script_safe(const char *s) {
+    return *s == 0 || charset_ok(s, "/._-+,:=@", PATH_MAX);
+}
+
+int tl_plan_scripts_check(const tl_plan_opts *o, char *err, size_t errlen) {
+#define BAD(...) do { tl_set_err(err, errlen, __VA_ARGS__); return TL_EINVAL; } while (0)
+    if (o->slurm_partition && !charset_ok(o->slurm_partition, "_.,-", 256))
+        BAD("--slurm-partition: want letters, digits and _.,- (at most 256)");
+    if (o->slurm_account && !charset_ok(o->slurm_account, "_.,-", 256))
+        BAD("--slurm-account: want letters, digits and _.,- (at most 256)");
+    if (o->n_sbatch_extra > TL_PLAN_SBATCH_EXTRA_MAX || (o->n_sbatch_extra && !o->sbatch_extra))
+        BAD("--sbatch: at most %u extra lines", TL_PLAN_SBATCH_EXTRA_MAX);
+    for (uint32_t k = 0; k < o->n_sbatch_extra; k++) {
+        const char *s = o->sbatch_extra[k];
+        if (!s || s[0] != '-' || s[1] != '-' || !charset_ok(s + 2, "_=.,:/+@%-", 256))
+            BAD("--sbatch '%.64s': want --option or --option=value (letters, digits and _=.,:/+@%%-)", s ? s : "");
+    }
+    if (o->node_worker_key && (o->node_worker_key[0] != '/' || strnlen(o->node_worker_key, PATH_MAX) >= PATH_MAX ||
+                               !tl_plan_script_safe(o->node_worker_key)))
+        BAD("--node-worker-key: want an absolute path of letters, digits and /._-+,:=@");
+    if (o->image && !charset_ok(o->image, "._/:@-", 512))
+        BAD("--image: want a reference like registry.example/rxlock:0.1.0 (letters, digits and ._/:@-)");
+    if (o->pvc && !k8s_name_ok(o->pvc, 253, 1))
+        BAD("--pvc: want a claim name (lower-case letters, digits, - and .)");
+    if (o->pvc_subpath && (!charset_ok(o->pvc_subpath, "._-/", 1024) || o->pvc_subpath[0] == '/' ||
+                           strstr(o->pvc_subpath, "..")))
+        BAD("--pvc: the path inside the volume must be relative, without '..' (letters, digits and ._-/)");
+    if (o->k8s_namespace && !k8s_name_ok(o->k8s_namespace, 63, 0))
+        BAD("--namespace: want a namespace name (lower-case letters, digits and -, at most 63)");
+    if (o->slurm_time > 3650ull * 86400)
+        BAD("--slurm-time: at most 3650 days");
+    return TL_OK;
+#undef BAD
+}
+
+/* Is the plan's rate a light-mode calibration's? */
+static int rate_is_light(const tl_params *p) {
+    char src[TL_RATE_SOURCE_MAX + 1];
+    memcpy(src, p->rate_source, TL_RATE_SOURCE_MAX);
+    src[TL_RATE_SOURCE_MAX] = 0;
+    return strstr(src, "(light") != NULL;
+}
+
+uint64_t tl_plan_time_limit(const tl_params *p, const tl_plan_opts *o) {
+    if (!p || !o) return 0;
+    if (o->slurm_time) return (o->slurm_time + 59) / 60 * 60;
+    int rx = p->work != TL_WORK_SHA3_256;
+    uint64_t mhps = o->task_rate_mhps;
+    if (!mhps) {
+        mhps = p->rate_milli_hps;
+        if (rx && o->mode == TL_MODE_LIGHT && !rate_is_light(p)) mhps /= 10;
+    }
+    if (!mhps || p->steps > TL_MAX_STEPS) return 0;
+    uint64_t work = (p->steps * 1000 + mhps - 1) / mhps;        /* steps ≤ 2^40: no overflow */
+    uint64_t setup = !rx ? 0 : o->mode == TL_MODE_FULL ? 600 : 60;
+    uint64_t t = 2 * work + setup + 600;
+    return (t + 59) / 60 * 60;
+}
+
+/* Memory of one task (MiB): RandomX full mode the 2080 MiB dataset and the
+ * 256 MiB cache, light mode the cache; 256 MiB margin; 32 MiB per group
+ * process (VM, 2 MiB scratchpad, JIT code). */
+static uint64_t mem_mib(tl_work_type w, tl_mode m, uint32_t batch) {
+    if (w == TL_WORK_SHA3_256) return 128 + 8ull * batch;
+    return (m == TL_MODE_FULL ? 2080u + 256u : 256u) + 256u + 32ull * batch;
+}
+
+static int put_file(const char *dir, const char *name, char *buf, size_t len, int ok, mode_t mode,
+                    char *err, size_t errlen) {
+    char path[PATH_MAX];
+    int rc = TL_OK;
+    if (!ok || !buf) rc = TL_ENOMEM;
+    else if (tl_plan_path(path, sizeof path, dir, name, 0) != 0 ||
+             util_write_file_atomic(path, buf, len, 1, mode) != 0) {
+        tl_set_err(err, errlen, "%s/%s: %s", dir, name, strerror(errno));
+        rc = TL_EIO;
+    }
+    free(buf);
+    return rc;
+}
+
+/* slurm.sbatch (vf = 0) or slurm-verify.sbatch (vf = 1: the verification
+ * array, submitted after the group array by slurm-submit.sh). */
+static void sbatch(FILE *f, const tl_plan_job_files *in, int vf) {
+    const tl_plan_info *pi = in->pi;
+    const tl_plan_opts *o = in->o;
+    const tl_puzzle *pz = &pi->pub;
+    const char *wn = tl_work_name(pz->work), *md = pi->mode == TL_MODE_FULL ? "full" : "light";
+    char wkdef[PATH_MAX + 64];
+    if (o->node_worker_key) snprintf(wkdef, sizeof wkdef, "%s", o->node_worker_key);
+    else snprintf(wkdef, sizeof wkdef, "$HOME/.rxlock/%s", strrchr(in->wk_local, '/') + 1);
+    const int vp = TL_PLAN_VERIFIES(pi);
+    fprintf(f, "#!/bin/bash\n");
+    if (vf)
+        fprintf(f,
+            "# slurm-verify.sbatch - rxlock plan %s: the verification array.  Task v recomputes\n"
+            "# the picked chain segments (%s, every %llu steps) of the groups of group task\n"
+            "# (v + 1) mod %u, from the sealed values those tasks recorded, and records what it\n"
+            "# got; `rxlock assemble` refuses until every picked segment matched.\n"
+            "# It needs the group array done: submit both with  sh %s/slurm-submit.sh\n"
+            "# (it submits this array with --dependency=afterok on the group array), or, once\n"
+            "# every group task has finished:  sbatch %s/slurm-verify.sbatch\n"
+            "# Every array task runs `rxlock group --verify DIR $SLURM_ARRAY_TASK_ID`; it is\n"
+            "# idempotent and records each segment as it is checked (a re-run goes on).\n",
+            in->id, pi->verify == TL_VERIFY_FULL ? "all of them" : "a sample", (unsigned long long)pi->ckpt_steps,
+            pi->tasks, in->rdir, in->rdir);
+    else
+        fprintf(f,
+            "# slurm.sbatch - rxlock plan %s: %u groups x %llu %s steps (%s mode), %u group(s) per task.\n"
+            "# Submit it as it is, from anywhere:  %s %s/%s\n"
+            "# Every array task runs `rxlock group DIR $SLURM_ARRAY_TASK_ID`.  A task is\n"
+            "# idempotent and checkpoints (sealed) while it runs and on SIGTERM: a requeued,\n"
+            "# preempted, timed-out or resubmitted task redoes only what is missing.\n",
+            in->id, pz->groups, (unsigned long long)pz->steps, wn, md, pi->batch, vp ? "sh" : "sbatch", in->rdir,
+            vp ? "slurm-submit.sh" : "slurm.sbatch");
+    if (vp && !vf)
+        fprintf(f,
+            "# The plan verifies its chains (%s): slurm-submit.sh submits this array and then\n"
+            "# slurm-verify.sbatch after it (--dependency=afterok); the tasks record a sealed\n"
+            "# chain value every %llu steps for it.\n",
+            pi->verify == TL_VERIFY_FULL ? "every segment" : "a sample of the segments",
+            (unsigned long long)pi->ckpt_steps);
+    fprintf(f,
+        "# Before submitting:\n"
+        "#  - rxlock on the nodes' PATH (or export RXLOCK=/path/to/rxlock);\n"
+        "#  - the worker key at %s on the nodes, e.g. on a shared home:\n"
+        "#      install -D -m 600 %s %s\n"
+        "#    It opens every job file (the seeds): only your jobs may read it; delete it\n"
+        "#    when the array is done (docs/SECURITY.md).\n"
+        "# Then, on the planner's host:\n"
+        "#   rxlock assemble %s --planner-key PLANNER.key -o puzzle.json\n"
+        "# More than MaxArraySize (default 1001) tasks: re-plan with a larger --batch.\n",
+        wkdef, in->wk_local, wkdef, in->rdir);
+    if (in->time_limit)
+        fprintf(f, "# Time limit: %s.\n", o->slurm_time ? "from rxlock plan --slurm-time"
+                   : o->task_rate_mhps ? "twice one group's work at rxlock plan --task-rate, plus setup and 10 min"
+                   : "twice one group's work at the plan's rate, plus setup and 10 min (rxlock plan\n"
+                     "# --slurm-time or --task-rate set it; nodes slower than that rate need it)");
+    else
+        fprintf(f, "# No --time: the plan has no rate (--steps without --rate), so the partition's\n"
+                   "# default limit applies; re-plan with --slurm-time or --task-rate to set one.\n");
+    fprintf(f,
+        "#SBATCH --job-name=rxlock-%s%s\n"
+        "#SBATCH --array=0-%u\n"
+        "#SBATCH --ntasks=1\n"
+        "#SBATCH --cpus-per-task=%u\n"
+        "#SBATCH --mem=%lluM\n",
+        in->id, vf ? "-verify" : "", pi->tasks - 1, pi->batch,
+        (unsigned long long)mem_mib(pz->work, pi->mode, pi->batch));
+    if (in->time_limit) {
+        uint64_t t = in->time_limit;
+        fprintf(f, "#SBATCH --time=%llu-%02u:%02u:%02u\n", (unsigned long long)(t / 86400),
+                (unsigned)(t / 3600 % 24), (unsigned)(t / 60 % 60), (unsigned)(t % 60));
+    }
+    if (o->slurm_partition) fprintf(f, "#SBATCH --partition=%s\n", o->slurm_partition);
+    if (o->slurm_account) fprintf(f, "#SBATCH --account=%s\n", o->slurm_account);
+    fprintf(f,
+        "#SBATCH --output=%s/logs/%s-%%A_%%a.out\n"
+        "#SBATCH --open-mode=append\n"
+        "#SBATCH --requeue\n", in->rdir, vf ? "verify" : "slurm");
+    for (uint32_t k = 0; k < o->n_sbatch_extra; k++) fprintf(f, "#SBATCH %s\n", o->sbatch_extra[k]);
+    fprintf(f,
+        "set -eu\n"
+        "RXLOCK=${RXLOCK:-rxlock}\n"
+        "RXLOCK_PLAN_DIR=${RXLOCK_PLAN_DIR:-%s}\n"
+        "export RXLOCK_WORKER_KEY=${RXLOCK_WORKER_KEY:-%s}\n"
+        "exec \"$RXLOCK\" group %s\"$RXLOCK_PLAN_DIR\" \"$SLURM_ARRAY_TASK_ID\"\n",
+        in->rdir, wkdef, vf ? "--verify " : "");
+}
+
+/* slurm-submit.sh: the group array, then the verification array after it. */
+static void submit(FILE *f, const tl_plan_job_files *in) {
+    fprintf(f,
+        "#!/bin/sh\n"
+        "# slurm-submit.sh - rxlock plan %s: submit the group array (slurm.sbatch), then\n"
+        "# the verification array (slurm-verify.sbatch) to start when every group task\n"
+        "# has succeeded (--dependency=afterok; cancelled if one fails for good: then\n"
+        "# fix it, re-run its task and `sbatch %s/slurm-verify.sbatch`).\n"
+        "# Usage: sh %s/slurm-submit.sh [--wait] [SBATCH OPTION...]\n"
+        "#   --wait  return when the verification array has finished (its exit status)\n"
+        "#   other options go to both sbatch calls (e.g. --qos=long).\n"
+        "set -eu\n"
+        "wait=\n"
+        "if [ \"${1:-}\" = --wait ]; then wait=--wait; shift; fi\n"
+        "jid=$(sbatch --parsable \"$@\" %s/slurm.sbatch)\n"
+        "jid=${jid%%%%;*}\n"
+        "echo \"rxlock: group array: job $jid\"\n"
+        "echo \"rxlock: verification array: submitted with --dependency=afterok:$jid\"\n"
+        "exec sbatch $wait --dependency=afterok:\"$jid\" --kill-on-invalid-dep=yes \"$@\" %s/slurm-verify.sbatch\n",
+        in->id, in->rdir, in->rdir, in->rdir, in->rdir);
+}
+
+/* k8s-job.yaml (vf = 0) or k8s-verify-job.yaml (vf = 1: the verification
+ * Indexed Job, applied once the group Job is complete). */
+static void k8s(FILE *f, const tl_plan_job_files *in, int vf) {
+    const tl_plan_info *pi = in->pi;
+    const tl_plan_opts *o = in->o;
+    const tl_puzzle *pz = &pi->pub;
+    const char *wn = tl_work_name(pz->work), *md = pi->mode == TL_MODE_FULL ? "full" : "light";
+    const char *image = o->image ? o->image : "localhost/rxlock:" RXLOCK_VERSION;
+    const char *pvc = o->pvc ? o->pvc : "rxlock-plan";
+    char ns[80] = "";
+    if (o->k8s_namespace) snprintf(ns, sizeof ns, " -n %s", o->k8s_namespace);
+    uint64_t mem = mem_mib(pz->work, pi->mode, pi->batch);
+    const char *sfx = vf ? "-verify" : "";
+    if (vf)
+        fprintf(f,
+            "# k8s-verify-job.yaml - rxlock plan %s: the verification Indexed Job.  Pod v\n"
+            "# recomputes the picked chain segments (%s, every %llu steps) of the groups of\n"
+            "# pod (v + 1) mod %u of the group Job; `rxlock assemble` refuses until every\n"
+            "# picked segment matched.  Apply it when the group Job is complete:\n"
+            "#   kubectl%s wait --for=condition=complete --timeout=-1s job/rxlock-%s &&\n"
+            "#   kubectl%s apply -f k8s-verify-job.yaml\n"
+            "# It uses the volume, image and worker-key Secret of k8s-job.yaml (steps below).\n",
+            in->id, pi->verify == TL_VERIFY_FULL ? "all of them" : "a sample", (unsigned long long)pi->ckpt_steps,
+            pi->tasks, ns, in->id, ns);
+    else if (TL_PLAN_VERIFIES(pi))
+        fprintf(f,
+            "# The plan verifies its chains: when this Job is complete, apply\n"
+            "# k8s-verify-job.yaml (its header says how), then assemble.\n");
+    fprintf(f,
+        "# %s - rxlock plan %s: %u groups x %llu %s steps (%s mode), %u group(s) per task.\n"
+        "# An Indexed Job: pod JOB_COMPLETION_INDEX runs `rxlock group %s/rxlock/plan`.\n"
+        "# Before `kubectl%s apply -f k8s-job.yaml`:\n"
+        "#  1. the image %s where the nodes pull it from\n"
+        "#     (README.md \"Generation on a cluster\": make static, tools/container.sh build,\n"
+        "#     podman push);\n"
+        "#  2. this plan directory on the ReadWriteMany volume of claim %s%s%s,\n"
+        "#     results/ writable by uid %u or gid %u (fsGroup below does it where the\n"
+        "#     volume type supports it; on NFS: chown -R %u:%u DIR/results DIR/logs);\n"
+        "#  3. kubectl%s create secret generic rxlock-%s-worker --from-file=worker.key=%s\n"
+        "#     then delete that file from anywhere the seeds must not be.\n"
+        "# Kubernetes >= 1.29 (backoffLimitPerIndex, FailIndex).  On an older cluster\n"
+        "# delete backoffLimitPerIndex and the FailIndex rule and set backoffLimit: %u\n"
+        "# (it then counts all pods' failures together).\n"
+        "# Then, on the planner's host: rxlock assemble DIR --planner-key PLANNER.key -o puzzle.json\n"
+        "# Cleanup: kubectl%s delete job rxlock-%s%s; kubectl%s delete secret rxlock-%s-worker\n"
+        "apiVersion: batch/v1\n"
+        "kind: Job\n"
+        "metadata:\n"
+        "  name: rxlock-%s%s\n",
+        vf ? "k8s-verify-job.yaml" : "k8s-job.yaml", in->id, pz->groups, (unsigned long long)pz->steps, wn, md,
+        pi->batch, vf ? "--verify " : "", ns, image, pvc,
+        o->pvc_subpath ? " at " : "", o->pvc_subpath ? o->pvc_subpath : "", in->uid, in->gid, in->uid, in->gid,
+        ns, in->id, in->wk_local, pi->tasks * TL_K8S_RETRIES, ns, in->id, sfx, ns, in->id, in->id, sfx);
+    if (o->k8s_namespace) fprintf(f, "  namespace: %s\n", o->k8s_namespace);
+    fprintf(f,
+        "  labels:\n"
+        "    app.kubernetes.io/name: rxlock\n"
+        "spec:\n"
+        "  completionMode: Indexed\n"
+        "  completions: %u\n"
+        "  parallelism: %u\n"
+        "  backoffLimitPerIndex: %u\n"
+        "  podFailurePolicy:\n"
+        "    rules:\n"
+        "      - action: Ignore            # preemption, eviction, drain: not the task's fault\n"
+        "        onPodConditions:\n"
+        "          - type: DisruptionTarget\n"
+        "      - action: FailIndex         # usage error: retrying cannot help\n"
+        "        onExitCodes:\n"
+        "          containerName: group\n"
+        "          operator: In\n"
+        "          values: [2]\n"
+        "  template:\n"
+        "    metadata:\n"
+        "      labels:\n"
+        "        app.kubernetes.io/name: rxlock\n"
+        "    spec:\n"
+        "      restartPolicy: Never\n"
+        "      securityContext:\n"
+        "        runAsNonRoot: true\n"
+        "        runAsUser: %u\n"
+        "        runAsGroup: %u\n"
+        "        fsGroup: %u\n"
+        "        fsGroupChangePolicy: OnRootMismatch\n"
+        "        seccompProfile:\n"
+        "          type: RuntimeDefault\n"
+        "      containers:\n"
+        "        - name: group\n"
+        "          image: \"%s\"\n"
+        "          imagePullPolicy: IfNotPresent\n"
+        "          command: [\"rxlock\", \"group\", %s\"/rxlock/plan\"]\n"
+        "          env:\n"
+        "            - name: RXLOCK_WORKER_KEY\n"
+        "              value: /rxlock/worker-key/worker.key\n"
+        "          resources:\n"
+        "            requests:\n"
+        "              cpu: \"%u\"\n"
+        "              memory: %lluMi\n"
+        "            limits:\n"
+        "              memory: %lluMi\n"
+        "          securityContext:\n"
+        "            allowPrivilegeEscalation: false\n"
+        "            readOnlyRootFilesystem: true\n"
+        "            capabilities:\n"
+        "              drop: [\"ALL\"]\n"
+        "          volumeMounts:\n"
+        "            - name: plan\n"
+        "              mountPath: /rxlock/plan\n",
+        pi->tasks, pi->tasks, TL_K8S_RETRIES, in->uid, in->gid, in->gid, image, vf ? "\"--verify\", " : "", pi->batch,
+        (unsigned long long)mem, (unsigned long long)mem);
+    if (o->pvc_subpath) fprintf(f, "              subPath: %s\n", o->pvc_subpath);
+    fprintf(f,
+        "            - name: worker-key\n"
+        "              mountPath: /rxlock/worker-key\n"
+        "              readOnly: true\n"
+        "      volumes:\n"
+        "        - name: plan\n"
+        "          persistentVolumeClaim:\n"
+        "            claimName: %s\n"
+        "        - name: worker-key\n"
+        "          secret:\n"
+        "            secretName: rxlock-%s-worker\n"
+        "            defaultMode: 0440\n",
+        pvc, in->id);
+}
+
+/* One job file: written by `fn` (kind vf) into DIR/name. */
+static int write_one(const char *dir, const char *name, void (*fn)(FILE *, const tl_plan_job_files *, int),
+                     const tl_plan_job_files *in, int vf, mode_t mode, char *err, size_t errlen) {
+    char *buf = NULL;
+    size_t len = 0;
+    FILE *f = open_memstream(&buf, &len);
+    if (!f) return TL_ENOMEM;
+    fn(f, in, vf);
+    int ok = !ferror(f);
+    ok &= fclose(f) == 0;
+    return put_file(dir, name, buf, len, ok, mode, err, errlen);
+}
+
+static void submit_fn(FILE *f, const tl_plan_job_files *in, int vf) { (void)vf; submit(f, in); }
+
+int tl_plan_scripts_write(const char *dir, const tl_plan_job_files *in, char *err, size_t errlen) {
+    static const char *const vfiles[] = { "slurm-verify.sbatch", "slurm-submit.sh", "k8s-verify-job.yaml" };
+    int rc = write_one(dir, "slurm.sbatch", sbatch, in, 0, 0755, err, errlen);
+    if (rc == TL_OK) rc = write_one(dir, "k8s-job.yaml", k8s, in, 0, 0644, err, errlen);
+    if (rc == TL_OK && TL_PLAN_VERIFIES(in->pi)) {   /* issue 20: the verification array */
+        rc = write_one(dir, vfiles[0], sbatch, in, 1, 0755, err, errlen);
+        if (rc == TL_OK) rc = write_one(dir, vfiles[1], submit_fn, in, 0, 0755, err, errlen);
+        if (rc == TL_OK) rc = write_one(dir, vfiles[2], k8s, in, 1, 0644, err, errlen);
+    } else if (rc == TL_OK) {                        /* --force over a verified plan */
+        char path[PATH_MAX];
+        for (int k = 0; k < 3; k++)
+            if (tl_plan_path(path, sizeof path, dir, vfiles[k], 0) == 0) (void)unlink(path);
+    }
+    return rc;
+}
+
+void tl_plan_k8s_ids(const char *rdir, const tl_plan_opts *o, uint32_t *uid, uint32_t *gid) {
+    struct stat st;
+    int owner = stat(rdir, &st) == 0 && st.st_uid != 0;
+    *uid = o->k8s_uid ? o->k8s_uid : owner ? (uint32_t)st.st_uid : TL_K8S_DEFAULT_ID;
+    *gid = o->k8s_gid ? o->k8s_gid : owner && st.st_gid != 0 ? (uint32_t)st.st_gid : TL_K8S_DEFAULT_ID;
+}
