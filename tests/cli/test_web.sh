@@ -168,6 +168,9 @@ check "  same text" cmp -s bm.want bm.rx
 check "age -d opens it too" age -d -i "IDS/$E.txt" -o bm.age "out/dl/message.txt.epoch-$E.age"
 check "  same text" cmp -s bm.want bm.age
 check "rxlock decrypt --feed opens the CLI's file" "$R" decrypt --feed B -o feed.rx feed-msg.age
+check "rxlock decrypt --feed opens the page's file with the page's .beacon note" \
+  "$R" decrypt --feed B -o bm.feed "out/dl/message.txt.epoch-$E.age"
+check "  same text" cmp -s bm.want bm.feed
 drive decrypt "$TMP/feed-msg.age" "$TMP/feed.txt"
 sed 's/"updated":\([0-9]*\)/"updated":1\1/' B/public/feed.json > tampered.json
 check "tamper with the beacon's feed (its updated time)" sh -c "! cmp -s tampered.json B/public/feed.json"

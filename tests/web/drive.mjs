@@ -184,6 +184,8 @@ try {
     check(r.kind === 'ok', `encrypted (${r.text.slice(0, 60)})`);
     await page.click('#enc-download');
     check(m && await download(`message.txt.epoch-${m[1]}.age`), 'downloaded');
+    await page.click('#enc-note-download');
+    check(m && await download(`message.txt.epoch-${m[1]}.age.beacon`), 'its .beacon note downloaded');
   } else if (step === 'decrypt') {
     const s = await status();
     check(s.status === 'pinned', 'pinned feed verifies');

@@ -269,9 +269,16 @@ async function doEncrypt(ev) {
     const armored = $('enc-armor').checked;
     const name = `${base}.epoch-${pick.epoch.index}.age`;
     const out = armored ? age.armor.encode(ct) : ct;
+    // the note `rxlock decrypt --feed` reads beside the file (docs/FORMAT.md,
+    // "Files encrypted to a beacon")
+    const note = JSON.stringify({ rxlock_beacon_ref: 1, layers: [{
+      feed: new URL('.', location.href).href.replace(/\/$/, ''), signer: st.body.beacon.signer, epoch: pick.epoch.index,
+      kind: pick.key.kind, recipient: pick.key.recipient, earliest_opening: pick.epoch.earliest_opening }] }, null, 1) + '\n';
     say('enc-result', 'ok', `Encrypted to epoch ${pick.epoch.index} (${KIND_TEXT[pick.key.kind]}); it opens no earlier than `,
       timeEl(pick.epoch.earliest_opening), ', about ', timeEl(pick.epoch.about_opening), '. ',
-      offerDownload('enc', out, name, armored ? 'text/plain' : 'application/octet-stream'));
+      offerDownload('enc', out, name, armored ? 'text/plain' : 'application/octet-stream'), ' ',
+      offerDownload('enc-note', note, `${name}.beacon`, 'application/json'),
+      el('span', { class: 'hint', text: ' (keep it beside the file: rxlock decrypt --feed reads it)' }));
     if (armored) { $('enc-armored').value = out; $('enc-armored-field').hidden = false; }
   } catch (err) {
     say('enc-result', 'error', `Cannot encrypt: ${err.message}.`);
