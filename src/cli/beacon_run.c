@@ -130,7 +130,7 @@ static int plan_epoch(run_ctx *r, uint64_t E, int kind) {
     memset(&po, 0, sizeof po);
     po.planner_key = pk_path;
     po.worker_key = wk_path;
-    po.mode = r->mode;
+    po.mode = (tl_mode)c->mode;   /* auto: the plan default (full: the nodes hold the dataset) */
     po.force = 1;   /* keys of a plan that was never completed */
     po.verify = c->verify;
     po.verify_fraction = c->verify == TL_VERIFY_SAMPLE ? c->verify_permille / 1000.0 : 0;
@@ -180,7 +180,7 @@ static int generate(run_ctx *r, uint64_t E, int kind) {
     double t0 = util_now();
     bcn_log("generating epoch %llu%s%s (%u x %llu %s hashes)", (unsigned long long)E, s->kinds == 3 ? " " : "",
             s->kinds == 3 ? tl_beacon_kind_name(kind) : "", s->groups, (unsigned long long)s->steps, tl_work_name(s->work));
-    int rc = tl_generate(&p, &go, &json, &len, pk, NULL);
+    int rc = tl_generate(&p, &go, &json, &len, NULL, pk, NULL);
     if (rc) {
         if (*r->stop || rc == TL_EINTR) return -1;
         bcn_log("generation of epoch %llu failed: %s (its state is kept in %s)", (unsigned long long)E,
