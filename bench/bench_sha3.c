@@ -24,6 +24,7 @@
 #include "rxlock/sha3.h"
 #include "sha3/internal.h"
 #include "util/util.h"
+#include "util/le.h"
 #include <openssl/evp.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -84,7 +85,7 @@ static void puzzle_chain(uint8_t x[32], uint64_t steps, int evp) {
     for (int i = 0; i < 60; i++) km[i] = (uint8_t)(i + 1);
     memcpy(km + 68, x, 32);
     for (uint64_t i = 0; i < steps; i++) {
-        for (int b = 0; b < 8; b++) km[60 + b] = (uint8_t)(i >> (8 * b));
+        util_store64le(km + 60, i);
         if (evp) {
             unsigned int n;
             if (EVP_Digest(km, 100, km + 68, &n, EVP_sha3_256(), NULL) != 1) { fprintf(stderr, "EVP_Digest\n"); exit(1); }

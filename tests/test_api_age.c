@@ -43,7 +43,7 @@ static void t_make_epoch(void) {
     strcpy(p.rate_source, "none");
     tl_gen_opts o = { .workers = 2 };
     uint8_t pk[32];
-    int rc = tl_generate(&p, &o, &json, &json_len, pk, NULL);
+    int rc = tl_generate(&p, &o, &json, &json_len, NULL, pk, NULL);
     if (rc) fprintf(stderr, "  tl_generate: %s\n", rxlock_strerror(rc));
     CHECK(rc == TL_OK);
     if (rc) return;

@@ -238,7 +238,7 @@ static void t_events(void) {
     fflush(stderr);
     int saved = dup(2), cap = memfd_create("stderr", 0);
     if (cap >= 0) dup2(cap, 2);
-    int rc = tl_generate(&p, &o, &json, &len, pk, NULL);
+    int rc = tl_generate(&p, &o, &json, &len, NULL, pk, NULL);
     fflush(stderr);
     dup2(saved, 2);
     close(saved);
@@ -257,7 +257,7 @@ static void t_events(void) {
     memset(ev_kinds, 0, sizeof ev_kinds);
     setenv("RXLOCK_TEST_WORKER_FAULT", "crash:1:all", 1);
     o.retries = 0;
-    CHECK(tl_generate(&p, &o, &json, &len, pk, NULL) == TL_EWORKER);
+    CHECK(tl_generate(&p, &o, &json, &len, NULL, pk, NULL) == TL_EWORKER);
     CHECK(ev_kinds[TL_EVENT_WORKER_FAILED] == 1);
     unsetenv("RXLOCK_TEST_WORKER_FAULT");
     unsetenv("RXLOCK_TEST_INSECURE");

@@ -2,7 +2,7 @@
 /* tests/test_lock_floor.c — issue 19: the floor (src/lock/measure/floor.c) against
  * a small table file: parsing, bounds and refusals, the fastest row, the
  * arithmetic both ways; the promise sentence (src/lock/measure/promise.c); the one
- * mode policy (src/lock/measure/mode.c) with the test build's low-memory switch;
+ * mode policy (src/lock/core/mode.c) with the test build's low-memory switch;
  * puzzle version 2's issue-19 fields round trip. */
 #include "test.h"
 #include "rxlock/calibrate.h"
@@ -162,7 +162,7 @@ static void t_puzzle_v2_fields(void) {
     char *json = NULL;
     size_t len = 0;
     uint8_t pk[32];
-    CHECK(tl_generate(&p, NULL, &json, &len, pk, NULL) == 0 && json);
+    CHECK(tl_generate(&p, NULL, &json, &len, NULL, pk, NULL) == 0 && json);
     if (!json) return;
     CHECK(strstr(json, "\"rxlock_puzzle\": 2") && strstr(json, "\"rate_mode\": \"full\"") && strstr(json, "\"setup_ms\": 1234"));
     tl_puzzle *pz = NULL;
@@ -174,7 +174,7 @@ static void t_puzzle_v2_fields(void) {
     if (m) { m[17] = '1'; CHECK(tl_puzzle_parse(json, len, &pz, NULL, 0) == TL_EFORMAT); }
     free(json);
     p.rate_mode = 3;
-    CHECK(tl_generate(&p, NULL, &json, &len, pk, NULL) == TL_EINVAL);
+    CHECK(tl_generate(&p, NULL, &json, &len, NULL, pk, NULL) == TL_EINVAL);
 }
 
 /* A version-1 header (no rate_mode / setup_ms) serialises and parses; the
@@ -193,7 +193,7 @@ static void t_v1_still_solves(void) {
     char *json = NULL, *j1 = NULL;
     size_t len = 0, l1 = 0;
     uint8_t pk[32], x[32], got[32];
-    CHECK(tl_generate(&p, NULL, &json, &len, pk, x) == 0 && json);
+    CHECK(tl_generate(&p, NULL, &json, &len, NULL, pk, x) == 0 && json);
     if (!json) return;
     tl_puzzle *pz = NULL, *p1 = NULL;
     CHECK(tl_puzzle_parse(json, len, &pz, NULL, 0) == 0);

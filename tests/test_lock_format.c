@@ -214,7 +214,7 @@ int main(void) {
         tl_gen_opts o = { .workers = 1 };
         char *json = NULL;
         uint8_t pk[32];
-        if (tl_generate(&p, &o, &json, NULL, pk, x) != 0) return 1;
+        if (tl_generate(&p, &o, &json, NULL, NULL, pk, x) != 0) return 1;
         tl_puzzle *pz = NULL;
         tl_puzzle_parse(json, strlen(json), &pz, NULL, 0);
         memcpy(P, pz->id, 16); memcpy(K, pz->key, 32); memcpy(s1, pz->seed, 32);

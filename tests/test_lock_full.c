@@ -15,8 +15,8 @@ static void t_full(void) {
     tl_gen_opts full = { .workers = 2, .mode = TL_MODE_FULL }, light = { .workers = 2, .mode = TL_MODE_LIGHT };
     char *jf = NULL, *jl = NULL;
     uint8_t pk[32], xf[32], xl[32], got[32];
-    CHECK(tl_generate(&p, &full, &jf, NULL, pk, xf) == 0);
-    CHECK(tl_generate(&p, &light, &jl, NULL, pk, xl) == 0);
+    CHECK(tl_generate(&p, &full, &jf, NULL, NULL, pk, xf) == 0);
+    CHECK(tl_generate(&p, &light, &jl, NULL, NULL, pk, xl) == 0);
     if (!jf || !jl) return;
     CHECK(strcmp(jf, jl) == 0);
     CHECK_MEM(xf, xl, 32);

@@ -177,7 +177,7 @@ static void t_plan_roundtrip(void) {
     tl_assemble_opts ao = { .planner_key = pkey, .report = on_report, .report_ctx = last };
     char *json = NULL, *ref = NULL;
     size_t len = 0, rlen = 0;
-    CHECK(tl_plan_assemble(dir, &ao, &json, &len, pk2, NULL, err, sizeof err) == TL_EAUTH && json == NULL);
+    CHECK(tl_plan_assemble(dir, &ao, &json, &len, NULL, pk2, NULL, err, sizeof err) == TL_EAUTH && json == NULL);
     CHECK(strstr(last, "group 5: result missing") != NULL);
     tl_task_opts to = { .worker_key = wkey, .mode = TL_MODE_DEFAULT };
     tl_task_stats st;
@@ -189,7 +189,7 @@ static void t_plan_roundtrip(void) {
     CHECK(tl_plan_task(dir, 3, &to, &st, err, sizeof err) == TL_EINVAL);
     /* issue 20: a plan verifies by default: assemble refuses until the
      * verification tasks ran; task v checks the groups of task v + 1. */
-    CHECK(tl_plan_assemble(dir, &ao, &json, &len, pk2, NULL, err, sizeof err) == TL_EAUTH && json == NULL);
+    CHECK(tl_plan_assemble(dir, &ao, &json, &len, NULL, pk2, NULL, err, sizeof err) == TL_EAUTH && json == NULL);
     CHECK(strstr(last, "not verified yet") != NULL);
     tl_task_opts vo = to;
     vo.verify = 1;
@@ -197,11 +197,11 @@ static void t_plan_roundtrip(void) {
         CHECK(tl_plan_task(dir, t, &vo, &st, err, sizeof err) == TL_OK);
         CHECK(st.first == 2 * ((t + 1) % 3) + 1 && st.computed == st.last - st.first + 1);
     }
-    CHECK(tl_plan_assemble(dir, &ao, &json, &len, pk2, x, err, sizeof err) == TL_OK);
+    CHECK(tl_plan_assemble(dir, &ao, &json, &len, NULL, pk2, x, err, sizeof err) == TL_OK);
     CHECK_MEM(pk2, pk, 32);
     /* the same bytes as lock with full verification (the same C: auto) */
     tl_gen_opts go = { .workers = 1, .verify = TL_VERIFY_FULL };
-    CHECK(tl_generate(&p, &go, &ref, &rlen, pk3, NULL) == TL_OK);
+    CHECK(tl_generate(&p, &go, &ref, &rlen, NULL, pk3, NULL) == TL_OK);
     CHECK(json && ref && len == rlen && memcmp(json, ref, len) == 0);
     /* No secret in clear anywhere in the plan directory. */
     uint8_t s[32];

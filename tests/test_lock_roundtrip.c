@@ -16,7 +16,7 @@ static tl_puzzle *gen(tl_work_type t, uint32_t G, uint64_t S, unsigned workers,
     tl_gen_opts o = { .workers = workers };
     char *json = NULL;
     size_t len = 0;
-    int rc = tl_generate(&p, &o, &json, &len, pk, x);
+    int rc = tl_generate(&p, &o, &json, &len, NULL, pk, x);
     CHECK(rc == 0);
     if (rc) { fprintf(stderr, "generate: %s\n", tl_strerror(rc)); return NULL; }
     tl_puzzle *pz = NULL;
@@ -185,11 +185,11 @@ static void t_bad_params(void) {
     uint8_t pk[32];
     char *json = NULL;
     tl_params p = { .work = TL_WORK_SHA3_256, .groups = 0, .steps = 1, .rate_source = "none" };
-    CHECK(tl_generate(&p, NULL, &json, NULL, pk, NULL) == TL_EINVAL);
+    CHECK(tl_generate(&p, NULL, &json, NULL, NULL, pk, NULL) == TL_EINVAL);
     p.groups = TL_MAX_GROUPS + 1;
-    CHECK(tl_generate(&p, NULL, &json, NULL, pk, NULL) == TL_EINVAL);
+    CHECK(tl_generate(&p, NULL, &json, NULL, NULL, pk, NULL) == TL_EINVAL);
     p.groups = 2; p.steps = TL_MAX_TOTAL;
-    CHECK(tl_generate(&p, NULL, &json, NULL, pk, NULL) == TL_EINVAL);
+    CHECK(tl_generate(&p, NULL, &json, NULL, NULL, pk, NULL) == TL_EINVAL);
 }
 
 static int rx_works(void) {

@@ -74,11 +74,12 @@ typedef enum {
 /* RandomX memory mode.  Zero, TL_MODE_DEFAULT, is the mode policy
  * (tl_mode_resolve: full when the dataset fits here, else light) wherever a
  * mode is taken — tl_work_new, tl_gen_opts, tl_solve_opts, tl_calibrate —
- * except tl_task_opts.mode, where it means the plan's mode; so a
- * zero-initialised options struct never silently means light mode. */
+ * except tl_task_opts.mode, where it means the plan's mode, and
+ * tl_plan_opts.mode, where it means full (the nodes hold the dataset); so
+ * a zero-initialised options struct never silently means light mode. */
 typedef enum { TL_MODE_DEFAULT = 0, TL_MODE_LIGHT = 1, TL_MODE_FULL = 2 } tl_mode;
 
-/* ---- issue 19: the one mode policy (src/lock/measure/mode.c) ------------------ */
+/* ---- issue 19: the one mode policy (src/lock/core/mode.c) ------------------ */
 /* Full mode is this many times faster than light mode for RandomX:
  * RECORDED figures, not measured per run (bench/README.md): the Intel VM,
  * paired runs, v2 jit-secure with THP, 336.8 vs 74.7 H/s = 4.5x (3.0x at
@@ -113,6 +114,7 @@ int tl_work_parse(const char *name, tl_work_type *t);
 
 /* ---- work function: one chain step exactly as docs/DESIGN.md §1 ------ */
 typedef struct tl_work tl_work;
+typedef struct tl_puzzle tl_puzzle;   /* defined below (puzzles) */
 /* key = the puzzle's public 32-byte key K.  For RandomX this builds the cache
  * (light) or cache + dataset (full, 2080 MiB, all online cores); sha3 ignores
  * mode.  The object may be inherited across fork() and used in the child. */
@@ -284,13 +286,15 @@ typedef struct {
 } tl_gen_opts;
 
 /* Generate a puzzle.  On success *json (malloc'd, NUL-terminated, *json_len
- * bytes, the canonical text written to disk byte for byte) and pk = X.  If
+ * bytes, the canonical text written to disk byte for byte), *puzzle (when
+ * puzzle is not NULL: that text parsed, for the caller to use instead of
+ * parsing it again; free it with tl_puzzle_free) and pk = X.  If
  * keep_sk is non-NULL it receives x (the caller must wipe it); otherwise x is
  * wiped.  All other secrets are wiped in every process on every path.
  * Honours the test-only deterministic mode (RXLOCK_TEST_SEED=<hex> together
  * with RXLOCK_TEST_INSECURE=1): the puzzle is then marked test_only. */
 int tl_generate(const tl_params *p, const tl_gen_opts *o,
-                char **json, size_t *json_len, uint8_t pk[32], uint8_t *keep_sk);
+                char **json, size_t *json_len, tl_puzzle **puzzle, uint8_t pk[32], uint8_t *keep_sk);
 /* issue 20: with o->state_dir, a successful tl_generate leaves the state
  * directory in place (running it again gives the same puzzle at once):
  * commit the puzzle first, then remove the state with this call, which
@@ -418,7 +422,8 @@ typedef struct {
     const char *planner_key;      /* path written (0600); refused inside the plan dir */
     const char *worker_key;       /* path written (0600); refused inside the plan dir */
     uint32_t batch;               /* groups per task (0 = 1)                 */
-    tl_mode  mode;                /* RandomX mode the tasks use              */
+    tl_mode  mode;                /* RandomX mode the tasks use (TL_MODE_DEFAULT:
+                                     full: the nodes hold the dataset)      */
     int      force;               /* replace an existing plan / key files    */
     /* The job files' settings (slurm.sbatch, k8s-job.yaml); 0 / NULL = the
      * default.  Strings are checked (a bounded character set each: they are
@@ -498,7 +503,7 @@ typedef struct {
  * steps; no stray result files) and build the puzzle.  Outputs as
  * tl_generate(); nothing is returned unless every group is good. */
 int tl_plan_assemble(const char *dir, const tl_assemble_opts *o, char **json, size_t *json_len,
-                     uint8_t pk[32], uint8_t *keep_sk, char *err, size_t errlen);
+                     tl_puzzle **puzzle, uint8_t pk[32], uint8_t *keep_sk, char *err, size_t errlen);
 
 #pragma GCC visibility pop
 #ifdef __cplusplus

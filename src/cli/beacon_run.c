@@ -95,6 +95,59 @@ static double verify_share(const tl_beacon_config *c) {
     return c->verify == TL_VERIFY_FULL ? 1.0 : c->verify == TL_VERIFY_SAMPLE ? c->verify_permille / 1000.0 : 0.0;
 }
 
+/* The epoch puzzle's parameters, from beacon.json (unsigned: sign_sk NULL). */
+static void epoch_params(const tl_beacon_config *c, int kind, tl_params *p) {
+    const tl_beacon_sched *s = &c->s;
+    memset(p, 0, sizeof *p);
+    p->work = s->work;
+    p->groups = s->groups;
+    p->steps = s->steps;
+    p->rate_milli_hps = s->assumed_mhps;
+    snprintf(p->rate_source, sizeof p->rate_source, "%s", c->rate_source);
+    p->target_seconds = s->opens_after;
+    p->rate_mode = s->work != TL_WORK_SHA3_256 && s->assumed_mhps ? TL_RATE_MODE_FULL : TL_RATE_MODE_NONE;
+    p->setup_ms = s->setup_ms;
+    p->pq = kind == TL_BEACON_PQ;
+}
+
+/* --plan-only: a cluster plan for epoch E's key of a kind, in DIR/plans/STEM
+ * (the planner and worker keys in DIR/private/plans/).  CLI_OK or CLI_FAIL. */
+static int plan_epoch(run_ctx *r, uint64_t E, int kind) {
+    const tl_beacon_config *c = &r->b.cfg;
+    char stem[48], dir[PATH_MAX], pk_path[PATH_MAX], wk_path[PATH_MAX], kdir[PATH_MAX], err[256];
+    bcn_stem(&c->s, E, kind, stem);
+    bcn_file(&r->b, dir, "plans/%s", stem);
+    bcn_file(&r->b, pk_path, "private/plans/%s.planner.key", stem);
+    bcn_file(&r->b, wk_path, "private/plans/%s.worker.key", stem);
+    if (access(dir, F_OK) == 0) return CLI_OK;   /* planned before: waiting for its assembly */
+    bcn_file(&r->b, kdir, "plans");
+    if (mkdir(kdir, 0755) != 0 && errno != EEXIST) return cli_error("%s: %s", kdir, strerror(errno));
+    bcn_file(&r->b, kdir, "private/plans");
+    if (mkdir(kdir, 0700) != 0 && errno != EEXIST) return cli_error("%s: %s", kdir, strerror(errno));
+    tl_params p;
+    epoch_params(c, kind, &p);
+    tl_plan_opts po;
+    memset(&po, 0, sizeof po);
+    po.planner_key = pk_path;
+    po.worker_key = wk_path;
+    po.mode = (tl_mode)c->mode;   /* auto: the plan default (full: the nodes hold the dataset) */
+    po.force = 1;   /* keys of a plan that was never completed */
+    po.verify = c->verify;
+    po.verify_fraction = c->verify == TL_VERIFY_SAMPLE ? c->verify_permille / 1000.0 : 0;
+    po.checkpoint_steps = c->checkpoint_steps;
+    uint8_t pk[32];
+    int rc = tl_plan_create(&p, &po, dir, pk, err, sizeof err);
+    if (rc) return cli_error("planning epoch %llu: %s", (unsigned long long)E, err[0] ? err : rxlock_strerror(rc));
+    char out[PATH_MAX], sk[PATH_MAX];
+    bcn_file(&r->b, out, "private/puzzles/%s.json", stem);
+    bcn_file(&r->b, sk, "private/signer.key");
+    bcn_log("planned epoch %llu%s%s: %s (run its tasks: slurm-submit.sh or k8s-job.yaml, worker key %s); then "
+            "rxlock assemble %s --planner-key %s --sign-key %s -o %s", (unsigned long long)E,
+            c->s.kinds == 3 ? " " : "", c->s.kinds == 3 ? tl_beacon_kind_name(kind) : "", dir, wk_path, dir, pk_path,
+            sk, out);
+    return CLI_OK;
+}
+
 static int generate(run_ctx *r, uint64_t E, int kind) {
     const tl_beacon_config *c = &r->b.cfg;
     const tl_beacon_sched *s = &c->s;
@@ -103,17 +156,8 @@ static int generate(run_ctx *r, uint64_t E, int kind) {
     bcn_file(&r->b, state, "private/state/%s", stem);
     bcn_file(&r->b, out, "private/puzzles/%s.json", stem);
     tl_params p;
-    memset(&p, 0, sizeof p);
-    p.work = s->work;
-    p.groups = s->groups;
-    p.steps = s->steps;
-    p.rate_milli_hps = s->assumed_mhps;
-    snprintf(p.rate_source, sizeof p.rate_source, "%s", c->rate_source);
-    p.target_seconds = s->opens_after;
-    p.rate_mode = s->work != TL_WORK_SHA3_256 && s->assumed_mhps ? TL_RATE_MODE_FULL : TL_RATE_MODE_NONE;
-    p.setup_ms = s->setup_ms;
+    epoch_params(c, kind, &p);
     p.sign_sk = r->sk;
-    p.pq = kind == TL_BEACON_PQ;
     tl_gen_stats st;
     tl_gen_opts go;
     memset(&go, 0, sizeof go);
@@ -136,7 +180,7 @@ static int generate(run_ctx *r, uint64_t E, int kind) {
     double t0 = util_now();
     bcn_log("generating epoch %llu%s%s (%u x %llu %s hashes)", (unsigned long long)E, s->kinds == 3 ? " " : "",
             s->kinds == 3 ? tl_beacon_kind_name(kind) : "", s->groups, (unsigned long long)s->steps, tl_work_name(s->work));
-    int rc = tl_generate(&p, &go, &json, &len, pk, NULL);
+    int rc = tl_generate(&p, &go, &json, &len, NULL, pk, NULL);
     if (rc) {
         if (*r->stop || rc == TL_EINTR) return -1;
         bcn_log("generation of epoch %llu failed: %s (its state is kept in %s)", (unsigned long long)E,
@@ -180,23 +224,27 @@ static int keeps_up(run_ctx *r, double gen_rate) {
     double need = ceil(work / (gen_rate * (double)s->every));
     if (need <= (double)s->groups)
         return cli_error("this machine cannot keep up: an epoch needs about %s of generation on %u workers at %sH/s, "
-                         "the period is %s.  It would with %.0f workers (a bigger machine, or --workers), or a period "
-                         "of at least %s (a new beacon with a longer --every)", ps, Weff, rs, ev, need, ps);
+                         "the period is %s.  It would with %.0f workers (a bigger machine, or --workers), a period "
+                         "of at least %s (a new beacon with a longer --every), or on a cluster: `beacon run "
+                         "--plan-only` writes a cluster plan per epoch", ps, Weff, rs, ev, need, ps);
     return cli_error("this machine cannot keep up: an epoch needs about %s of generation on %u workers at %sH/s, the "
                      "period is %s, and more workers than the %u groups do not help: a period of at least %s (a new "
-                     "beacon with a longer --every), or more groups", ps, Weff, rs, ev, s->groups, ps);
+                     "beacon with a longer --every), more groups, or on a cluster: `beacon run --plan-only` "
+                     "writes a cluster plan per epoch", ps, Weff, rs, ev, s->groups, ps);
 }
 
 int bcn_cmd_run(int argc, char **argv) {
     static const struct option opts[] = {
-        {"once", no_argument, 0, '1'}, {"gen-rate", required_argument, 0, 'g'}, {0, 0, 0, 0}
+        {"once", no_argument, 0, '1'}, {"gen-rate", required_argument, 0, 'g'},
+        {"plan-only", no_argument, 0, 'P'}, {0, 0, 0, 0}
     };
-    int once = 0, c;
+    int once = 0, plan_only = 0, c;
     double gen_rate = 0;
     optind = 1; opterr = 0;
     while ((c = getopt_long(argc, argv, ":", opts, NULL)) != -1) {
         switch (c) {
         case '1': once = 1; break;
+        case 'P': plan_only = once = 1; break;
         case 'g':
             if (cli_parse_double(optarg, 1e-3, 1e15, &gen_rate)) return cli_usage_error("beacon run", "--gen-rate: want hashes/s");
             break;
@@ -216,7 +264,7 @@ int bcn_cmd_run(int argc, char **argv) {
     if (flock(lfd, LOCK_EX | LOCK_NB) != 0) { close(lfd); return cli_error("%s: another `beacon run` serves this DIR", argv[optind]); }
     r.mode = cli_mode_pick(s->work, r.b.cfg.mode);
     r.stop = cli_catch_signals();
-    int rc = keeps_up(&r, gen_rate);
+    int rc = plan_only ? CLI_OK : keeps_up(&r, gen_rate);
     if (rc) { close(lfd); return rc; }
     if (!(r.sk = sodium_malloc(64))) { close(lfd); return cli_error("out of memory"); }
     if ((rc = bcn_signer_load(&r.b, r.sk)) != CLI_OK) goto out;
@@ -252,6 +300,7 @@ int bcn_cmd_run(int argc, char **argv) {
                 int h = have_puzzle(&r.b, E, kinds[q]);
                 if (h < 0) { rc = CLI_FAIL; break; }
                 if (h) continue;
+                if (plan_only) { rc = plan_epoch(&r, E, kinds[q]); continue; }
                 int g = generate(&r, E, kinds[q]);
                 if (g < 0) break;   /* stopped */
                 rc = g;

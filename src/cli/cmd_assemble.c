@@ -79,18 +79,16 @@ int cmd_assemble(int argc, char **argv) {
     }
     char *text = NULL, err[512];
     size_t len = 0;
-    int rc = tl_plan_assemble(dir, &ao, &text, &len, pk, keep ? x : NULL, err, sizeof err);
+    tl_puzzle *pz = NULL;   /* the assembled puzzle, parsed once */
+    int rc = tl_plan_assemble(dir, &ao, &text, &len, &pz, pk, keep ? x : NULL, err, sizeof err);
     sodium_memzero(sk, sizeof sk);
     if (rc) {
         sodium_memzero(x, sizeof x);
         return cli_error("assemble failed: %s", err[0] ? err : rxlock_strerror(rc));
     }
     int ret = CLI_OK;
-    tl_puzzle *pz = NULL;
     if (cli_write_text(out, text, len, force, 0644) != CLI_OK) {
         ret = CLI_FAIL;
-    } else if (tl_puzzle_parse(text, len, &pz, NULL, 0) != 0) {
-        ret = cli_error("%s: cannot re-read the puzzle just written", out);
     } else if (keep) {
         ret = cli_write_identity(keep, x, pz, " (kept at assembly)", force);
     }

@@ -222,14 +222,9 @@ static int commit_puzzle(const lock_args *a, const char *text, size_t len) {
     return util_fsync_dir(a->out) == 0 ? CLI_OK : cli_output_error(a->out);
 }
 
-static int write_outputs(const lock_args *a, const char *text, size_t len, const uint8_t *x) {
+static int write_outputs(const lock_args *a, const char *text, size_t len, const tl_puzzle *pz, const uint8_t *x) {
     int rc = CLI_OK;
-    if (a->keep) {
-        tl_puzzle *pz = NULL;
-        if (tl_puzzle_parse(text, len, &pz, NULL, 0) != 0) return cli_error("generated puzzle does not parse");
-        rc = cli_write_identity(a->keep, x, pz, " (kept at generation)", a->force);
-        tl_puzzle_free(pz);
-    }
+    if (a->keep) rc = cli_write_identity(a->keep, x, pz, " (kept at generation)", a->force);
     if (rc == CLI_OK) rc = commit_puzzle(a, text, len);
     if (rc == CLI_OK && a->state[0] && tl_generate_state_remove(a->state) != TL_OK)
         fprintf(stderr, "rxlock: %s: could not remove the generation state: remove it by hand (it holds the "
@@ -290,12 +285,11 @@ int cmd_lock(int argc, char **argv) {
     char *text = NULL;
     size_t len = 0;
     double t0 = util_now(), c0 = child_cpu();
+    tl_puzzle *pz = NULL;   /* what was written (also for -o -), parsed once by tl_generate */
     rc = cli_lock_generate(&a.lo, "lock", cli_progress_when(a.quiet, a.json, a.lo.progress), a.json,
-                           &text, &len, pk, a.keep ? x : NULL);
+                           &text, &len, &pz, pk, a.keep ? x : NULL);
     double secs = util_now() - t0, cpu = child_cpu() - c0;
-    tl_puzzle *pz = NULL;   /* what was written (also for -o -) */
-    if (rc == CLI_OK && tl_puzzle_parse(text, len, &pz, NULL, 0) != 0) rc = cli_error("generated puzzle does not parse");
-    if (rc == CLI_OK) rc = write_outputs(&a, text, len, x);
+    if (rc == CLI_OK) rc = write_outputs(&a, text, len, pz, x);
     sodium_memzero(x, sizeof x);
     free(text);
     if (rc) { tl_puzzle_free(pz); return rc; }

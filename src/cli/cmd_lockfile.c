@@ -85,8 +85,9 @@ static int parse_args(int argc, char **argv, lockfile_args *a) {
     return CLI_OK;
 }
 
-/* The puzzle of the container a stopped run finished in OUT.state/. */
-static int finished_puzzle(const lockfile_args *a, char **json, size_t *len, uint8_t pk[32]) {
+/* The puzzle of the container a stopped run finished in OUT.state/ (*out:
+ * parsed once, the caller's to free). */
+static int finished_puzzle(const lockfile_args *a, char **json, size_t *len, tl_puzzle **out) {
     char err[256] = "";
     off_t off;
     tl_puzzle *pz = NULL;
@@ -104,20 +105,16 @@ static int finished_puzzle(const lockfile_args *a, char **json, size_t *len, uin
         tl_puzzle_free(pz);
         return rc;
     }
-    memcpy(pk, pz->epoch_pk, 32);
-    tl_puzzle_free(pz);
+    *out = pz;
     if (!a->quiet && !a->json) fprintf(stderr, "rxlock: %s: finished by an earlier run (kept in %s/)\n", a->out, a->st.dir);
     return CLI_OK;
 }
 
-/* Container to out_fd: the puzzle re-parsed (and checked against pk), then
- * the notice, the puzzle text and the age payload. */
+/* Container to out_fd: the notice, the puzzle text (pz: its parse, checked
+ * against pk) and the age payload. */
 static int write_container(const lockfile_args *a, int out_fd, int in_fd, const char *json, size_t len,
-                           const uint8_t pk[32], char rcp[TL_AGE_PQ_RECIPIENT_MAX]) {
-    tl_puzzle *pz = NULL;
-    char err[256] = "";
+                           const tl_puzzle *pz, const uint8_t pk[32], char rcp[TL_AGE_PQ_RECIPIENT_MAX]) {
     int ret = CLI_OK;
-    if (tl_puzzle_parse(json, len, &pz, err, sizeof err) != 0) return cli_error("generated puzzle does not parse: %s", err);
     if (memcmp(pz->epoch_pk, pk, 32) != 0) {
         ret = cli_error("generated puzzle does not match its epoch key");
     } else {
@@ -130,18 +127,14 @@ static int write_container(const lockfile_args *a, int out_fd, int in_fd, const 
         if (e != 0) ret = cli_error("%s: %s%s%s", a->to_stdout ? "stdout" : a->out, tl_age_strerror(e), e == TL_AGE_EIO ? ": " : "",
                                     e == TL_AGE_EIO ? strerror(errno) : "");
     }
-    tl_puzzle_free(pz);
     return ret;
 }
 
 /* --json: the {"event":"done"} line, what the summary says. */
-static int report_json(const lockfile_args *a, const char *rcp, const char *json, size_t len) {
+static int report_json(const lockfile_args *a, const char *rcp, const tl_puzzle *pz) {
     const tl_params *p = &a->lo.p;
-    tl_puzzle *pz = NULL;
-    if (tl_puzzle_parse(json, len, &pz, NULL, 0) != 0) return cli_error("generated puzzle does not parse");
     tl_promise pr;
     tl_promise_of(pz, &a->lo.ft, &pr);
-    tl_puzzle_free(pz);
     return cli_print_json(json_pack("{s:s, s:s?, s:s, s:s, s:s, s:i, s:I, s:s, s:s*, s:f, s:f, s:f, s:s?, s:f, s:I, s:I}",
                                     "event", "done", "container", a->to_stdout ? NULL : a->out, "file", a->in_path,
                                     "recipient", rcp, "epoch_key", p->pq ? "post-quantum" : "classic",
@@ -174,31 +167,29 @@ int cmd_lock_file(int argc, char **argv) {
     uint8_t pk[32];
     char *json = NULL;
     size_t len = 0;
+    tl_puzzle *pz = NULL;    /* the puzzle, parsed once */
     static char rcp[TL_AGE_PQ_RECIPIENT_MAX];
     if (a.finished) {        /* the container is written: link it */
-        ret = finished_puzzle(&a, &json, &len, pk);
+        ret = finished_puzzle(&a, &json, &len, &pz);
         io.out_path = NULL;
         cli_io_finish(&io, 0);
         if (ret == CLI_OK) ret = cli_lockfile_commit(&a.st, a.out, a.force);
-        if (ret == CLI_OK) {
-            tl_puzzle *pz = NULL;
-            if (tl_puzzle_parse(json, len, &pz, NULL, 0) != 0 || cli_epoch_recipient(pz, rcp) != CLI_OK) strcpy(rcp, "?");
-            tl_puzzle_free(pz);
-        }
+        if (ret == CLI_OK && cli_epoch_recipient(pz, rcp) != CLI_OK) strcpy(rcp, "?");
     } else {
-        ret = cli_lock_generate(&a.lo, "lock", cli_progress_when(a.quiet, a.json, a.lo.progress), a.json, &json, &len, pk, NULL);
+        ret = cli_lock_generate(&a.lo, "lock", cli_progress_when(a.quiet, a.json, a.lo.progress), a.json, &json, &len,
+                                &pz, pk, NULL);
         /* with a state the container goes into it first (its temp file too) */
         if (ret == CLI_OK && state && (ret = cli_lockfile_input(&a.st, io.in_fd, a.in_path)) != CLI_OK)
             fprintf(stderr, "rxlock: the finished generation is kept in %s/\n", a.st.dir);
         if (ret == CLI_OK && !a.to_stdout) ret = cli_io_open_out(&io, state ? a.st.ctr : a.out, state || a.force, 0644);
-        if (ret == CLI_OK) ret = write_container(&a, io.out_fd, io.in_fd, json, len, pk, rcp);
+        if (ret == CLI_OK) ret = write_container(&a, io.out_fd, io.in_fd, json, len, pz, pk, rcp);
         else io.out_path = NULL;
         int fin = cli_io_finish(&io, ret == CLI_OK);
         if (ret == CLI_OK) ret = fin;
         if (ret == CLI_OK && state) util_kill_point("lockfile-written");   /* test build */
         if (ret == CLI_OK && state) ret = cli_lockfile_commit(&a.st, a.out, a.force);
     }
-    if (ret == CLI_OK && a.json) ret = report_json(&a, rcp, json, len);
+    if (ret == CLI_OK && a.json) ret = report_json(&a, rcp, pz);
     else if (ret == CLI_OK && !a.quiet) {
         const tl_params *p = &a.lo.p;
         char eng[64];
@@ -209,14 +200,11 @@ int cmd_lock_file(int argc, char **argv) {
                 (unsigned long long)p->steps, tl_work_name(p->work),
                 (double)p->groups * (double)p->steps, eng, p->pq ? "post-quantum " : "",
                 p->pq ? 24 : (int)strlen(rcp), rcp, p->pq ? "..." : "");
-        tl_puzzle *pz = NULL;   /* issue 19: the promise and how to open it */
-        if (tl_puzzle_parse(json, len, &pz, NULL, 0) == 0) {
-            char open_cmd[PATH_MAX + 32];
-            snprintf(open_cmd, sizeof open_cmd, "rxlock unlock %s", a.to_stdout ? "FILE.rxlock" : a.out);
-            cli_lock_promise(&a.lo, pz, open_cmd);
-        }
-        tl_puzzle_free(pz);
+        char open_cmd[PATH_MAX + 32];   /* the promise and how to open it */
+        snprintf(open_cmd, sizeof open_cmd, "rxlock unlock %s", a.to_stdout ? "FILE.rxlock" : a.out);
+        cli_lock_promise(&a.lo, pz, open_cmd);
     }
+    tl_puzzle_free(pz);
     free(json);
     return ret;
 }

@@ -220,7 +220,7 @@ void cli_lock_promise(const cli_lock_opts *o, const tl_puzzle *pz, const char *o
 }
 
 int cli_lock_generate(cli_lock_opts *o, const char *label, int when, int json,
-                      char **text, size_t *len, uint8_t pk[32], uint8_t *keep_sk) {
+                      char **text, size_t *len, tl_puzzle **pz, uint8_t pk[32], uint8_t *keep_sk) {
     uint8_t sk[64], spk[32];
     if (o->sign_key) {
         int rc = tl_signer_load(o->sign_key, sk, spk);
@@ -233,7 +233,7 @@ int cli_lock_generate(cli_lock_opts *o, const char *label, int when, int json,
     o->go.progress = cli_progress_cb;
     o->go.progress_ctx = &ui;
     o->go.stats = &o->stats;
-    int rc = tl_generate(&o->p, &o->go, text, len, pk, keep_sk);
+    int rc = tl_generate(&o->p, &o->go, text, len, pz, pk, keep_sk);
     o->engine = ui.engine;
     sodium_memzero(sk, sizeof sk);
     o->p.sign_sk = NULL;

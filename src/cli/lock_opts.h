@@ -80,7 +80,8 @@ void cli_lock_pq_default(cli_lock_opts *o, int dflt);
 
 /* Load the signing key, run tl_generate with the progress display (label,
  * when / json as cli_progress_init) and the stop signals, wipe the key.
- * CLI_OK, or the exit code after a one-line message (nothing written). */
+ * *pz receives the generated puzzle parsed once (tl_puzzle_free).  CLI_OK,
+ * or the exit code after a one-line message (nothing written). */
 int  cli_lock_generate(cli_lock_opts *o, const char *label, int when, int json,
-                       char **text, size_t *len, uint8_t pk[32], uint8_t *keep_sk);
+                       char **text, size_t *len, tl_puzzle **pz, uint8_t pk[32], uint8_t *keep_sk);
 #endif

@@ -11,6 +11,7 @@
 #define RX_A64_EMIT_H
 #include <stddef.h>
 #include <stdint.h>
+#include "util/le.h"
 
 #define AR_ZR 31u
 #define AR_SP 31u
@@ -22,10 +23,7 @@ static inline int ae_ok(const ae_buf *b) { return !b->err; }
 
 static inline void ae_word(ae_buf *b, uint32_t w) {
     if (b->err || b->cap - b->len < 4) { b->err = 1; return; }
-    b->p[b->len] = (uint8_t)w;
-    b->p[b->len + 1] = (uint8_t)(w >> 8);
-    b->p[b->len + 2] = (uint8_t)(w >> 16);
-    b->p[b->len + 3] = (uint8_t)(w >> 24);
+    util_store32le(b->p + b->len, w);
     b->len += 4;
 }
 #define AE_R(x) ((uint32_t)(x) & 31u)
@@ -224,11 +222,9 @@ static inline void ae_patch_bcond(ae_buf *b, size_t at) {
     if (b->err) return;
     int64_t d = ((int64_t)b->len - (int64_t)at) / 4;
     if (d >= (1 << 18)) { b->err = 1; return; }
-    uint32_t w = (uint32_t)b->p[at] | (uint32_t)b->p[at + 1] << 8 |
-                 (uint32_t)b->p[at + 2] << 16 | (uint32_t)b->p[at + 3] << 24;
+    uint32_t w = util_load32le(b->p + at);
     w |= ((uint32_t)d & 0x7FFFFu) << 5;
-    b->p[at] = (uint8_t)w; b->p[at + 1] = (uint8_t)(w >> 8);
-    b->p[at + 2] = (uint8_t)(w >> 16); b->p[at + 3] = (uint8_t)(w >> 24);
+    util_store32le(b->p + at, w);
 }
 static inline void ae_blr(ae_buf *b, unsigned n) { ae_word(b, 0xD63F0000u | AE_R(n) << 5); }
 static inline void ae_ret(ae_buf *b) { ae_word(b, 0xD65F03C0u); }

@@ -6,6 +6,7 @@
  * vectors check them.  Not constant-time: RandomX inputs are public. */
 #include "rx/aes.h"
 #include <string.h>
+#include "util/le.h"
 
 static const uint32_t te0[256] = {
     0xa56363c6, 0x847c7cf8, 0x997777ee, 0x8d7b7bf6, 0x0df2f2ff, 0xbd6b6bd6,
@@ -368,17 +369,11 @@ static const uint32_t td3[256] = {
     0x7b6184cb, 0xd570b632, 0x48745c6c, 0xd04257b8,
 };
 
-static inline uint32_t ld32(const uint8_t *p) {
-    return (uint32_t)p[0] | (uint32_t)p[1] << 8 | (uint32_t)p[2] << 16 | (uint32_t)p[3] << 24;
-}
-static inline void st32(uint8_t *p, uint32_t v) {
-    p[0] = (uint8_t)v; p[1] = (uint8_t)(v >> 8); p[2] = (uint8_t)(v >> 16); p[3] = (uint8_t)(v >> 24);
-}
 static inline void ld128(uint32_t w[4], const uint8_t *p) {
-    w[0] = ld32(p); w[1] = ld32(p + 4); w[2] = ld32(p + 8); w[3] = ld32(p + 12);
+    w[0] = util_load32le(p); w[1] = util_load32le(p + 4); w[2] = util_load32le(p + 8); w[3] = util_load32le(p + 12);
 }
 static inline void st128(uint8_t *p, const uint32_t w[4]) {
-    st32(p, w[0]); st32(p + 4, w[1]); st32(p + 8, w[2]); st32(p + 12, w[3]);
+    util_store32le(p, w[0]); util_store32le(p + 4, w[1]); util_store32le(p + 8, w[2]); util_store32le(p + 12, w[3]);
 }
 
 /* Column c of the state is word c; row r is byte r of the word. */

@@ -54,6 +54,7 @@ static void fill_portable(uint64_t *next, const uint64_t *prev, const uint64_t *
 /* ---- x86-64 SIMD BlaMka ------------------------------------------------ */
 #if defined(__x86_64__)
 #include <immintrin.h>
+#include "util/le.h"
 
 #define SSSE3_FN __attribute__((target("ssse3")))
 #define AVX2_FN  __attribute__((target("avx2")))
@@ -216,17 +217,14 @@ const char *rx_argon2d_impl_name(int impl) {
 }
 
 /* ---- H0, H', block initialisation --------------------------------------- */
-static void le32(uint8_t out[4], uint32_t v) {
-    out[0] = (uint8_t)v; out[1] = (uint8_t)(v >> 8); out[2] = (uint8_t)(v >> 16); out[3] = (uint8_t)(v >> 24);
-}
 
 /* H'(1024, H0 || LE32(i) || LE32(lane=0)) into a block (RFC 9106 3.3). */
 static void first_block(uint64_t *blk, const uint8_t h0[64], uint32_t i) {
     uint8_t in[4 + 64 + 8], v[64], out[RX_ARGON2_BLOCK_SIZE];
-    le32(in, RX_ARGON2_BLOCK_SIZE);
+    util_store32le(in, RX_ARGON2_BLOCK_SIZE);
     memcpy(in + 4, h0, 64);
-    le32(in + 68, i);
-    le32(in + 72, 0);
+    util_store32le(in + 68, i);
+    util_store32le(in + 72, 0);
     (void)crypto_generichash(v, 64, in, sizeof in, NULL, 0);
     /* r = ceil(1024/32) - 2 = 30 blocks of 32 bytes, then a final 64 bytes */
     size_t pos = 0;
@@ -239,12 +237,7 @@ static void first_block(uint64_t *blk, const uint8_t h0[64], uint32_t i) {
         sodium_memzero(nv, sizeof nv);
     }
     memcpy(out + pos, v, 64);   /* V_31 = H^64(V_30): 1024 - 30*32 = 64 bytes */
-    for (unsigned k = 0; k < WORDS; k++) {
-        const uint8_t *p = out + 8 * k;
-        uint64_t w = 0;
-        for (unsigned b = 0; b < 8; b++) w |= (uint64_t)p[b] << (8 * b);
-        blk[k] = w;
-    }
+    for (unsigned k = 0; k < WORDS; k++) blk[k] = util_load64le(out + 8 * k);
     sodium_memzero(in, sizeof in);
     sodium_memzero(v, sizeof v);
     sodium_memzero(out, sizeof out);
@@ -269,13 +262,13 @@ int rx_argon2d_fill(void *memory, uint32_t blocks, uint32_t passes,
     uint8_t h0[64], w[4];
     if (crypto_generichash_init(&st, NULL, 0, 64) != 0) return RX_EINTERNAL;
     const uint32_t head[6] = { 1u, 0u, blocks, passes, 0x13u, 0u };
-    for (unsigned k = 0; k < 6; k++) { le32(w, head[k]); crypto_generichash_update(&st, w, 4); }
-    le32(w, (uint32_t)pwd_len); crypto_generichash_update(&st, w, 4);
+    for (unsigned k = 0; k < 6; k++) { util_store32le(w, head[k]); crypto_generichash_update(&st, w, 4); }
+    util_store32le(w, (uint32_t)pwd_len); crypto_generichash_update(&st, w, 4);
     if (pwd_len) crypto_generichash_update(&st, (const uint8_t *)pwd, pwd_len);
-    le32(w, (uint32_t)salt_len); crypto_generichash_update(&st, w, 4);
+    util_store32le(w, (uint32_t)salt_len); crypto_generichash_update(&st, w, 4);
     if (salt_len) crypto_generichash_update(&st, (const uint8_t *)salt, salt_len);
-    le32(w, 0); crypto_generichash_update(&st, w, 4);   /* secret */
-    le32(w, 0); crypto_generichash_update(&st, w, 4);   /* associated data */
+    util_store32le(w, 0); crypto_generichash_update(&st, w, 4);   /* secret */
+    util_store32le(w, 0); crypto_generichash_update(&st, w, 4);   /* associated data */
     crypto_generichash_final(&st, h0, 64);
     sodium_memzero(&st, sizeof st);
 

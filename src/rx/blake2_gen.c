@@ -5,15 +5,13 @@
 #include "rx/blake2_gen.h"
 #include <sodium.h>
 #include <string.h>
+#include "util/le.h"
 
 void rx_blake2_gen_init(rx_blake2_gen *g, const void *seed, size_t len, uint32_t nonce) {
     memset(g->data, 0, sizeof g->data);
     if (len > RX_BLAKE2_GEN_MAX_SEED) len = RX_BLAKE2_GEN_MAX_SEED;
     if (seed && len) memcpy(g->data, seed, len);
-    g->data[60] = (uint8_t)nonce;
-    g->data[61] = (uint8_t)(nonce >> 8);
-    g->data[62] = (uint8_t)(nonce >> 16);
-    g->data[63] = (uint8_t)(nonce >> 24);
+    util_store32le(g->data + 60, nonce);
     g->index = sizeof g->data;   /* first request hashes the seed block */
 }
 
@@ -36,7 +34,7 @@ uint32_t rx_blake2_gen_u32(rx_blake2_gen *g) {
     refill(g, 4);
     const uint8_t *p = g->data + g->index;
     g->index += 4;
-    return (uint32_t)p[0] | (uint32_t)p[1] << 8 | (uint32_t)p[2] << 16 | (uint32_t)p[3] << 24;
+    return util_load32le(p);
 }
 
 void rx_blake2_gen_wipe(rx_blake2_gen *g) {

@@ -18,6 +18,7 @@
 #include <sodium.h>
 #include <string.h>
 #include <unistd.h>
+#include "util/le.h"
 
 int rx_cache_argon2_impl = RX_ARGON2_AUTO;
 
@@ -88,25 +89,6 @@ static const uint64_t SS_XOR[8] = {
     9549104520008361294ull
 };
 
-static inline uint64_t load64le(const uint8_t *p) {
-#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
-    uint64_t v;
-    memcpy(&v, p, 8);
-    return v;
-#else
-    uint64_t v = 0;
-    for (unsigned b = 0; b < 8; b++) v |= (uint64_t)p[b] << (8 * b);
-    return v;
-#endif
-}
-static inline void store64le(uint8_t *p, uint64_t v) {
-#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
-    memcpy(p, &v, 8);
-#else
-    for (unsigned b = 0; b < 8; b++) p[b] = (uint8_t)(v >> (8 * b));
-#endif
-}
-
 static inline const uint8_t *mix_line(const rx_cache *c, uint64_t v) {
     return c->memory + (v & (RX_CACHE_LINES - 1)) * 64u;
 }
@@ -121,7 +103,7 @@ void rx_cache_item(const rx_cache *cache, uint64_t item, uint64_t out[8]) {
     for (unsigned i = 0; i < RX_CACHE_ACCESSES; i++) {
         const uint8_t *line = mix_line(cache, idx);
         rx_superscalar_execute(&cache->prog[i], r);
-        for (unsigned k = 0; k < 8; k++) r[k] ^= load64le(line + 8 * k);
+        for (unsigned k = 0; k < 8; k++) r[k] ^= util_load64le(line + 8 * k);
         idx = r[cache->prog[i].addr_reg];
     }
     memcpy(out, r, sizeof r);
@@ -145,12 +127,12 @@ static void items_lanes(const rx_cache *c, uint64_t first, uint8_t *out) {
         }
         rx_superscalar_execute_lanes(p, r);
         for (unsigned l = 0; l < RX_SS_LANES; l++) {
-            for (unsigned k = 0; k < 8; k++) r[k][l] ^= load64le(line[l] + 8 * k);
+            for (unsigned k = 0; k < 8; k++) r[k][l] ^= util_load64le(line[l] + 8 * k);
             idx[l] = r[p->addr_reg][l];
         }
     }
     for (unsigned l = 0; l < RX_SS_LANES; l++)
-        for (unsigned k = 0; k < 8; k++) store64le(out + 64u * l + 8u * k, r[k][l]);
+        for (unsigned k = 0; k < 8; k++) util_store64le(out + 64u * l + 8u * k, r[k][l]);
 }
 
 static void build_range(const rx_cache *c, uint8_t *ds, uint64_t first, uint64_t count) {
@@ -159,7 +141,7 @@ static void build_range(const rx_cache *c, uint8_t *ds, uint64_t first, uint64_t
     for (; i < end; i++) {
         uint64_t w[8];
         rx_cache_item(c, i, w);
-        for (unsigned k = 0; k < 8; k++) store64le(ds + i * 64u + 8u * k, w[k]);
+        for (unsigned k = 0; k < 8; k++) util_store64le(ds + i * 64u + 8u * k, w[k]);
     }
 }
 

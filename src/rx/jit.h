@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: ISC */
-/* src/rx/jit.h — contract between the VM (vm.c) and the JIT backends
- * (jit_x86_64.c, jit_aarch64.c, jit_none.c).  The VM state and program
+/* src/rx/jit.h — contract between the VM (vm.c) and the JIT (the
+ * lifecycle in jit_lifecycle.c over the backends' tables: jit_x86_64.c,
+ * jit_aarch64.c; none in jit_none.c).  The VM state and program
  * types are the VM side's (program.h, vm_state.h); a JIT run has exactly
  * the semantics of the interpreter's run of one program.
  * Owned by the JIT work; jit_none.c is the fallback where no JIT exists;
@@ -18,6 +19,7 @@
 #define RX_JIT_H
 #include <stdint.h>
 #include "rx/internal.h"
+#include "rx/execmem.h"
 
 struct rx_program;   /* program.h  */
 struct rx_vm_state;  /* vm_state.h */
@@ -160,6 +162,56 @@ int  rx_jit_args_ok(const void *jit, const struct rx_instr *code, unsigned n, un
 int  rx_jit_profile_copy(const struct rx_jit_profile *prof, struct rx_jit_profile *out);
 void rx_jit_profile_book(struct rx_jit_profile *prof, uint64_t compile_ns, uint64_t open_ns,
                          uint64_t seal_ns, uint64_t exec_ns, uint64_t programs);
+/* ---- the lifecycle, once for every backend (jit_lifecycle.c) ----------
+ * rx_jit_supported/new/compile/run/free and the profile entries above are
+ * written once, in jit_lifecycle.c, over a per-architecture table
+ * (rx_jit_arch(): jit_x86_64.c, jit_aarch64.c; NULL in jit_none.c, and
+ * then every entry says RX_ENOTSUP).  A backend's struct rx_jit starts
+ * with a struct rx_jit_core, the part the lifecycle owns.  The code buffer,
+ * in pages of the system's size P: entry/exit (page 0) | guard (page 1) |
+ * program region (stage_cap rounded up to pages, from prog_off = 2 P) |
+ * guard; the guards keep the program pages a mapping of their own. */
+struct rx_jit_core {
+    rx_execmem mem;
+    const struct rx_jit_arch *arch;
+    struct rx_jit_mode mode;
+    int ready;                  /* a program is compiled and installed        */
+    size_t prog_off;            /* first program byte: two pages in           */
+    size_t prog_cap;            /* program region: whole pages                */
+    size_t prog_span;           /* program-region bytes in use (RX)           */
+    size_t epilogue_off;        /* the exit's offset in page 0                */
+    uint8_t *stage;             /* the backend's staging buffer (stage_cap)   */
+    struct rx_jit_profile prof; /* all zero without RX_JIT_PROFILE            */
+};
+struct rx_jit_arch {
+    size_t jit_size;            /* sizeof the backend's struct rx_jit         */
+    size_t stage_off;           /* offsetof its staging buffer                */
+    size_t stage_cap;           /* the staging buffer's size                  */
+    size_t page;                /* the page size the backend needs; 0: any    */
+    uint8_t fill;               /* trapping byte for unused code bytes        */
+    /* NULL, or make [p, p+n) visible to instruction fetch (AArch64) */
+    void (*flush)(uint8_t *p, size_t n);
+    /* the context's constants, once, in rx_jit_new */
+    void (*init)(rx_jit *j);
+    /* emit the entry and exit into the stage (at most cap bytes): *len and
+     * core->epilogue_off set; 0 or RX_EINTERNAL */
+    int  (*emit_entry)(rx_jit *j, size_t cap, size_t *len);
+    /* emit one program's loop into the stage: *len set; 0 or RX_EINTERNAL */
+    int  (*emit_program)(rx_jit *j, const struct rx_instr *code, unsigned n, const unsigned rr[4],
+                         size_t *len);
+    /* rx_jit_run's body (it ends in rx_jit_enter) */
+    int  (*run)(rx_jit *j, struct rx_vm_state *st);
+    /* NULL, or free what the backend holds besides (before the wipe) */
+    void (*release)(rx_jit *j);
+};
+const struct rx_jit_arch *rx_jit_arch(void);
+static inline struct rx_jit_core *rx_jit_core_of(rx_jit *j) { return (struct rx_jit_core *)(void *)j; }
+/* 0 when a compiled program is installed and sealed; RX_ESTATE (none) or
+ * RX_EPROT (some code page is writable). */
+int  rx_jit_runnable(rx_jit *j);
+/* rx_jit_runnable, then call the entry with ctx (the program loop runs),
+ * and book the run in the profile.  0 or rx_jit_runnable's error. */
+int  rx_jit_enter(rx_jit *j, void *ctx);
 #ifdef RXLOCK_TESTING
 /* Test build only (bench/bench_stall): where the full-mode x86-64 loop's
  * time goes.  Read when a program is compiled.  TINY and PF_ONLY give wrong

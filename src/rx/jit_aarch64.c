@@ -34,6 +34,10 @@
  * and the JIT does not run until a later compile succeeds.  rx_jit_free
  * wipes the code, the staging buffer and the register copies.
  *
+ * The lifecycle (new, compile, install, run's call, free, profile) is
+ * jit_lifecycle.c's; this file is the table it runs: the context, the
+ * emitters and the run's set-up.
+ *
  * Compiles to nothing unless __aarch64__. */
 #if defined(__aarch64__)
 #include "rx/jit.h"
@@ -46,7 +50,6 @@
 #include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
-#include <unistd.h>
 
 #define RREG(i)  (19u + (unsigned)(i))
 #define X_SPAD   27u
@@ -109,17 +112,9 @@ _Static_assert(offsetof(struct rx_jit_ctx, a) == offsetof(struct rx_jit_ctx, e) 
 
 
 struct rx_jit {
-    rx_execmem mem;
-    struct rx_jit_mode mode;
-    int ready;                 /* a program is compiled and sealed   */
-    size_t page;               /* system page size                   */
-    size_t prog_off;           /* first program byte: two pages in   */
-    size_t prog_cap;           /* program region: whole pages        */
-    size_t prog_span;          /* program bytes in use (RX)          */
-    size_t epilogue_off;
+    struct rx_jit_core core;   /* first: the lifecycle's part (jit.h) */
     _Alignas(16) uint8_t stage[STAGE_CAP];
     struct rx_jit_ctx ctx;
-    struct rx_jit_profile prof;        /* all zero without RX_JIT_PROFILE */
 };
 
 /* ---- helpers called from generated code -------------------------------- */
@@ -452,69 +447,33 @@ static void emit_program(ae_buf *b, const struct rx_instr *code, unsigned n, con
     ae_word(b, 0x14000000u | ((uint32_t)(rel / 4) & 0x3FFFFFFu));
 }
 
-/* ---- public ------------------------------------------------------------ */
-int rx_jit_supported(void) { return 1; }
-
+/* ---- the backend's table (jit_lifecycle.c runs the lifecycle) --------- */
 static void clear_icache(uint8_t *p, size_t len) {
     __builtin___clear_cache((char *)p, (char *)(p + len));
 }
 
-int rx_jit_new(rx_jit **out, unsigned flags) {
-    if (!out) return RX_EINVAL;
-    *out = NULL;
-    struct rx_jit_mode mode;
-    int rc = rx_jit_mode_of(flags, &mode);
-    if (rc) return rc;
-    long ps = sysconf(_SC_PAGESIZE);
-    if (ps <= 0 || ps > (1l << 20)) return RX_EINTERNAL;
-    size_t page = (size_t)ps;
-    rx_jit *j = rx_jit_alloc(sizeof *j);
-    if (!j) return RX_ENOMEM;
-    j->mode = mode;
-    j->page = page;
-    j->prog_off = 2 * page;
-    j->prog_cap = (STAGE_CAP + page - 1) / page * page;
-    size_t size = j->prog_off + j->prog_cap + page;      /* + the trailing guard */
-    rc = rx_execmem_init(&j->mem, size);
-    if (rc) { free(j); return rc; }
-    if (j->mem.page != page || j->mem.size != size) { rx_jit_free(j); return RX_EINTERNAL; }
-    ae_buf b;
-    ae_init(&b, j->stage, page < STAGE_CAP ? page : STAGE_CAP);
-    j->epilogue_off = emit_entry(&b, j->prog_off);
-    rc = ae_ok(&b) ? rx_execmem_install_entry(&j->mem, j->stage, b.len, 0 /* UDF #0 */, clear_icache)
-                   : RX_EINTERNAL;
-    if (rc) { rx_jit_free(j); return rc; }
+static void a64_init(rx_jit *j) {
     rx_jit_masks_init(j->ctx.emask_and, j->ctx.scale_mask);
     j->ctx.light_read = light_read_default;
     j->ctx.soft_mix = soft_mix;
-    *out = j;
-    return 0;
 }
 
-static int compile_raw(rx_jit *jit, const struct rx_instr *code, unsigned n, const uint32_t read_reg[4]) {
-    if (!rx_jit_args_ok(jit, code, n, RX_PROGRAM_MAX_SIZE, read_reg)) return RX_EINVAL;
-    unsigned rr[4];
-    for (int i = 0; i < 4; i++) rr[i] = read_reg[i];
-    RX_PROF_T0(t0);
-    jit->ready = 0;
+static int a64_emit_entry(rx_jit *j, size_t cap, size_t *len) {
     ae_buf b;
-    ae_init(&b, jit->stage, STAGE_CAP);
-    emit_program(&b, code, n, rr, jit->mode.v2, jit->mode.soft_aes, jit->mode.full, jit->prog_off, jit->epilogue_off);
-    if (!ae_ok(&b)) return RX_EINTERNAL;
-    RX_PROF_T(t1);
-    RX_PROF_PH(ph);
-    int rc = rx_execmem_install(&jit->mem, jit->prog_off, jit->prog_cap, jit->stage, b.len,
-                                0 /* UDF #0 */, clear_icache, &jit->prog_span, RX_PROF_PH_ARG(ph));
-    if (rc) return rc;
-    RX_PROF_COMPILED(jit, t0, t1, ph);
-    jit->ready = 1;
-    return 0;
+    ae_init(&b, j->stage, cap);
+    j->core.epilogue_off = emit_entry(&b, j->core.prog_off);
+    *len = b.len;
+    return ae_ok(&b) ? 0 : RX_EINTERNAL;
 }
 
-int rx_jit_compile(rx_jit *jit, const struct rx_program *prog, const struct rx_vm_state *state) {
-    if (!jit) return RX_EINVAL;
-    int rc = rx_engine_check_compile(prog, state, jit->mode.v2);
-    return rc ? rc : compile_raw(jit, prog->instructions, prog->count, state->read_reg);
+static int a64_emit_program(rx_jit *j, const struct rx_instr *code, unsigned n, const unsigned rr[4],
+                            size_t *len) {
+    ae_buf b;
+    ae_init(&b, j->stage, STAGE_CAP);
+    const struct rx_jit_mode *m = &j->core.mode;
+    emit_program(&b, code, n, rr, m->v2, m->soft_aes, m->full, j->core.prog_off, j->core.epilogue_off);
+    *len = b.len;
+    return ae_ok(&b) ? 0 : RX_EINTERNAL;
 }
 
 static uint64_t read_fpcr(void) {
@@ -523,15 +482,15 @@ static uint64_t read_fpcr(void) {
     return v;
 }
 
-int rx_jit_run(rx_jit *jit, struct rx_vm_state *st) {
-    if (!jit) return RX_EINVAL;
+static int a64_run(rx_jit *jit, struct rx_vm_state *st) {
     struct rx_jit_ctx *c = &jit->ctx;
-    int rc = rx_jit_run_begin(st, &jit->mode, c->r, c->f, c->e, c->a, c->emask_or);
+    const struct rx_jit_mode *m = &jit->core.mode;
+    int rc = rx_jit_run_begin(st, m, c->r, c->f, c->e, c->a, c->emask_or);
     if (rc) return rc;
-    if (!jit->ready) return RX_ESTATE;
-    if (rx_execmem_is_open(&jit->mem)) return RX_EPROT;
+    rc = rx_jit_runnable(jit);
+    if (rc) return rc;
     c->scratchpad = st->scratchpad;
-    c->dataset = jit->mode.full ? st->dataset + st->dataset_offset : NULL;
+    c->dataset = m->full ? st->dataset + st->dataset_offset : NULL;
     c->cache = st->cache;
     c->dataset_offset = st->dataset_offset;
     c->ma = st->ma;
@@ -544,13 +503,8 @@ int rx_jit_run(rx_jit *jit, struct rx_vm_state *st) {
     c->fpcr_saved = read_fpcr();
     c->fpcr_base = c->fpcr_saved & ~(3ull << 22);
     c->fpcr_start = c->fpcr_base | rmode[st->fprc & 3u] << 22;
-    void (*entry)(struct rx_jit_ctx *);
-    uint8_t *p = jit->mem.base;
-    memcpy(&entry, &p, sizeof entry);
-    RX_PROF_T0(t0);
-    entry(c);
-    RX_PROF_T(t1);
-    RX_PROF_RAN(jit, t0, t1);
+    rc = rx_jit_enter(jit, c);
+    if (rc) return rc;
     rx_jit_regs_out(st, c->r, c->f, c->e);
     st->ma = c->ma;
     st->mx = c->mx;
@@ -558,17 +512,22 @@ int rx_jit_run(rx_jit *jit, struct rx_vm_state *st) {
     return 0;
 }
 
-void rx_jit_free(rx_jit *jit) {
-    if (!jit) return;
-    rx_execmem_free(&jit->mem);
-    sodium_memzero(jit, sizeof *jit);
-    free(jit);
-}
+static const struct rx_jit_arch a64_arch = {
+    .jit_size = sizeof(struct rx_jit),
+    .stage_off = offsetof(struct rx_jit, stage),
+    .stage_cap = STAGE_CAP,
+    .page = 0,                          /* any: 4, 16 or 64 KiB */
+    .fill = 0,                          /* UDF #0 */
+    .flush = clear_icache,
+    .init = a64_init,
+    .emit_entry = a64_emit_entry,
+    .emit_program = a64_emit_program,
+    .run = a64_run,
+    .release = NULL,
+};
+_Static_assert(offsetof(struct rx_jit, core) == 0, "the lifecycle's part comes first");
 
-int rx_jit_profile_get(const rx_jit *jit, struct rx_jit_profile *out) {
-    return rx_jit_profile_copy(jit ? &jit->prof : NULL, out);
-}
-void rx_jit_profile_reset(rx_jit *jit) { if (jit) memset(&jit->prof, 0, sizeof jit->prof); }
+const struct rx_jit_arch *rx_jit_arch(void) { return &a64_arch; }
 #else
 typedef int rx_jit_aarch64_unused_; /* ISO C: a translation unit is not empty */
 #endif

@@ -22,8 +22,10 @@
  * Code buffer (execmem.c, W^X): page 0 holds the entry (prologue) and the
  * exit (epilogue), written once by rx_jit_new and RX from then on.  The
  * following pages hold the current program's loop; rx_jit_compile builds it
- * in a private staging buffer, opens only the pages it covers RW, copies,
- * and seals them RX again.  Nothing is ever writable and executable.
+ * in a private staging buffer and installs it (execmem.c).  Nothing is ever
+ * writable and executable.  The lifecycle (new, compile, install, run's
+ * call, free, profile) is jit_lifecycle.c's; this file is the table it
+ * runs: the context, the emitters and the run's set-up.
  */
 #if defined(__x86_64__)
 #include "rx/jit.h"
@@ -33,7 +35,6 @@
 #include "rx/x86_emit.h"
 #include "rx/aes.h"
 #include "rx/superscalar.h"       /* light mode: rx_ss_program (internal.h rx_cache_superscalar) */
-#include <sodium.h>
 #include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
@@ -64,7 +65,6 @@
 #define PAGE        4096u
 #define STAGE_CAP   (20u * 1024u)
 #define PROG_OFF    (2u * PAGE)
-#define CODE_SIZE   (PROG_OFF + STAGE_CAP + PAGE)
 #define RX_JIT_MAX_PROGRAM RX_PROGRAM_MAX_SIZE
 /* stack frame below the 6 saved registers: [rsp, rsp+128) is the light-mode
  * item pipeline's state (rx_jit_ss_entries), +24 keeps rsp 16-aligned */
@@ -90,20 +90,15 @@ struct rx_jit_ctx {
 
 
 struct rx_jit {
-    rx_execmem mem;
+    struct rx_jit_core core;   /* first: the lifecycle's part (jit.h) */
     /* light mode: SuperscalarHash compiled from a copy of the cache's
      * programs; rebuilt when the cache (pointer, memory or programs) changes */
     rx_jit_ss *ss;
     const rx_cache *ss_cache;
     const uint8_t *ss_cache_mem;
     rx_ss_program *ss_progs;           /* RX_SS_PROGRAMS copies */
-    struct rx_jit_mode mode;
-    int ready;                 /* a program is compiled and sealed */
-    size_t prog_span;          /* program-region bytes in use (RX)   */
-    size_t epilogue_off;
     uint8_t stage[STAGE_CAP];
     struct rx_jit_ctx ctx;
-    struct rx_jit_profile prof;
 };
 
 #ifdef RXLOCK_TESTING
@@ -579,9 +574,7 @@ static void emit_program(xe_buf *b, const struct rx_instr *code, unsigned n, con
     }
 }
 
-/* ---- public ------------------------------------------------------------ */
-int rx_jit_supported(void) { return 1; }
-
+/* ---- the backend's table (jit_lifecycle.c runs the lifecycle) --------- */
 /* Make jit->ss match the cache; any failure fails the run (never a silent
  * fallback: an mmap/mprotect failure is an error of the hash). */
 static int light_prepare(rx_jit *j, const rx_cache *c) {
@@ -606,85 +599,40 @@ static int light_prepare(rx_jit *j, const rx_cache *c) {
     return 0;
 }
 
-int rx_jit_new(rx_jit **out, unsigned flags) {
-    if (!out) return RX_EINVAL;
-    *out = NULL;
-    struct rx_jit_mode mode;
-    int rc = rx_jit_mode_of(flags, &mode);
-    if (rc) return rc;
-    rx_jit *j = rx_jit_alloc(sizeof *j);
-    if (!j) return RX_ENOMEM;
-    j->mode = mode;
-    rc = rx_execmem_init(&j->mem, CODE_SIZE);
-    if (rc) { free(j); return rc; }
-    if (j->mem.page != PAGE || j->mem.size != CODE_SIZE) { rx_jit_free(j); return RX_ENOTSUP; }
-    xe_buf b;
-    xe_init(&b, j->stage, PAGE);
-    j->epilogue_off = emit_entry(&b, j->mem.base);
-    rc = xe_ok(&b) ? rx_execmem_install_entry(&j->mem, j->stage, b.len, 0xCC /* int3 */, NULL) : RX_EINTERNAL;
-    if (rc) { rx_jit_free(j); return rc; }
+static void x86_init(rx_jit *j) {
     rx_jit_masks_init(j->ctx.emask_and, j->ctx.scale_mask);
     j->ctx.soft_mix = soft_mix;
     j->ctx.iterations = RX_PROGRAM_ITERATIONS;
-    *out = j;
-    return 0;
 }
 
-static int compile_raw(rx_jit *jit, const struct rx_instr *code, unsigned n, const unsigned read_reg[4]) {
-    if (!rx_jit_args_ok(jit, code, n, RX_JIT_MAX_PROGRAM, read_reg)) return RX_EINVAL;
-    RX_PROF_T0(t0);
-    jit->ready = 0;
+static int x86_emit_entry(rx_jit *j, size_t cap, size_t *len) {
     xe_buf b;
-    xe_init(&b, jit->stage, STAGE_CAP);
-    emit_program(&b, code, n, read_reg, jit->mode.v2, jit->mode.soft_aes, jit->mode.full,
-                 jit->mem.base + PROG_OFF, jit->mem.base + jit->epilogue_off, jit->ctx.rcp);
-    if (!xe_ok(&b)) return RX_EINTERNAL;
-    RX_PROF_T(t1);
-    RX_PROF_PH(ph);
-    int rc = rx_execmem_install(&jit->mem, PROG_OFF, STAGE_CAP, jit->stage, b.len, 0xCC /* int3 */,
-                                NULL, &jit->prog_span, RX_PROF_PH_ARG(ph));
-    if (rc) return rc;
-    RX_PROF_COMPILED(jit, t0, t1, ph);
-    jit->ready = 1;
-    return 0;
+    xe_init(&b, j->stage, cap);
+    j->core.epilogue_off = emit_entry(&b, j->core.mem.base);
+    *len = b.len;
+    return xe_ok(&b) ? 0 : RX_EINTERNAL;
 }
 
-static int run_raw(rx_jit *jit) {
-    if (!jit || !jit->ready) return RX_ESTATE;
-    if (rx_execmem_is_open(&jit->mem)) return RX_EPROT;
-    void (*entry)(struct rx_jit_ctx *);
-    uint8_t *p = jit->mem.base;
-    memcpy(&entry, &p, sizeof entry);
-    RX_PROF_T0(t0);
-    entry(&jit->ctx);
-    RX_PROF_T(t1);
-    RX_PROF_RAN(jit, t0, t1);
-    return 0;
+static int x86_emit_program(rx_jit *j, const struct rx_instr *code, unsigned n, const unsigned rr[4],
+                            size_t *len) {
+    xe_buf b;
+    xe_init(&b, j->stage, STAGE_CAP);
+    const struct rx_jit_mode *m = &j->core.mode;
+    emit_program(&b, code, n, rr, m->v2, m->soft_aes, m->full, j->core.mem.base + PROG_OFF,
+                 j->core.mem.base + j->core.epilogue_off, j->ctx.rcp);
+    *len = b.len;
+    return xe_ok(&b) ? 0 : RX_EINTERNAL;
 }
 
-void rx_jit_free(rx_jit *jit) {
-    if (!jit) return;
-    rx_execmem_free(&jit->mem);
-    rx_jit_ss_free(jit->ss);
-    free(jit->ss_progs);
-    sodium_memzero(jit, sizeof *jit);
-    free(jit);
-}
-int rx_jit_compile(rx_jit *jit, const struct rx_program *prog, const struct rx_vm_state *state) {
-    if (!jit) return RX_EINVAL;
-    int rc = rx_engine_check_compile(prog, state, jit->mode.v2);
-    return rc ? rc : compile_raw(jit, prog->instructions, prog->count, state->read_reg);
-}
-
-int rx_jit_run(rx_jit *jit, struct rx_vm_state *st) {
-    if (!jit) return RX_EINVAL;
+static int x86_run(rx_jit *jit, struct rx_vm_state *st) {
     struct rx_jit_ctx *c = &jit->ctx;
-    int rc = rx_jit_run_begin(st, &jit->mode, c->r, c->f, c->e, c->a, c->emask_or);
+    const struct rx_jit_mode *m = &jit->core.mode;
+    int rc = rx_jit_run_begin(st, m, c->r, c->f, c->e, c->a, c->emask_or);
     if (rc) return rc;
     c->scratchpad = st->scratchpad;
-    c->dataset = jit->mode.full ? st->dataset + st->dataset_offset : NULL;
+    c->dataset = m->full ? st->dataset + st->dataset_offset : NULL;
     c->ss_first = c->ss_pair = NULL;
-    if (!jit->mode.full) {
+    if (!m->full) {
         int prc = light_prepare(jit, st->cache);
         if (prc == 0) prc = rx_jit_ss_entries(jit->ss, &c->ss_first, &c->ss_pair);
         if (prc) return prc;
@@ -701,7 +649,7 @@ int rx_jit_run(rx_jit *jit, struct rx_vm_state *st) {
         memset(st->r, 0, sizeof st->r);
         return 0;
     }
-    rc = run_raw(jit);
+    rc = rx_jit_enter(jit, c);
     if (rc) return rc;
     rx_jit_regs_out(st, c->r, c->f, c->e);
     st->ma = c->ma;
@@ -710,8 +658,25 @@ int rx_jit_run(rx_jit *jit, struct rx_vm_state *st) {
     return 0;
 }
 
-int rx_jit_profile_get(const rx_jit *jit, struct rx_jit_profile *out) {
-    return rx_jit_profile_copy(jit ? &jit->prof : NULL, out);
+static void x86_release(rx_jit *j) {
+    rx_jit_ss_free(j->ss);
+    free(j->ss_progs);
 }
-void rx_jit_profile_reset(rx_jit *jit) { if (jit) memset(&jit->prof, 0, sizeof jit->prof); }
+
+static const struct rx_jit_arch x86_arch = {
+    .jit_size = sizeof(struct rx_jit),
+    .stage_off = offsetof(struct rx_jit, stage),
+    .stage_cap = STAGE_CAP,
+    .page = PAGE,
+    .fill = 0xCC,                       /* int3 */
+    .flush = NULL,                      /* x86 keeps the instruction cache coherent */
+    .init = x86_init,
+    .emit_entry = x86_emit_entry,
+    .emit_program = x86_emit_program,
+    .run = x86_run,
+    .release = x86_release,
+};
+_Static_assert(offsetof(struct rx_jit, core) == 0, "the lifecycle's part comes first");
+
+const struct rx_jit_arch *rx_jit_arch(void) { return &x86_arch; }
 #endif

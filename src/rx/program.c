@@ -4,16 +4,11 @@
 #include "rx/program.h"
 #include "rx/vm_state.h"
 #include <string.h>
-
-static inline uint64_t ld64le(const uint8_t *p) {
-    uint64_t v = 0;
-    for (int i = 7; i >= 0; i--) v = v << 8 | p[i];
-    return v;
-}
+#include "util/le.h"
 
 void rx_program_parse(struct rx_program *prog, const uint8_t *bytes, uint32_t count) {
     if (count > RX_PROGRAM_MAX_SIZE) count = RX_PROGRAM_MAX_SIZE;
-    for (int i = 0; i < 16; i++) prog->entropy[i] = ld64le(bytes + 8 * i);
+    for (int i = 0; i < 16; i++) prog->entropy[i] = util_load64le(bytes + 8 * i);
     const uint8_t *p = bytes + 128;
     for (uint32_t i = 0; i < count; i++, p += 8) {
         struct rx_instr *in = &prog->instructions[i];
@@ -21,7 +16,7 @@ void rx_program_parse(struct rx_program *prog, const uint8_t *bytes, uint32_t co
         in->dst = p[1];
         in->src = p[2];
         in->mod = p[3];
-        in->imm32 = (uint32_t)p[4] | (uint32_t)p[5] << 8 | (uint32_t)p[6] << 16 | (uint32_t)p[7] << 24;
+        in->imm32 = util_load32le(p + 4);
     }
     if (count < RX_PROGRAM_MAX_SIZE)
         memset(&prog->instructions[count], 0, sizeof(struct rx_instr) * (RX_PROGRAM_MAX_SIZE - count));

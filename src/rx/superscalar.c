@@ -11,6 +11,7 @@
 #include "rx/internal.h"
 #include "util/cpufeat.h"
 #include <string.h>
+#include "util/le.h"
 
 /* ---- the reference CPU model ------------------------------------------ */
 enum { P0 = 1, P1 = 2, P5 = 4, P01 = P0 | P1, P05 = P0 | P5, P015 = P0 | P1 | P5 };
@@ -426,8 +427,7 @@ size_t rx_superscalar_serialize(const rx_ss_program *prog, uint8_t *out, size_t 
         const rx_ss_instr *in = &prog->ins[i];
         uint8_t *p = out + 8 * (size_t)i;
         p[0] = in->op; p[1] = in->dst; p[2] = in->src; p[3] = in->mod;
-        p[4] = (uint8_t)in->imm32; p[5] = (uint8_t)(in->imm32 >> 8);
-        p[6] = (uint8_t)(in->imm32 >> 16); p[7] = (uint8_t)(in->imm32 >> 24);
+        util_store32le(p + 4, in->imm32);
     }
     return need;
 }

@@ -9,6 +9,7 @@
 #include <stddef.h>
 #include <stdint.h>
 #include <string.h>
+#include "util/le.h"
 
 enum { XR_RAX, XR_RCX, XR_RDX, XR_RBX, XR_RSP, XR_RBP, XR_RSI, XR_RDI,
        XR_R8, XR_R9, XR_R10, XR_R11, XR_R12, XR_R13, XR_R14, XR_R15 };
@@ -32,7 +33,8 @@ static inline void xe_bytes(xe_buf *b, const void *src, size_t n) {
 }
 static inline void xe_u8(xe_buf *b, unsigned v) { uint8_t x = (uint8_t)v; xe_bytes(b, &x, 1); }
 static inline void xe_u32(xe_buf *b, uint32_t v) {
-    uint8_t x[4] = { (uint8_t)v, (uint8_t)(v >> 8), (uint8_t)(v >> 16), (uint8_t)(v >> 24) };
+    uint8_t x[4];
+    util_store32le(x, v);
     xe_bytes(b, x, 4);
 }
 static inline void xe_u64(xe_buf *b, uint64_t v) { xe_u32(b, (uint32_t)v); xe_u32(b, (uint32_t)(v >> 32)); }
@@ -61,7 +63,8 @@ static inline size_t xe_modrm(uint8_t *t, size_t n, unsigned r, int rm_reg, cons
         t[n++] = (uint8_t)(int8_t)mem->disp;
     } else if (mod == 2) {
         uint32_t d = (uint32_t)mem->disp;
-        for (int i = 0; i < 4; i++) t[n++] = (uint8_t)(d >> (8 * i));
+        util_store32le(t + n, d);
+        n += 4;
     }
     return n;
 }
@@ -185,7 +188,7 @@ static inline size_t xe_jcc32_fwd(xe_buf *b, int cc) {
 static inline void xe_patch32(xe_buf *b, size_t pos) {
     if (b->err) return;
     uint32_t d = (uint32_t)(int32_t)((long)b->len - (long)pos);
-    for (size_t q = 0; q < 4; q++) b->p[pos - 4 + q] = (uint8_t)(d >> (8 * q));
+    util_store32le(b->p + pos - 4, d);
 }
 
 /* ---- SSE2 / AES-NI (xmm registers 0-15) ---- */

@@ -7,6 +7,8 @@
 #include <stdatomic.h>
 #include <stdlib.h>
 #include <string.h>
+#include "util/le.h"
+#include <sodium.h>
 
 static const sha3_impl *const impls[] = {
 #if defined(SHA3_HAVE_ARMV8_SHA3)
@@ -41,9 +43,9 @@ const sha3_impl *sha3_impl_select(void) {
 
 void sha3_chain_with(const sha3_impl *impl, uint8_t state[32], uint64_t steps) {
     uint64_t x[4];
-    for (int i = 0; i < 4; i++) x[i] = sha3_load64_le(state + 8 * i);
+    for (int i = 0; i < 4; i++) x[i] = util_load64le(state + 8 * i);
     impl->chain(x, steps);
-    for (int i = 0; i < 4; i++) sha3_store64_le(state + 8 * i, x[i]);
+    for (int i = 0; i < 4; i++) util_store64le(state + 8 * i, x[i]);
 }
 
 void sha3_chain(uint8_t state[32], uint64_t steps) {
@@ -51,22 +53,20 @@ void sha3_chain(uint8_t state[32], uint64_t steps) {
 }
 
 void sha3_prefix_lanes(uint64_t pre[8], const uint8_t prefix[60]) {
-    for (int j = 0; j < 7; j++) pre[j] = sha3_load64_le(prefix + 8 * j);
-    pre[7] = (uint64_t)prefix[56] | (uint64_t)prefix[57] << 8 | (uint64_t)prefix[58] << 16 |
-             (uint64_t)prefix[59] << 24;
+    for (int j = 0; j < 7; j++) pre[j] = util_load64le(prefix + 8 * j);
+    pre[7] = util_load32le(prefix + 56);
 }
 
 void sha3_chain_ctr_with(const sha3_impl *impl, const uint8_t prefix[60], uint64_t i0,
                          uint64_t steps, uint8_t d[32]) {
     uint64_t pre[8], x[4];
     sha3_prefix_lanes(pre, prefix);
-    for (int i = 0; i < 4; i++) x[i] = sha3_load64_le(d + 8 * i);
+    for (int i = 0; i < 4; i++) x[i] = util_load64le(d + 8 * i);
     impl->chain_ctr(pre, i0, steps, x);
-    for (int i = 0; i < 4; i++) sha3_store64_le(d + 8 * i, x[i]);
+    for (int i = 0; i < 4; i++) util_store64le(d + 8 * i, x[i]);
     /* the prefix can hold a key and x a secret chain value: clear them */
-    volatile uint64_t *v = pre, *w = x;
-    for (int i = 0; i < 8; i++) v[i] = 0;
-    for (int i = 0; i < 4; i++) w[i] = 0;
+    sodium_memzero(pre, sizeof pre);
+    sodium_memzero(x, sizeof x);
 }
 
 void sha3_chain_ctr(const uint8_t prefix[60], uint64_t i0, uint64_t steps, uint8_t d[32]) {

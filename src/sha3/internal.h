@@ -89,11 +89,4 @@ void sha3_256_2_with(const sha3_impl *impl, uint8_t out[32],
 /* Fused chain with a given backend over 32-byte states. */
 void sha3_chain_with(const sha3_impl *impl, uint8_t state[32], uint64_t steps);
 
-static inline uint64_t sha3_load64_le(const uint8_t *p) {
-    return (uint64_t)p[0] | (uint64_t)p[1] << 8 | (uint64_t)p[2] << 16 | (uint64_t)p[3] << 24 |
-           (uint64_t)p[4] << 32 | (uint64_t)p[5] << 40 | (uint64_t)p[6] << 48 | (uint64_t)p[7] << 56;
-}
-static inline void sha3_store64_le(uint8_t *p, uint64_t v) {
-    for (int i = 0; i < 8; i++) p[i] = (uint8_t)(v >> (8 * i));
-}
 #endif

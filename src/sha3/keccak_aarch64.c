@@ -9,6 +9,7 @@
 #include "util/cpufeat.h"
 #if defined(SHA3_HAVE_ARMV8_SHA3)
 #include <arm_neon.h>
+#include <sodium.h>
 
 #if defined(__clang__)
 #define SHA3CE __attribute__((target("sha3")))
@@ -129,8 +130,7 @@ SHA3CE static void sha3ce_chain_ctr(const uint64_t pre[8], uint64_t i0, uint64_t
     for (int k = 0; k < 4; k++) st.x[k][0] = st.x[k][1] = x[k];
     sha3ce_chain_ctr_x2(&st, steps);
     for (int k = 0; k < 4; k++) x[k] = st.x[k][0];
-    volatile uint64_t *v = &st.pre[0][0];   /* the prefix (K) and the chain value */
-    for (size_t j = 0; j < sizeof st / sizeof(uint64_t); j++) v[j] = 0;
+    sodium_memzero(&st, sizeof st);   /* the prefix (K) and the chain value */
 }
 #undef SHA3CE
 

@@ -9,6 +9,8 @@
 #include <stdatomic.h>
 #include <stdlib.h>
 #include <string.h>
+#include "util/le.h"
+#include <sodium.h>
 
 /* One lane: the selected single-chain backend's counter chain. */
 static void portable_multi_chain_ctr(sha3_lanes *st, uint64_t steps) {
@@ -18,9 +20,8 @@ static void portable_multi_chain_ctr(sha3_lanes *st, uint64_t steps) {
     sha3_impl_select()->chain_ctr(pre, st->ctr[0], steps, x);
     for (int k = 0; k < 4; k++) st->x[k][0] = x[k];
     st->ctr[0] += steps;
-    volatile uint64_t *v = pre, *w = x;
-    for (int j = 0; j < 8; j++) v[j] = 0;
-    for (int k = 0; k < 4; k++) w[k] = 0;
+    sodium_memzero(pre, sizeof pre);
+    sodium_memzero(x, sizeof x);
 }
 
 static int portable_multi_available(void) { return 1; }
@@ -72,17 +73,15 @@ void sha3_chain_ctr_multi_with(const sha3_multi_impl *impl, size_t n, const uint
             sha3_prefix_lanes(pre, prefix[src]);
             for (int j = 0; j < 8; j++) st.pre[j][c] = pre[j];
             st.ctr[c] = i0[src];
-            for (int k = 0; k < 4; k++) st.x[k][c] = sha3_load64_le(d[src] + 8 * k);
-            volatile uint64_t *v = pre;
-            for (int j = 0; j < 8; j++) v[j] = 0;
+            for (int k = 0; k < 4; k++) st.x[k][c] = util_load64le(d[src] + 8 * k);
+            sodium_memzero(pre, sizeof pre);
         }
         impl->chain_ctr(&st, steps);
         for (size_t c = 0; c < L && base + c < n; c++)
-            for (int k = 0; k < 4; k++) sha3_store64_le(d[base + c] + 8 * k, st.x[k][c]);
+            for (int k = 0; k < 4; k++) util_store64le(d[base + c] + 8 * k, st.x[k][c]);
     }
     /* prefixes can hold a key and the chain values are secrets: clear them */
-    volatile uint64_t *v = &st.pre[0][0];
-    for (size_t i = 0; i < sizeof st / sizeof(uint64_t); i++) v[i] = 0;
+    sodium_memzero(&st, sizeof st);
 }
 
 void sha3_chain_ctr_multi(size_t n, const uint8_t (*prefix)[60], const uint64_t *i0,

@@ -5,6 +5,8 @@
  * sha3_256_2 hashes a ‖ b without copying them together. */
 #include "rxlock/sha3.h"
 #include "sha3/internal.h"
+#include "util/le.h"
+#include <sodium.h>
 
 typedef struct {
     uint64_t s[25];
@@ -17,7 +19,7 @@ static void absorb(sponge *c, const uint8_t *p, size_t len) {
         if (c->pos == 0) {              /* whole blocks, lane at a time */
             while (len >= SHA3_256_RATE) {
                 for (unsigned i = 0; i < SHA3_256_RATE / 8; i++)
-                    c->s[i] ^= sha3_load64_le(p + 8 * i);
+                    c->s[i] ^= util_load64le(p + 8 * i);
                 c->impl->permute(c->s);
                 p += SHA3_256_RATE;
                 len -= SHA3_256_RATE;
@@ -27,7 +29,7 @@ static void absorb(sponge *c, const uint8_t *p, size_t len) {
         if (c->pos % 8 == 0 && len >= 8) {   /* lane-aligned: 8 bytes at once */
             size_t room = SHA3_256_RATE - c->pos, k = (len < room ? len : room) / 8;
             for (size_t i = 0; i < k; i++)
-                c->s[c->pos / 8 + i] ^= sha3_load64_le(p + 8 * i);
+                c->s[c->pos / 8 + i] ^= util_load64le(p + 8 * i);
             p += 8 * k;
             len -= 8 * k;
             c->pos += 8 * k;
@@ -47,10 +49,9 @@ static void finish(sponge *c, uint8_t out[32]) {
     c->s[c->pos / 8] ^= (uint64_t)0x06 << (8 * (c->pos % 8));
     c->s[(SHA3_256_RATE - 1) / 8] ^= (uint64_t)0x80 << 56;
     c->impl->permute(c->s);
-    for (int i = 0; i < 4; i++) sha3_store64_le(out + 8 * i, c->s[i]);
+    for (int i = 0; i < 4; i++) util_store64le(out + 8 * i, c->s[i]);
     /* The state of a keyed hash can be secret (K ‖ m): clear it. */
-    volatile uint64_t *v = c->s;
-    for (int i = 0; i < 25; i++) v[i] = 0;
+    sodium_memzero(c->s, sizeof c->s);
 }
 
 void sha3_256_2_with(const sha3_impl *impl, uint8_t out[32],

@@ -8,6 +8,8 @@
  * byte loops are constant time in the data. */
 #include "rxlock/sha3.h"
 #include "sha3/internal.h"
+#include "util/le.h"
+#include <sodium.h>
 
 #define DOMAIN_SHA3  0x06u   /* 01 then the first pad bit   */
 #define DOMAIN_SHAKE 0x1fu   /* 1111 then the first pad bit */
@@ -32,7 +34,7 @@ void sha3_xof_absorb(sha3_xof *c, const void *in, size_t len) {
         if (c->pos == 0) {
             while (len >= c->rate) {   /* whole blocks, lane at a time */
                 for (unsigned i = 0; i < c->rate / 8; i++)
-                    c->s[i] ^= sha3_load64_le(p + 8 * i);
+                    c->s[i] ^= util_load64le(p + 8 * i);
                 permute(c);
                 p += c->rate;
                 len -= c->rate;
@@ -63,7 +65,7 @@ void sha3_xof_squeeze(sha3_xof *c, void *out, size_t len) {
             c->pos = 0;
         }
         if (c->pos % 8 == 0 && len >= 8 && c->rate - c->pos >= 8) {
-            sha3_store64_le(o, c->s[c->pos / 8]);
+            util_store64le(o, c->s[c->pos / 8]);
             o += 8;
             len -= 8;
             c->pos += 8;
@@ -76,8 +78,7 @@ void sha3_xof_squeeze(sha3_xof *c, void *out, size_t len) {
 }
 
 void sha3_xof_wipe(sha3_xof *c) {
-    volatile uint64_t *v = c->s;
-    for (int i = 0; i < 25; i++) v[i] = 0;
+    sodium_memzero(c->s, sizeof c->s);
     c->pos = 0;
 }
 

@@ -135,4 +135,26 @@ check "the age pipeline opens it: age -d -i C | age -d -i B" \
 expect_rc 1 "run refuses an unsustainable schedule" "$R" beacon run K --once --gen-rate 1000
 check "... saying what would" grep -q 'cannot keep up.*workers.*--every' "$TMP/.err"
 check "... before generating anything" test "$(ls K/private/puzzles | wc -l)" -eq 0
+
+# ---- --plan-only: a cluster plan per epoch, assembled elsewhere, then sealed and published
+"$R" beacon init L --work sha3-256 --groups 2 --steps 10000 --floor-table floor.txt --every 10s --ahead 2 \
+  --start "@$start" --no-verify >L.pin 2>/dev/null
+expect_rc 0 "run --plan-only" "$R" beacon run L --plan-only
+check "two plans written" sh -c 'test -f L/plans/0/plan.json && test -f L/plans/1/plan.json'
+check "... keys in private/" test -f L/private/plans/0.planner.key
+check "... the assemble command logged" grep -q 'rxlock assemble L/plans/0 --planner-key L/private/plans/0.planner.key --sign-key L/private/signer.key -o L/private/puzzles/0.json' "$TMP/.err"
+check "... nothing generated here" test "$(ls L/private/puzzles | wc -l)" -eq 0
+for e in 0 1; do
+  for t in 0 1; do "$R" group "L/plans/$e" $t --worker-key "L/private/plans/$e.worker.key" -q >/dev/null 2>&1; done
+  "$R" assemble "L/plans/$e" --planner-key "L/private/plans/$e.planner.key" --sign-key L/private/signer.key \
+    -o "L/private/puzzles/$e.json" >/dev/null 2>&1
+done
+check "the cluster's puzzles assembled" sh -c 'test -f L/private/puzzles/0.json && test -f L/private/puzzles/1.json'
+expect_rc 0 "run --plan-only again: seals and publishes them" "$R" beacon run L --plan-only
+check "... epoch 1 sealed" test -f L/public/sealed/1.age
+expect_rc 0 "... and the feed lists both" "$R" beacon status L
+check "... (epoch 1 listed)" grep -q '^epoch 1  scheduled' "$TMP/.out"
+expect_rc 0 "release epoch 0 (plan-only pass at the start)" at 1000 beacon run L --plan-only
+expect_rc 0 "solve the cluster-made epochs" at 1000 beacon solve L --ids IDL -q
+check "... both opened (1 through its seal)" sh -c 'test -s IDL/0.txt && test -s IDL/1.txt'
 summary

@@ -126,8 +126,9 @@ out:
 }
 
 int tl_plan_assemble(const char *dir, const tl_assemble_opts *o, char **json, size_t *json_len,
-                     uint8_t pk[32], uint8_t *keep_sk, char *err, size_t errlen) {
+                     tl_puzzle **puzzle, uint8_t pk[32], uint8_t *keep_sk, char *err, size_t errlen) {
     if (err && errlen) err[0] = 0;
+    if (puzzle) *puzzle = NULL;
     if (!dir || !o || !o->planner_key || !json || !pk) return TL_EINVAL;
     *json = NULL;
     if (sodium_init() < 0) return TL_ERANDOM;
@@ -213,7 +214,7 @@ int tl_plan_assemble(const char *dir, const tl_assemble_opts *o, char **json, si
     }
 
     /* The puzzle, through the one finishing path tl_generate uses too. */
-    rc = tl_finish(&pi->pub, sec, e, o->sign_sk, json, json_len, pk, keep_sk);
+    rc = tl_finish(&pi->pub, sec, e, o->sign_sk, json, json_len, puzzle, pk, keep_sk);
 out:
     sodium_memzero(psk, sizeof psk);
     if (sec) sodium_free(sec);

@@ -97,7 +97,7 @@ int tl_plan_create(const tl_params *p, const tl_plan_opts *o, const char *dir,
     int rc0;
     if (err && errlen) err[0] = 0;
     if (!p || !o || !dir || !pk || !o->planner_key || !o->worker_key) return TL_EINVAL;
-    if (!tl_params_valid(p) || (o->mode != TL_MODE_LIGHT && o->mode != TL_MODE_FULL) || o->batch > p->groups ||
+    if (!tl_params_valid(p) || (o->mode != TL_MODE_DEFAULT && o->mode != TL_MODE_LIGHT && o->mode != TL_MODE_FULL) || o->batch > p->groups ||
         o->verify > TL_VERIFY_FULL || o->verify_fraction < 0 || o->verify_fraction > 1 ||
         o->checkpoint_steps > TL_MAX_STEPS ||
         (o->checkpoint_steps && (p->steps + o->checkpoint_steps - 1) / o->checkpoint_steps * p->groups > TL_MAX_SEGMENTS))
@@ -161,7 +161,8 @@ int tl_plan_create(const tl_params *p, const tl_plan_opts *o, const char *dir,
     uint8_t *planner_sk = sec + ptlen, *worker_sk = sec + ptlen + 32;
     tl_puzzle *pz = &pi->pub;
     if ((rc = tl_draw(pi, sec, p))) goto out;   /* the same draw as lock */
-    pi->mode = o->mode;
+    pi->mode = o->mode != TL_MODE_DEFAULT ? o->mode   /* zero: full, the nodes hold the dataset */
+               : p->work == TL_WORK_SHA3_256 ? TL_MODE_LIGHT : TL_MODE_FULL;
     pi->batch = o->batch ? o->batch : 1;
     pi->tasks = (G + pi->batch - 1) / pi->batch;
     /* issue 20: verification tasks (default full on a cluster: docs/SECURITY.md) */
@@ -201,7 +202,7 @@ int tl_plan_create(const tl_params *p, const tl_plan_opts *o, const char *dir,
             goto out;
         }
     job->work = p->work;
-    job->mode = o->mode;
+    job->mode = pi->mode;
     job->groups = G;
     job->steps = p->steps;
     memcpy(job->id, pz->id, 16);

@@ -79,8 +79,9 @@ int tl_keyfile_save(const char *path, const char *title, const uint8_t pub[32],
                     const uint8_t secret[32], int force);
 int tl_keyfile_load(const char *path, uint8_t secret[32]);
 /* The canonical JSON text, checked to parse back to the same header
- * digest; *json is the caller's to free (puzzle.c). */
-int tl_puzzle_emit(const tl_puzzle *pz, char **json, size_t *json_len);
+ * digest; *json is the caller's to free, and so is *parsed (when parsed is
+ * not NULL): that parse of the text, the one a caller then uses (puzzle.c). */
+int tl_puzzle_emit(const tl_puzzle *pz, char **json, size_t *json_len, tl_puzzle **parsed);
 
 /* Journal (journal.c). */
 typedef struct tl_journal tl_journal;

@@ -405,12 +405,14 @@ int tl_puzzle_verify(const tl_puzzle *pz, const uint8_t *pin) {
     return TL_OK;
 }
 
-int tl_puzzle_emit(const tl_puzzle *pz, char **json, size_t *json_len) {
+int tl_puzzle_emit(const tl_puzzle *pz, char **json, size_t *json_len, tl_puzzle **parsed) {
+    if (parsed) *parsed = NULL;
     int rc = tl_puzzle_to_json(pz, json, json_len);
     if (rc) return rc;
     tl_puzzle *back = NULL;   /* the text must parse back to the same header */
     rc = tl_puzzle_parse(*json, strlen(*json), &back, NULL, 0);
     if (rc == TL_OK && sodium_memcmp(back->header_digest, pz->header_digest, 32) != 0) rc = TL_EFORMAT;
+    if (rc == TL_OK && parsed) { *parsed = back; back = NULL; }
     tl_puzzle_free(back);
     if (rc) { free(*json); *json = NULL; }
     return rc;

@@ -9,7 +9,7 @@
 #include <string.h>
 
 int tl_finish(tl_puzzle *pz, const uint8_t *sec, const uint8_t *e, const uint8_t *sign_sk,
-              char **json, size_t *json_len, uint8_t pk[32], uint8_t *keep_sk) {
+              char **json, size_t *json_len, tl_puzzle **parsed, uint8_t pk[32], uint8_t *keep_sk) {
     const uint32_t G = pz->groups;
     tl_wrap *wraps = calloc(G, sizeof *wraps);
     if (!wraps) return TL_ENOMEM;
@@ -36,7 +36,7 @@ int tl_finish(tl_puzzle *pz, const uint8_t *sec, const uint8_t *e, const uint8_t
         if (rc == TL_OK && sodium_memcmp(pt, want, 32) != 0) rc = TL_EAUTH;
         sodium_memzero(pt, sizeof pt);
     }
-    if (rc == TL_OK) rc = tl_puzzle_emit(pz, json, json_len);
+    if (rc == TL_OK) rc = tl_puzzle_emit(pz, json, json_len, parsed);
     if (rc == TL_OK) {
         memcpy(pk, pz->epoch_pk, 32);
         if (keep_sk) memcpy(keep_sk, sec, 32);

@@ -52,9 +52,10 @@ int tl_draw(tl_plan_info *pi, uint8_t *sec, const tl_params *p);
 /* The finished puzzle: pz holds the header fields (wraps NULL,
  * verification set); sec in the layout above, e = e_1 .. e_G.  Seals the
  * wraps, signs with sign_sk when given, self-checks every wrap, emits the
- * canonical text; pk = X, keep_sk (if given) = x. */
+ * canonical text and its parse (parsed, when not NULL: the caller's to
+ * free); pk = X, keep_sk (if given) = x. */
 int tl_finish(tl_puzzle *pz, const uint8_t *sec, const uint8_t *e, const uint8_t *sign_sk,
-              char **json, size_t *json_len, uint8_t pk[32], uint8_t *keep_sk);
+              char **json, size_t *json_len, tl_puzzle **parsed, uint8_t pk[32], uint8_t *keep_sk);
 
 /* ---- sealed records and key files (records.c) --------------------------- */
 /* BLAKE2b-256(key, label || a || b): every record key. */

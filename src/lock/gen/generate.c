@@ -13,7 +13,8 @@
 
 
 int tl_generate(const tl_params *p, const tl_gen_opts *o_in,
-                char **json, size_t *json_len, uint8_t pk[32], uint8_t *keep_sk) {
+                char **json, size_t *json_len, tl_puzzle **puzzle, uint8_t pk[32], uint8_t *keep_sk) {
+    if (puzzle) *puzzle = NULL;
     if (!p || !json || !pk) return TL_EINVAL;
     *json = NULL;
     tl_gen_opts o0 = {0};
@@ -63,7 +64,7 @@ int tl_generate(const tl_params *p, const tl_gen_opts *o_in,
         if (o->progress(&pr, o->progress_ctx)) { rc = TL_EINTR; goto out; }
     }
     if ((rc = tl_sched_run(w, st, pi, sec, C, e, &pi->pub, o, &stats))) goto out;
-    rc = tl_finish(&pi->pub, sec, e, p->sign_sk, json, json_len, pk, keep_sk);
+    rc = tl_finish(&pi->pub, sec, e, p->sign_sk, json, json_len, puzzle, pk, keep_sk);
 out:
     if (o->stats) *o->stats = stats;
     if (st) tl_state_close(st);
