@@ -18,6 +18,9 @@
 #   static         build/static/rxlock: the CLI as a static PIE (Debian's
 #                  libsodium.a and libjansson.a, glibc), for the container image
 #   image          the container image rxlock:VERSION (tools/container.sh build)
+#   web            the beacon's web page into build/web/ (npm ci of
+#                  web/package-lock.json into build/web-npm, esbuild bundle);
+#                  make install installs it when built; make all never needs npm
 VERSION   := $(shell sed -n 's/^#define RXLOCK_VERSION_STRING "\(.*\)"/\1/p' include/rxlock/version.h)
 PREFIX    ?= /usr/local
 DESTDIR   ?=
@@ -42,6 +45,8 @@ CFLAGS    += -std=c11 -D_GNU_SOURCE $(OPT) -g $(WARN) $(HARDEN_CFLAGS) $(VIS_CFL
              -DRXLOCK_VERSION='"$(VERSION)"' $(PKG_CFLAGS) $(EXTRA_CFLAGS)
 LDFLAGS   += $(HARDEN_LDFLAGS) $(EXTRA_LDFLAGS)
 LIBS      := $(PKG_LIBS) -lpthread -lm
+# libcurl: only the CLI's beacon fetching (src/cli/beacon_fetch.c) uses it
+CURL_LIBS := $(shell pkg-config --libs libcurl 2>/dev/null || echo -lcurl)
 TEST_LIBS := $(LIBS) -lcrypto -lrandomx -lstdc++
 
 LIB_SRC   := $(sort $(wildcard src/rx/*.c src/sha3/*.c src/pq/*.c src/age/*.c src/lock/*/*.c src/util/*.c))
@@ -68,12 +73,15 @@ PROGRESS_OBJ := $(BUILD)/obj/src/cli/progress.o
 BENCH_HOBJ := $(BENCH_HELPERS:%.c=$(BUILD)/obj/%.o)
 
 .PHONY: uninstall
-.PHONY: all deps check check-full check-mlkem-1m check-sanitize demo bench fuzz fuzz-build fuzz-targets install clean tests lint-man static image
+.PHONY: web all deps check check-full check-mlkem-1m check-sanitize demo bench fuzz fuzz-build fuzz-targets install clean tests lint-man static image
 all: $(BUILD)/librxlock.a $(BUILD)/librxlock.so $(BUILD)/rxlock
 
 $(BUILD)/obj/%.o: %.c
 	@mkdir -p $(dir $@)
 	$(CC) $(CFLAGS) -MMD -MP -c $< -o $@
+
+# the installed web page's directory, the last place cli_beacon_web_publish looks
+$(BUILD)/obj/src/cli/beacon_web.o: CFLAGS += -DRXLOCK_WEB_DIR_BUILT='"$(PREFIX)/share/rxlock/web"'
 
 $(BUILD)/tobj/%.o: %.c
 	@mkdir -p $(dir $@)
@@ -84,7 +92,7 @@ $(BUILD)/librxlock-test.a: $(TLIB_OBJ)
 	ar rcs $@ $^
 
 $(BUILD)/rxlock-test: $(CLI_OBJ) $(BUILD)/librxlock-test.a
-	$(CC) $(LDFLAGS) -pie -o $@ $(CLI_OBJ) $(BUILD)/librxlock-test.a $(LIBS)
+	$(CC) $(LDFLAGS) -pie -o $@ $(CLI_OBJ) $(BUILD)/librxlock-test.a $(LIBS) $(CURL_LIBS)
 
 $(BUILD)/librxlock.a: $(LIB_OBJ)
 	@rm -f $@
@@ -95,14 +103,20 @@ $(BUILD)/librxlock.so: $(LIB_OBJ)
 	ln -sf librxlock.so $(BUILD)/librxlock.so.0
 
 $(BUILD)/rxlock: $(CLI_OBJ) $(BUILD)/librxlock.a
-	$(CC) $(LDFLAGS) -pie -o $@ $(CLI_OBJ) $(BUILD)/librxlock.a $(LIBS)
+	$(CC) $(LDFLAGS) -pie -o $@ $(CLI_OBJ) $(BUILD)/librxlock.a $(LIBS) $(CURL_LIBS)
 
 # A static PIE: no shared library at run time (a FROM scratch image).
 STATIC_LIBS := $(shell pkg-config --static --libs $(PKGS) 2>/dev/null || echo -lsodium -ljansson) -lpthread -lm
-static: $(BUILD)/static/rxlock
-$(BUILD)/static/rxlock: $(CLI_OBJ) $(BUILD)/librxlock.a
+# No libcurl in it: beacon_fetch.c is built with -DRXLOCK_NO_CURL (URLs are
+# refused with a message saying so; directories still work).
+STATIC_CLI_OBJ := $(filter-out $(BUILD)/obj/src/cli/beacon_fetch.o,$(CLI_OBJ)) $(BUILD)/sobj/src/cli/beacon_fetch.o
+$(BUILD)/sobj/%.o: %.c
 	@mkdir -p $(dir $@)
-	$(CC) $(LDFLAGS) -static-pie -o $@ $(CLI_OBJ) $(BUILD)/librxlock.a $(STATIC_LIBS)
+	$(CC) $(CFLAGS) -DRXLOCK_NO_CURL -MMD -MP -c $< -o $@
+static: $(BUILD)/static/rxlock
+$(BUILD)/static/rxlock: $(STATIC_CLI_OBJ) $(BUILD)/librxlock.a
+	@mkdir -p $(dir $@)
+	$(CC) $(LDFLAGS) -static-pie -o $@ $(STATIC_CLI_OBJ) $(BUILD)/librxlock.a $(STATIC_LIBS)
 
 image: static
 	@sh tools/container.sh build $(BUILD)/static/rxlock
@@ -208,6 +222,32 @@ install: all
 	install -d $(DESTDIR)$(PREFIX)/share/doc/rxlock
 	install -m 644 $(INSTALL_DOCS) $(DESTDIR)$(PREFIX)/share/doc/rxlock/
 	sed -e 's|@PREFIX@|$(PREFIX)|g' -e 's|@VERSION@|$(VERSION)|g' rxlock.pc.in > $(DESTDIR)$(PREFIX)/lib/pkgconfig/rxlock.pc
+	@# the beacon's web page, when make web built it
+	if [ -f $(BUILD)/web/app.js ]; then install -d $(DESTDIR)$(PREFIX)/share/rxlock/web && \
+	  install -m 644 $(WEB_OUT) $(DESTDIR)$(PREFIX)/share/rxlock/web/; fi
+
+# The beacon's web page (docs/DESIGN.md, "Beacon web page"): the pinned npm
+# packages (typage, @noble/curves, esbuild) go into the git-ignored
+# build/web-npm from web/package-lock.json (no install scripts run), esbuild
+# bundles web/src/ into one app.js; index.html and style.css are copied.
+WEB_NPM := $(BUILD)/web-npm
+WEB_OUT := $(BUILD)/web/index.html $(BUILD)/web/app.js $(BUILD)/web/style.css
+web: $(WEB_OUT)
+
+$(WEB_NPM)/.installed: web/package.json web/package-lock.json
+	@mkdir -p $(WEB_NPM)
+	cp web/package.json web/package-lock.json $(WEB_NPM)/
+	cd $(WEB_NPM) && npm ci --no-audit --no-fund --ignore-scripts
+	@touch $@
+
+$(BUILD)/web/app.js: $(wildcard web/src/*.js) $(WEB_NPM)/.installed
+	@mkdir -p $(dir $@)
+	NODE_PATH=$(abspath $(WEB_NPM))/node_modules $(WEB_NPM)/node_modules/.bin/esbuild web/src/app.js \
+	  --bundle --format=iife --target=es2020 --minify --legal-comments=eof --log-level=warning --outfile=$@
+
+$(BUILD)/web/%: web/%
+	@mkdir -p $(dir $@)
+	cp $< $@
 
 # Removes exactly what install wrote (the public headers by name).
 uninstall:
@@ -217,6 +257,8 @@ uninstall:
 	      $(DESTDIR)$(PREFIX)/share/man/man1/rxlock.1 $(DESTDIR)$(PREFIX)/share/man/man3/rxlock.3
 	rm -f $(addprefix $(DESTDIR)$(PREFIX)/include/rxlock/,$(notdir $(wildcard include/rxlock/*.h)))
 	rm -f $(addprefix $(DESTDIR)$(PREFIX)/share/doc/rxlock/,$(notdir $(INSTALL_DOCS)))
+	rm -f $(addprefix $(DESTDIR)$(PREFIX)/share/rxlock/web/,index.html app.js style.css)
+	-rmdir $(DESTDIR)$(PREFIX)/share/rxlock/web $(DESTDIR)$(PREFIX)/share/rxlock 2>/dev/null
 	-rmdir $(DESTDIR)$(PREFIX)/include/rxlock $(DESTDIR)$(PREFIX)/share/doc/rxlock 2>/dev/null
 
 lint-man:
@@ -226,4 +268,4 @@ lint-man:
 clean:
 	rm -rf build build-san build-fuzz
 
--include $(LIB_OBJ:.o=.d) $(TLIB_OBJ:.o=.d) $(CLI_OBJ:.o=.d) $(TEST_BIN:=.d) $(BENCH_BIN:=.d) $(BENCH_HOBJ:.o=.d) $(FUZZ_BIN:=.d)
+-include $(BUILD)/sobj/src/cli/beacon_fetch.d $(LIB_OBJ:.o=.d) $(TLIB_OBJ:.o=.d) $(CLI_OBJ:.o=.d) $(TEST_BIN:=.d) $(BENCH_BIN:=.d) $(BENCH_HOBJ:.o=.d) $(FUZZ_BIN:=.d)

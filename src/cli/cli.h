@@ -26,7 +26,8 @@ enum { CLI_OK = 0, CLI_FAIL = 1, CLI_USAGE = 2, CLI_VERIFY = 3 };
     X(calibrate,     "measure this machine's sequential hash rate") \
     X(plan,          "plan a puzzle's generation on a cluster (Slurm / Kubernetes)") \
     X(group,         "compute one task of a plan (what each cluster task runs)") \
-    X(assemble,      "check a plan's group results and write its puzzle")
+    X(assemble,      "check a plan's group results and write its puzzle") \
+    X(beacon,        "shared epochs: run a beacon, solve its feed, show its status")
 
 #define CLI_DECLARE(name, summary) \
     int cmd_##name(int argc, char **argv); \

@@ -2,6 +2,7 @@
 /* src/cli/cmd_decrypt.c — `rxlock decrypt`: open an age v1 file (binary or
  * armored) with age identity files, X25519 or post-quantum, e.g. a solved
  * epoch identity. */
+#include "cli/beacon_cli.h"
 #include "cli/cli.h"
 #include "cli/cli_paths.h"
 #include "cli/cli_puzzle.h"
@@ -24,9 +25,18 @@ const char cmd_decrypt_usage[] =
     "                     stdout); on any error OUT is not created\n"
     "      --force        replace an existing OUT\n"
     "  exit codes: 0 ok, 1 corrupt/truncated/tampered input or I/O error,\n"
-    "              2 usage error, 3 no identity matches the file\n";
+    "              2 usage error, 3 no identity matches the file\n"
+    "usage: rxlock decrypt --feed DIR|URL [--feed DIR|URL ...] [--ids OUTDIR] [-o OUT]\n"
+    "                      [--force] FILE\n"
+    "  Open a file `rxlock encrypt --feed` wrote: FILE.beacon names each layer's feed,\n"
+    "  signer and epoch; give one --feed per layer, in its order (the recorded place,\n"
+    "  or any copy of the beacon's public/ files).  Each identity is fetched from its\n"
+    "  feed once published (or read from OUTDIR, where `rxlock beacon solve --ids\n"
+    "  OUTDIR` wrote it); when one is not yet, it says when it is expected.\n";
 
 int cmd_decrypt(int argc, char **argv) {
+    for (int k = 1; k < argc && strcmp(argv[k], "--"); k++)   /* a beacon's epochs: beacon_client.c */
+        if (!strcmp(argv[k], "--feed") || !strncmp(argv[k], "--feed=", 7)) return cmd_decrypt_feed(argc, argv);
     static const struct option opts[] = {
         {"identity", required_argument, NULL, 'i'},
         {"output", required_argument, NULL, 'o'},

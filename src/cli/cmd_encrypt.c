@@ -2,6 +2,7 @@
 /* src/cli/cmd_encrypt.c — `rxlock encrypt`: encrypt a file or stdin to one
  * or more age recipients (age v1 format, optional ASCII armor): X25519
  * (age1...) or post-quantum mlkem768x25519 (age1pq1...), never both. */
+#include "cli/beacon_cli.h"
 #include "cli/cli.h"
 #include "cli/cli_paths.h"
 #include "cli/cli_util.h"
@@ -22,9 +23,20 @@ const char cmd_encrypt_usage[] =
     "                     --pq', age 1.3, typage); one file takes one kind only\n"
     "  -a, --armor        write PEM ASCII armor instead of binary\n"
     "  -o, --output OUT   write to OUT atomically (default or '-': stdout)\n"
-    "      --force        replace an existing OUT\n";
+    "      --force        replace an existing OUT\n"
+    "usage: rxlock encrypt --feed DIR|URL [--feed DIR|URL ...] [--signer-pin HEX ...]\n"
+    "                      --open-after DATE|DURATION [--pq] [-a] [-o OUT] [--force] FILE\n"
+    "  Encrypt to a beacon's epoch (`rxlock beacon`): per feed, the earliest epoch that\n"
+    "  opens no sooner than DATE (YYYY-MM-DD[THH:MM[:SS]Z] UTC, @UNIX) or DURATION from\n"
+    "  now and is still open for encryption; several feeds nest one layer each (the\n"
+    "  same as age -r A | age -r B).  Writes OUT (default FILE.age, an age file) and\n"
+    "  OUT.beacon naming each feed and epoch; `rxlock decrypt --feed` opens it.\n"
+    "  --signer-pin HEX   one per --feed, in order: refuse a feed signed by another key\n"
+    "  --pq               the beacon's post-quantum epoch key (age1pq1)\n";
 
 int cmd_encrypt(int argc, char **argv) {
+    for (int k = 1; k < argc && strcmp(argv[k], "--"); k++)   /* a beacon's epoch: beacon_client.c */
+        if (!strcmp(argv[k], "--feed") || !strncmp(argv[k], "--feed=", 7)) return cmd_encrypt_feed(argc, argv);
     static const struct option opts[] = {
         {"recipient", required_argument, NULL, 'r'},
         {"armor", no_argument, NULL, 'a'},

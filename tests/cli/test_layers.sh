@@ -18,7 +18,8 @@
 # directly in src/lock/ belongs to no room and is refused.  Public headers
 # count as their layer's: rxlock/rx.h = rx, rxlock/sha3.h = sha3,
 # rxlock/pq.h = pq, rxlock/age.h = age, rxlock/rxlock.h, rxlock/error.h,
-# rxlock/version.h and rxlock/container.h = lock/core, rxlock/calibrate.h = lock/measure.  The
+# rxlock/version.h and rxlock/container.h = lock/core, rxlock/calibrate.h = lock/measure,
+# rxlock/beacon.h = lock/beacon.  The
 # CLI uses the public headers only (no lock-internal header).  Only
 # #include "..." lines are checked (system headers use <...>).
 # Usage: sh tests/cli/test_layers.sh [ROOT]
@@ -39,6 +40,7 @@ layer_of_include() {
     rxlock/rx.h) echo rx;; rxlock/sha3.h) echo sha3;; rxlock/pq.h) echo pq;; rxlock/age.h) echo age;;
     rxlock/rxlock.h|rxlock/container.h|rxlock/error.h|rxlock/version.h) echo lock/core;;
     rxlock/calibrate.h) echo lock/measure;;
+    rxlock/beacon.h) echo lock/beacon;;
     rxlock/*) echo unknown;;
     lock/*/*) p=${2#lock/}; echo "lock/${p%%/*}";;
     lock/*) echo lock;;

@@ -1,0 +1,166 @@
+/* SPDX-License-Identifier: ISC */
+/* include/rxlock/beacon.h — shared epochs: the pure parts of a beacon
+ * (prefix tl_beacon_; src/lock/beacon/).  A beacon generates an epoch
+ * puzzle every `every` seconds, ahead of time, and releases each at its
+ * release time; everyone encrypts to an epoch's recipient for free.  This
+ * header owns the schedule arithmetic (release, encrypt-until, earliest
+ * opening at the floor rate, the "about" time), the choice rule ("encrypt
+ * to a date"), the sealing rule seal(E), the feed (canonical bytes, Ed25519
+ * signature, a strict bounded parser) and beacon.json.  No files, no
+ * network, no terminal: the CLI owns those (src/cli/beacon_*.c).
+ * docs/FORMAT.md §Beacon feed fixes every byte. */
+#ifndef RXLOCK_BEACON_H
+#define RXLOCK_BEACON_H
+#include "rxlock/rxlock.h"
+#include "rxlock/age.h"
+#include <stddef.h>
+#include <stdint.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+#pragma GCC visibility push(default)
+
+#define TL_BEACON_FEED_VERSION   1
+#define TL_BEACON_CONFIG_VERSION 1
+#define TL_BEACON_MAX_FEED_BYTES (8u << 20)
+#define TL_BEACON_MAX_EPOCHS     1024u      /* listed in one feed          */
+#define TL_BEACON_MAX_AHEAD      1024u
+#define TL_BEACON_MAX_PERIOD     (1ull << 40)  /* every, opens_after (s)   */
+#define TL_BEACON_MAX_TIME       ((1ll << 53) - (1ll << 42))
+#define TL_BEACON_PATH_MAX       64         /* a public path, incl. NUL    */
+#define TL_BEACON_ROW_MAX        64         /* the floor row's name, incl. NUL */
+
+/* Epoch key kinds (bits of tl_beacon_sched.kinds). */
+#define TL_BEACON_CLASSIC 1
+#define TL_BEACON_PQ      2
+
+/* Epoch states in the feed. */
+#define TL_BEACON_SCHEDULED 0
+#define TL_BEACON_RELEASED  1
+#define TL_BEACON_SOLVED    2
+
+typedef struct {
+    uint8_t  signer[32];          /* Ed25519 public key of the feed        */
+    tl_work_type work;
+    uint32_t groups;              /* every epoch's G                       */
+    uint64_t steps;               /* every epoch's S                       */
+    uint64_t every;               /* the period, s, 1 .. 2^40              */
+    uint64_t opens_after;         /* the --opens-after target, s           */
+    int64_t  start;               /* release(0), Unix s                    */
+    uint32_t ahead;               /* epochs kept generated in advance       */
+    unsigned kinds;               /* TL_BEACON_CLASSIC | TL_BEACON_PQ      */
+    uint64_t floor_mhps;          /* the floor rate, milli-hashes/s, > 0   */
+    char     floor_row[TL_BEACON_ROW_MAX]; /* its machine (printable, no " \) */
+    uint64_t assumed_mhps;        /* the assumed solver rate (0 = none)    */
+    uint64_t setup_ms;            /* its setup                             */
+} tl_beacon_sched;
+
+/* Bounds and consistency (docs/FORMAT.md §feed.json): 0 or TL_EINVAL with
+ * a one-line reason. */
+int tl_beacon_sched_check(const tl_beacon_sched *s, char *err, size_t errlen);
+
+/* ---- schedule arithmetic (docs/FORMAT.md §Schedule arithmetic) -------- */
+int64_t  tl_beacon_release(const tl_beacon_sched *s, uint64_t E);
+int64_t  tl_beacon_encrypt_until(const tl_beacon_sched *s, uint64_t E);
+uint64_t tl_beacon_floor_seconds(const tl_beacon_sched *s);   /* F = ceil(G*S / floor) */
+uint64_t tl_beacon_about_seconds(const tl_beacon_sched *s);   /* A (F without a rate) */
+int64_t  tl_beacon_earliest_opening(const tl_beacon_sched *s, uint64_t E);
+int64_t  tl_beacon_about_opening(const tl_beacon_sched *s, uint64_t E);
+uint64_t tl_beacon_seal_links(const tl_beacon_sched *s);      /* k = floor(F / every) */
+/* The epoch whose release is the latest at or before t: 0 when t precedes
+ * start (*before = 1 then, else 0). */
+uint64_t tl_beacon_epoch_at(const tl_beacon_sched *s, int64_t t, int *before);
+
+/* THE sealing rule: the earliest j < E with earliest_opening(j) >=
+ * release(E).  1 and *j when there is one, 0 when E is operator-only. */
+int tl_beacon_seal(const tl_beacon_sched *s, uint64_t E, uint64_t *j);
+/* How many of the epochs 0 .. n-1 are operator-only. */
+uint64_t tl_beacon_operator_only(const tl_beacon_sched *s, uint64_t n);
+
+/* ---- the feed ----------------------------------------------------------- */
+typedef struct {
+    int      kind;                /* TL_BEACON_CLASSIC / TL_BEACON_PQ       */
+    char     recipient[TL_AGE_PQ_RECIPIENT_MAX];
+    char     puzzle_path[TL_BEACON_PATH_MAX];   /* "" = null (withheld)     */
+    uint8_t  puzzle_sha256[32];
+    int      has_sealed;          /* 0: operator-only (sealed = null)       */
+    uint64_t sealed_by;           /* j = seal(E)                            */
+    int      sealed_to;           /* the kind of j's recipient used         */
+    char     sealed_path[TL_BEACON_PATH_MAX];
+    uint8_t  sealed_sha256[32];
+    int      has_sealed_opening;  /* 0: null                                */
+    int64_t  sealed_opening;
+    char     identity[TL_BEACON_PATH_MAX];      /* "" = null (unsolved)     */
+} tl_beacon_key;
+
+typedef struct {
+    uint64_t index;
+    int      state;               /* TL_BEACON_SCHEDULED / RELEASED / SOLVED */
+    int64_t  release, encrypt_until, earliest_opening, about_opening;
+    unsigned nkeys;               /* one per kind, in kind order            */
+    tl_beacon_key keys[2];
+} tl_beacon_epoch;
+
+typedef struct {
+    tl_beacon_sched beacon;
+    int64_t  updated;
+    size_t   n;                   /* 0 .. TL_BEACON_MAX_EPOCHS              */
+    tl_beacon_epoch *epochs;      /* n entries, strictly increasing index   */
+} tl_beacon_feed;
+
+/* A feed of n zeroed epochs (calloc); NULL on ENOMEM or n too large. */
+tl_beacon_feed *tl_beacon_feed_new(size_t n);
+void tl_beacon_feed_free(tl_beacon_feed *f);
+/* The public path of epoch E's file of a kind: DIR "puzzles" / "sealed" /
+ * "identities", STEM "E" (one kind) or "E-classic" / "E-pq" (two kinds),
+ * extension ".json" / ".age" / ".txt".  0 or TL_EINVAL. */
+int tl_beacon_path(const tl_beacon_sched *s, const char *dir, uint64_t E, int kind, const char *ext,
+                   char out[TL_BEACON_PATH_MAX]);
+/* "classic" / "pq". */
+const char *tl_beacon_kind_name(int kind);
+/* Fill each epoch's schedule times, its state from the keys (solved when
+ * every identity is there, released when every puzzle path is), and each
+ * sealed key's expected opening through the sealed path (FORMAT). */
+void tl_beacon_feed_derive(tl_beacon_feed *f);
+/* The whole feed.json text (canon + "\n", malloc'd, NUL-terminated),
+ * signed with sk (64 bytes, libsodium layout; its public half must be
+ * f->beacon.signer).  0, TL_EINVAL (a field breaks the rules), TL_ENOMEM,
+ * TL_ESIG. */
+int tl_beacon_feed_write(const tl_beacon_feed *f, const uint8_t sk[64], char **text, size_t *len);
+/* Parse feed.json (at most TL_BEACON_MAX_FEED_BYTES): canon rules, exact
+ * key sets, bounds, the signature; pin (32 bytes) non-NULL: the signer
+ * must be exactly it.  0, TL_ETOOBIG, TL_EFORMAT, TL_EVERSION, TL_ESIG,
+ * TL_EPIN, TL_ENOMEM; err gets a one-line reason. */
+int tl_beacon_feed_parse(const char *text, size_t len, const uint8_t *pin, tl_beacon_feed **out,
+                         char *err, size_t errlen);
+/* The choice rule: the earliest epoch with earliest_opening >= t, now <
+ * encrypt_until and a key of `kind`.  0 and *idx (into f->epochs), or
+ * TL_EINVAL when none. */
+int tl_beacon_choose(const tl_beacon_feed *f, int64_t t, int64_t now, int kind, size_t *idx);
+/* The index of epoch E in f, or -1. */
+long tl_beacon_find(const tl_beacon_feed *f, uint64_t E);
+
+/* ---- beacon.json --------------------------------------------------------- */
+typedef struct {
+    tl_beacon_sched s;
+    int      mode;                /* TL_MODE_DEFAULT (auto), LIGHT, FULL    */
+    char     rate_source[TL_RATE_SOURCE_MAX];
+    unsigned workers;             /* 0 = usable CPUs                       */
+    tl_verify verify;             /* NONE / SAMPLE / FULL                   */
+    uint32_t verify_permille;     /* SAMPLE: 1 .. 1000                      */
+    uint64_t checkpoint_steps;    /* 0 = auto                              */
+} tl_beacon_config;
+int tl_beacon_config_write(const tl_beacon_config *c, char **text, size_t *len);
+int tl_beacon_config_parse(const char *text, size_t len, tl_beacon_config *c, char *err, size_t errlen);
+
+/* The beacon's clock: Unix seconds, UTC.  The test build adds
+ * RXLOCK_TEST_CLOCK_SKEW (signed seconds) under RXLOCK_TEST_INSECURE=1, so
+ * tests can move time forward and back. */
+int64_t tl_beacon_now(void);
+
+#pragma GCC visibility pop
+#ifdef __cplusplus
+}
+#endif
+#endif

@@ -1,0 +1,200 @@
+# SPDX-License-Identifier: ISC
+# tests/cli/test_web.sh — the beacon's web page (make web) in a real browser:
+# Debian's chromium driven by puppeteer-core (npm, test only, installed into
+# the git-ignored build/npm like the other npm oracles) against a beacon
+# public directory served by python3 -m http.server on 127.0.0.1.  The feed
+# is made here (tests/web/mkfeed.mjs: Ed25519-signed, three epochs, keys from
+# rxlock keygen).  Checks: feed.js under Node (strict parser, canon, both
+# signature paths, the epoch choice rule); the page lists the epochs; a
+# message and a file encrypted in the page open with rxlock decrypt and
+# Debian's age; a file encrypted by rxlock opens in the page once the
+# epoch's identity is published, and before that the page says when; a
+# tampered feed shows the warning (pinned and not), an unpinned one warns,
+# a missing feed is an error; labels, Tab order, a phone-sized viewport; no
+# request but GETs under the beacon's URL.  Screenshots go to
+# $BUILD/web-test/ (and the top of the page, after an encryption, to
+# $RXLOCK_WEB_SCREENSHOT when set: docs/web-page.png is made so).  Skipped with one line when chromium, Node >= 20,
+# python3 or the npm registry is missing.
+. tests/cli/lib.sh
+. tests/cli/npm_oracle.sh
+R=$RXLOCK
+SRC=$PWD
+B=$(dirname "$RXLOCK")
+BR=${B#"$PWD"/}
+CHROMIUM=${CHROMIUM:-$(command -v chromium || command -v chromium-browser || true)}
+if [ -z "$CHROMIUM" ]; then
+  echo "SKIP: chromium not installed (apt-get install chromium); the web page tests not run"; summary; exit
+fi
+if ! command -v python3 >/dev/null 2>&1; then
+  echo "SKIP: python3 not installed (the test's static server); the web page tests not run"; summary; exit
+fi
+if ! npm_oracle_ready "puppeteer-core@24.43.1" "node_modules/puppeteer-core/package.json"; then
+  echo "SKIP: $NPM_SKIP; the web page tests not run"; summary; exit
+fi
+if ! make -s BUILD="$BR" web >"$TMP/make-web.log" 2>&1; then
+  echo "SKIP: make web failed (no npm registry?): $(tail -n 1 "$TMP/make-web.log"); the web page tests not run"; summary; exit
+fi
+WEB=$B/web
+NODE_MODS=$SRC/$BR/web-npm/node_modules
+SHOTS=$SRC/$BR/web-test
+mkdir -p "$SHOTS"
+
+cd "$TMP" || exit 1
+# feed.js under Node: bundled with its @noble/curves the way make web does
+check "feed.js test bundle" sh -c "NODE_PATH='$NODE_MODS' '$NODE_MODS/.bin/esbuild' '$SRC/tests/web/feed_test.mjs' \
+  --bundle --platform=node --format=esm --log-level=warning --outfile=feed_test.mjs"
+node feed_test.mjs > feed_test.out 2>&1
+while IFS= read -r line; do
+  case $line in PASS\ *) ok;; FAIL\ *) fail "feed.js: ${line#FAIL }";; esac
+done < feed_test.out
+grep -q '^PASS' feed_test.out || { fail "feed.js test printed nothing"; cat feed_test.out >&2; }
+
+# a beacon public directory: the page, a signed feed, epoch 0's identities
+mkdir keys pub
+for e in 0 1 2 3 4 5; do
+  "$R" keygen -o "keys/e$e-classic.key" > "keys/e$e-classic.rcp" 2>/dev/null
+  "$R" keygen --pq -o "keys/e$e-pq.key" > "keys/e$e-pq.rcp" 2>/dev/null
+done
+NOW=$(date +%s)
+check "the test feed" node "$SRC/tests/web/mkfeed.mjs" make pub keys "$NOW"
+PIN=$(cat keys/pin)
+cp "$WEB/index.html" "$WEB/app.js" "$WEB/style.css" pub/
+
+# serve DIR: a static server for DIR on a free port of 127.0.0.1 (BASE);
+# the previous one stops
+SERVER=""
+trap '[ -n "$SERVER" ] && kill "$SERVER" 2>/dev/null; rm -rf "$TMP"' EXIT
+serve() {
+  [ -n "$SERVER" ] && { kill "$SERVER" 2>/dev/null; wait "$SERVER" 2>/dev/null; }
+  python3 -u -m http.server --bind 127.0.0.1 --directory "$1" 0 > server.log 2>&1 &
+  SERVER=$!
+  PORT=""
+  for _ in $(seq 50); do
+    PORT=$(sed -n 's/.*port \([0-9][0-9]*\).*/\1/p' server.log | head -n 1)
+    [ -n "$PORT" ] && break
+    sleep 0.1
+  done
+  check "a static server for $1" test -n "$PORT"
+  BASE="http://127.0.0.1:$PORT"
+}
+serve pub
+FEEDFILE=$TMP/pub/feed.json
+
+# drive STEP [ARGS]: one browser session; each PASS / FAIL line is a check
+drive() {
+  NPM_DIR="$NPM_DIR" CHROMIUM="$CHROMIUM" PIN="$PIN" NOW="$NOW" FEED="$FEEDFILE" WHEN="$WHEN" \
+    node "$SRC/tests/web/drive.mjs" "$1" "$BASE" "$TMP/out" "$2" "$3" > drive.out 2> drive.err
+  while IFS= read -r line; do
+    case $line in PASS\ *) ok;; FAIL\ *) fail "web $1: ${line#FAIL }";; esac
+  done < drive.out
+  grep -q '^PASS' drive.out || { fail "web $1: the browser run printed nothing"; tail -n 20 drive.err >&2; }
+}
+
+head -c 3000 /dev/urandom | base64 > upload.txt
+drive list "$TMP/upload.txt"
+D=out/dl
+# what the page encrypted opens with rxlock and with Debian's age
+printf 'hello from the browser, to epoch 4\n' > msg1
+check "rxlock decrypt opens the page's message (epoch 4, classic)" \
+  "$R" decrypt -i keys/e4-classic.key -o m1.rx "$D/message.txt.epoch-4.age"
+check "  same text" cmp -s msg1 m1.rx
+check "age -d opens the page's message" age -d -i keys/e4-classic.key -o m1.age "$D/message.txt.epoch-4.age"
+check "  same text" cmp -s msg1 m1.age
+check "the page's armored post-quantum file is armored" grep -q '^-----BEGIN AGE ENCRYPTED FILE-----' "$D/upload.txt.epoch-4.age"
+check "rxlock decrypt opens it (epoch 4, post-quantum)" \
+  "$R" decrypt -i keys/e4-pq.key -o up.rx "$D/upload.txt.epoch-4.age"
+check "  same bytes" cmp -s upload.txt up.rx
+check "the classic identity does not open the post-quantum file" \
+  sh -c "! '$R' decrypt -i keys/e4-classic.key -o nope '$D/upload.txt.epoch-4.age' 2>/dev/null"
+
+# a file encrypted by rxlock to epoch 4 opens in the page once it is solved
+printf 'sealed by the CLI for epoch 4\n' > cli.txt
+check "rxlock encrypt to epoch 4's recipient" "$R" encrypt -r "$(cat keys/e4-classic.rcp)" -o from-cli.age cli.txt
+check "epoch 4 solved, identities published" node "$SRC/tests/web/mkfeed.mjs" solve pub keys 4
+drive decrypt "$TMP/from-cli.age" "$TMP/cli.txt"
+check "an armored post-quantum file opens too" "$R" encrypt -a -r "$(cat keys/e4-pq.rcp)" -o from-cli-pq.age cli.txt
+drive decrypt "$TMP/from-cli-pq.age" "$TMP/cli.txt"
+
+# the signature banner
+drive banner unpinned nopin
+cp pub/feed.json feed.good
+check "tamper with the feed" node "$SRC/tests/web/mkfeed.mjs" tamper pub
+drive banner bad
+drive banner bad nopin
+cp feed.good pub/feed.json
+OTHER=$(node -e "console.log('$PIN'.replace(/^./, (c) => c === '0' ? '1' : '0'))")
+PIN=$OTHER drive banner bad
+rm pub/feed.json
+drive banner error
+
+# A real beacon (rxlock beacon init / run / solve, the test build for its
+# clock skew: no waiting for release times): beacon run publishes the page;
+# the page lists its epochs, its choice for a date is the CLI's, what it
+# encrypts opens with rxlock and age once the solver publishes the identity,
+# and a file from `rxlock encrypt --feed` opens in the page then (and before
+# that the page says when).
+export RXLOCK_TEST_INSECURE=1
+RT=$RXLOCK_TESTBIN
+printf 'sha3-256 1000 slow test floor\n' > floor.txt          # 2 x 10000 hashes: 20 s at the floor
+start=$(( $(date +%s) + 200 ))
+check "beacon init" sh -c "'$RT' beacon init B --work sha3-256 --groups 2 --steps 10000 --floor-table floor.txt \
+  --every 10s --ahead 3 --start @$start --workers 2 > B.pin 2> B.init"
+check "beacon run --once" sh -c "'$RT' beacon run B --once 2> B.run"
+for f in index.html app.js style.css; do
+  check "beacon run published the page's $f" cmp -s "$WEB/$f" "B/public/$f"
+done
+check "no page, a note (RXLOCK_WEB_DIR without the page)" sh -c "RXLOCK_WEB_DIR='$TMP/nowhere' '$RT' beacon run B --once 2>&1 | grep -q 'web page is not built'"
+PIN=$(cat B.pin)
+FEEDFILE=$TMP/B/public/feed.json
+WHEN=$(( ($(date +%s) + 60) / 60 * 60 ))       # the page's date input has minute steps
+serve B/public
+rm -rf out/dl
+drive beacon
+E=$(sed -n 's/^INFO epoch //p' drive.out)
+check "the page chose an epoch" test -n "$E"
+printf 'sealed by rxlock encrypt --feed\n' > feed.txt
+check "rxlock encrypt --feed --open-after the same date" \
+  sh -c "'$R' encrypt --feed B --signer-pin '$PIN' --open-after @$WHEN -o feed-msg.age feed.txt 2>/dev/null"
+check "  the same epoch as the page ($E)" grep -q "\"epoch\": $E," feed-msg.age.beacon
+drive decrypt "$TMP/feed-msg.age" wait
+check "epoch $E released" sh -c "RXLOCK_TEST_CLOCK_SKEW=\$(( $start + 10 * ${E:-0} + 5 - \$(date +%s) )) '$RT' beacon run B --once 2>/dev/null"
+check "beacon solve publishes the identities" \
+  sh -c "RXLOCK_TEST_CLOCK_SKEW=\$(( $start + 10 * ${E:-0} + 6 - \$(date +%s) )) '$RT' beacon solve B --ids IDS 2> B.solve"
+check "  epoch $E's identity is public" test -s "B/public/identities/$E.txt"
+check "rxlock decrypt opens the page's message to the beacon" \
+  "$R" decrypt -i "IDS/$E.txt" -o bm.rx "out/dl/message.txt.epoch-$E.age"
+printf 'hello from the browser, to a real beacon\n' > bm.want
+check "  same text" cmp -s bm.want bm.rx
+check "age -d opens it too" age -d -i "IDS/$E.txt" -o bm.age "out/dl/message.txt.epoch-$E.age"
+check "  same text" cmp -s bm.want bm.age
+check "rxlock decrypt --feed opens the CLI's file" "$R" decrypt --feed B -o feed.rx feed-msg.age
+check "rxlock decrypt --feed opens the page's file with the page's .beacon note" \
+  "$R" decrypt --feed B -o bm.feed "out/dl/message.txt.epoch-$E.age"
+check "  same text" cmp -s bm.want bm.feed
+drive decrypt "$TMP/feed-msg.age" "$TMP/feed.txt"
+sed 's/"updated":\([0-9]*\)/"updated":1\1/' B/public/feed.json > tampered.json
+check "tamper with the beacon's feed (its updated time)" sh -c "! cmp -s tampered.json B/public/feed.json"
+cp tampered.json B/public/feed.json
+drive banner bad
+
+# make install puts the page in PREFIX/share/rxlock/web, where the installed
+# binary's beacon run finds it (only where the build is up to date: never rebuild)
+if (cd "$SRC" && make -s -q BUILD="$BR" all 2>/dev/null); then
+  check "make install (DESTDIR) with the page" sh -c "cd '$SRC' && make -s BUILD='$BR' DESTDIR='$TMP/inst' PREFIX=/usr install >/dev/null"
+  for f in index.html app.js style.css; do check "installed share/rxlock/web/$f" cmp -s "$WEB/$f" "inst/usr/share/rxlock/web/$f"; done
+  mkdir I
+  check "the installed rxlock's beacon run publishes the installed page" sh -c "
+    inst/usr/bin/rxlock beacon init I/C --work sha3-256 --groups 2 --steps 10000 --floor-table floor.txt --every 10s \
+      --ahead 1 --start @$(( $(date +%s) + 600 )) >/dev/null 2>&1 &&
+    inst/usr/bin/rxlock beacon run I/C --once 2>/dev/null && cmp -s '$WEB/app.js' I/C/public/app.js"
+else
+  echo "test_web: build not up to date, make install not checked" >&2
+fi
+
+cp out/page.png out/desktop.png out/phone.png "$SHOTS/" 2>/dev/null
+check "screenshots taken" test -s "$SHOTS/page.png" -a -s "$SHOTS/desktop.png" -a -s "$SHOTS/phone.png"
+if [ -n "$RXLOCK_WEB_SCREENSHOT" ]; then
+  case $RXLOCK_WEB_SCREENSHOT in /*) dst=$RXLOCK_WEB_SCREENSHOT;; *) dst=$SRC/$RXLOCK_WEB_SCREENSHOT;; esac
+  cp out/page.png "$dst" && echo "screenshot: $dst"
+fi
+summary

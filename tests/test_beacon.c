@@ -1,0 +1,279 @@
+/* SPDX-License-Identifier: ISC */
+/* tests/test_beacon.c — the beacon's pure parts (src/lock/beacon/): the
+ * sealing rule over many schedules and floors, including the recursive
+ * case (no chain of sealed epochs opens a puzzle before its release at the
+ * floor rate); the schedule arithmetic; the choice rule; the feed's canon,
+ * signature, pin and strict parser (tampering, canon breaks, bounds);
+ * beacon.json round trip. */
+#include "test.h"
+#include "rxlock/beacon.h"
+#include <sodium.h>
+
+static void sched_init(tl_beacon_sched *s, uint64_t every, uint32_t G, uint64_t S, uint64_t floor_mhps) {
+    memset(s, 0, sizeof *s);
+    s->work = TL_WORK_SHA3_256;
+    s->groups = G;
+    s->steps = S;
+    s->every = every;
+    s->opens_after = 100;
+    s->start = 1700000000;
+    s->ahead = 4;
+    s->kinds = TL_BEACON_CLASSIC;
+    s->floor_mhps = floor_mhps;
+    strcpy(s->floor_row, "test floor");
+}
+
+static void t_arithmetic(void) {
+    tl_beacon_sched s;
+    sched_init(&s, 60, 4, 1000, 1000);            /* 4000 hashes at 1 H/s */
+    CHECK(tl_beacon_sched_check(&s, NULL, 0) == TL_OK);
+    CHECK(tl_beacon_release(&s, 0) == 1700000000);
+    CHECK(tl_beacon_release(&s, 3) == 1700000180);
+    CHECK(tl_beacon_encrypt_until(&s, 3) == 1700000180);
+    CHECK(tl_beacon_floor_seconds(&s) == 4000);
+    CHECK(tl_beacon_earliest_opening(&s, 1) == 1700000060 + 4000);
+    CHECK(tl_beacon_about_seconds(&s) == 4000);   /* no rate: the floor */
+    s.assumed_mhps = 500;                          /* 0.5 H/s + 1.5 s setup */
+    s.setup_ms = 1500;
+    CHECK(tl_beacon_about_seconds(&s) == 8002);
+    CHECK(tl_beacon_seal_links(&s) == 66);
+    s.floor_mhps = 3000;                           /* ceil(4000/3) */
+    CHECK(tl_beacon_floor_seconds(&s) == 1334);
+    int before = 0;
+    CHECK(tl_beacon_epoch_at(&s, 1700000000 - 1, &before) == 0 && before == 1);
+    CHECK(tl_beacon_epoch_at(&s, 1700000119, &before) == 1 && before == 0);
+    s.every = 0;
+    CHECK(tl_beacon_sched_check(&s, NULL, 0) == TL_EINVAL);
+    s.every = 60;
+    strcpy(s.floor_row, "bad \"row\"");
+    CHECK(tl_beacon_sched_check(&s, NULL, 0) == TL_EINVAL);
+}
+
+/* The sealing rule, by brute force, over many schedules and floors; and
+ * the recursive case: the operator releases epochs 0 .. r and then nothing;
+ * every later epoch becomes available only through its chain of sealed
+ * epochs, each solved at the floor rate; none before its release. */
+static void t_seal_rule(void) {
+    uint64_t st = 0x5ea1;
+    for (int trial = 0; trial < 3000; trial++) {
+        tl_beacon_sched s;
+        uint64_t every = 1 + test_rng(&st) % 5000;
+        uint64_t total = 1 + test_rng(&st) % 200000;
+        uint64_t fl = 1 + test_rng(&st) % 20000;
+        sched_init(&s, every, 1, total, fl);
+        CHECK(tl_beacon_sched_check(&s, NULL, 0) == TL_OK);
+        int64_t F = (int64_t)tl_beacon_floor_seconds(&s);
+        enum { N = 120 };
+        int64_t avail[N];
+        int64_t r = (int64_t)(test_rng(&st) % 5);   /* released by the operator: 0 .. r */
+        for (uint64_t E = 0; E < N; E++) {
+            uint64_t j = 0, best = UINT64_MAX;
+            for (uint64_t q = 0; q < E; q++)
+                if (tl_beacon_earliest_opening(&s, q) >= tl_beacon_release(&s, E)) { best = q; break; }
+            int has = tl_beacon_seal(&s, E, &j);
+            CHECK(has == (best != UINT64_MAX));
+            if (has) {
+                CHECK(j == best && j < E);
+                CHECK(tl_beacon_earliest_opening(&s, j) >= tl_beacon_release(&s, E));
+            }
+            if ((int64_t)E <= r) avail[E] = tl_beacon_release(&s, E);
+            else if (has && avail[j] != INT64_MAX) avail[E] = avail[j] + F;
+            else avail[E] = INT64_MAX;
+            if (avail[E] != INT64_MAX) CHECK(avail[E] >= tl_beacon_release(&s, E));
+        }
+        CHECK(tl_beacon_operator_only(&s, N) == (F >= (int64_t)every ? 1u : (uint64_t)N));
+    }
+}
+
+static tl_beacon_feed *sample_feed(uint8_t sk[64], unsigned kinds) {
+    uint8_t pk[32], x[32];
+    crypto_sign_keypair(pk, sk);
+    tl_beacon_feed *f = tl_beacon_feed_new(5);
+    sched_init(&f->beacon, 60, 2, 3000, 1000);     /* F = 6000 s: 100 links */
+    f->beacon.kinds = kinds;
+    memcpy(f->beacon.signer, pk, 32);
+    f->updated = 1700000100;
+    for (size_t k = 0; k < 5; k++) {
+        tl_beacon_epoch *e = &f->epochs[k];
+        e->index = 10 + k;
+        e->nkeys = kinds == 3 ? 2 : 1;
+        for (unsigned q = 0; q < e->nkeys; q++) {
+            tl_beacon_key *y = &e->keys[q];
+            y->kind = e->nkeys == 2 ? (q ? TL_BEACON_PQ : TL_BEACON_CLASSIC) : (int)kinds;
+            randombytes_buf(x, 32);
+            if (y->kind == TL_BEACON_CLASSIC) {
+                uint8_t p[32];
+                tl_age_public_key(x, p);
+                tl_age_recipient_encode(p, y->recipient);
+            } else {
+                static uint8_t rcp[TL_AGE_PQ_RECIPIENT_BYTES];
+                tl_age_pq_public_key(x, rcp);
+                tl_age_pq_recipient_encode(rcp, y->recipient);
+            }
+            randombytes_buf(y->puzzle_sha256, 32);
+            if (k < 2) tl_beacon_path(&f->beacon, "puzzles", e->index, y->kind, ".json", y->puzzle_path);
+            if (k < 1) tl_beacon_path(&f->beacon, "identities", e->index, y->kind, ".txt", y->identity);
+            uint64_t j;
+            if (tl_beacon_seal(&f->beacon, e->index, &j)) {
+                y->has_sealed = 1;
+                y->sealed_by = j;
+                y->sealed_to = kinds & TL_BEACON_PQ ? TL_BEACON_PQ : TL_BEACON_CLASSIC;
+                tl_beacon_path(&f->beacon, "sealed", e->index, y->kind, ".age", y->sealed_path);
+                randombytes_buf(y->sealed_sha256, 32);
+            }
+        }
+    }
+    tl_beacon_feed_derive(f);
+    return f;
+}
+
+static void t_feed_roundtrip(void) {
+    for (unsigned kinds = 1; kinds <= 3; kinds++) {
+        uint8_t sk[64];
+        tl_beacon_feed *f = sample_feed(sk, kinds), *g = NULL;
+        CHECK(f->epochs[0].state == TL_BEACON_SOLVED && f->epochs[1].state == TL_BEACON_RELEASED &&
+              f->epochs[2].state == TL_BEACON_SCHEDULED);
+        /* epoch 12 is sealed by 0 (not listed, released before 'updated'):
+         * available at release(0), opens after two solves */
+        int64_t A = (int64_t)tl_beacon_about_seconds(&f->beacon);
+        CHECK(f->epochs[2].keys[0].has_sealed_opening &&
+              f->epochs[2].keys[0].sealed_opening == tl_beacon_release(&f->beacon, 0) + 2 * A);
+        char *text = NULL;
+        size_t len = 0;
+        char err[256];
+        CHECK(tl_beacon_feed_write(f, sk, &text, &len) == TL_OK);
+        CHECK(text && len == strlen(text) && text[len - 1] == '\n');
+        CHECK(tl_beacon_feed_parse(text, len, NULL, &g, err, sizeof err) == TL_OK);
+        if (g) {
+            CHECK(g->n == 5 && g->updated == f->updated && g->epochs[3].index == 13);
+            CHECK(!strcmp(g->epochs[4].keys[0].recipient, f->epochs[4].keys[0].recipient));
+            CHECK(g->epochs[1].keys[0].sealed_opening == f->epochs[1].keys[0].sealed_opening);
+            size_t idx = 99;
+            /* earliest with earliest_opening >= t and now < encrypt_until */
+            CHECK(tl_beacon_choose(g, g->epochs[3].earliest_opening - 5, g->epochs[1].release, g->epochs[0].keys[0].kind, &idx) == 0 && idx == 3);
+            CHECK(tl_beacon_choose(g, 0, g->epochs[2].release, g->epochs[0].keys[0].kind, &idx) == 0 && idx == 3);
+            CHECK(tl_beacon_choose(g, g->epochs[4].earliest_opening + 1, 0, g->epochs[0].keys[0].kind, &idx) == TL_EINVAL);
+        }
+        tl_beacon_feed_free(g);
+        g = NULL;
+        /* the pin */
+        uint8_t pin[32];
+        memcpy(pin, f->beacon.signer, 32);
+        CHECK(tl_beacon_feed_parse(text, len, pin, &g, err, sizeof err) == TL_OK);
+        tl_beacon_feed_free(g);
+        g = NULL;
+        pin[0] ^= 1;
+        CHECK(tl_beacon_feed_parse(text, len, pin, &g, err, sizeof err) == TL_EPIN && !g);
+        /* every single-byte change of a digit in the body is refused */
+        size_t changed = 0, refused = 0;
+        for (size_t i = 0; i < len; i += 7) {
+            char c = text[i];
+            if (c < '0' || c > '9') continue;
+            text[i] = c == '9' ? '8' : (char)(c + 1);
+            changed++;
+            if (tl_beacon_feed_parse(text, len, NULL, &g, err, sizeof err) != TL_OK) refused++;
+            tl_beacon_feed_free(g);
+            g = NULL;
+            text[i] = c;
+        }
+        CHECK(changed > 50 && refused == changed);
+        free(text);
+        tl_beacon_feed_free(f);
+    }
+}
+
+static int parse_rc(const char *s) {
+    tl_beacon_feed *g = NULL;
+    char err[256];
+    int rc = tl_beacon_feed_parse(s, strlen(s), NULL, &g, err, sizeof err);
+    tl_beacon_feed_free(g);
+    return rc;
+}
+
+/* Substitute the first occurrence of a by b in text (a fresh string). */
+static char *subst(const char *text, const char *a, const char *b) {
+    const char *p = strstr(text, a);
+    if (!p) return NULL;
+    size_t n = strlen(text) - strlen(a) + strlen(b);
+    char *o = malloc(n + 1);
+    size_t k = (size_t)(p - text);
+    memcpy(o, text, k);
+    strcpy(o + k, b);
+    strcat(o, p + strlen(a));
+    return o;
+}
+
+static void t_feed_strict(void) {
+    uint8_t sk[64];
+    tl_beacon_feed *f = sample_feed(sk, TL_BEACON_CLASSIC);
+    char *text = NULL;
+    size_t len = 0;
+    CHECK(tl_beacon_feed_write(f, sk, &text, &len) == TL_OK);
+    static const char *const cases[][2] = {
+        { "\"updated\":1700000100", "\"updated\":1700000100.0" },   /* a fraction */
+        { "\"updated\":1700000100", "\"updated\":17e8" },           /* an exponent */
+        { "\"updated\":1700000100", "\"updated\":9007199254740993" }, /* >= 2^53 */
+        { "\"row\":\"test floor\"", "\"row\":\"test\\u0020floor\"" }, /* an escape */
+        { "\"row\":\"test floor\"", "\"row\":\"test\\tfloor\"" },
+        { "\"updated\":", "\"extra\":1,\"updated\":" },             /* unknown key */
+        { ",\"updated\":1700000100", "" },                          /* missing key */
+        { "\"rxlock_beacon_feed\":1", "\"rxlock_beacon_feed\":2" }, /* version */
+        { "\"state\":\"solved\"", "\"state\":\"released\"" },       /* state vs keys */
+        { "\"index\":10", "\"index\":9" },                          /* times vs schedule */
+        { "\"by\":0", "\"by\":1" },                                 /* sealing rule */
+        { "\"path\":\"puzzles/10.json\"", "\"path\":\"../10.json\"" },
+        { "\"path\":\"puzzles/10.json\"", "\"path\":\"puzzles/../x\"" },
+        { "\"updated\":1700000100", "\"updated\":1700000100,\"updated\":1700000100" }, /* duplicate */
+    };
+    for (size_t k = 0; k < sizeof cases / sizeof cases[0]; k++) {
+        char *t = subst(text, cases[k][0], cases[k][1]);
+        if (!t) fprintf(stderr, "case %zu: no '%s'\n", k, cases[k][0]);
+        CHECK(t != NULL);
+        if (!t) continue;
+        int rc = parse_rc(t);
+        if (rc == TL_OK) fprintf(stderr, "case %zu accepted\n", k);
+        CHECK(rc != TL_OK);
+        free(t);
+    }
+    CHECK(parse_rc(text) == TL_OK);
+    /* whitespace outside the body's canon is fine: the signature covers canon */
+    char *t = subst(text, "{\"feed\":", "{ \"feed\" :\n ");
+    CHECK(t && parse_rc(t) == TL_OK);
+    free(t);
+    CHECK(parse_rc("[]") == TL_EFORMAT && parse_rc("") == TL_EFORMAT);
+    free(text);
+    tl_beacon_feed_free(f);
+}
+
+static void t_config(void) {
+    tl_beacon_config c, d;
+    memset(&c, 0, sizeof c);
+    sched_init(&c.s, 3600, 8, 123456, 8070000000ull);
+    c.s.kinds = TL_BEACON_CLASSIC | TL_BEACON_PQ;
+    c.mode = TL_MODE_DEFAULT;
+    strcpy(c.rate_source, "flag");
+    c.workers = 4;
+    c.verify = TL_VERIFY_SAMPLE;
+    c.verify_permille = 250;
+    char *text = NULL;
+    size_t len = 0;
+    char err[256];
+    CHECK(tl_beacon_config_write(&c, &text, &len) == TL_OK);
+    CHECK(tl_beacon_config_parse(text, len, &d, err, sizeof err) == TL_OK);
+    CHECK(d.s.every == 3600 && d.s.steps == 123456 && d.s.kinds == 3 && d.verify == TL_VERIFY_SAMPLE &&
+          d.verify_permille == 250 && d.mode == TL_MODE_DEFAULT && d.workers == 4 && !strcmp(d.rate_source, "flag"));
+    char *bad = subst(text, "\"every\": 3600", "\"every\": 0");
+    CHECK(bad && tl_beacon_config_parse(bad, strlen(bad), &d, err, sizeof err) != TL_OK);
+    free(bad);
+    free(text);
+}
+
+int main(void) {
+    if (sodium_init() < 0) return 1;
+    RUN(t_arithmetic);
+    RUN(t_seal_rule);
+    RUN(t_feed_roundtrip);
+    RUN(t_feed_strict);
+    RUN(t_config);
+    return test_summary();
+}

@@ -1,0 +1,222 @@
+// SPDX-License-Identifier: ISC
+// tests/web/drive.mjs — drives the beacon page in a real Chromium (Debian's
+// chromium through puppeteer-core, test only) for tests/cli/test_web.sh.
+// Prints one "PASS what" / "FAIL what" line per check.  Usage:
+//   node drive.mjs STEP BASE_URL OUTDIR [ARGS]   ($PIN: the pin, $NOW: the feed's now)
+// STEP: list     the epochs, labels, keyboard order, the choice rule, two
+//                encryptions (binary classic, armored post-quantum) saved to
+//                OUTDIR/dl, the "not solved yet" and "not an age file" errors,
+//                screenshots OUTDIR/page.png (the top, after an encryption),
+//                OUTDIR/desktop.png (the whole page) and OUTDIR/phone.png
+//       beacon   a real beacon's feed ($FEED): its epochs listed, a message
+//                encrypted to the epoch chosen for $WHEN ("INFO epoch E")
+//       decrypt FILE EXPECT   FILE opens in the page, its text equals EXPECT's
+//                (EXPECT "wait": the page says the epoch is not solved yet)
+//       banner STATUS [nopin] the signature banner says STATUS
+// Every step also checks that the page made no request but GETs under
+// BASE_URL (nothing leaves the browser).
+import { mkdirSync, readdirSync, readFileSync, existsSync } from 'node:fs';
+import { pathToFileURL } from 'node:url';
+
+const pup = (await import(pathToFileURL(`${process.env.NPM_DIR}/node_modules/puppeteer-core/lib/esm/puppeteer/puppeteer-core.js`).href)).default;
+const [step, base, out, a1, a2] = process.argv.slice(2);
+const pin = process.env.PIN || '';
+const now = Number(process.env.NOW || Math.floor(Date.now() / 1000));
+let failed = 0;
+const check = (ok, what) => { console.log(`${ok ? 'PASS' : 'FAIL'} ${what}`); if (!ok) failed++; };
+const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
+
+mkdirSync(`${out}/dl`, { recursive: true });
+const browser = await pup.launch({
+  executablePath: process.env.CHROMIUM || '/usr/bin/chromium',
+  headless: true,
+  userDataDir: `${out}/profile-${step}`,
+  args: ['--no-sandbox', '--disable-dev-shm-usage', '--no-first-run', '--disable-gpu', '--disable-extensions'],
+});
+const requests = [];
+try {
+  const page = await browser.newPage();
+  await page.emulateTimezone('UTC');
+  page.on('request', (r) => requests.push({ method: r.method(), url: r.url() }));
+  const consoleErrors = [];
+  page.on('pageerror', (e) => consoleErrors.push(String(e)));
+  const cdp = await browser.target().createCDPSession();
+  await cdp.send('Browser.setDownloadBehavior', { behavior: 'allow', downloadPath: `${out}/dl`, eventsEnabled: true });
+  const url = base + '/index.html' + (pin && a2 !== 'nopin' ? `#pin=${pin}` : '');
+  await page.setViewport({ width: 1100, height: 900 });
+  await page.goto(url, { waitUntil: 'load' });
+  const status = async () => {
+    await page.waitForFunction(() => {
+      const s = document.getElementById('feed-banner').dataset.status;
+      return s && s !== 'loading';
+    }, { timeout: 15000 });
+    return page.$eval('#feed-banner', (b) => ({ status: b.dataset.status, text: b.textContent }));
+  };
+  const text = (sel) => page.$eval(sel, (e) => e.textContent);
+  const setWhen = (sec) => page.$eval('#enc-when', (e, v) => {
+    e.value = v; e.dispatchEvent(new Event('input', { bubbles: true }));
+  }, new Date(sec * 1000).toISOString().slice(0, 16));
+  const result = async (id) => {
+    await page.waitForFunction((i) => document.getElementById(i).dataset.kind, { timeout: 30000 }, id);
+    return page.$eval(`#${id}`, (e) => ({ kind: e.dataset.kind, text: e.textContent }));
+  };
+  const clearResult = (id) => page.$eval(`#${id}`, (e) => { delete e.dataset.kind; e.textContent = ''; });
+  const download = async (name) => {
+    for (let i = 0; i < 100; i++) {
+      if (existsSync(`${out}/dl/${name}`) && !readdirSync(`${out}/dl`).some((f) => f.endsWith('.crdownload'))) return true;
+      await sleep(100);
+    }
+    return false;
+  };
+
+  if (step === 'list') {
+    const s = await status();
+    check(s.status === 'pinned', `pinned feed verifies (banner: ${s.status}: ${s.text.slice(0, 80)})`);
+    const rows = await page.$$eval('#epoch-rows tr', (trs) => trs.map((t) => ({
+      e: t.dataset.epoch, state: t.dataset.state, text: t.textContent,
+      ids: [...t.querySelectorAll('a')].map((x) => x.getAttribute('href')),
+      times: t.querySelectorAll('time').length, countdowns: t.querySelectorAll('.countdown').length })));
+    check(rows.length === 6, `six epochs listed (${rows.length})`);
+    check(rows.map((r) => r.state).join() === 'solved,released,released,released,scheduled,scheduled', `states in order (${rows.map((r) => r.state)})`);
+    check(rows.every((r) => r.times >= 3 && r.countdowns === 2), 'each epoch shows its times and two countdowns');
+    check(rows[0] && rows[0].ids.join() === 'identities/0-classic.txt,identities/0-pq.txt', 'the solved epoch links its identities');
+    check(rows[1] && rows[1].ids.length === 0 && /expected about/.test(rows[1].text), 'an unsolved epoch says when its identity is expected');
+    const feed = JSON.parse(readFileSync(process.env.FEED, 'utf8')).feed;
+    check(rows.every((r, i) => feed.epochs[i].keys.every((k) => r.text.includes(k.recipient))), 'every recipient is shown');
+    check(/in \d+ (h|min)/.test(rows[1].text) && /ago/.test(rows[0].text), 'countdowns read "in …" and "… ago"');
+
+    // labels and keyboard
+    const unlabelled = await page.$$eval('input, select, textarea', (els) =>
+      els.filter((e) => !e.labels || e.labels.length === 0).map((e) => e.id || e.name));
+    check(unlabelled.length === 0, `every control has a label (${unlabelled.join(' ') || 'all'})`);
+    const seen = [];
+    for (let i = 0; i < 40; i++) {
+      await page.keyboard.press('Tab');
+      seen.push(await page.evaluate(() => document.activeElement.id || document.activeElement.tagName));
+    }
+    const want = ['pin', 'enc-when', 'enc-kind-classic', 'enc-what-text', 'enc-text', 'enc-armor', 'enc-go', 'dec-file', 'dec-epoch', 'dec-go'];
+    const missing = want.filter((w) => !seen.includes(w));
+    check(missing.length === 0, `Tab reaches every control (missing: ${missing.join(' ') || 'none'})`);
+    const order = want.map((w) => seen.indexOf(w));
+    check(order.every((v, i) => i === 0 || v > order[i - 1]), 'Tab order follows the page');
+
+    // the epoch choice rule (the same as rxlock encrypt --open-after)
+    check((await text('#enc-choice')).startsWith('Pick'), 'no date yet: asks for one');
+    // epochs 1-3 are released (encrypt_until passed): in 1 h gives 4, in 4 h gives 5
+    await setWhen(now + 3600);
+    check(/^Epoch 4:/.test(await text('#enc-choice')), `in 1 h: epoch 4 (${await text('#enc-choice')})`);
+    await setWhen(now + 4 * 3600);
+    check(/^Epoch 5:/.test(await text('#enc-choice')), 'in 4 h: epoch 5');
+    await setWhen(now + 30 * 3600);
+    check(/^No classic epoch/.test(await text('#enc-choice')), 'past the last epoch: says none opens that late');
+    await page.click('#enc-go');
+    let r = await result('enc-result');
+    check(r.kind === 'error' && /no epoch/.test(r.text), `encrypting then is refused, said plainly (${r.text})`);
+
+    // encrypt text, binary, classic -> OUTDIR/dl/message.txt.epoch-4.age
+    await setWhen(now + 3600);
+    await page.type('#enc-text', 'hello from the browser, to epoch 4\n');
+    await clearResult('enc-result');
+    await page.click('#enc-go');
+    r = await result('enc-result');
+    check(r.kind === 'ok' && /epoch 4 \(classic\)/.test(r.text), `encrypted to epoch 4 (${r.text.slice(0, 60)})`);
+    await page.click('#enc-download');
+    check(await download('message.txt.epoch-4.age'), 'the age file downloads, named by its epoch');
+    // the picture for docs/: the epochs and a message just encrypted
+    const bottom = await page.$eval('#enc-result', (e) => e.getBoundingClientRect().bottom + window.scrollY + 12);
+    await page.screenshot({ path: `${out}/page.png`, clip: { x: 0, y: 0, width: 1100, height: Math.ceil(bottom) } });
+
+    // armored, post-quantum, a file
+    await page.click('#enc-kind-pq');
+    await page.click('#enc-what-file');
+    await page.click('#enc-armor');
+    const up = await page.$('#enc-file');
+    await up.uploadFile(a1);
+    await clearResult('enc-result');
+    await page.click('#enc-go');
+    r = await result('enc-result');
+    const fname = a1.split('/').pop();
+    check(r.kind === 'ok' && /epoch 4 \(post-quantum\)/.test(r.text), `file encrypted, post-quantum (${r.text.slice(0, 60)})`);
+    const armored = await page.$eval('#enc-armored', (e) => e.value);
+    check(armored.startsWith('-----BEGIN AGE ENCRYPTED FILE-----'), 'armored text shown');
+    await page.click('#enc-download');
+    check(await download(`${fname}.epoch-4.age`), 'the armored file downloads');
+
+    // decrypt before the identity is out, and a wrong file
+    const dec = await page.$('#dec-file');
+    await dec.uploadFile(`${out}/dl/message.txt.epoch-4.age`);
+    await page.click('#dec-go');
+    r = await result('dec-result');
+    check(r.kind === 'wait' && /Epoch 4 is not solved yet/.test(r.text), `before solving: says when (${r.text.slice(0, 70)})`);
+    await dec.uploadFile(a1);
+    await clearResult('dec-result');
+    await page.click('#dec-go');
+    r = await result('dec-result');
+    check(r.kind === 'error' && /not an age file/.test(r.text), `a wrong file is named as such (${r.text})`);
+
+    await page.screenshot({ path: `${out}/desktop.png`, fullPage: true });
+    await page.setViewport({ width: 390, height: 844, isMobile: true, hasTouch: true });   // reloads the page
+    await status();
+    await page.evaluate(() => window.scrollTo(0, 0));
+    await sleep(200);
+    const wide = await page.evaluate(() => document.documentElement.scrollWidth);
+    check(wide <= 390, `phone-sized viewport: no sideways scrolling (${wide} px)`);
+    await page.screenshot({ path: `${out}/phone.png`, fullPage: false });
+    check(consoleErrors.length === 0, `no script errors (${consoleErrors.join('; ')})`);
+  } else if (step === 'beacon') {
+    // a real beacon's feed (rxlock beacon run): every epoch listed, the
+    // choice for $WHEN reported ("INFO epoch E") and a message encrypted to it
+    const s = await status();
+    check(s.status === 'pinned', `the beacon's feed verifies against its pin (${s.status}: ${s.text.slice(0, 80)})`);
+    const feed = JSON.parse(readFileSync(process.env.FEED, 'utf8')).feed;
+    const rows = await page.$$eval('#epoch-rows tr', (trs) => trs.map((t) => ({ e: t.dataset.epoch, state: t.dataset.state, text: t.textContent })));
+    check(rows.length === feed.epochs.length && rows.every((r, i) => r.e === String(feed.epochs[i].index) && r.state === feed.epochs[i].state),
+          `the page lists the beacon's ${feed.epochs.length} epochs (${rows.map((r) => r.e + ':' + r.state).join(' ')})`);
+    check(rows.every((r, i) => r.text.includes(feed.epochs[i].keys[0].recipient)), 'with their recipients');
+    await setWhen(Number(process.env.WHEN));
+    const choice = await text('#enc-choice');
+    const m = /^Epoch (\d+):/.exec(choice);
+    check(m !== null, `an epoch is chosen for the date (${choice})`);
+    if (m) console.log(`INFO epoch ${m[1]}`);
+    await page.type('#enc-text', 'hello from the browser, to a real beacon\n');
+    await page.click('#enc-go');
+    const r = await result('enc-result');
+    check(r.kind === 'ok', `encrypted (${r.text.slice(0, 60)})`);
+    await page.click('#enc-download');
+    check(m && await download(`message.txt.epoch-${m[1]}.age`), 'downloaded');
+    await page.click('#enc-note-download');
+    check(m && await download(`message.txt.epoch-${m[1]}.age.beacon`), 'its .beacon note downloaded');
+  } else if (step === 'decrypt') {
+    const s = await status();
+    check(s.status === 'pinned', 'pinned feed verifies');
+    const dec = await page.$('#dec-file');
+    await dec.uploadFile(a1);
+    await page.click('#dec-go');
+    const r = await result('dec-result');
+    if (a2 === 'wait') {
+      check(r.kind === 'wait' && /not solved yet.*expected about/.test(r.text), `before its epoch is solved the page says when (${r.text.slice(0, 90)})`);
+    } else {
+      check(r.kind === 'ok', `${a1.split('/').pop()} opens in the page (${r.text.slice(0, 80)})`);
+      const got = await page.$eval('#dec-text', (e) => e.value);
+      check(got === readFileSync(a2, 'utf8'), 'the decrypted text is the original');
+    }
+  } else if (step === 'banner') {
+    const s = await status();
+    check(s.status === a1, `banner: ${a1} (got ${s.status}: ${s.text.slice(0, 90)})`);
+    const visible = await page.$eval('#feed-banner', (b) => b.offsetHeight > 0 && getComputedStyle(b).visibility !== 'hidden');
+    check(visible, 'the banner is visible');
+    if (a1 === 'bad') check(await page.$eval('#enc-go', (b) => b.disabled), 'encryption is disabled under a bad signature');
+    if (a1 === 'unpinned') check(/not pinned/i.test(s.text), 'the warning says the feed is not pinned');
+  } else {
+    throw new Error(`unknown step ${step}`);
+  }
+} catch (e) {
+  check(false, `${step}: ${e.stack || e}`);
+} finally {
+  await browser.close();
+}
+// data: URLs (Chromium's own date-picker icon) and the page's blob: downloads never leave the browser
+const bad = requests.filter((r) => r.method !== 'GET' ||
+  !(r.url.startsWith(base + '/') || r.url.startsWith(`blob:${base}/`) || r.url.startsWith('data:')));
+check(requests.length > 0 && bad.length === 0, `only GETs under the beacon's URL (${requests.length} requests${bad.length ? '; not: ' + bad.map((r) => r.method + ' ' + r.url).join(', ') : ''})`);
+process.exit(failed ? 1 : 0);
