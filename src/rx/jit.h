@@ -114,10 +114,7 @@ void rx_jit_profile_global_reset(void);
  * context's fields at offsets of its own); these functions take the
  * pieces they work on. */
 
-/* The AES a JIT made with `flags` uses: *soft = 1 for the software AES
- * (also when neither is forced and the CPU has no AES instructions).
- * 0; RX_EINVAL when both are forced; RX_ENOTSUP when hardware AES is forced
- * and the CPU has none. */
+/* The AES a JIT made with `flags` uses: rx_aes_choose (aes_dispatch.c). */
 int  rx_jit_choose_aes(unsigned flags, int *soft);
 /* What a JIT made with `flags` runs: the flags, RandomX v2 or v1, software
  * or hardware AES (rx_jit_choose_aes), full (dataset) or light (cache).

@@ -6,20 +6,13 @@
  * (per-JIT copy and booking, process-wide totals).  Built on every arch;
  * holds nothing architecture-specific. */
 #include "rx/jit.h"
-#include "rx/cpu.h"
+#include "rx/aes.h"
 #include "rx/program.h"
 #include "rx/vm_state.h"
 #include <stdlib.h>
 #include <string.h>
 
-int rx_jit_choose_aes(unsigned flags, int *soft) {
-    if (!soft) return RX_EINVAL;
-    int hard = (flags & RX_FLAG_HARD_AES) != 0, sw = (flags & RX_FLAG_SOFT_AES) != 0;
-    if (hard && sw) return RX_EINVAL;
-    if (hard && !rx_cpu_has_hw_aes()) return RX_ENOTSUP;
-    *soft = sw || (!hard && !rx_cpu_has_hw_aes());
-    return 0;
-}
+int rx_jit_choose_aes(unsigned flags, int *soft) { return rx_aes_choose(flags, soft); }
 
 int rx_jit_mode_of(unsigned flags, struct rx_jit_mode *m) {
     if (!m) return RX_EINVAL;
