@@ -129,7 +129,7 @@ const char *rx_vm_jit_install(const rx_vm *vm);
  * (PR_SET_DUMPABLE 0, which makes the file root's) calls this first.
  * Never handed out; closed in a forked child (which opens its own, or
  * flips).  0, or RX_EPROT when refused (the JITs then flip). */
-int  rx_jit_writer_prepare(void);
+int  rx_engine_writer_prepare(void);
 int  rx_vm_hash(rx_vm *vm, const void *input, size_t input_len, uint8_t out[RX_HASH_SIZE]);
 void rx_vm_free(rx_vm *vm);
 

@@ -103,7 +103,7 @@ int main(int argc, char **argv) {
     if (sodium_init() < 0) { fprintf(stderr, "rxlock: libsodium failed to initialise\n"); return CLI_FAIL; }
     /* the JITs' /proc/self/mem writer: opened while the process may still
      * open it (PR_SET_DUMPABLE 0 makes it root's); refused -> they flip */
-    (void)rx_jit_writer_prepare();
+    (void)rx_engine_writer_prepare();
     if (util_no_core_dumps() != 0) {
         fprintf(stderr, "rxlock: cannot disable core dumps (RLIMIT_CORE / PR_SET_DUMPABLE): refusing to run\n");
         return CLI_FAIL;

@@ -149,7 +149,7 @@ const char *rx_vm_fallback_reason(const rx_vm *vm) { return vm ? vm->fallback : 
 
 const char *rx_vm_jit_install(const rx_vm *vm) { return vm && vm->jit ? rx_jit_install(vm->jit) : NULL; }
 
-int rx_jit_writer_prepare(void) { return rx_execmem_writer_prepare(); }
+int rx_engine_writer_prepare(void) { return rx_execmem_writer_prepare(); }
 
 static void blake2b(void *out, size_t outlen, const void *in, size_t inlen) {
     static const uint8_t empty[1] = {0};
