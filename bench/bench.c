@@ -136,6 +136,7 @@ static json_t *base_json(const struct opts *o, const struct bench_variant *v) {
         json_object_set_new(j, "flags_requested", json_string(fl));
         bench_rx_flag_names(v->actual, fl, sizeof fl);
         json_object_set_new(j, "flags_actual", json_string(fl));
+        json_object_set_new(j, "jit_install", v->jit_install ? json_string(v->jit_install) : json_null());
     } else if (bench_is_peer(v->impl)) {
         bench_librx_flag_names(v->flags, fl, sizeof fl);
         json_object_set_new(j, "flags_requested", json_string(fl));

@@ -301,6 +301,7 @@ int bench_worker_new(struct bench_worker *w, struct bench_variant *v, char *err,
         int rc = rx_vm_new(&w->vm, v->flags, v->sh->cache, v->full ? v->sh->ds : NULL);
         if (rc) { snprintf(err, errlen, "%s: rx_vm_new: %s", v->name, rxlock_strerror(rc)); return -1; }
         v->actual = rx_vm_flags(w->vm);
+        v->jit_install = rx_vm_jit_install(w->vm);
         return 0;
     }
     case IMPL_LIBRX: case IMPL_REF:

@@ -70,6 +70,7 @@ struct bench_variant {
     int  full;
     unsigned flags;               /* requested RX_FLAG_* (ours) or RANDOMX_FLAG_* */
     unsigned actual;              /* ours: rx_vm_flags() of the first VM    */
+    const char *jit_install;      /* ours: rx_vm_jit_install() of the first VM, or NULL */
     struct bench_shared *sh;
     double cache_seconds, dataset_seconds;  /* setup cost (0 when reused) */
 };

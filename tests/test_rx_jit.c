@@ -341,11 +341,12 @@ static void free_hook(const uint8_t *base, size_t size) {
     if (nz == 0) wiped_ok++;
 }
 
+/* the install with flips (RX_FLAG_JIT_MPROTECT): every mprotect site */
 static void t_wx_and_faults(void) {
     rx_cache *cache = cache_get();
     CHECK(cache != NULL);
     if (!cache) return;
-    unsigned flags = RX_FLAG_V2 | RX_FLAG_JIT | RX_FLAG_SECURE;
+    unsigned flags = RX_FLAG_V2 | RX_FLAG_JIT | RX_FLAG_SECURE | RX_FLAG_JIT_MPROTECT;
     static const uint8_t in[] = "fault injection input";
     uint8_t want[32], got[32];
     rx_vm *ref = NULL;
@@ -484,6 +485,79 @@ static int ss_vec_cb(char **f, int nf, void *vctx) {
     return 0;
 }
 
+/* The install without flips (the /proc/self/mem writer): the JIT says
+ * which install it uses; with the writer a hash makes no mprotect call (one
+ * write per program); a refused write falls back to flips for good, with
+ * the right digest; with RXLOCK_TEST_PROCMEM_REFUSE=1 (or a system that
+ * refuses the writes) the JIT flips from the start. */
+static int refuse_writer_open(int site) { return site == RX_EXECMEM_SITE_WOPEN; }
+static void t_writer(void) {
+    rx_cache *cache = cache_get();
+    CHECK(cache != NULL);
+    if (!cache) return;
+    unsigned flags = RX_FLAG_V2 | RX_FLAG_JIT | RX_FLAG_SECURE;
+    static const uint8_t in[] = "writer input";
+    uint8_t want[32], got[32];
+    rx_vm *vm = NULL;
+    CHECK(rx_vm_new(&vm, RX_FLAG_V2, cache, NULL) == 0);
+    if (!vm) return;
+    CHECK(rx_vm_jit_install(vm) == NULL);                 /* the interpreter */
+    CHECK(rx_vm_hash(vm, in, sizeof in, want) == 0);
+    rx_vm_free(vm);
+    vm = NULL;
+    CHECK(rx_vm_new(&vm, flags | RX_FLAG_JIT_MPROTECT, cache, NULL) == 0);
+    if (vm) CHECK(rx_vm_jit_install(vm) && strcmp(rx_vm_jit_install(vm), "mprotect") == 0);
+    rx_vm_free(vm);
+    vm = NULL;
+    CHECK(rx_vm_new(&vm, flags, cache, NULL) == 0);
+    if (!vm) return;
+    const char *how = rx_vm_jit_install(vm);
+    CHECK(how != NULL);
+    const char *refuse = getenv("RXLOCK_TEST_PROCMEM_REFUSE");
+    int refused = refuse && *refuse && strcmp(refuse, "0") != 0;
+    printf("  install: %s%s\n", how ? how : "?", refused ? " (RXLOCK_TEST_PROCMEM_REFUSE)" : "");
+    if (refused) CHECK(how && strcmp(how, "mprotect") == 0);
+    CHECK(rx_vm_hash(vm, in, sizeof in, got) == 0);       /* builds the superscalar JIT too */
+    CHECK_MEM(got, want, 32);
+    int execs;
+    CHECK(maps_ok(&execs));
+    if (how && strcmp(how, "proc-mem") == 0) {
+        /* one writer write per program, no page-permission change */
+        calls = 0; fail_at = -1; fail_site_seen = 0;
+        int sites_write = 0;
+        rx_execmem_fault_hook = fault_hook;
+        CHECK(rx_vm_hash(vm, in, sizeof in, got) == 0);
+        CHECK_MEM(got, want, 32);
+        sites_write = calls;
+        CHECK(sites_write == (int)RX_PROGRAM_COUNT);
+        /* the 3rd write refused: that program and every later one flip */
+        calls = 0; fail_at = 3;
+        CHECK(rx_vm_hash(vm, in, sizeof in, got) == 0);
+        CHECK_MEM(got, want, 32);
+        CHECK(fail_site_seen == RX_EXECMEM_SITE_WRITE);
+        CHECK(strcmp(rx_vm_jit_install(vm), "mprotect") == 0);
+        calls = 0; fail_at = -1;
+        CHECK(rx_vm_hash(vm, in, sizeof in, got) == 0);
+        CHECK_MEM(got, want, 32);
+        CHECK(calls == 2 * (int)RX_PROGRAM_COUNT);        /* one open + one seal per program */
+        CHECK(maps_ok(&execs));
+        rx_execmem_fault_hook = NULL;
+        /* the writer's open refused: flips from the start */
+        rx_vm *v2 = NULL;
+        rx_execmem_fault_hook = refuse_writer_open;
+        int rc = rx_vm_new(&v2, flags, cache, NULL);
+        rx_execmem_fault_hook = NULL;
+        CHECK(rc == 0);
+        if (v2) {
+            CHECK(strcmp(rx_vm_jit_install(v2), "mprotect") == 0);
+            CHECK(rx_vm_hash(v2, in, sizeof in, got) == 0);
+            CHECK_MEM(got, want, 32);
+            rx_vm_free(v2);
+        }
+    }
+    rx_vm_free(vm);
+}
+
 static void t_superscalar_jit(void) {
     /* official-derived dataset items (key "test key 000") */
     struct ss_ctx c = { 0 };
@@ -542,6 +616,7 @@ int main(void) {
     RUN(t_emit_mem);
     RUN(t_engine_env);
     RUN(t_wx_and_faults);
+    RUN(t_writer);
     RUN(t_diff_programs);
     RUN(t_diff_hashes);
     RUN(t_superscalar_jit);

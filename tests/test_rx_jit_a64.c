@@ -376,7 +376,7 @@ static void t_wx_faults_wipe(void) {
     CHECK(g_ds != NULL);
     if (!g_ds) return;
     rx_jit *jit = NULL;
-    CHECK(rx_jit_new(&jit, RX_FLAG_V2 | RX_FLAG_FULL | RX_FLAG_SOFT_AES) == 0 && jit);
+    CHECK(rx_jit_new(&jit, RX_FLAG_V2 | RX_FLAG_FULL | RX_FLAG_SOFT_AES | RX_FLAG_JIT_MPROTECT) == 0 && jit);
     if (!jit) return;
     struct rx_program *prog = calloc(1, sizeof *prog);
     if (!prog) { rx_jit_free(jit); CHECK(prog != NULL); return; }
@@ -497,7 +497,7 @@ static void t_guard_layout(void) {
     int before_entry = 0;
     int before = jit_layouts(NULL, NULL, &before_entry);
     rx_jit *jit = NULL;
-    CHECK(rx_jit_new(&jit, RX_FLAG_V2 | RX_FLAG_FULL | RX_FLAG_SOFT_AES) == 0 && jit);
+    CHECK(rx_jit_new(&jit, RX_FLAG_V2 | RX_FLAG_FULL | RX_FLAG_SOFT_AES | RX_FLAG_JIT_MPROTECT) == 0 && jit);
     if (!jit) return;
     int entry = 0;
     CHECK(jit_layouts(NULL, NULL, &entry) == before);   /* no program pages yet */
@@ -551,7 +551,8 @@ static void t_hash_faults(void) {
     uint8_t want[32], out[32], zero[32] = {0};
     CHECK(test_unhex("22ec6b861b3eb23686b2efbad69513c967ecfce80983df66c9c5b4fbfb4cdb6f", want, 32) == 32);
     rx_vm *vm = NULL;
-    CHECK(rx_vm_new(&vm, RX_FLAG_V2 | RX_FLAG_JIT | RX_FLAG_SECURE | RX_FLAG_SOFT_AES, g_cache, NULL) == 0 && vm);
+    CHECK(rx_vm_new(&vm, RX_FLAG_V2 | RX_FLAG_JIT | RX_FLAG_SECURE | RX_FLAG_SOFT_AES | RX_FLAG_JIT_MPROTECT,
+                    g_cache, NULL) == 0 && vm);
     if (!vm) return;
     CHECK(rx_vm_flags(vm) & RX_FLAG_JIT);
     int (*old)(int) = rx_execmem_fault_hook;
@@ -625,7 +626,7 @@ static void t_common(void) {
           !memcmp(out.a, st.a, sizeof out.a));
     /* profile: booked into the JIT and the process totals (with
      * RX_JIT_PROFILE), else RX_ENOTSUP and zeros */
-    struct rx_jit_profile p = { 1, 2, 3, 4, 5 }, g0, g1, q;
+    struct rx_jit_profile p = { 1, 2, 3, 4, 5, 0 }, g0, g1, q;
     rx_jit_profile_global(&g0);
     rx_jit_profile_book(&p, 10, 20, 30, 40, 1);
     rx_jit_profile_global(&g1);

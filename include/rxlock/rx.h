@@ -40,9 +40,12 @@ enum rx_flag {
     RX_FLAG_SOFT_AES  = 1u << 5, /* force software AES                        */
     RX_FLAG_HUGEPAGES = 1u << 6, /* explicit hugetlb pages (MAP_HUGETLB)      */
     RX_FLAG_NO_THP    = 1u << 7, /* do not madvise(MADV_HUGEPAGE)             */
-    RX_FLAG_JIT_FALLBACK = 1u << 8 /* with JIT: run the interpreter when the JIT
+    RX_FLAG_JIT_FALLBACK = 1u << 8, /* with JIT: run the interpreter when the JIT
                                       cannot start (rx_vm_fallback_reason says
                                       why) instead of failing with RX_EJIT   */
+    RX_FLAG_JIT_MPROTECT = 1u << 9 /* install each program by flipping its pages
+                                      RW and back RX, never through
+                                      /proc/self/mem (rx_vm_jit_install)     */
 };
 
 #define RX_HASH_SIZE        32
@@ -63,7 +66,8 @@ unsigned rx_flags_default(void);
  * RXLOCK_ENGINE=interp  interpreter only (clears JIT, SECURE, JIT_FALLBACK);
  * RXLOCK_ENGINE=jit     the JIT or an error (sets JIT | SECURE, clears
  *                       JIT_FALLBACK: rx_vm_new fails with RX_EJIT);
- * RXLOCK_AES=soft|hard  force software / hardware AES. */
+ * RXLOCK_AES=soft|hard  force software / hardware AES;
+ * RXLOCK_JIT_INSTALL=mprotect|proc-mem  set / clear RX_FLAG_JIT_MPROTECT. */
 unsigned rx_flags_from_env(unsigned flags);
 /* NULL when a JIT VM with these flags can start on this machine, else a
  * one-line reason (a static string). */
@@ -114,6 +118,18 @@ unsigned rx_vm_flags(const rx_vm *vm);
 /* NULL, or why the JIT that was asked for with RX_FLAG_JIT_FALLBACK does
  * not run (the VM then runs the interpreter); a static string. */
 const char *rx_vm_fallback_reason(const rx_vm *vm);
+/* How the VM's JIT installs each program: "proc-mem" (written through a
+ * /proc/self/mem descriptor into pages that stay read+execute: no
+ * permission flips, no writable window) or "mprotect" (pages flipped RW,
+ * written, flipped RX: RX_FLAG_JIT_MPROTECT, or the system refused the
+ * writes).  NULL when the VM runs the interpreter. */
+const char *rx_vm_jit_install(const rx_vm *vm);
+/* Open this process's /proc/self/mem descriptor now, for the JITs made
+ * later in it; a process about to make itself non-dumpable
+ * (PR_SET_DUMPABLE 0, which makes the file root's) calls this first.
+ * Never handed out; closed in a forked child (which opens its own, or
+ * flips).  0, or RX_EPROT when refused (the JITs then flip). */
+int  rx_engine_writer_prepare(void);
 int  rx_vm_hash(rx_vm *vm, const void *input, size_t input_len, uint8_t out[RX_HASH_SIZE]);
 void rx_vm_free(rx_vm *vm);
 

@@ -108,7 +108,8 @@ static void report_engine(const rx_vm *vm, int verbose) {
     const char *why = rx_vm_fallback_reason(vm);
     if (why) cli_warn_fallback(why);
     if (verbose)
-        fprintf(stderr, "rxlock: engine: %s, %s AES, %s mode, RandomX v%d\n", (f & RX_FLAG_JIT) ? "jit" : "interpreter",
+        fprintf(stderr, "rxlock: engine: %s%s%s%s, %s AES, %s mode, RandomX v%d\n", (f & RX_FLAG_JIT) ? "jit" : "interpreter",
+                rx_vm_jit_install(vm) ? " (install: " : "", rx_vm_jit_install(vm) ? rx_vm_jit_install(vm) : "", rx_vm_jit_install(vm) ? ")" : "",
                 (f & RX_FLAG_HARD_AES) ? "hardware" : "software", (f & RX_FLAG_FULL) ? "full" : "light",
                 (f & RX_FLAG_V2) ? 2 : 1);
 }

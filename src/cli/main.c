@@ -2,6 +2,7 @@
 /* src/cli/main.c — `rxlock` entry point: global flags, help, and dispatch
  * to one file per subcommand (src/cli/cmd_*.c). */
 #include "cli/cli.h"
+#include "rxlock/rx.h"
 #include "util/util.h"
 #include <sodium.h>
 #include <stdio.h>
@@ -100,6 +101,9 @@ int main(int argc, char **argv) {
     /* Every command may hold secrets (keys, identities, plaintext, chain
      * values): no core dumps, no ptrace by other processes; fail closed. */
     if (sodium_init() < 0) { fprintf(stderr, "rxlock: libsodium failed to initialise\n"); return CLI_FAIL; }
+    /* the JITs' /proc/self/mem writer: opened while the process may still
+     * open it (PR_SET_DUMPABLE 0 makes it root's); refused -> they flip */
+    (void)rx_engine_writer_prepare();
     if (util_no_core_dumps() != 0) {
         fprintf(stderr, "rxlock: cannot disable core dumps (RLIMIT_CORE / PR_SET_DUMPABLE): refusing to run\n");
         return CLI_FAIL;

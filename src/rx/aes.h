@@ -42,9 +42,14 @@ const struct rx_aes_ops *rx_aes_armv8_ops(void);  /* aes_armv8.c */
 /* Hardware backend usable on this CPU, or NULL. */
 const struct rx_aes_ops *rx_aes_hw_ops(void);
 
-/* Pick by RX_FLAG_HARD_AES / RX_FLAG_SOFT_AES: HARD -> hardware or NULL
- * (caller reports RX_ENOTSUP); SOFT -> software; neither -> hardware when
- * available, else software. */
+/* The one AES choice (aes_dispatch.c), for the interpreter, the generators
+ * and the JITs alike.  rx_aes_choose: *soft = 1 for the software AES
+ * (forced, or neither forced and no hardware AES); 0, RX_EINVAL when both
+ * are forced, RX_ENOTSUP when hardware is forced and the CPU has none.
+ * rx_aes_select: the backend for RX_FLAG_HARD_AES / RX_FLAG_SOFT_AES: HARD
+ * -> hardware or NULL (caller reports RX_ENOTSUP); SOFT -> software;
+ * neither -> hardware when available, else software. */
+int rx_aes_choose(unsigned flags, int *soft);
 const struct rx_aes_ops *rx_aes_select(unsigned flags);
 
 #endif

@@ -1,11 +1,9 @@
 /* SPDX-License-Identifier: ISC */
 /* src/rx/aes_gen.c — the RandomX AES generator definitions (spec 3.2
  * AesGenerator1R, 3.3 AesGenerator4R, 3.4 AesHash1R): their round keys and
- * initial state, and the run-time choice between the hardware and software
- * backends that implement their loops (aes_ni.c / aes_armv8.c / aes_soft.c). */
+ * initial state (the backends that run them: aes_ni.c / aes_armv8.c /
+ * aes_soft.c, chosen in aes_dispatch.c). */
 #include "rx/aes.h"
-#include "rx/cpu.h"
-#include "rxlock/rx.h"
 
 /* key0..key3 = Hash512("RandomX AesGenerator1R keys") */
 const uint8_t rx_aes_gen1r_keys[4][16] = {
@@ -37,21 +35,3 @@ const uint8_t rx_aes_hash1r_xkeys[2][16] = {
     {0x89,0x83,0xfa,0xf6,0x9f,0x94,0x24,0x8b,0xbf,0x56,0xdc,0x90,0x01,0x02,0x89,0x06},
     {0xd1,0x63,0xb2,0x61,0x3c,0xe0,0xf4,0x51,0xc6,0x43,0x10,0xee,0x9b,0xf9,0x18,0xed},
 };
-
-const struct rx_aes_ops *rx_aes_hw_ops(void) {
-    if (!rx_cpu_has_hw_aes()) return NULL;
-#if defined(__x86_64__)
-    return rx_aes_ni_ops();
-#elif defined(__aarch64__)
-    return rx_aes_armv8_ops();
-#else
-    return NULL;
-#endif
-}
-
-const struct rx_aes_ops *rx_aes_select(unsigned flags) {
-    if (flags & RX_FLAG_HARD_AES) return rx_aes_hw_ops();
-    if (flags & RX_FLAG_SOFT_AES) return rx_aes_soft_ops();
-    const struct rx_aes_ops *hw = rx_aes_hw_ops();
-    return hw ? hw : rx_aes_soft_ops();
-}

@@ -7,6 +7,7 @@
 #include "rx/argon2d.h"
 #include "rx/internal.h"
 #include "util/cpufeat.h"
+#include "util/le.h"
 #include <sodium.h>
 #include <string.h>
 
@@ -54,7 +55,6 @@ static void fill_portable(uint64_t *next, const uint64_t *prev, const uint64_t *
 /* ---- x86-64 SIMD BlaMka ------------------------------------------------ */
 #if defined(__x86_64__)
 #include <immintrin.h>
-#include "util/le.h"
 
 #define SSSE3_FN __attribute__((target("ssse3")))
 #define AVX2_FN  __attribute__((target("avx2")))

@@ -1,13 +1,19 @@
 /* SPDX-License-Identifier: ISC */
-/* src/rx/execmem.c — W^X executable memory for the JITs (see execmem.h).
- * The only permission sets used are read+write, read+execute and none. */
+/* src/rx/execmem.c — W^X executable memory for the JITs (see execmem.h):
+ * the mapping, its permission flips, and the writer that installs code
+ * through /proc/self/mem without flips.  The only permission sets used are
+ * read+write, read+execute and none. */
 #include "rx/execmem.h"
 #include "rxlock/rx.h"
 #include "util/util.h"
 #include <errno.h>
+#include <fcntl.h>
+#include <pthread.h>
 #include <sodium.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <sys/uio.h>
 #include <unistd.h>
 
 #ifdef RXLOCK_TESTING
@@ -33,6 +39,97 @@ static int do_mprotect(int site, void *addr, size_t len, int prot) {
     return mprotect(addr, len, prot);
 }
 
+/* ---- the writer's descriptor ----------------------------------------- */
+static unsigned long fork_gen;      /* bumped in every forked child        */
+static int prepared = -1;           /* rx_execmem_writer_prepare's, or -1  */
+static pthread_mutex_t prepared_lock = PTHREAD_MUTEX_INITIALIZER;
+static pthread_once_t atfork_once = PTHREAD_ONCE_INIT;
+
+/* A forked child's descriptors name its parent's memory: never use them. */
+static void in_child(void) {
+    __atomic_add_fetch(&fork_gen, 1, __ATOMIC_RELAXED);
+    if (prepared >= 0) (void)close(prepared);
+    prepared = -1;
+}
+static void atfork_register(void) { (void)pthread_atfork(NULL, NULL, in_child); }
+
+/* The writer's open or write is refused: the fault hook, or (test build)
+ * RXLOCK_TEST_PROCMEM_REFUSE=1, as a kernel that forbids the writes. */
+static int writer_refused(int site) {
+    if (injected(site)) return 1;
+#ifdef RXLOCK_TESTING
+    const char *e = getenv("RXLOCK_TEST_PROCMEM_REFUSE");
+    if (e && *e && strcmp(e, "0") != 0) return 1;
+#endif
+    return 0;
+}
+
+static int open_self_mem(void) { return open("/proc/self/mem", O_WRONLY | O_CLOEXEC); }
+
+int rx_execmem_writer_prepare(void) {
+    (void)pthread_once(&atfork_once, atfork_register);
+    if (writer_refused(RX_EXECMEM_SITE_WOPEN)) return RX_EPROT;
+    pthread_mutex_lock(&prepared_lock);
+    if (prepared < 0) prepared = open_self_mem();
+    int ok = prepared >= 0;
+    pthread_mutex_unlock(&prepared_lock);
+    return ok ? 0 : RX_EPROT;
+}
+
+int rx_execmem_writer_open(rx_execmem *m) {
+    if (!m || !m->base) return RX_EINVAL;
+    if (m->writer) return 0;
+    (void)pthread_once(&atfork_once, atfork_register);
+    if (writer_refused(RX_EXECMEM_SITE_WOPEN)) return RX_EPROT;
+    unsigned long gen = __atomic_load_n(&fork_gen, __ATOMIC_RELAXED);
+    int fd = open_self_mem();
+    if (fd < 0) {       /* e.g. a non-dumpable process: the prepared one */
+        pthread_mutex_lock(&prepared_lock);
+        if (prepared >= 0) fd = fcntl(prepared, F_DUPFD_CLOEXEC, 3);
+        pthread_mutex_unlock(&prepared_lock);
+    }
+    if (fd < 0) return RX_EPROT;
+    m->writer = fd + 1;
+    m->writer_gen = gen;
+    return 0;
+}
+
+void rx_execmem_writer_close(rx_execmem *m) {
+    if (!m || !m->writer) return;
+    (void)close(m->writer - 1);
+    m->writer = 0;
+}
+
+int rx_execmem_has_writer(const rx_execmem *m) { return m && m->writer != 0; }
+
+/* Write code at off through the writer, then `fill` over the code the last
+ * install left beyond len; read it back.  0, RX_EPROT (refused, short,
+ * misdirected: the caller drops the writer) or RX_ENOMEM. */
+static int writer_install(rx_execmem *m, size_t off, size_t cap, const uint8_t *code, size_t len,
+                          uint8_t fill, void (*flush)(uint8_t *p, size_t n), uint64_t phase_ns[3]) {
+    if (__atomic_load_n(&fork_gen, __ATOMIC_RELAXED) != m->writer_gen) return RX_EPROT;
+    size_t stale = m->written > len ? m->written - len : 0;
+    if (stale && (m->fill_len < stale || m->fill[0] != fill)) {
+        free(m->fill);
+        m->fill_len = 0;
+        m->fill = malloc(cap);
+        if (!m->fill) return RX_ENOMEM;
+        memset(m->fill, fill, cap);
+        m->fill_len = cap;
+    }
+    if (phase_ns) phase_ns[0] = util_now_ns();
+    uint8_t *dst = m->base + off;
+    struct iovec iov[2] = { { (void *)(uintptr_t)code, len }, { m->fill, stale } };
+    if (writer_refused(RX_EXECMEM_SITE_WRITE)) return RX_EPROT;
+    ssize_t n = pwritev(m->writer - 1, iov, stale ? 2 : 1, (off_t)(uintptr_t)dst);
+    if (n < 0 || (size_t)n != len + stale) return RX_EPROT;
+    if (flush) flush(dst, len + stale);
+    if (memcmp(dst, code, len) != 0) return RX_EPROT;   /* not our memory */
+    if (phase_ns) phase_ns[1] = phase_ns[2] = util_now_ns();
+    return 0;
+}
+
+/* ---- the mapping ------------------------------------------------------- */
 int rx_execmem_init(rx_execmem *m, size_t size) {
     if (!m) return RX_EINVAL;
     memset(m, 0, sizeof *m);
@@ -63,6 +160,7 @@ int rx_execmem_open(rx_execmem *m, size_t off, size_t len) {
         size_t nhi = hi > m->rw_end ? hi : m->rw_end;
         lo = nlo; hi = nhi;
     }
+    m->flips++;
     if (do_mprotect(RX_EXECMEM_SITE_OPEN, m->base + lo, hi - lo, PERM_RW) != 0) return RX_EPROT;
     m->rw_off = lo;
     m->rw_end = hi;
@@ -72,16 +170,17 @@ int rx_execmem_open(rx_execmem *m, size_t off, size_t len) {
 int rx_execmem_seal(rx_execmem *m) {
     if (!m || !m->base) return RX_EINVAL;
     if (m->rw_off == m->rw_end) return 0;
+    m->flips++;
     if (do_mprotect(RX_EXECMEM_SITE_SEAL, m->base + m->rw_off, m->rw_end - m->rw_off, PERM_RX) != 0)
         return RX_EPROT;   /* pages stay RW (not executable): never run them */
     m->rw_off = m->rw_end = 0;
     return 0;
 }
 
-int rx_execmem_install(rx_execmem *m, size_t off, size_t cap, const uint8_t *code, size_t len,
-                       uint8_t fill, void (*flush)(uint8_t *p, size_t n), size_t *span,
-                       uint64_t phase_ns[3]) {
-    if (!m || !m->base || !code || !span || len == 0) return RX_EINVAL;
+/* Open, copy, fill, flush, seal: the install with flips. */
+static int install_flip(rx_execmem *m, size_t off, size_t cap, const uint8_t *code, size_t len,
+                        uint8_t fill, void (*flush)(uint8_t *p, size_t n), size_t *span,
+                        uint64_t phase_ns[3]) {
     size_t need = (len + m->page - 1) / m->page * m->page;
     if (need < *span) need = *span;
     if (need > cap) return RX_EINTERNAL;
@@ -99,11 +198,30 @@ int rx_execmem_install(rx_execmem *m, size_t off, size_t cap, const uint8_t *cod
     return rc;
 }
 
+int rx_execmem_install(rx_execmem *m, size_t off, size_t cap, const uint8_t *code, size_t len,
+                       uint8_t fill, void (*flush)(uint8_t *p, size_t n), size_t *span,
+                       uint64_t phase_ns[3]) {
+    if (!m || !m->base || !code || !span || len == 0) return RX_EINVAL;
+    if (off > m->size || cap > m->size - off || len > cap) return len > cap ? RX_EINTERNAL : RX_EINVAL;
+    /* the writer, where every byte it writes lies in installed (RX) pages */
+    if (m->writer && (len > m->written ? len : m->written) <= *span && !rx_execmem_is_open(m)) {
+        int rc = writer_install(m, off, cap, code, len, fill, flush, phase_ns);
+        if (rc == 0) { m->written = len; return 0; }
+        if (rc != RX_EPROT) return rc;
+        rx_execmem_writer_close(m);     /* refused: flips from now on */
+    }
+    int rc = install_flip(m, off, cap, code, len, fill, flush, span, phase_ns);
+    if (rc == 0) m->written = len;
+    return rc;
+}
+
 int rx_execmem_install_entry(rx_execmem *m, const uint8_t *code, size_t len, uint8_t fill,
                              void (*flush)(uint8_t *p, size_t n)) {
     if (!m || !m->base) return RX_EINVAL;
+    if (!code || len == 0) return RX_EINVAL;
+    if (len > m->page) return RX_EINTERNAL;
     size_t span = 0;
-    int rc = rx_execmem_install(m, 0, m->page, code, len, fill, flush, &span, NULL);
+    int rc = install_flip(m, 0, m->page, code, len, fill, flush, &span, NULL);
     if (rc == 0 && m->size > m->page) rc = rx_execmem_forbid(m, m->page, m->size - m->page);
     return rc;
 }
@@ -123,6 +241,8 @@ int rx_execmem_is_open(const rx_execmem *m) {
 
 void rx_execmem_free(rx_execmem *m) {
     if (!m || !m->base) return;
+    rx_execmem_writer_close(m);
+    free(m->fill);
     if (do_mprotect(RX_EXECMEM_SITE_FREE, m->base, m->size, PERM_RW) == 0) {
         sodium_memzero(m->base, m->size);
 #ifdef RXLOCK_TESTING

@@ -10,11 +10,14 @@
  * Security: the code buffer is never writable and executable at once
  * (execmem.c).  Both backends lay it out the same way: entry/exit page
  * (RX) | guard page (no access) | program pages | guard.  The program pages
- * are a mapping of their own; rx_jit_compile opens them RW as a whole,
- * rewrites them whole (code, then trapping padding to the page end) and
- * seals them RX before returning; a failed mprotect is returned as RX_EPROT
- * and the JIT refuses to run until a later compile succeeds.  rx_jit_free
- * makes the buffer writable, wipes it and unmaps it. */
+ * are a mapping of their own.  With the /proc/self/mem writer (the
+ * default where the system allows it) rx_jit_compile writes each program
+ * into them while they stay RX: no flips, no writable window.  Otherwise
+ * it opens them RW as a whole, rewrites them whole (code, then trapping
+ * padding to the page end) and seals them RX before returning; a failed
+ * mprotect is returned as RX_EPROT and the JIT refuses to run until a
+ * later compile succeeds.  rx_jit_free makes the buffer writable, wipes
+ * it and unmaps it. */
 #ifndef RX_JIT_H
 #define RX_JIT_H
 #include <stdint.h>
@@ -74,6 +77,8 @@ struct rx_jit_profile {
     uint64_t seal_ns;      /* make them executable again                  */
     uint64_t exec_ns;      /* running the program loop                    */
     uint64_t programs;     /* number of compiles                          */
+    uint64_t flips;        /* mprotect calls of the installs (0 per program
+                            * with the /proc/self/mem writer)              */
 };
 /* Accumulated since rx_jit_new (or the last reset); 0, or RX_ENOTSUP when
  * the build has no profile. */
@@ -99,6 +104,7 @@ void rx_jit_profile_global_reset(void);
 #define RX_PROF_COMPILED(j, t0, t1, ph) \
     rx_jit_profile_book(&(j)->prof, (t1) - (t0) + (ph)[1] - (ph)[0], (ph)[0] - (t1), (ph)[2] - (ph)[1], 0, 1)
 #define RX_PROF_RAN(j, t0, t1) rx_jit_profile_book(&(j)->prof, 0, 0, 0, (t1) - (t0), 0)
+#define RX_PROF_FLIPS(j, n) rx_jit_profile_book_flips(&(j)->prof, (n))
 #else
 #define RX_PROF_T0(v) (void)0
 #define RX_PROF_T(v) (void)0
@@ -106,6 +112,7 @@ void rx_jit_profile_global_reset(void);
 #define RX_PROF_PH_ARG(v) NULL
 #define RX_PROF_COMPILED(j, t0, t1, ph) (void)0
 #define RX_PROF_RAN(j, t0, t1) (void)0
+#define RX_PROF_FLIPS(j, n) (void)0
 #endif
 
 /* ---- shared by the backends (jit_common.c) ------------------------------
@@ -114,10 +121,7 @@ void rx_jit_profile_global_reset(void);
  * context's fields at offsets of its own); these functions take the
  * pieces they work on. */
 
-/* The AES a JIT made with `flags` uses: *soft = 1 for the software AES
- * (also when neither is forced and the CPU has no AES instructions).
- * 0; RX_EINVAL when both are forced; RX_ENOTSUP when hardware AES is forced
- * and the CPU has none. */
+/* The AES a JIT made with `flags` uses: rx_aes_choose (aes_dispatch.c). */
 int  rx_jit_choose_aes(unsigned flags, int *soft);
 /* What a JIT made with `flags` runs: the flags, RandomX v2 or v1, software
  * or hardware AES (rx_jit_choose_aes), full (dataset) or light (cache).
@@ -160,6 +164,7 @@ int  rx_jit_args_ok(const void *jit, const struct rx_instr *code, unsigned n, un
  * RX_EINVAL for NULL), _book adds one phase delta to *prof and to the
  * process-wide totals. */
 int  rx_jit_profile_copy(const struct rx_jit_profile *prof, struct rx_jit_profile *out);
+void rx_jit_profile_book_flips(struct rx_jit_profile *prof, uint64_t flips);
 void rx_jit_profile_book(struct rx_jit_profile *prof, uint64_t compile_ns, uint64_t open_ns,
                          uint64_t seal_ns, uint64_t exec_ns, uint64_t programs);
 /* ---- the lifecycle, once for every backend (jit_lifecycle.c) ----------
@@ -199,6 +204,9 @@ struct rx_jit_arch {
     /* emit one program's loop into the stage: *len set; 0 or RX_EINTERNAL */
     int  (*emit_program)(rx_jit *j, const struct rx_instr *code, unsigned n, const unsigned rr[4],
                          size_t *len);
+    /* a function `unsigned f(void) { return v; }` (v < 65536) into p (16
+     * bytes): its length.  The writer's probe (rx_jit_new). */
+    size_t (*emit_probe)(uint8_t p[16], unsigned v);
     /* rx_jit_run's body (it ends in rx_jit_enter) */
     int  (*run)(rx_jit *j, struct rx_vm_state *st);
     /* NULL, or free what the backend holds besides (before the wipe) */
@@ -206,6 +214,13 @@ struct rx_jit_arch {
 };
 const struct rx_jit_arch *rx_jit_arch(void);
 static inline struct rx_jit_core *rx_jit_core_of(rx_jit *j) { return (struct rx_jit_core *)(void *)j; }
+/* How programs are installed now: "proc-mem" (written through the
+ * /proc/self/mem writer into pages that stay read+execute) or "mprotect"
+ * (flipped RW, written, flipped RX).  rx_jit_new gives a JIT the writer
+ * unless RX_FLAG_JIT_MPROTECT, and only when a probe shows the write
+ * reaches instruction fetch (a function rewritten through it returns the
+ * new value); a later refusal turns it to "mprotect" for good. */
+const char *rx_jit_install(const rx_jit *j);
 /* 0 when a compiled program is installed and sealed; RX_ESTATE (none) or
  * RX_EPROT (some code page is writable). */
 int  rx_jit_runnable(rx_jit *j);

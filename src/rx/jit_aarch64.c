@@ -476,6 +476,12 @@ static int a64_emit_program(rx_jit *j, const struct rx_instr *code, unsigned n, 
     return ae_ok(&b) ? 0 : RX_EINTERNAL;
 }
 
+static size_t a64_emit_probe(uint8_t p[16], unsigned v) {
+    util_store32le(p, 0x52800000u | (v & 0xFFFFu) << 5);   /* movz w0, #v */
+    util_store32le(p + 4, 0xD65F03C0u);                    /* ret */
+    return 8;
+}
+
 static uint64_t read_fpcr(void) {
     uint64_t v;
     __asm__ volatile("mrs %0, fpcr" : "=r"(v) : : "memory");
@@ -522,6 +528,7 @@ static const struct rx_jit_arch a64_arch = {
     .init = a64_init,
     .emit_entry = a64_emit_entry,
     .emit_program = a64_emit_program,
+    .emit_probe = a64_emit_probe,
     .run = a64_run,
     .release = NULL,
 };

@@ -6,20 +6,13 @@
  * (per-JIT copy and booking, process-wide totals).  Built on every arch;
  * holds nothing architecture-specific. */
 #include "rx/jit.h"
-#include "rx/cpu.h"
+#include "rx/aes.h"
 #include "rx/program.h"
 #include "rx/vm_state.h"
 #include <stdlib.h>
 #include <string.h>
 
-int rx_jit_choose_aes(unsigned flags, int *soft) {
-    if (!soft) return RX_EINVAL;
-    int hard = (flags & RX_FLAG_HARD_AES) != 0, sw = (flags & RX_FLAG_SOFT_AES) != 0;
-    if (hard && sw) return RX_EINVAL;
-    if (hard && !rx_cpu_has_hw_aes()) return RX_ENOTSUP;
-    *soft = sw || (!hard && !rx_cpu_has_hw_aes());
-    return 0;
-}
+int rx_jit_choose_aes(unsigned flags, int *soft) { return rx_aes_choose(flags, soft); }
 
 int rx_jit_mode_of(unsigned flags, struct rx_jit_mode *m) {
     if (!m) return RX_EINVAL;
@@ -99,7 +92,7 @@ int rx_jit_profile_copy(const struct rx_jit_profile *prof, struct rx_jit_profile
 
 void rx_jit_profile_book(struct rx_jit_profile *prof, uint64_t compile_ns, uint64_t open_ns,
                          uint64_t seal_ns, uint64_t exec_ns, uint64_t programs) {
-    struct rx_jit_profile d = { compile_ns, open_ns, seal_ns, exec_ns, programs };
+    struct rx_jit_profile d = { compile_ns, open_ns, seal_ns, exec_ns, programs, 0 };
     if (prof) {
         prof->compile_ns += compile_ns;
         prof->open_ns += open_ns;
@@ -110,8 +103,15 @@ void rx_jit_profile_book(struct rx_jit_profile *prof, uint64_t compile_ns, uint6
     rx_jit_profile_account(&d);
 }
 
+void rx_jit_profile_book_flips(struct rx_jit_profile *prof, uint64_t flips) {
+    struct rx_jit_profile d = { 0, 0, 0, 0, 0, flips };
+    if (prof) prof->flips += flips;
+    rx_jit_profile_account(&d);
+}
+
 void rx_jit_profile_account(const struct rx_jit_profile *d) {
     if (!d) return;
+    __atomic_fetch_add(&rx_jit_prof_total.flips, d->flips, __ATOMIC_RELAXED);
     __atomic_fetch_add(&rx_jit_prof_total.compile_ns, d->compile_ns, __ATOMIC_RELAXED);
     __atomic_fetch_add(&rx_jit_prof_total.open_ns, d->open_ns, __ATOMIC_RELAXED);
     __atomic_fetch_add(&rx_jit_prof_total.seal_ns, d->seal_ns, __ATOMIC_RELAXED);
@@ -126,6 +126,7 @@ void rx_jit_profile_global(struct rx_jit_profile *out) {
     out->seal_ns = __atomic_load_n(&rx_jit_prof_total.seal_ns, __ATOMIC_RELAXED);
     out->exec_ns = __atomic_load_n(&rx_jit_prof_total.exec_ns, __ATOMIC_RELAXED);
     out->programs = __atomic_load_n(&rx_jit_prof_total.programs, __ATOMIC_RELAXED);
+    out->flips = __atomic_load_n(&rx_jit_prof_total.flips, __ATOMIC_RELAXED);
 }
 
 void rx_jit_profile_global_reset(void) { memset(&rx_jit_prof_total, 0, sizeof rx_jit_prof_total); }

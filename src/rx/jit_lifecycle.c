@@ -17,6 +17,52 @@
 
 int rx_jit_supported(void) { return rx_jit_arch() != NULL; }
 
+/* Call the probe installed at the program offset. */
+static unsigned call_probe(const struct rx_jit_core *c) {
+    unsigned (*fn)(void);
+    uint8_t *p = c->mem.base + c->prog_off;
+    memcpy(&fn, &p, sizeof fn);
+    return fn();
+}
+
+/* Install a probe returning v; 0 when it returns v. */
+static int probe(struct rx_jit_core *c, unsigned v) {
+    uint8_t code[16];
+    size_t n = c->arch->emit_probe(code, v);
+    int rc = rx_execmem_install(&c->mem, c->prog_off, c->prog_cap, code, n, c->arch->fill,
+                                c->arch->flush, &c->prog_span, NULL);
+    if (rc) return rc;
+    return call_probe(c) == v ? 0 : RX_EPROT;
+}
+
+/* Give the JIT the /proc/self/mem writer when the system allows it and a
+ * probe shows that what it writes is what runs: the program region made
+ * RX whole (one flip pair, here), a probe installed and run, the writer
+ * opened, a second probe written through it and run.  Any refusal or a
+ * stale result leaves today's flips, with the region as rx_jit_new left
+ * it before (no access until the first compile).  0, or the flips' RX_EPROT / RX_EINTERNAL (fail closed). */
+static int writer_setup(rx_jit *j) {
+    struct rx_jit_core *c = rx_jit_core_of(j);
+    c->prog_span = c->prog_cap;             /* every program page RX */
+    int rc = probe(c, 0x5a17);
+    if (rc) return rc;
+    if (rx_execmem_writer_open(&c->mem) == 0 && probe(c, 0xa5e1) == 0 && rx_execmem_has_writer(&c->mem))
+        return 0;
+    rx_execmem_writer_close(&c->mem);
+    rc = probe(c, 0x5a17);                  /* flips, as the JIT goes on */
+    if (rc) return rc;
+    rc = rx_execmem_forbid(&c->mem, c->prog_off, c->prog_cap);   /* as before any compile */
+    if (rc) return rc;
+    c->prog_span = 0;
+    return 0;
+}
+
+const char *rx_jit_install(const rx_jit *j) {
+    if (!j) return NULL;
+    const struct rx_jit_core *c = (const struct rx_jit_core *)(const void *)j;
+    return rx_execmem_has_writer(&c->mem) ? "proc-mem" : "mprotect";
+}
+
 int rx_jit_new(rx_jit **out, unsigned flags) {
     if (out) *out = NULL;
     const struct rx_jit_arch *arch = rx_jit_arch();
@@ -45,6 +91,8 @@ int rx_jit_new(rx_jit **out, unsigned flags) {
     rc = arch->emit_entry(j, page < arch->stage_cap ? page : arch->stage_cap, &len);
     if (rc == 0) rc = rx_execmem_install_entry(&c->mem, c->stage, len, arch->fill, arch->flush);
     if (rc) { rx_jit_free(j); return rc; }
+    if (!(flags & RX_FLAG_JIT_MPROTECT)) rc = writer_setup(j);
+    if (rc) { rx_jit_free(j); return rc; }
     arch->init(j);
     *out = j;
     return 0;
@@ -62,6 +110,7 @@ int rx_jit_compile(rx_jit *jit, const struct rx_program *prog, const struct rx_v
     for (int i = 0; i < 4; i++) rr[i] = state->read_reg[i];
     RX_PROF_T0(t0);
     c->ready = 0;
+    uint64_t flips0 = c->mem.flips;
     size_t len = 0;
     rc = c->arch->emit_program(jit, prog->instructions, prog->count, rr, &len);
     if (rc) return rc;
@@ -71,6 +120,8 @@ int rx_jit_compile(rx_jit *jit, const struct rx_program *prog, const struct rx_v
                             c->arch->flush, &c->prog_span, RX_PROF_PH_ARG(ph));
     if (rc) return rc;
     RX_PROF_COMPILED(c, t0, t1, ph);
+    RX_PROF_FLIPS(c, c->mem.flips - flips0);
+    (void)flips0;
     c->ready = 1;
     return 0;
 }

@@ -624,6 +624,13 @@ static int x86_emit_program(rx_jit *j, const struct rx_instr *code, unsigned n, 
     return xe_ok(&b) ? 0 : RX_EINTERNAL;
 }
 
+static size_t x86_emit_probe(uint8_t p[16], unsigned v) {
+    p[0] = 0xB8;                        /* mov eax, imm32 */
+    util_store32le(p + 1, v);
+    p[5] = 0xC3;                        /* ret */
+    return 6;
+}
+
 static int x86_run(rx_jit *jit, struct rx_vm_state *st) {
     struct rx_jit_ctx *c = &jit->ctx;
     const struct rx_jit_mode *m = &jit->core.mode;
@@ -673,6 +680,7 @@ static const struct rx_jit_arch x86_arch = {
     .init = x86_init,
     .emit_entry = x86_emit_entry,
     .emit_program = x86_emit_program,
+    .emit_probe = x86_emit_probe,
     .run = x86_run,
     .release = x86_release,
 };

@@ -18,6 +18,7 @@
 #include "rx/aes.h"
 #include "rx/cpu.h"
 #include "rx/jit.h"
+#include "rx/execmem.h"
 #include "rx/program.h"
 #include "rx/vm_interp.h"
 #include "rx/vm_state.h"
@@ -52,6 +53,9 @@ unsigned rx_flags_from_env(unsigned flags) {
     const char *a = getenv("RXLOCK_AES");
     if (a && strcmp(a, "soft") == 0) flags = (flags & ~(unsigned)RX_FLAG_HARD_AES) | RX_FLAG_SOFT_AES;
     else if (a && strcmp(a, "hard") == 0) flags = (flags & ~(unsigned)RX_FLAG_SOFT_AES) | RX_FLAG_HARD_AES;
+    const char *w = getenv("RXLOCK_JIT_INSTALL");
+    if (w && strcmp(w, "mprotect") == 0) flags |= RX_FLAG_JIT_MPROTECT;
+    else if (w && strcmp(w, "proc-mem") == 0) flags &= ~(unsigned)RX_FLAG_JIT_MPROTECT;
     return flags;
 }
 
@@ -142,6 +146,10 @@ int rx_vm_new(rx_vm **out, unsigned flags, const rx_cache *cache, const rx_datas
 unsigned rx_vm_flags(const rx_vm *vm) { return vm ? vm->flags : 0; }
 
 const char *rx_vm_fallback_reason(const rx_vm *vm) { return vm ? vm->fallback : NULL; }
+
+const char *rx_vm_jit_install(const rx_vm *vm) { return vm && vm->jit ? rx_jit_install(vm->jit) : NULL; }
+
+int rx_engine_writer_prepare(void) { return rx_execmem_writer_prepare(); }
 
 static void blake2b(void *out, size_t outlen, const void *in, size_t inlen) {
     static const uint8_t empty[1] = {0};

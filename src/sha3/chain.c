@@ -1,45 +1,10 @@
 /* SPDX-License-Identifier: ISC */
-/* src/sha3/chain.c — backend dispatch (the one place a Keccak backend is
- * chosen; RXLOCK_SHA3=<name> forces one) and the fused chain entry points
- * sha3_chain, sha3_chain_ctr, sha3_backend. */
+/* src/sha3/chain.c — the fused chain entry points sha3_chain,
+ * sha3_chain_ctr, sha3_backend (the backend is dispatch.c's choice). */
 #include "rxlock/sha3.h"
 #include "sha3/internal.h"
-#include <stdatomic.h>
-#include <stdlib.h>
-#include <string.h>
 #include "util/le.h"
 #include <sodium.h>
-
-static const sha3_impl *const impls[] = {
-#if defined(SHA3_HAVE_ARMV8_SHA3)
-    &sha3_impl_armv8_sha3,
-#endif
-#if defined(__x86_64__)
-    &sha3_impl_avx512,
-    &sha3_impl_bmi2,
-#endif
-    &sha3_impl_portable,
-};
-
-const sha3_impl *const *sha3_impls(size_t *n) {
-    *n = sizeof impls / sizeof impls[0];
-    return impls;
-}
-
-const sha3_impl *sha3_impl_select(void) {
-    static _Atomic(const sha3_impl *) chosen;
-    const sha3_impl *p = atomic_load_explicit(&chosen, memory_order_acquire);
-    if (p) return p;
-    p = NULL;
-    const char *want = getenv("RXLOCK_SHA3");   /* a benchmark / test switch */
-    for (size_t i = 0; want && !p && i < sizeof impls / sizeof impls[0]; i++)
-        if (strcmp(want, impls[i]->name) == 0 && impls[i]->available()) p = impls[i];
-    for (size_t i = 0; !p && i < sizeof impls / sizeof impls[0]; i++)
-        if (impls[i]->available()) p = impls[i];
-    if (!p) p = &sha3_impl_portable;
-    atomic_store_explicit(&chosen, p, memory_order_release);
-    return p;
-}
 
 void sha3_chain_with(const sha3_impl *impl, uint8_t state[32], uint64_t steps) {
     uint64_t x[4];

@@ -25,7 +25,7 @@ typedef struct {
     void (*chain_ctr)(const uint64_t pre[8], uint64_t i0, uint64_t steps, uint64_t x[4]);
 } sha3_impl;
 
-/* Backends, each defined in its own file (NULL-free table in chain.c). */
+/* Backends, each defined in its own file (the table: dispatch.c). */
 extern const sha3_impl sha3_impl_portable;
 #if defined(__x86_64__)
 extern const sha3_impl sha3_impl_avx512;

@@ -1,13 +1,10 @@
 /* SPDX-License-Identifier: ISC */
-/* src/sha3/multi.c — multi-chain dispatch (issue 23): the one place a
- * multi-chain backend is chosen (RXLOCK_SHA3_MULTI=<name> forces one), the
- * portable one-lane fallback, and sha3_chain_ctr_multi, which packs any
+/* src/sha3/multi.c — multi-chain hashing: the portable one-lane backend,
+ * and sha3_chain_ctr_multi, which packs any
  * number of chains into the backend's lanes (a partial last batch repeats
  * its last chain in the spare lanes and drops their results). */
 #include "rxlock/sha3.h"
 #include "sha3/internal.h"
-#include <stdatomic.h>
-#include <stdlib.h>
 #include <string.h>
 #include "util/le.h"
 #include <sodium.h>
@@ -29,38 +26,6 @@ static int portable_multi_available(void) { return 1; }
 const sha3_multi_impl sha3_multi_portable = {
     "portable", 1, portable_multi_available, portable_multi_chain_ctr,
 };
-
-static const sha3_multi_impl *const multi_impls[] = {
-#if defined(__x86_64__)
-    &sha3_multi_avx512,
-    &sha3_multi_avx2,
-#endif
-#if defined(SHA3_HAVE_ARMV8_SHA3)
-    &sha3_multi_armv8_sha3,
-#endif
-    &sha3_multi_portable,
-};
-#define NMULTI (sizeof multi_impls / sizeof multi_impls[0])
-
-const sha3_multi_impl *const *sha3_multi_impls(size_t *n) {
-    *n = NMULTI;
-    return multi_impls;
-}
-
-const sha3_multi_impl *sha3_multi_select(void) {
-    static _Atomic(const sha3_multi_impl *) chosen;
-    const sha3_multi_impl *p = atomic_load_explicit(&chosen, memory_order_acquire);
-    if (p) return p;
-    p = NULL;
-    const char *want = getenv("RXLOCK_SHA3_MULTI");   /* a benchmark / test switch */
-    for (size_t i = 0; want && !p && i < NMULTI; i++)
-        if (strcmp(want, multi_impls[i]->name) == 0 && multi_impls[i]->available()) p = multi_impls[i];
-    for (size_t i = 0; !p && i < NMULTI; i++)
-        if (multi_impls[i]->available()) p = multi_impls[i];
-    if (!p) p = &sha3_multi_portable;
-    atomic_store_explicit(&chosen, p, memory_order_release);
-    return p;
-}
 
 void sha3_chain_ctr_multi_with(const sha3_multi_impl *impl, size_t n, const uint8_t (*prefix)[60],
                                const uint64_t *i0, uint64_t steps, uint8_t (*d)[32]) {
