@@ -2,12 +2,13 @@
 /* src/cli/cmd_plan.c — `rxlock plan`: draw a puzzle's secrets and write a
  * plan directory for generation on a cluster (job files, plan.json,
  * slurm.sbatch, k8s-job.yaml) plus the planner and worker keys; prints the
- * epoch recipient.  The work is in tl_plan_create (src/lock/cluster/plan.c). */
+ * epoch recipient.  The plan is tl_plan_create's (src/lock/cluster/plan.c);
+ * the job files are the CLI's (src/cli/plan_scripts.c). */
 #include "cli/cli.h"
 #include "cli/cli_paths.h"
 #include "cli/lock_opts.h"
+#include "cli/plan_scripts.h"
 #include "rxlock/rxlock.h"
-#include "rxlock/age.h"
 #include <errno.h>
 #include <getopt.h>
 #include <math.h>
@@ -110,12 +111,13 @@ int cmd_plan(int argc, char **argv) {
         {"checkpoint-steps", required_argument, 0, CLI_OPT_CKPT},
         {0, 0, 0, 0}
     };
-    const char *extra[TL_PLAN_SBATCH_EXTRA_MAX];
+    const char *extra[CLI_PLAN_SBATCH_EXTRA_MAX];
     char pvc[256];
     double d;
     cli_lock_opts lo;
     cli_lock_opts_init(&lo);
     tl_plan_opts po = {0};
+    cli_plan_jobs jo = {0};
     const char *out = NULL;
     uint64_t batch = 1;
     int c, orc;
@@ -134,33 +136,33 @@ int cmd_plan(int argc, char **argv) {
         case OPT_STIME:
             if (cli_parse_duration(optarg, &d) || d < 60 || d > 3650.0 * 86400)
                 return cli_usage_error(argv[0], "--slurm-time: want 1m .. 3650d, e.g. 36h, 2d");
-            po.slurm_time = (uint64_t)ceil(d);
+            jo.slurm_time = (uint64_t)ceil(d);
             break;
         case OPT_TRATE:
             if (cli_parse_double(optarg, 1e-3, 1e15, &d)) return cli_usage_error(argv[0], "--task-rate: want a positive number of hashes/s");
-            po.task_rate_mhps = (uint64_t)llround(d * 1000.0);
+            jo.task_rate_mhps = (uint64_t)llround(d * 1000.0);
             break;
-        case OPT_SPART: po.slurm_partition = optarg; break;
-        case OPT_SACCT: po.slurm_account = optarg; break;
+        case OPT_SPART: jo.slurm_partition = optarg; break;
+        case OPT_SACCT: jo.slurm_account = optarg; break;
         case OPT_SBATCH:
-            if (po.n_sbatch_extra >= TL_PLAN_SBATCH_EXTRA_MAX)
-                return cli_usage_error(argv[0], "--sbatch: at most %u lines", TL_PLAN_SBATCH_EXTRA_MAX);
-            extra[po.n_sbatch_extra++] = optarg;
-            po.sbatch_extra = extra;
+            if (jo.n_sbatch_extra >= CLI_PLAN_SBATCH_EXTRA_MAX)
+                return cli_usage_error(argv[0], "--sbatch: at most %u lines", CLI_PLAN_SBATCH_EXTRA_MAX);
+            extra[jo.n_sbatch_extra++] = optarg;
+            jo.sbatch_extra = extra;
             break;
-        case OPT_NODEWK: po.node_worker_key = optarg; break;
-        case OPT_IMAGE: po.image = optarg; break;
+        case OPT_NODEWK: jo.node_worker_key = optarg; break;
+        case OPT_IMAGE: jo.image = optarg; break;
         case OPT_PVC: {
             if (strlen(optarg) >= sizeof pvc) return cli_usage_error(argv[0], "--pvc: too long");
             strcpy(pvc, optarg);
             char *colon = strchr(pvc, ':');
-            if (colon) { *colon = 0; po.pvc_subpath = optarg + (colon - pvc) + 1; }
-            po.pvc = pvc;
+            if (colon) { *colon = 0; jo.pvc_subpath = optarg + (colon - pvc) + 1; }
+            jo.pvc = pvc;
             break;
         }
-        case OPT_NS: po.k8s_namespace = optarg; break;
+        case OPT_NS: jo.k8s_namespace = optarg; break;
         case OPT_KUSER:
-            if (parse_ids(optarg, &po.k8s_uid, &po.k8s_gid)) return cli_usage_error(argv[0], "--k8s-user: want UID or UID:GID (non-zero)");
+            if (parse_ids(optarg, &jo.k8s_uid, &jo.k8s_gid)) return cli_usage_error(argv[0], "--k8s-user: want UID or UID:GID (non-zero)");
             break;
         case ':': return cli_usage_error(argv[0], "option '%s' needs a value", argv[optind - 1]);
         default: return cli_bad_option(argv[0], optopt, argv[optind - 1]);
@@ -187,30 +189,27 @@ int cmd_plan(int argc, char **argv) {
     po.verify = lo.go.verify;            /* issue 20: DEFAULT = full on a cluster */
     po.verify_fraction = lo.go.verify_fraction;
     po.checkpoint_steps = lo.go.checkpoint_steps;
-    uint8_t pk[32];
     char err[512];
-    int rc = tl_plan_create(&lo.p, &po, out, pk, err, sizeof err);
-    if (rc) return cli_error("plan failed: %s", err[0] ? err : rxlock_strerror(rc));
-    static char rcp[TL_AGE_PQ_RECIPIENT_MAX];
-    if (lo.p.pq) {                       /* issue 21: the age1pq1 commitment from plan.json */
-        char path[4096];
-        json_error_t je;
-        snprintf(path, sizeof path, "%s/plan.json", out);
-        json_t *o = json_load_file(path, 0, &je);
-        json_t *r = o ? json_object_get(json_object_get(o, "puzzle"), "epoch_pq_recipient") : NULL;
-        if (!json_is_string(r) || strlen(json_string_value(r)) >= sizeof rcp) rc = cli_error("%s: no epoch_pq_recipient", path);
-        else strcpy(rcp, json_string_value(r));
-        json_decref(o);
-        if (rc) return rc;
-    } else if (tl_age_recipient_encode(pk, rcp) != 0) return cli_error("cannot encode the recipient");
-    printf("%s\n", rcp);
-    uint32_t tasks = (lo.p.groups + po.batch - 1) / po.batch;
-    uint64_t tl = tl_plan_time_limit(&lo.p, &po);
+    if (cli_plan_jobs_check(&jo, err, sizeof err)) return cli_usage_error(argv[0], "%s", err);
+    jo.time_limit = cli_plan_jobs_time_limit(&jo, &lo.p, po.mode);
+    po.job_files = cli_plan_jobs_write;
+    po.job_files_ctx = &jo;
+    static tl_plan_summary sum;
+    int rc = tl_plan_create(&lo.p, &po, out, &sum, err, sizeof err);
+    if (rc) {
+        if (jo.wrote) cli_plan_jobs_remove(out);
+        return cli_error("plan failed: %s", err[0] ? err : rxlock_strerror(rc));
+    }
+    printf("%s\n", sum.recipient);
+    uint32_t tasks = sum.tasks;
+    uint64_t tl = jo.time_limit;
     const char *wkbase = strrchr(po.worker_key, '/') ? strrchr(po.worker_key, '/') + 1 : po.worker_key;
     char tlim[128] = "none (no rate: give --slurm-time or --task-rate)";
     if (tl) snprintf(tlim, sizeof tlim, "%llu-%02u:%02u:%02u%s", (unsigned long long)(tl / 86400),
                      (unsigned)(tl / 3600 % 24), (unsigned)(tl / 60 % 60), (unsigned)(tl % 60),
-                     po.slurm_time ? "" : " (2 x the work at the plan's rate + setup; --slurm-time, --task-rate)");
+                     jo.slurm_time ? " (--slurm-time)"
+                     : jo.task_rate_mhps ? " (2 x the work at --task-rate + setup; --slurm-time sets it)"
+                     : " (2 x the work at the plan's rate + setup; --slurm-time, --task-rate)");
     int ver = po.verify != TL_VERIFY_NONE;
     char vline[160] = "none (--no-verify: the puzzle will say UNVERIFIED)";
     if (ver) snprintf(vline, sizeof vline, "%s: a second array of %u task%s recomputes %s",
@@ -227,7 +226,7 @@ int cmd_plan(int argc, char **argv) {
             lo.p.groups, (unsigned long long)lo.p.steps, tl_work_name(lo.p.work), out, tasks, tasks == 1 ? "" : "s",
             po.batch, po.batch == 1 ? "" : "s", vline, ver ? "sh" : "sbatch", out,
             ver ? "slurm-submit.sh" : "slurm.sbatch", tlim,
-            po.node_worker_key ? po.node_worker_key : "~/.rxlock/", po.node_worker_key ? "" : wkbase,
+            jo.node_worker_key ? jo.node_worker_key : "~/.rxlock/", jo.node_worker_key ? "" : wkbase,
             out, ver ? " (then k8s-verify-job.yaml)" : "", out, po.planner_key);
     return CLI_OK;
 }

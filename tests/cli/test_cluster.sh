@@ -135,7 +135,7 @@ for bad in "--slurm-partition a;b" "--slurm-account a|b" "--sbatch qos=high" "--
            "--image a|b" "--pvc Bad" "--pvc ok:../up" "--pvc ok:/abs" "--namespace UPPER" "--namespace -x"; do
   n=$((n + 1))
   # shellcheck disable=SC2086
-  expect_rc 1 "refused: $bad" "$R" plan --work sha3-256 --groups 2 --steps 10 --planner-key keys/bad$n.p --worker-key keys/bad$n.w $bad -o BAD$n
+  expect_rc 2 "refused: $bad" "$R" plan --work sha3-256 --groups 2 --steps 10 --planner-key keys/bad$n.p --worker-key keys/bad$n.w $bad -o BAD$n
   check "refused ($bad): no key, no plan" test ! -e keys/bad$n.p -a ! -e keys/bad$n.w -a ! -e BAD$n/plan.json
 done
 expect_rc 2 "--slurm-time under a minute" "$R" plan --work sha3-256 --groups 2 --steps 10 --slurm-time 10s --planner-key keys/x.p --worker-key keys/x.w -o X
