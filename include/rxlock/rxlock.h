@@ -491,6 +491,39 @@ typedef struct {
 int tl_plan_task(const char *dir, uint32_t task, const tl_task_opts *o, tl_task_stats *stats,
                  char *err, size_t errlen);
 
+/* A plan's progress (`rxlock plan status`), read from its results/ files.
+ * With the worker key the results are authenticated and the verification
+ * records compared; without it only their presence is known. */
+typedef enum {
+    TL_TASK_MISSING = 0,          /* nothing recorded yet                    */
+    TL_TASK_RUNNING = 1,          /* checkpoints / records, not finished     */
+    TL_TASK_DONE    = 2,          /* every result (or every picked segment matched) */
+    TL_TASK_FAILED  = 3,          /* a result that does not authenticate, or a
+                                     verification mismatch                  */
+    TL_TASK_RECORDED = 4          /* verification records present, not
+                                     compared (no worker key)               */
+} tl_task_state;
+typedef struct {
+    uint32_t task;                /* 0-based index (the array index)         */
+    int      verify;              /* 0 group task, 1 verification task       */
+    uint32_t first, last;         /* its groups (a verification task: the groups it checks) */
+    tl_task_state state;
+    uint32_t groups_done;         /* groups finished (verification: all picked segments matched) */
+    double   checkpoint_age;      /* seconds since its newest checkpoint or
+                                     record was written; -1 = none         */
+    uint32_t bad_group, bad_segment; /* FAILED: the first bad group (and segment, 0 = the result) */
+} tl_task_status;
+typedef struct {
+    uint32_t groups, batch, tasks;
+    int      verifies;            /* the plan has verification tasks         */
+    int      authenticated;       /* opened with the worker key              */
+    uint32_t n;                   /* entries: tasks, then tasks more when verifies */
+    tl_task_status *task;         /* free with tl_plan_status_free           */
+} tl_plan_status;
+/* worker_key: path or NULL. */
+int  tl_plan_status_read(const char *dir, const char *worker_key, tl_plan_status *st, char *err, size_t errlen);
+void tl_plan_status_free(tl_plan_status *st);
+
 typedef void (*tl_report_fn)(const char *msg, void *ctx);
 typedef struct {
     const char *planner_key;      /* path of the planner key file (required) */

@@ -269,10 +269,9 @@ int cli_parse_pin(const char *hex, uint8_t pin[32]) {
 int cli_check_puzzle(const char *path, const tl_puzzle *pz, const uint8_t *pin) {
     int rc = tl_puzzle_verify(pz, pin);
     if (rc == TL_OK) return CLI_OK;
-    if (rc == TL_EPIN) fprintf(stderr, "rxlock: %s: not signed by the pinned key\n", path);
-    else if (rc == TL_ESIG) fprintf(stderr, "rxlock: %s: bad signature\n", path);
-    else return cli_error("%s: %s", path, rxlock_strerror(rc));
-    return CLI_VERIFY;
+    if (rc == TL_EPIN) return cli_fail(CLI_VERIFY, "%s: not signed by the pinned key", path);
+    if (rc == TL_ESIG) return cli_fail(CLI_VERIFY, "%s: bad signature", path);
+    return cli_error("%s: %s", path, rxlock_strerror(rc));
 }
 
 void cli_warn_fallback(const char *why) {

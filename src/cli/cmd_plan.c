@@ -7,6 +7,7 @@
 #include "cli/cli.h"
 #include "cli/cli_paths.h"
 #include "cli/lock_opts.h"
+#include "cli/cli_util.h"
 #include "cli/plan_scripts.h"
 #include "rxlock/rxlock.h"
 #include <errno.h>
@@ -20,7 +21,15 @@ const char cmd_plan_usage[] =
     "                   (--steps S | --time DURATION (--rate H/s | --calibration FILE))\n"
     "                   [--mode light|full] [--batch B] --planner-key FILE --worker-key FILE\n"
     "                   [--pq | --classic] [--verify[=full|sample:F] | --no-verify]\n"
-    "                   [--checkpoint-steps C] [job file options] [--force] -o, --output DIR\n"
+    "                   [--checkpoint-steps C] [job file options] [--force] [--json]\n"
+    "                   -o, --output DIR\n"
+    "       rxlock plan status DIR [--json]\n"
+    "\n"
+    "`plan status DIR` shows the tasks of the plan in DIR: done, running (with the\n"
+    "age of the newest checkpoint), missing or failed (a result that does not\n"
+    "authenticate, a verification mismatch), and what to run next; --worker-key\n"
+    "FILE (default $RXLOCK_WORKER_KEY) authenticates the results and compares the\n"
+    "verification records.\n"
     "\n"
     "Plan a puzzle for generation on a cluster: draws every secret now, as\n"
     "`rxlock lock` does, and writes DIR: plan.json (public), jobs/ (one sealed job\n"
@@ -54,6 +63,7 @@ const char cmd_plan_usage[] =
     "  --checkpoint-steps C the verification unit (default: about 1/1024 of a group)\n"
     "  --force              replace an existing plan in DIR and existing key files\n"
     "  -o, --output DIR     the plan directory (created; the workers' shared storage)\n"
+    "  --json               one JSON line on stdout instead of the recipient (docs/JSON.md)\n"
     "Job file options (slurm.sbatch):\n"
     "  --slurm-time DURATION   #SBATCH --time (e.g. 36h, 2d); default: twice one group's\n"
     "                       work at --task-rate (else the plan's rate, /10 for light-mode\n"
@@ -76,7 +86,7 @@ const char cmd_plan_usage[] =
     "                       65532 when that is root); runAsNonRoot\n"
     "exit: 0 ok, 1 failure, 2 usage error\n";
 
-enum { OPT_STIME = 0x200, OPT_SPART, OPT_SACCT, OPT_SBATCH, OPT_TRATE, OPT_NODEWK, OPT_IMAGE, OPT_PVC,
+enum { OPT_JSON = 0x1ff, OPT_STIME = 0x200, OPT_SPART, OPT_SACCT, OPT_SBATCH, OPT_TRATE, OPT_NODEWK, OPT_IMAGE, OPT_PVC,
        OPT_NS, OPT_KUSER };
 
 /* "UID[:GID]", each 1..2^31-1 */
@@ -94,6 +104,7 @@ static int parse_ids(const char *s, uint32_t *uid, uint32_t *gid) {
 }
 
 int cmd_plan(int argc, char **argv) {
+    if (argc >= 2 && !strcmp(argv[1], "status")) return cmd_plan_status(argc - 1, argv + 1);
     static const struct option opts[] = {
         {"work", required_argument, 0, 'w'}, {"groups", required_argument, 0, 'g'},
         {"steps", required_argument, 0, 's'}, {"time", required_argument, 0, 't'},
@@ -108,7 +119,7 @@ int cmd_plan(int argc, char **argv) {
         {"image", required_argument, 0, OPT_IMAGE}, {"pvc", required_argument, 0, OPT_PVC},
         {"namespace", required_argument, 0, OPT_NS}, {"k8s-user", required_argument, 0, OPT_KUSER},
         {"verify", optional_argument, 0, CLI_OPT_VERIFY}, {"no-verify", no_argument, 0, CLI_OPT_NO_VERIFY},
-        {"checkpoint-steps", required_argument, 0, CLI_OPT_CKPT},
+        {"checkpoint-steps", required_argument, 0, CLI_OPT_CKPT}, {"json", no_argument, 0, OPT_JSON},
         {0, 0, 0, 0}
     };
     const char *extra[CLI_PLAN_SBATCH_EXTRA_MAX];
@@ -120,7 +131,7 @@ int cmd_plan(int argc, char **argv) {
     cli_plan_jobs jo = {0};
     const char *out = NULL;
     uint64_t batch = 1;
-    int c, orc;
+    int c, orc, json = 0;
     optind = 1; opterr = 0;
     while ((c = getopt_long(argc, argv, ":o:", opts, NULL)) != -1) {
         if ((orc = cli_lock_opt(&lo, c, optarg, argv[0])) >= 0) {
@@ -133,6 +144,7 @@ int cmd_plan(int argc, char **argv) {
         case 'W': po.worker_key = optarg; break;
         case 'f': po.force = 1; break;
         case 'o': out = optarg; break;
+        case OPT_JSON: json = 1; break;
         case OPT_STIME:
             if (cli_parse_duration(optarg, &d) || d < 60 || d > 3650.0 * 86400)
                 return cli_usage_error(argv[0], "--slurm-time: want 1m .. 3650d, e.g. 36h, 2d");
@@ -200,7 +212,7 @@ int cmd_plan(int argc, char **argv) {
         if (jo.wrote) cli_plan_jobs_remove(out);
         return cli_error("plan failed: %s", err[0] ? err : rxlock_strerror(rc));
     }
-    printf("%s\n", sum.recipient);
+    if (!json) printf("%s\n", sum.recipient);
     uint32_t tasks = sum.tasks;
     uint64_t tl = jo.time_limit;
     const char *wkbase = strrchr(po.worker_key, '/') ? strrchr(po.worker_key, '/') + 1 : po.worker_key;
@@ -228,5 +240,16 @@ int cmd_plan(int argc, char **argv) {
             ver ? "slurm-submit.sh" : "slurm.sbatch", tlim,
             jo.node_worker_key ? jo.node_worker_key : "~/.rxlock/", jo.node_worker_key ? "" : wkbase,
             out, ver ? " (then k8s-verify-job.yaml)" : "", out, po.planner_key);
+    if (json) {
+        static const char *const vn[] = { "full", "none", "sample", "full" };
+        return cli_print_json(json_pack("{s:s, s:s, s:s, s:s, s:s, s:s, s:s, s:s, s:i, s:I, s:i, s:i, s:s, s:I, s:o}",
+                                        "event", "done", "command", "plan", "plan", out, "plan_id", sum.id,
+                                        "recipient", sum.recipient, "epoch_key", lo.p.pq ? "post-quantum" : "classic",
+                                        "work", tl_work_name(sum.work), "mode", sum.mode == TL_MODE_FULL ? "full" : "light",
+                                        "groups", (int)sum.groups, "steps", (json_int_t)sum.steps,
+                                        "batch", (int)sum.batch, "tasks", (int)sum.tasks,
+                                        "verification", vn[sum.verify], "checkpoint_steps", (json_int_t)sum.ckpt_steps,
+                                        "time_limit_seconds", tl ? json_integer((json_int_t)tl) : json_null()));
+    }
     return CLI_OK;
 }

@@ -233,8 +233,10 @@ int cmd_unlock(int argc, char **argv) {
     char eng[64];
     cli_engine_text(&st.engine, eng, sizeof eng);
     if (a.json)
-        ret = cli_print_json(json_pack("{s:s, s:s, s:I, s:i, s:I, s:s*, s:s*, s:f, s:f, s:o}", "event", "done",
-                                       "output", a.out, "steps_computed", (json_int_t)st.steps_computed,
+        ret = cli_print_json(json_pack("{s:s, s:s, s:s, s:s?, s:b, s:I, s:i, s:I, s:s*, s:s*, s:f, s:f, s:o}",
+                                       "event", "done", "command", "unlock", "input", a.in_path,
+                                       "output", cli_path_is_std(a.out) ? NULL : a.out, "container", 1,
+                                       "steps_computed", (json_int_t)st.steps_computed,
                                        "resumed_group", (int)st.resumed_group,
                                        "resumed_step", (json_int_t)st.resumed_step, "engine", st.engine.engine,
                                        "mode", st.engine.mode, "setup_seconds", st.setup_seconds,
