@@ -75,6 +75,10 @@ int cli_print_json(json_t *o) {
     return ok ? CLI_OK : cli_error("stdout: %s", strerror(errno));
 }
 
+int cli_age_payload_error(int e) {
+    return e == TL_AGE_EPAYLOAD || e == TL_AGE_ETRUNC || e == TL_AGE_ETRAILING || e == TL_AGE_EIO;
+}
+
 /* The first call: the engine is known, no work done yet. */
 static void progress_start(cli_progress *cp, const tl_progress *p) {
     cp->started = 1;

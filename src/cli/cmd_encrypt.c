@@ -86,7 +86,7 @@ static int add_file(recipients *r, const char *cmd, const char *path) {
         got++;
     }
     if (rc == 0 && ferror(f)) rc = cli_error("failed to read recipients file \"%s\": %s", path, strerror(errno));
-    if (rc == 0 && !got) rc = cli_usage_error(cmd, "no recipients found in file \"%s\"", path);
+    if (rc == 0 && !got) rc = cli_error("no recipients found in file \"%s\"", path);
     if (f != stdin) fclose(f);
     return rc ? -1 : 0;
 }

@@ -92,6 +92,12 @@ static int parse_args(int argc, char **argv, unlock_args *a) {
     a->in_path = argv[optind];
     int from_stdin = !strcmp(a->in_path, "-");
     size_t il = strlen(a->in_path);
+    if (!from_stdin) {                   /* a puzzle or an age file: say so first */
+        int fd = open(a->in_path, O_RDONLY | O_CLOEXEC);
+        cli_file_kind k = fd >= 0 ? cli_file_kind_fd(fd) : CLI_KIND_OTHER;
+        if (fd >= 0) close(fd);
+        if (k == CLI_KIND_PUZZLE || k == CLI_KIND_AGE) return cli_error("%s is %s", a->in_path, cli_kind_hint(k));
+    }
     if (!a->out) {
         if (from_stdin) return cli_usage_error(argv[0], "reading standard input: give -o OUT");
         if (il <= 7 || strcmp(a->in_path + il - 7, ".rxlock") != 0)
@@ -193,7 +199,8 @@ static int deliver(const unlock_args *a, int fd, off_t off, const uint8_t *x) {
     if (e) {
         if (e == TL_AGE_EIO) cli_error("%s: payload: %s: %s", a->in_path, tl_age_strerror(e), strerror(saved));
         else cli_error("%s: payload: %s%s", a->in_path, tl_age_strerror(e),
-                       io.out_path ? "" : " (output written so far to stdout is not to be trusted)");
+                       io.out_path || !cli_age_payload_error(e) ? ""
+                       : " (output written so far to stdout is not to be trusted)");
         return e == TL_AGE_ENOMATCH ? CLI_VERIFY : CLI_FAIL;
     }
     return fin;
