@@ -209,10 +209,16 @@ expect_rc 1 "tampered result refused" "$R" assemble P --planner-key keys/planner
 check "tampered: names group 3" grep -q 'group 3: results/group-0003.result not authentic' "$TMP/.err"
 check "tampered: only group 3 named" test "$(grep -c '^rxlock: group' "$TMP/.err")" -eq 1
 check "tampered: no puzzle" test ! -e t.json
+expect_rc 0 "plan status: tampered result" "$R" plan status P --worker-key keys/worker.key
+check "plan status: task 2 failed, group 3 named, the way out" sh -c "grep -q '^  task 2 (groups 3..3): failed: group 3' '$TMP/.out' && grep -q 'remove P/results/group-0003.result' '$TMP/.out'"
+expect_rc 0 "plan status without the key: presence only" "$R" plan status P
+check "plan status without the key: every group task done" grep -q '^group tasks: 6 done' "$TMP/.out"
 cp g3.good P/results/group-0003.result
 mv P/results/group-0005.result g5.good
 expect_rc 1 "missing result refused" "$R" assemble P --planner-key keys/planner.key -o t.json
 check "missing: names group 5" grep -q 'group 5: result missing' "$TMP/.err"
+expect_rc 0 "plan status: a missing result" "$R" plan status P --worker-key keys/worker.key --json
+check "plan status --json: task 4 missing, run it next" sh -c "grep -q '\"task\":4,\"verify\":false,\"first\":5,\"last\":5,\"state\":\"missing\"' '$TMP/.out' && tail -n 1 '$TMP/.out' | grep -q 'rxlock group P 4'"
 check "missing: no puzzle" test ! -e t.json
 cp P/results/group-0002.result P/results/group-0005.result
 expect_rc 1 "result under another group's name refused" "$R" assemble P --planner-key keys/planner.key -o t.json
@@ -453,6 +459,8 @@ if [ "${RXLOCK_TEST_SLURM:-0}" = 1 ]; then
       --slurm-time 10m --slurm-partition local --node-worker-key "$TMP/keys/wsv.key" \
       --planner-key keys/psv.key --worker-key keys/wsv.key -o SV
     rcpsv=$(cat "$TMP/.out")
+    expect_rc 0 "slurm: plan status before submitting" "$R" plan status SV --worker-key keys/wsv.key
+    check "slurm: plan status: 2 group tasks missing, run them next" sh -c "grep -q '^group tasks: 0 done, 0 running, 2 missing, 0 failed' '$TMP/.out' && grep -q '^next: finish the group tasks' '$TMP/.out'"
     expect_rc 0 "slurm: sbatch --test-only slurm-verify.sbatch" sbatch --test-only SV/slurm-verify.sbatch
     expect_rc 0 "slurm: sh slurm-submit.sh --wait (group array, then verification array)" env PATH="$TMP/bin:$PATH" timeout 300 sh SV/slurm-submit.sh --wait
     gjid=$(sed -n 's/^rxlock: group array: job \([0-9]*\).*/\1/p' "$TMP/.out")
@@ -460,6 +468,8 @@ if [ "${RXLOCK_TEST_SLURM:-0}" = 1 ]; then
     check "slurm: the verification job depended on the group job ($vjid after $gjid)" sh -c "test -n '$gjid' && test -n '$vjid' && scontrol show job '$vjid' | grep -q 'JobState=COMPLETED'"
     check "slurm: 4 results, 4 verification files" sh -c "test \$(ls SV/results/*.result | wc -l) -eq 4 && test \$(ls SV/results/*.verify | wc -l) -eq 4"
     check "slurm: verification logs" sh -c "cat SV/logs/verify-*.out | grep -c 'every picked segment matched' | grep -qx 2"
+    expect_rc 0 "slurm: plan status --json after the arrays" "$R" plan status SV --worker-key keys/wsv.key --json
+    check "slurm: plan status: every task done, assemble next" sh -c "tail -n 1 '$TMP/.out' | grep -q '\"group_tasks\":{\"done\":2,\"running\":0,\"missing\":0,\"failed\":0},\"verify_tasks\":{\"done\":2,.*\"complete\":true,\"next\":\"every task is done: .rxlock assemble SV'"
     expect_rc 0 "slurm: assemble the verified plan" "$R" assemble SV --planner-key keys/psv.key -o sv.json
     check "slurm: all 16 segments verified" grep -q 'verification: 16 of 16' "$TMP/.err"
     expect_rc 0 "slurm: solve the verified puzzle" "$R" solve sv.json -o sv-id.txt
