@@ -84,10 +84,18 @@ const char cmd_plan_usage[] =
     "  --namespace NS       metadata.namespace (default none: kubectl's current)\n"
     "  --k8s-user UID[:GID] the pod's user and fsGroup (default: the owner of DIR,\n"
     "                       65532 when that is root); runAsNonRoot\n"
+    "  --k8s-parallelism N  at most N pods at once (default: every task)\n"
+    "  --k8s-deadline DURATION  activeDeadlineSeconds (e.g. 3d); --k8s-ttl DURATION\n"
+    "                       ttlSecondsAfterFinished (the finished Job is removed then)\n"
+    "  --k8s-priority-class NAME  priorityClassName\n"
+    "  --image-pull-secret NAME   imagePullSecrets (repeatable)\n"
+    "  --k8s-node-selector KEY=VALUE  nodeSelector (repeatable)\n"
+    "  --k8s-toleration KEY[=VALUE]:EFFECT  tolerations (EFFECT NoSchedule,\n"
+    "                       PreferNoSchedule or NoExecute; repeatable)\n"
     "exit: 0 ok, 1 failure, 2 usage error\n";
 
 enum { OPT_JSON = 0x1ff, OPT_STIME = 0x200, OPT_SPART, OPT_SACCT, OPT_SBATCH, OPT_TRATE, OPT_NODEWK, OPT_IMAGE, OPT_PVC,
-       OPT_NS, OPT_KUSER };
+       OPT_NS, OPT_KUSER, OPT_KPAR, OPT_KDEAD, OPT_KTTL, OPT_KPRIO, OPT_KPULL, OPT_KNODE, OPT_KTOL };
 
 /* "UID[:GID]", each 1..2^31-1 */
 static int parse_ids(const char *s, uint32_t *uid, uint32_t *gid) {
@@ -120,9 +128,15 @@ int cmd_plan(int argc, char **argv) {
         {"namespace", required_argument, 0, OPT_NS}, {"k8s-user", required_argument, 0, OPT_KUSER},
         {"verify", optional_argument, 0, CLI_OPT_VERIFY}, {"no-verify", no_argument, 0, CLI_OPT_NO_VERIFY},
         {"checkpoint-steps", required_argument, 0, CLI_OPT_CKPT}, {"json", no_argument, 0, OPT_JSON},
+        {"k8s-parallelism", required_argument, 0, OPT_KPAR}, {"k8s-deadline", required_argument, 0, OPT_KDEAD},
+        {"k8s-ttl", required_argument, 0, OPT_KTTL}, {"k8s-priority-class", required_argument, 0, OPT_KPRIO},
+        {"image-pull-secret", required_argument, 0, OPT_KPULL}, {"k8s-node-selector", required_argument, 0, OPT_KNODE},
+        {"k8s-toleration", required_argument, 0, OPT_KTOL},
         {0, 0, 0, 0}
     };
     const char *extra[CLI_PLAN_SBATCH_EXTRA_MAX];
+    const char *pulls[CLI_PLAN_K8S_LIST_MAX], *nodes[CLI_PLAN_K8S_LIST_MAX], *tols[CLI_PLAN_K8S_LIST_MAX];
+    uint64_t u;
     char pvc[256];
     double d;
     cli_lock_opts lo;
@@ -173,6 +187,26 @@ int cmd_plan(int argc, char **argv) {
             break;
         }
         case OPT_NS: jo.k8s_namespace = optarg; break;
+        case OPT_KPAR:
+            if (cli_parse_u64(optarg, 1, 1000000, &u)) return cli_usage_error(argv[0], "--k8s-parallelism: want 1..1000000 pods");
+            jo.k8s_parallelism = (uint32_t)u;
+            break;
+        case OPT_KDEAD: case OPT_KTTL:
+            if (cli_parse_duration(optarg, &d) || d < 1 || d > 3650.0 * 86400)
+                return cli_usage_error(argv[0], "%s: want a duration with its unit, 1s .. 3650d (e.g. 36h, 2d)",
+                                       c == OPT_KDEAD ? "--k8s-deadline" : "--k8s-ttl");
+            *(c == OPT_KDEAD ? &jo.k8s_deadline : &jo.k8s_ttl) = (uint64_t)ceil(d);
+            break;
+        case OPT_KPRIO: jo.k8s_priority_class = optarg; break;
+        case OPT_KPULL: case OPT_KNODE: case OPT_KTOL: {
+            const char **list = c == OPT_KPULL ? pulls : c == OPT_KNODE ? nodes : tols;
+            uint32_t *n = c == OPT_KPULL ? &jo.n_k8s_pull_secret : c == OPT_KNODE ? &jo.n_k8s_node_selector
+                                                                                    : &jo.n_k8s_toleration;
+            if (*n >= CLI_PLAN_K8S_LIST_MAX)
+                return cli_usage_error(argv[0], "%s: at most %u", argv[optind - 1], CLI_PLAN_K8S_LIST_MAX);
+            list[(*n)++] = optarg;
+            break;
+        }
         case OPT_KUSER:
             if (parse_ids(optarg, &jo.k8s_uid, &jo.k8s_gid)) return cli_usage_error(argv[0], "--k8s-user: want UID or UID:GID (non-zero)");
             break;
@@ -201,6 +235,9 @@ int cmd_plan(int argc, char **argv) {
     po.verify = lo.go.verify;            /* issue 20: DEFAULT = full on a cluster */
     po.verify_fraction = lo.go.verify_fraction;
     po.checkpoint_steps = lo.go.checkpoint_steps;
+    jo.k8s_pull_secret = pulls;
+    jo.k8s_node_selector = nodes;
+    jo.k8s_toleration = tols;
     char err[512];
     if (cli_plan_jobs_check(&jo, err, sizeof err)) return cli_usage_error(argv[0], "%s", err);
     jo.time_limit = cli_plan_jobs_time_limit(&jo, &lo.p, po.mode);

@@ -84,6 +84,38 @@ int cli_plan_jobs_check(const cli_plan_jobs *o, char *err, size_t errlen) {
         BAD("--namespace: want a namespace name (lower-case letters, digits and -, at most 63)");
     if (o->slurm_time > 3650ull * 86400)
         BAD("--slurm-time: at most 3650 days");
+    if (o->k8s_priority_class && !k8s_name_ok(o->k8s_priority_class, 253, 1))
+        BAD("--k8s-priority-class: want a PriorityClass name (lower-case letters, digits, - and .)");
+    if (o->n_k8s_pull_secret > CLI_PLAN_K8S_LIST_MAX || o->n_k8s_node_selector > CLI_PLAN_K8S_LIST_MAX ||
+        o->n_k8s_toleration > CLI_PLAN_K8S_LIST_MAX)
+        BAD("--image-pull-secret, --k8s-node-selector, --k8s-toleration: at most %u each", CLI_PLAN_K8S_LIST_MAX);
+    for (uint32_t k = 0; k < o->n_k8s_pull_secret; k++)
+        if (!k8s_name_ok(o->k8s_pull_secret[k], 253, 1))
+            BAD("--image-pull-secret '%.64s': want a Secret name (lower-case letters, digits, - and .)", o->k8s_pull_secret[k]);
+    for (uint32_t k = 0; k < o->n_k8s_node_selector; k++) {
+        const char *s = o->k8s_node_selector[k], *eq = strchr(s, '=');
+        char key[254];
+        if (!eq || eq == s || (size_t)(eq - s) >= sizeof key) BAD("--k8s-node-selector '%.64s': want KEY=VALUE", s);
+        memcpy(key, s, (size_t)(eq - s));
+        key[eq - s] = 0;
+        if (!charset_ok(key, "._-/", 253) || (eq[1] && !charset_ok(eq + 1, "._-", 63)))
+            BAD("--k8s-node-selector '%.64s': want a label KEY=VALUE (letters, digits and ._-/; value at most 63)", s);
+    }
+    for (uint32_t k = 0; k < o->n_k8s_toleration; k++) {
+        const char *s = o->k8s_toleration[k], *colon = strrchr(s, ':'), *eq = strchr(s, '=');
+        char key[254], val[64];
+        if (eq && colon && eq > colon) eq = NULL;
+        const char *kend = eq ? eq : colon;
+        if (!colon || !kend || kend == s || (size_t)(kend - s) >= sizeof key ||
+            (eq && (size_t)(colon - eq - 1) >= sizeof val) ||
+            (strcmp(colon + 1, "NoSchedule") && strcmp(colon + 1, "PreferNoSchedule") && strcmp(colon + 1, "NoExecute")))
+            BAD("--k8s-toleration '%.64s': want KEY[=VALUE]:NoSchedule|PreferNoSchedule|NoExecute", s);
+        memcpy(key, s, (size_t)(kend - s));
+        key[kend - s] = 0;
+        if (eq) { memcpy(val, eq + 1, (size_t)(colon - eq - 1)); val[colon - eq - 1] = 0; }
+        if (!charset_ok(key, "._-/", 253) || (eq && val[0] && !charset_ok(val, "._-", 63)))
+            BAD("--k8s-toleration '%.64s': want a taint KEY[=VALUE] of letters, digits and ._-/", s);
+    }
     return 0;
 #undef BAD
 }
@@ -285,7 +317,12 @@ static void k8s(FILE *f, const job_in *in, int vf) {
         "  completionMode: Indexed\n"
         "  completions: %u\n"
         "  parallelism: %u\n"
-        "  backoffLimitPerIndex: %u\n"
+        "  backoffLimitPerIndex: %u\n",
+        pi->tasks, o->k8s_parallelism && o->k8s_parallelism < pi->tasks ? o->k8s_parallelism : pi->tasks,
+        TL_K8S_RETRIES);
+    if (o->k8s_deadline) fprintf(f, "  activeDeadlineSeconds: %llu\n", (unsigned long long)o->k8s_deadline);
+    if (o->k8s_ttl) fprintf(f, "  ttlSecondsAfterFinished: %llu\n", (unsigned long long)o->k8s_ttl);
+    fprintf(f,
         "  podFailurePolicy:\n"
         "    rules:\n"
         "      - action: Ignore            # preemption, eviction, drain: not the task's fault\n"
@@ -301,7 +338,24 @@ static void k8s(FILE *f, const job_in *in, int vf) {
         "      labels:\n"
         "        app.kubernetes.io/name: rxlock\n"
         "    spec:\n"
-        "      restartPolicy: Never\n"
+        "      restartPolicy: Never\n");
+    if (o->k8s_priority_class) fprintf(f, "      priorityClassName: %s\n", o->k8s_priority_class);
+    if (o->n_k8s_node_selector) fprintf(f, "      nodeSelector:\n");
+    for (uint32_t k = 0; k < o->n_k8s_node_selector; k++) {
+        const char *s = o->k8s_node_selector[k], *eq = strchr(s, '=');
+        fprintf(f, "        %.*s: \"%s\"\n", (int)(eq - s), s, eq + 1);
+    }
+    if (o->n_k8s_toleration) fprintf(f, "      tolerations:\n");
+    for (uint32_t k = 0; k < o->n_k8s_toleration; k++) {   /* KEY[=VALUE]:EFFECT */
+        const char *s = o->k8s_toleration[k], *colon = strrchr(s, ':'), *eq = strchr(s, '=');
+        if (eq && eq > colon) eq = NULL;
+        fprintf(f, "        - key: %.*s\n          operator: %s\n", (int)((eq ? eq : colon) - s), s, eq ? "Equal" : "Exists");
+        if (eq) fprintf(f, "          value: \"%.*s\"\n", (int)(colon - eq - 1), eq + 1);
+        fprintf(f, "          effect: %s\n", colon + 1);
+    }
+    if (o->n_k8s_pull_secret) fprintf(f, "      imagePullSecrets:\n");
+    for (uint32_t k = 0; k < o->n_k8s_pull_secret; k++) fprintf(f, "        - name: %s\n", o->k8s_pull_secret[k]);
+    fprintf(f,
         "      securityContext:\n"
         "        runAsNonRoot: true\n"
         "        runAsUser: %u\n"
@@ -332,7 +386,7 @@ static void k8s(FILE *f, const job_in *in, int vf) {
         "          volumeMounts:\n"
         "            - name: plan\n"
         "              mountPath: /rxlock/plan\n",
-        pi->tasks, pi->tasks, TL_K8S_RETRIES, in->uid, in->gid, in->gid, image, vf ? "\"--verify\", " : "", pi->batch,
+        in->uid, in->gid, in->gid, image, vf ? "\"--verify\", " : "", pi->batch,
         (unsigned long long)mem, (unsigned long long)mem);
     if (o->pvc_subpath) fprintf(f, "              subPath: %s\n", o->pvc_subpath);
     fprintf(f,

@@ -8,6 +8,7 @@
 #include <stdint.h>
 
 #define CLI_PLAN_SBATCH_EXTRA_MAX 32
+#define CLI_PLAN_K8S_LIST_MAX     16
 /* The operator's job-file settings; 0 / NULL = the default.  Strings are
  * checked by cli_plan_jobs_check (a bounded character set each: they are
  * written into a script and a manifest unquoted). */
@@ -28,6 +29,14 @@ typedef struct {
     const char *k8s_namespace;    /* NULL = none (kubectl's current)        */
     uint32_t k8s_uid, k8s_gid;    /* pod user/group (non-root); 0 = the plan
                                      directory's owner, else 65532          */
+    uint32_t k8s_parallelism;     /* at most this many pods at once; 0 = every task */
+    uint64_t k8s_deadline;        /* activeDeadlineSeconds; 0 = none        */
+    uint64_t k8s_ttl;             /* ttlSecondsAfterFinished; 0 = none      */
+    const char *k8s_priority_class; /* priorityClassName; NULL = none       */
+    const char *const *k8s_pull_secret;   /* imagePullSecrets names         */
+    const char *const *k8s_node_selector; /* "KEY=VALUE"                    */
+    const char *const *k8s_toleration;    /* "KEY[=VALUE]:EFFECT"           */
+    uint32_t n_k8s_pull_secret, n_k8s_node_selector, n_k8s_toleration;   /* each <= CLI_PLAN_K8S_LIST_MAX */
     uint64_t time_limit;          /* set by the caller: cli_plan_jobs_time_limit */
     int      wrote;               /* set by cli_plan_jobs_write              */
 } cli_plan_jobs;
