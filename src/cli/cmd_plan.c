@@ -276,7 +276,7 @@ int cmd_plan(int argc, char **argv) {
             po.batch, po.batch == 1 ? "" : "s", vline, ver ? "sh" : "sbatch", out,
             ver ? "slurm-submit.sh" : "slurm.sbatch", tlim,
             jo.node_worker_key ? jo.node_worker_key : "~/.rxlock/", jo.node_worker_key ? "" : wkbase,
-            out, ver ? " (then k8s-verify-job.yaml)" : "", out, po.planner_key);
+            out, ver ? "; then sh k8s-submit.sh there applies both Jobs" : "", out, po.planner_key);
     if (json) {
         static const char *const vn[] = { "full", "none", "sample", "full" };
         return cli_print_json(json_pack("{s:s, s:s, s:s, s:s, s:s, s:s, s:s, s:s, s:i, s:I, s:i, s:i, s:s, s:I, s:o}",

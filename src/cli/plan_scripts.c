@@ -419,8 +419,43 @@ static int write_one(const char *dir, const char *name, void (*fn)(FILE *, const
 
 static void submit_fn(FILE *f, const job_in *in, int vf) { (void)vf; submit(f, in); }
 
+/* k8s-submit.sh: the group Job, then, once it is complete, the
+ * verification Job (a failed group Job stops it with the way out). */
+static void k8s_submit(FILE *f, const job_in *in, int vf) {
+    (void)vf;
+    char ns[80] = "";
+    if (in->o->k8s_namespace) snprintf(ns, sizeof ns, " -n %s", in->o->k8s_namespace);
+    fprintf(f,
+        "#!/bin/sh\n"
+        "# k8s-submit.sh - rxlock plan %s: apply the group Job (k8s-job.yaml), wait until it\n"
+        "# is complete, then apply the verification Job (k8s-verify-job.yaml).  Do the\n"
+        "# steps at the top of k8s-job.yaml first (image, volume, worker-key Secret).\n"
+        "# Usage: sh k8s-submit.sh [--wait]\n"
+        "#   --wait  also wait for the verification Job (its exit status)\n"
+        "# A failed Job stops it: `kubectl%s describe job NAME`, fix the cause, delete the\n"
+        "# Job and run this again (finished pods' results are kept on the volume).\n"
+        "set -eu\n"
+        "KUBECTL=${KUBECTL:-kubectl}\n"
+        "cd \"$(dirname \"$0\")\"\n"
+        "wait_job() {\n"
+        "  while :; do\n"
+        "    s=$($KUBECTL%s get job \"$1\" -o 'jsonpath={.status.conditions[?(@.status==\"True\")].type}')\n"
+        "    case \"$s\" in\n"
+        "      *Complete*) echo \"rxlock: job $1 complete\"; return 0 ;;\n"
+        "      *Failed*) echo \"rxlock: job $1 failed: kubectl%s describe job $1\" >&2; return 1 ;;\n"
+        "    esac\n"
+        "    sleep \"${RXLOCK_POLL_SECONDS:-30}\"\n"
+        "  done\n"
+        "}\n"
+        "$KUBECTL%s apply -f k8s-job.yaml\n"
+        "wait_job rxlock-%s\n"
+        "$KUBECTL%s apply -f k8s-verify-job.yaml\n"
+        "if [ \"${1:-}\" = --wait ]; then wait_job rxlock-%s-verify; fi\n",
+        in->s->id, ns, ns, ns, ns, in->s->id, ns, in->s->id);
+}
+
 static const char *const job_files[] = { "slurm.sbatch", "k8s-job.yaml", "slurm-verify.sbatch",
-                                         "slurm-submit.sh", "k8s-verify-job.yaml" };
+                                         "slurm-submit.sh", "k8s-verify-job.yaml", "k8s-submit.sh" };
 
 void cli_plan_jobs_remove(const char *dir) {
     char path[PATH_MAX];
@@ -449,9 +484,10 @@ int cli_plan_jobs_write(const tl_plan_summary *s, void *ctx, char *err, size_t e
         rc = write_one(dir, job_files[2], sbatch, &in, 1, 0755, err, errlen);
         if (rc == TL_OK) rc = write_one(dir, job_files[3], submit_fn, &in, 0, 0755, err, errlen);
         if (rc == TL_OK) rc = write_one(dir, job_files[4], k8s, &in, 1, 0644, err, errlen);
+        if (rc == TL_OK) rc = write_one(dir, job_files[5], k8s_submit, &in, 0, 0755, err, errlen);
     } else if (rc == TL_OK) {                        /* --force over a verified plan */
         char path[PATH_MAX];
-        for (int k = 2; k < 5; k++)
+        for (int k = 2; k < 6; k++)
             if (snprintf(path, sizeof path, "%s/%s", dir, job_files[k]) < (int)sizeof path) (void)unlink(path);
     }
     if (rc != TL_OK) cli_plan_jobs_remove(dir);

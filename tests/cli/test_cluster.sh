@@ -309,6 +309,20 @@ assert s["completionMode"] == "Indexed" and s["completions"] == 2, s
 assert c["command"] == ["rxlock", "group", "--verify", "/rxlock/plan"], c
 ' VP/k8s-verify-job.yaml
 fi
+# k8s-submit.sh with a stand-in kubectl: the group Job, its wait, then the
+# verification Job; a failed group Job stops it before the second apply
+mkdir -p kbin
+cat > kbin/kubectl <<'KEOF'
+#!/bin/sh
+echo "$*" >> "$KLOG"
+case "$*" in *"get job"*) echo "$KSTATE" ;; esac
+KEOF
+chmod +x kbin/kubectl
+check "k8s-submit.sh: sh -n" sh -n VP/k8s-submit.sh
+check "k8s-submit.sh: group Job, wait, verification Job" sh -c "KLOG='$TMP/k1.log' KSTATE=Complete KUBECTL='$TMP/kbin/kubectl' sh VP/k8s-submit.sh --wait >/dev/null &&
+  sed 's/ -o .*//' '$TMP/k1.log' | tr '\n' '|' | grep -qx 'apply -f k8s-job.yaml|get job rxlock-[0-9a-f]*|apply -f k8s-verify-job.yaml|get job rxlock-[0-9a-f]*-verify|'"
+check "k8s-submit.sh: a failed group Job stops it" sh -c "! KLOG='$TMP/k2.log' KSTATE=Failed KUBECTL='$TMP/kbin/kubectl' sh VP/k8s-submit.sh 2>/dev/null && ! grep -q verify '$TMP/k2.log'"
+check "no k8s-submit.sh for an unverified plan" test ! -e P/k8s-submit.sh
 for i in 1 0; do run_slurm VP $i > "vp-$i.log" 2>&1 & done; wait
 check "verified plan: 4 chains recorded (.segs)" test "$(ls VP/results/*.segs | wc -l)" -eq 4
 expect_rc 1 "assemble before the verification array: refused" "$R" assemble VP --planner-key keys/pvp.key -o vp-early.json
