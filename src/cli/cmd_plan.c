@@ -72,6 +72,9 @@ const char cmd_plan_usage[] =
     "  --task-rate H/s      one group's hash rate on the nodes in the tasks' mode\n"
     "                       (e.g. `rxlock calibrate` there), for the default --slurm-time\n"
     "  --slurm-partition P, --slurm-account A   #SBATCH --partition / --account\n"
+    "  --slurm-log-dir D    the tasks' log directory in #SBATCH --output, as the\n"
+    "                       nodes see it (relative: to sbatch's working directory;\n"
+    "                       default DIR/logs, resolved on this host)\n"
     "  --sbatch --OPT[=VALUE]  one more #SBATCH line (repeatable, up to 32), e.g.\n"
     "                       --sbatch --qos=long\n"
     "  --node-worker-key PATH  the worker key's absolute path on the nodes (default\n"
@@ -95,7 +98,7 @@ const char cmd_plan_usage[] =
     "exit: 0 ok, 1 failure, 2 usage error\n";
 
 enum { OPT_JSON = 0x1ff, OPT_STIME = 0x200, OPT_SPART, OPT_SACCT, OPT_SBATCH, OPT_TRATE, OPT_NODEWK, OPT_IMAGE, OPT_PVC,
-       OPT_NS, OPT_KUSER, OPT_KPAR, OPT_KDEAD, OPT_KTTL, OPT_KPRIO, OPT_KPULL, OPT_KNODE, OPT_KTOL };
+       OPT_NS, OPT_KUSER, OPT_KPAR, OPT_KDEAD, OPT_KTTL, OPT_KPRIO, OPT_KPULL, OPT_KNODE, OPT_KTOL, OPT_SLOG };
 
 /* "UID[:GID]", each 1..2^31-1 */
 static int parse_ids(const char *s, uint32_t *uid, uint32_t *gid) {
@@ -131,7 +134,7 @@ int cmd_plan(int argc, char **argv) {
         {"k8s-parallelism", required_argument, 0, OPT_KPAR}, {"k8s-deadline", required_argument, 0, OPT_KDEAD},
         {"k8s-ttl", required_argument, 0, OPT_KTTL}, {"k8s-priority-class", required_argument, 0, OPT_KPRIO},
         {"image-pull-secret", required_argument, 0, OPT_KPULL}, {"k8s-node-selector", required_argument, 0, OPT_KNODE},
-        {"k8s-toleration", required_argument, 0, OPT_KTOL},
+        {"k8s-toleration", required_argument, 0, OPT_KTOL}, {"slurm-log-dir", required_argument, 0, OPT_SLOG},
         {0, 0, 0, 0}
     };
     const char *extra[CLI_PLAN_SBATCH_EXTRA_MAX];
@@ -170,6 +173,7 @@ int cmd_plan(int argc, char **argv) {
             break;
         case OPT_SPART: jo.slurm_partition = optarg; break;
         case OPT_SACCT: jo.slurm_account = optarg; break;
+        case OPT_SLOG: jo.slurm_log_dir = optarg; break;
         case OPT_SBATCH:
             if (jo.n_sbatch_extra >= CLI_PLAN_SBATCH_EXTRA_MAX)
                 return cli_usage_error(argv[0], "--sbatch: at most %u lines", CLI_PLAN_SBATCH_EXTRA_MAX);

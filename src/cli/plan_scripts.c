@@ -84,6 +84,9 @@ int cli_plan_jobs_check(const cli_plan_jobs *o, char *err, size_t errlen) {
         BAD("--namespace: want a namespace name (lower-case letters, digits and -, at most 63)");
     if (o->slurm_time > 3650ull * 86400)
         BAD("--slurm-time: at most 3650 days");
+    if (o->slurm_log_dir && (!*o->slurm_log_dir || strnlen(o->slurm_log_dir, PATH_MAX) >= PATH_MAX - 64 ||
+                             !script_safe(o->slurm_log_dir)))
+        BAD("--slurm-log-dir: want a directory path of letters, digits and /._-+,:=@ (as the nodes see it)");
     if (o->k8s_priority_class && !k8s_name_ok(o->k8s_priority_class, 253, 1))
         BAD("--k8s-priority-class: want a PriorityClass name (lower-case letters, digits, - and .)");
     if (o->n_k8s_pull_secret > CLI_PLAN_K8S_LIST_MAX || o->n_k8s_node_selector > CLI_PLAN_K8S_LIST_MAX ||
@@ -222,9 +225,10 @@ static void sbatch(FILE *f, const job_in *in, int vf) {
     if (o->slurm_partition) fprintf(f, "#SBATCH --partition=%s\n", o->slurm_partition);
     if (o->slurm_account) fprintf(f, "#SBATCH --account=%s\n", o->slurm_account);
     fprintf(f,
-        "#SBATCH --output=%s/logs/%s-%%A_%%a.out\n"
+        "#SBATCH --output=%s%s/%s-%%A_%%a.out\n"
         "#SBATCH --open-mode=append\n"
-        "#SBATCH --requeue\n", in->s->dir, vf ? "verify" : "slurm");
+        "#SBATCH --requeue\n", o->slurm_log_dir ? o->slurm_log_dir : in->s->dir, o->slurm_log_dir ? "" : "/logs",
+        vf ? "verify" : "slurm");
     for (uint32_t k = 0; k < o->n_sbatch_extra; k++) fprintf(f, "#SBATCH %s\n", o->sbatch_extra[k]);
     fprintf(f,
         "set -eu\n"

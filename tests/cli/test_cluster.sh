@@ -125,6 +125,12 @@ expect_rc 0 "plan: every Slurm option, full, batch 2" "$R" plan --work randomx-v
 check "full, batch 2: --mem=2656M (2080 + 256 + 256 + 2 x 32)" grep -qx '#SBATCH --mem=2656M' J4/slurm.sbatch
 check "--slurm-time 36h" grep -qx '#SBATCH --time=1-12:00:00' J4/slurm.sbatch
 check "--slurm-partition" grep -qx '#SBATCH --partition=long' J4/slurm.sbatch
+expect_rc 0 "plan --slurm-log-dir" "$R" plan --work sha3-256 --groups 2 --steps 10 --slurm-log-dir /scratch/op/rxlock-logs \
+  --planner-key keys/j5p.key --worker-key keys/j5w.key -o J5
+check "--slurm-log-dir: #SBATCH --output there" grep -qx '#SBATCH --output=/scratch/op/rxlock-logs/slurm-%A_%a.out' J5/slurm.sbatch
+check "--slurm-log-dir: the verification array too" grep -qx '#SBATCH --output=/scratch/op/rxlock-logs/verify-%A_%a.out' J5/slurm-verify.sbatch
+expect_rc 2 "--slurm-log-dir with a space: refused" "$R" plan --work sha3-256 --groups 2 --steps 10 --slurm-log-dir 'a b' \
+  --planner-key keys/j6p.key --worker-key keys/j6w.key -o J6
 check "--slurm-account" grep -qx '#SBATCH --account=proj-7' J4/slurm.sbatch
 check "--sbatch lines, in order" sh -c "grep '^#SBATCH --\(qos\|mail-type\)' J4/slurm.sbatch | tr '\n' ' ' | grep -qx '#SBATCH --qos=high #SBATCH --mail-type=END '"
 check "--node-worker-key" grep -qx 'export RXLOCK_WORKER_KEY=${RXLOCK_WORKER_KEY:-/home/op/.rxlock/w4.key}' J4/slurm.sbatch
