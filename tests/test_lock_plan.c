@@ -172,7 +172,11 @@ static void t_plan_roundtrip(void) {
     tl_params p = { .work = TL_WORK_SHA3_256, .groups = 5, .steps = 3000, .rate_source = "none" };
     tl_plan_opts po = { .planner_key = pkey, .worker_key = wkey, .batch = 2 };
     uint8_t pk[32], pk2[32], pk3[32], x[32];
-    CHECK(tl_plan_create(&p, &po, dir, pk, err, sizeof err) == TL_OK);
+    static tl_plan_summary sum;
+    CHECK(tl_plan_create(&p, &po, dir, &sum, err, sizeof err) == TL_OK);
+    memcpy(pk, sum.epoch_pk, 32);
+    CHECK(sum.groups == p.groups && sum.tasks == (p.groups + sum.batch - 1) / sum.batch && strlen(sum.id) == 12);
+    CHECK(strncmp(sum.recipient, "age1", 4) == 0 && sum.dir[0] == '/' && sum.worker_key[0] == '/');
     /* Assemble before any task ran: every group reported missing. */
     tl_assemble_opts ao = { .planner_key = pkey, .report = on_report, .report_ctx = last };
     char *json = NULL, *ref = NULL;
@@ -226,30 +230,40 @@ static void t_plan_roundtrip(void) {
     CHECK(system(cmd) == 0);
 }
 
-/* The Slurm time limit (issue 25): given, derived from a rate, none. */
+/* A task's time limit: derived from a rate, none without one. */
 static void t_time_limit(void) {
     tl_params p = { .work = TL_WORK_SHA3_256, .groups = 2, .steps = 30000, .rate_milli_hps = 1000000,
                     .rate_source = "flag" };
-    tl_plan_opts o = { .mode = TL_MODE_LIGHT };
-    CHECK(tl_plan_time_limit(&p, &o) == 660);                 /* 2 x 30 s + 600 s */
-    o.task_rate_mhps = 100000;
-    CHECK(tl_plan_time_limit(&p, &o) == 1200);                /* 2 x 300 s + 600 s */
-    o.slurm_time = 61;
-    CHECK(tl_plan_time_limit(&p, &o) == 120);                 /* whole minutes, up */
-    o.slurm_time = 0; o.task_rate_mhps = 0; p.rate_milli_hps = 0;
-    CHECK(tl_plan_time_limit(&p, &o) == 0);                   /* no rate: none */
+    CHECK(tl_plan_time_limit(&p, TL_MODE_LIGHT, 0) == 660);          /* 2 x 30 s + 600 s */
+    CHECK(tl_plan_time_limit(&p, TL_MODE_LIGHT, 100000) == 1200);    /* 2 x 300 s + 600 s */
+    p.rate_milli_hps = 0;
+    CHECK(tl_plan_time_limit(&p, TL_MODE_LIGHT, 0) == 0);            /* no rate: none */
     /* RandomX: light tasks at a full-mode rate run 10x slower; setup 60 / 600 s */
     p.work = TL_WORK_RANDOMX_V2; p.steps = 4838400; p.rate_milli_hps = 768000;
-    CHECK(tl_plan_time_limit(&p, &o) == 126660);                /* 2 x 63000 + 60 + 600 */
+    CHECK(tl_plan_time_limit(&p, TL_MODE_LIGHT, 0) == 126660);       /* 2 x 63000 + 60 + 600 */
     snprintf(p.rate_source, sizeof p.rate_source, "calibration (light)");
-    CHECK(tl_plan_time_limit(&p, &o) == (2 * 6300 + 60 + 600 + 59) / 60 * 60);
-    o.mode = TL_MODE_FULL;
+    CHECK(tl_plan_time_limit(&p, TL_MODE_LIGHT, 0) == (2 * 6300 + 60 + 600 + 59) / 60 * 60);
     snprintf(p.rate_source, sizeof p.rate_source, "flag");
-    CHECK(tl_plan_time_limit(&p, &o) == (2 * 6300 + 600 + 600 + 59) / 60 * 60);
+    CHECK(tl_plan_time_limit(&p, TL_MODE_FULL, 0) == (2 * 6300 + 600 + 600 + 59) / 60 * 60);
 }
 
-/* Bad job file settings are refused before anything is written. */
-static void t_script_settings(void) {
+/* The caller's job files: called once before plan.json; a failure there
+ * fails the plan and leaves nothing (the job-file settings themselves are
+ * the CLI's: tests/cli/test_cluster.sh). */
+static int files_calls;
+static int files_fail(const tl_plan_summary *s, void *ctx, char *err, size_t errlen) {
+    (void)ctx;
+    files_calls++;
+    char path[TL_PLAN_PATH_MAX + 16];
+    struct stat st;
+    snprintf(path, sizeof path, "%s/plan.json", s->dir);
+    CHECK(stat(path, &st) != 0);                               /* not yet */
+    snprintf(path, sizeof path, "%s/plan.secrets", s->dir);
+    CHECK(stat(path, &st) == 0);
+    snprintf(err, errlen, "no room for the job files");
+    return TL_EIO;
+}
+static void t_job_files_hook(void) {
     char tmpl[] = "/tmp/rxlock-plan-XXXXXX";
     char *base = mkdtemp(tmpl);
     CHECK(base != NULL);
@@ -259,24 +273,13 @@ static void t_script_settings(void) {
     snprintf(pkey, sizeof pkey, "%s/planner.key", base);
     snprintf(wkey, sizeof wkey, "%s/worker.key", base);
     tl_params p = { .work = TL_WORK_SHA3_256, .groups = 2, .steps = 10, .rate_source = "none" };
-    const char *extra_bad[] = { "--qos=high", "qos" }, *extra_ok[] = { "--qos=high" };
-    tl_plan_opts bad[] = {
-        { .slurm_partition = "a b" }, { .slurm_account = "x\ny" }, { .sbatch_extra = extra_bad, .n_sbatch_extra = 2 },
-        { .n_sbatch_extra = 1 }, { .sbatch_extra = extra_ok, .n_sbatch_extra = TL_PLAN_SBATCH_EXTRA_MAX + 1 },
-        { .node_worker_key = "relative/w.key" }, { .node_worker_key = "/a b" }, { .image = "img\"" },
-        { .pvc = "Upper" }, { .pvc = "-x" }, { .pvc = "ok", .pvc_subpath = "../up" }, { .pvc = "ok", .pvc_subpath = "/abs" },
-        { .k8s_namespace = "a.b" }, { .slurm_time = 3651ull * 86400 },
-    };
+    tl_plan_opts o = { .planner_key = pkey, .worker_key = wkey, .job_files = files_fail };
+    static tl_plan_summary sum;
     struct stat st;
-    for (size_t k = 0; k < sizeof bad / sizeof bad[0]; k++) {
-        bad[k].planner_key = pkey;
-        bad[k].worker_key = wkey;
-        uint8_t pk[32];
-        err[0] = 0;
-        CHECK(tl_plan_create(&p, &bad[k], dir, pk, err, sizeof err) == TL_EINVAL);
-        CHECK(err[0] == '-');                                  /* names the option */
-        CHECK(stat(pkey, &st) != 0 && stat(wkey, &st) != 0 && stat(dir, &st) != 0);
-    }
+    err[0] = 0;
+    CHECK(tl_plan_create(&p, &o, dir, &sum, err, sizeof err) == TL_EIO);
+    CHECK(files_calls == 1 && strstr(err, "no room") != NULL);
+    CHECK(stat(pkey, &st) != 0 && stat(wkey, &st) != 0 && stat(dir, &st) != 0);
     rmdir(base);
 }
 
@@ -289,6 +292,6 @@ int main(void) {
     RUN(t_seg);
     RUN(t_plan_roundtrip);
     RUN(t_time_limit);
-    RUN(t_script_settings);
+    RUN(t_job_files_hook);
     return test_summary();
 }

@@ -413,11 +413,36 @@ int tl_measure_rate(tl_work_type type, tl_mode mode, double seconds, double *rat
  * tl_plan_create() draws every secret exactly as tl_generate() does and
  * writes a plan directory: plan.json (public), one job file per group
  * (sealed to a per-plan worker X25519 key), plan.secrets (sealed under the
- * planner key), slurm.sbatch and k8s-job.yaml.  Each cluster task runs
- * tl_plan_task() (idempotent; atomic, authenticated result files; sealed
- * checkpoints so a preempted task resumes).  tl_plan_assemble(), holding
- * the planner key, checks every result and builds the puzzle, byte for
- * byte what tl_generate() would have written for the same secrets. */
+ * planner key); the caller writes its job files (the CLI: slurm.sbatch,
+ * k8s-job.yaml, ...) from the tl_plan_summary it gets.  Each cluster task
+ * runs tl_plan_task() (idempotent; atomic, authenticated result files;
+ * sealed checkpoints so a preempted task resumes).  tl_plan_assemble(),
+ * holding the planner key, checks every result and builds the puzzle, byte
+ * for byte what tl_generate() would have written for the same secrets. */
+#define TL_PLAN_PATH_MAX      4096
+#define TL_PLAN_RECIPIENT_MAX 1984     /* = TL_AGE_PQ_RECIPIENT_MAX (rxlock/age.h) */
+/* What a new plan is: enough for a caller to write job files and say
+ * what to run.  The two paths are resolved and hold only letters, digits
+ * and /._-+,:=@ (tl_plan_create refuses others), so a job script may
+ * carry them unquoted. */
+typedef struct {
+    char     id[13];              /* the plan's short id (12 hex): job and Secret names */
+    char     dir[TL_PLAN_PATH_MAX];        /* the plan directory, resolved        */
+    char     worker_key[TL_PLAN_PATH_MAX]; /* the worker key file, resolved      */
+    char     recipient[TL_PLAN_RECIPIENT_MAX]; /* age1... (age1pq1... for --pq)   */
+    uint8_t  epoch_pk[32];        /* X, known from the start                */
+    tl_work_type work;
+    tl_mode  mode;                /* the tasks' RandomX mode                */
+    uint32_t groups, batch, tasks;  /* G, groups per task, tasks = ceil(G / batch) */
+    uint64_t steps;               /* S                                      */
+    tl_verify verify;             /* NONE, SAMPLE or FULL (DEFAULT resolved) */
+    uint64_t ckpt_steps;          /* C: the verification unit (0 without)   */
+} tl_plan_summary;
+/* The caller's job files: called by tl_plan_create once the plan's own
+ * files are written and before plan.json (a directory without plan.json is
+ * an unfinished plan).  Non-zero fails the plan (err set): tl_plan_create
+ * removes what it wrote; the callback removes what it wrote itself. */
+typedef int (*tl_plan_files_fn)(const tl_plan_summary *s, void *ctx, char *err, size_t errlen);
 typedef struct {
     const char *planner_key;      /* path written (0600); refused inside the plan dir */
     const char *worker_key;       /* path written (0600); refused inside the plan dir */
@@ -425,45 +450,28 @@ typedef struct {
     tl_mode  mode;                /* RandomX mode the tasks use (TL_MODE_DEFAULT:
                                      full: the nodes hold the dataset)      */
     int      force;               /* replace an existing plan / key files    */
-    /* The job files' settings (slurm.sbatch, k8s-job.yaml); 0 / NULL = the
-     * default.  Strings are checked (a bounded character set each: they are
-     * written into a script and a manifest unquoted); TL_EINVAL otherwise. */
-    uint64_t slurm_time;          /* seconds; 0 = tl_plan_time_limit()       */
-    uint64_t task_rate_mhps;      /* one group's rate on the nodes, in the tasks'
-                                     mode, milli-hashes/s; 0 = the plan's rate */
-    const char *slurm_partition;  /* #SBATCH --partition                    */
-    const char *slurm_account;    /* #SBATCH --account                      */
-    const char *const *sbatch_extra; /* n_sbatch_extra lines "--opt[=value]" */
-    uint32_t n_sbatch_extra;      /* at most TL_PLAN_SBATCH_EXTRA_MAX        */
-    const char *node_worker_key;  /* the worker key's absolute path on the nodes
-                                     (sbatch); NULL = $HOME/.rxlock/ + the
-                                     worker key file's name */
-    const char *image;            /* container image; NULL = localhost/rxlock:VERSION */
-    const char *pvc;              /* the plan volume's claim; NULL = rxlock-plan */
-    const char *pvc_subpath;      /* the plan directory inside it; NULL = its root */
-    const char *k8s_namespace;    /* NULL = none (kubectl's current)        */
-    uint32_t k8s_uid, k8s_gid;    /* pod user/group (non-root); 0 = the plan
-                                     directory's owner, else 65532          */
-    /* issue 20: verification as extra tasks (plan version 2).  The group
-     * tasks record a sealed chain value every checkpoint_steps steps; a
-     * second array (slurm-verify.sbatch, k8s-verify-job.yaml, run after the
-     * group array: slurm-submit.sh) recomputes the picked segments, and
-     * tl_plan_assemble refuses until every one matched.  DEFAULT = FULL
-     * for a plan (docs/SECURITY.md); NONE writes a version-1 plan. */
+    /* Verification as extra tasks (plan version 2).  The group tasks
+     * record a sealed chain value every checkpoint_steps steps; a second
+     * array of tasks, run after the group array, recomputes the picked
+     * segments, and tl_plan_assemble refuses until every one matched.
+     * DEFAULT = FULL for a plan (docs/SECURITY.md); NONE writes a
+     * version-1 plan. */
     tl_verify verify;
     double   verify_fraction;     /* TL_VERIFY_SAMPLE: 0 < F <= 1 (0 = 0.25) */
     uint64_t checkpoint_steps;    /* C (0 = auto, as tl_generate)            */
+    tl_plan_files_fn job_files;   /* optional: the caller's job files        */
+    void    *job_files_ctx;
 } tl_plan_opts;
-#define TL_PLAN_SBATCH_EXTRA_MAX 32
-/* pk receives X (the epoch public key, known from the start). */
+/* s receives the summary (on success; the recipient is usable at once). */
 int tl_plan_create(const tl_params *p, const tl_plan_opts *o, const char *dir,
-                   uint8_t pk[32], char *err, size_t errlen);
-/* The Slurm time limit plan writes (seconds, a whole number of minutes):
- * o->slurm_time when set; else 2 x (steps / rate) + setup (RandomX full:
- * 600 s, light: 60 s) + 600 s, where rate is o->task_rate_mhps, else the
- * plan's rate (divided by 10 for RandomX light-mode tasks when the rate is
- * not a light-mode calibration's); 0 when there is no rate (no limit). */
-uint64_t tl_plan_time_limit(const tl_params *p, const tl_plan_opts *o);
+                   tl_plan_summary *s, char *err, size_t errlen);
+/* A time limit for one task (seconds, a whole number of minutes): 2 x
+ * (steps / rate) + setup (RandomX full: 600 s, light: 60 s) + 600 s, where
+ * rate is task_rate_mhps (milli-hashes/s, one group on the nodes in the
+ * tasks' mode) when non-zero, else the plan's rate (divided by 10 for
+ * RandomX light-mode tasks when the rate is not a light-mode
+ * calibration's); 0 when there is no rate (no limit). */
+uint64_t tl_plan_time_limit(const tl_params *p, tl_mode mode, uint64_t task_rate_mhps);
 
 typedef struct {
     const char *worker_key;       /* path of the worker key file (required)  */
@@ -491,6 +499,39 @@ typedef struct {
  * already recorded before; a mismatch is TL_EWORKER naming the segment). */
 int tl_plan_task(const char *dir, uint32_t task, const tl_task_opts *o, tl_task_stats *stats,
                  char *err, size_t errlen);
+
+/* A plan's progress (`rxlock plan status`), read from its results/ files.
+ * With the worker key the results are authenticated and the verification
+ * records compared; without it only their presence is known. */
+typedef enum {
+    TL_TASK_MISSING = 0,          /* nothing recorded yet                    */
+    TL_TASK_RUNNING = 1,          /* checkpoints / records, not finished     */
+    TL_TASK_DONE    = 2,          /* every result (or every picked segment matched) */
+    TL_TASK_FAILED  = 3,          /* a result that does not authenticate, or a
+                                     verification mismatch                  */
+    TL_TASK_RECORDED = 4          /* verification records present, not
+                                     compared (no worker key)               */
+} tl_task_state;
+typedef struct {
+    uint32_t task;                /* 0-based index (the array index)         */
+    int      verify;              /* 0 group task, 1 verification task       */
+    uint32_t first, last;         /* its groups (a verification task: the groups it checks) */
+    tl_task_state state;
+    uint32_t groups_done;         /* groups finished (verification: all picked segments matched) */
+    double   checkpoint_age;      /* seconds since its newest checkpoint or
+                                     record was written; -1 = none         */
+    uint32_t bad_group, bad_segment; /* FAILED: the first bad group (and segment, 0 = the result) */
+} tl_task_status;
+typedef struct {
+    uint32_t groups, batch, tasks;
+    int      verifies;            /* the plan has verification tasks         */
+    int      authenticated;       /* opened with the worker key              */
+    uint32_t n;                   /* entries: tasks, then tasks more when verifies */
+    tl_task_status *task;         /* free with tl_plan_status_free           */
+} tl_plan_status;
+/* worker_key: path or NULL. */
+int  tl_plan_status_read(const char *dir, const char *worker_key, tl_plan_status *st, char *err, size_t errlen);
+void tl_plan_status_free(tl_plan_status *st);
 
 typedef void (*tl_report_fn)(const char *msg, void *ctx);
 typedef struct {

@@ -135,15 +135,15 @@ static int plan_epoch(run_ctx *r, uint64_t E, int kind) {
     po.verify = c->verify;
     po.verify_fraction = c->verify == TL_VERIFY_SAMPLE ? c->verify_permille / 1000.0 : 0;
     po.checkpoint_steps = c->checkpoint_steps;
-    uint8_t pk[32];
-    int rc = tl_plan_create(&p, &po, dir, pk, err, sizeof err);
+    static tl_plan_summary ps;
+    int rc = tl_plan_create(&p, &po, dir, &ps, err, sizeof err);
     if (rc) return cli_error("planning epoch %llu: %s", (unsigned long long)E, err[0] ? err : rxlock_strerror(rc));
     char out[PATH_MAX], sk[PATH_MAX];
     bcn_file(&r->b, out, "private/puzzles/%s.json", stem);
     bcn_file(&r->b, sk, "private/signer.key");
-    bcn_log("planned epoch %llu%s%s: %s (run its tasks: slurm-submit.sh or k8s-job.yaml, worker key %s); then "
+    bcn_log("planned epoch %llu%s%s: %s (run its %u tasks: rxlock group DIR TASK --worker-key %s); then "
             "rxlock assemble %s --planner-key %s --sign-key %s -o %s", (unsigned long long)E,
-            c->s.kinds == 3 ? " " : "", c->s.kinds == 3 ? tl_beacon_kind_name(kind) : "", dir, wk_path, dir, pk_path,
+            c->s.kinds == 3 ? " " : "", c->s.kinds == 3 ? tl_beacon_kind_name(kind) : "", dir, ps.tasks, wk_path, dir, pk_path,
             sk, out);
     return CLI_OK;
 }

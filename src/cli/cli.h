@@ -37,9 +37,14 @@ CLI_COMMANDS(CLI_DECLARE)
 /* `rxlock lock FILE ...`: lock a file into a .rxlock container
  * (cmd_lockfile.c; cmd_lock hands over when it sees a file argument). */
 int cmd_lock_file(int argc, char **argv);
+/* `rxlock plan status DIR` (cmd_plan_status.c; cmd_plan hands over). */
+int cmd_plan_status(int argc, char **argv);
 
-/* "rxlock: <msg>" on stderr; returns CLI_FAIL. */
+/* "rxlock: <msg>" on stderr; returns CLI_FAIL.  The message is kept for
+ * the --json error event (docs/JSON.md), as cli_fail's and cli_usage_error's. */
 int cli_error(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+/* The same with another exit code (CLI_VERIFY); returns rc. */
+int cli_fail(int rc, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 /* "rxlock CMD: <msg> (see 'rxlock help CMD')" on stderr; returns CLI_USAGE. */
 int cli_usage_error(const char *cmd, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 /* Common getopt error handling: call on '?' / ':' returns of getopt_long. */

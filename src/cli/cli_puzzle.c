@@ -122,6 +122,8 @@ int cli_puzzle_load(const char *path, int allow_container, tl_puzzle **pz, int *
     }
     close(fd);
     if (rc >= 0) return rc;
+    if (k == CLI_KIND_OTHER)
+        return cli_error("%s: neither a puzzle (a JSON object from rxlock lock or assemble) nor a .rxlock file", path);
     if (tl_puzzle_load(path, pz, err, sizeof err)) return cli_error("%s", err);
     return CLI_OK;
 }

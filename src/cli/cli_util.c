@@ -75,6 +75,10 @@ int cli_print_json(json_t *o) {
     return ok ? CLI_OK : cli_error("stdout: %s", strerror(errno));
 }
 
+int cli_age_payload_error(int e) {
+    return e == TL_AGE_EPAYLOAD || e == TL_AGE_ETRUNC || e == TL_AGE_ETRAILING || e == TL_AGE_EIO;
+}
+
 /* The first call: the engine is known, no work done yet. */
 static void progress_start(cli_progress *cp, const tl_progress *p) {
     cp->started = 1;
@@ -269,10 +273,9 @@ int cli_parse_pin(const char *hex, uint8_t pin[32]) {
 int cli_check_puzzle(const char *path, const tl_puzzle *pz, const uint8_t *pin) {
     int rc = tl_puzzle_verify(pz, pin);
     if (rc == TL_OK) return CLI_OK;
-    if (rc == TL_EPIN) fprintf(stderr, "rxlock: %s: not signed by the pinned key\n", path);
-    else if (rc == TL_ESIG) fprintf(stderr, "rxlock: %s: bad signature\n", path);
-    else return cli_error("%s: %s", path, rxlock_strerror(rc));
-    return CLI_VERIFY;
+    if (rc == TL_EPIN) return cli_fail(CLI_VERIFY, "%s: not signed by the pinned key", path);
+    if (rc == TL_ESIG) return cli_fail(CLI_VERIFY, "%s: bad signature", path);
+    return cli_error("%s: %s", path, rxlock_strerror(rc));
 }
 
 void cli_warn_fallback(const char *why) {

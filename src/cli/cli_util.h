@@ -51,6 +51,9 @@ void cli_engine_text(const tl_engine_info *e, char *buf, size_t cap);
 /* Print a JSON object as one compact line on stdout and free it.  CLI_OK,
  * or CLI_FAIL after a message (NULL object, write error). */
 int cli_print_json(json_t *o);
+/* An age error found in the payload, after plaintext may have been
+ * written (not a header error, which comes before any output). */
+int cli_age_payload_error(int e);
 
 /* Age identity file (mode 0600; "-": standard output) commented with the
  * puzzle id and `how` (may be ""), of the puzzle's epoch kind (X25519, or

@@ -19,7 +19,7 @@
 
 const char cmd_assemble_usage[] =
     "usage: rxlock assemble DIR --planner-key FILE [--sign-key FILE]\n"
-    "                       [--keep-epoch-key FILE|-] [--force] -o, --output PUZZLE|-\n"
+    "                       [--keep-epoch-key FILE|-] [--force] [--json] -o, --output PUZZLE|-\n"
     "\n"
     "Check every group result of the plan in DIR (present, authenticated, this\n"
     "plan, right group and steps, nothing stray) and write the puzzle, the same\n"
@@ -31,6 +31,7 @@ const char cmd_assemble_usage[] =
     "  --sign-key FILE        sign the puzzle header (key from `rxlock keygen-signer`)\n"
     "  --keep-epoch-key FILE  also write the epoch identity now\n"
     "  --force                overwrite existing output files\n"
+    "  --json                 one JSON line on stdout instead of the recipient (docs/JSON.md)\n"
     "  -o, --output PUZZLE    output puzzle file ('-': standard output, the recipient\n"
     "                         then goes to standard error)\n"
     "exit: 0 ok, 1 failure (nothing written), 2 usage error\n";
@@ -44,11 +45,11 @@ int cmd_assemble(int argc, char **argv) {
     static const struct option opts[] = {
         {"planner-key", required_argument, 0, 'P'}, {"sign-key", required_argument, 0, 'k'},
         {"keep-epoch-key", required_argument, 0, 'K'}, {"force", no_argument, 0, 'f'},
-        {"output", required_argument, 0, 'o'}, {0, 0, 0, 0}
+        {"output", required_argument, 0, 'o'}, {"json", no_argument, 0, 'j'}, {0, 0, 0, 0}
     };
     tl_assemble_opts ao = { .report = on_report };
     const char *out = NULL, *keep = NULL, *sign = NULL;
-    int force = 0, c;
+    int force = 0, json = 0, c;
     optind = 1; opterr = 0;
     while ((c = getopt_long(argc, argv, ":o:", opts, NULL)) != -1) {
         switch (c) {
@@ -56,6 +57,7 @@ int cmd_assemble(int argc, char **argv) {
         case 'k': sign = optarg; break;
         case 'K': keep = optarg; break;
         case 'f': force = 1; break;
+        case 'j': json = 1; break;
         case 'o': out = optarg; break;
         case ':': return cli_usage_error(argv[0], "option '%s' needs a value", argv[optind - 1]);
         default: return cli_bad_option(argv[0], optopt, argv[optind - 1]);
@@ -66,6 +68,7 @@ int cmd_assemble(int argc, char **argv) {
     if (optind < argc) return cli_usage_error(argv[0], "unexpected argument '%s'", argv[optind]);
     if (!out) return cli_usage_error(argv[0], "missing -o PUZZLE");
     if (!ao.planner_key) return cli_usage_error(argv[0], "missing --planner-key FILE");
+    if (json && cli_path_is_std(out)) return cli_usage_error(argv[0], "--json and -o - both write to stdout");
     const cli_path files[] = {
         { ao.planner_key, "--planner-key", CLI_PATH_IN }, { sign, "--sign-key", CLI_PATH_IN },
         { out, "-o", CLI_PATH_OUT }, { keep, "--keep-epoch-key", CLI_PATH_OUT }
@@ -94,10 +97,20 @@ int cmd_assemble(int argc, char **argv) {
     }
     static char rcp[TL_AGE_PQ_RECIPIENT_MAX];
     if (ret == CLI_OK) ret = cli_epoch_recipient(pz, rcp);
+    json_t *ev = NULL;
+    if (ret == CLI_OK && json) {
+        static const char *const vn[] = { "none", "none", "sample", "full" };
+        ev = json_pack("{s:s, s:s, s:s, s:s, s:s, s:s, s:s, s:i, s:I, s:s, s:b}", "event", "done", "command", "assemble",
+                       "plan", dir, "output", out, "recipient", rcp, "epoch_key", pz->pq_epoch ? "post-quantum" : "classic",
+                       "work", tl_work_name(pz->work), "groups", (int)pz->groups, "steps", (json_int_t)pz->steps,
+                       "verification", vn[pz->verify_method <= TL_VERIFY_FULL ? pz->verify_method : 0],
+                       "signed", pz->has_signer);
+    }
     tl_puzzle_free(pz);
     sodium_memzero(x, sizeof x);
     free(text);
-    if (ret) return ret;
+    if (ret) { json_decref(ev); return ret; }
+    if (json) return cli_print_json(ev);
     fprintf(cli_path_is_std(out) ? stderr : stdout, "%s\n", rcp);
     return CLI_OK;
 }

@@ -118,9 +118,12 @@ static int parse_args(int argc, char **argv, cal_args *a) {
 
 /* --json: the calibration object plus the run's details, one line. */
 static int report_json(const cal_args *a, const tl_calibration *cal, const char *text) {
-    json_t *o = json_loads(text, 0, NULL);
-    json_t *more = json_pack("{s:I, s:s, s:s?, s:f, s:s, s:f, s:f, s:s}", "hashes", (json_int_t)cal->hashes,
-                             "file", a->outpath, "fallback", cal->engine.fallback,
+    json_t *o = json_pack("{s:s, s:s, s:s}", "event", "done", "command", "calibrate", "output", a->outpath);
+    json_t *cj = json_loads(text, 0, NULL);
+    if (o && (!cj || json_object_update(o, cj) != 0)) { json_decref(o); o = NULL; }
+    json_decref(cj);
+    json_t *more = json_pack("{s:I, s:s?, s:f, s:s, s:f, s:f, s:s}", "hashes", (json_int_t)cal->hashes,
+                             "fallback", cal->engine.fallback,
                              "sizing_rate", tl_calibration_sizing_rate(cal),
                              "sizing_statistic", cal->allocations > 1 ? "fastest window of every placement"
                                                                       : "fastest window",

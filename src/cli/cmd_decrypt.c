@@ -92,8 +92,9 @@ int cmd_decrypt(int argc, char **argv) {
     int saved = errno;
     rc = cli_io_finish(&io, e == 0);
     if (e == TL_AGE_EIO) rc = cli_error("decrypt: %s: %s", tl_age_strerror(e), strerror(saved));
-    else if (e) rc = cli_error("decrypt: %s%s", tl_age_strerror(e),
-                               io.out_path ? "" : " (output written so far to stdout is not to be trusted)");
+    else if (e) rc = cli_error("decrypt: %s%s", tl_age_strerror(e),   /* header errors come before any output */
+                               io.out_path || !cli_age_payload_error(e) ? ""
+                               : " (output written so far to stdout is not to be trusted)");
     if (e == TL_AGE_ENOMATCH) rc = CLI_VERIFY;
 wipe:
     sodium_memzero(sks, sizeof sks);

@@ -101,10 +101,13 @@ int cmd_group(int argc, char **argv) {
         return rc == TL_EINTR ? cli_interrupted_rc() : CLI_FAIL;
     }
     if (json && to.verify)
-        return cli_print_json(json_pack("{s:s, s:I, s:i, s:i, s:i}", "event", "verified", "task", (json_int_t)v,
-                                        "first", (int)st.first, "last", (int)st.last, "groups", (int)st.computed));
+        return cli_print_json(json_pack("{s:s, s:s, s:s, s:I, s:b, s:i, s:i, s:i, s:i}", "event", "done",
+                                        "command", "group", "plan", dir, "task", (json_int_t)v, "verify", 1,
+                                        "first", (int)st.first, "last", (int)st.last, "computed", (int)st.computed,
+                                        "already_done", (int)st.present));
     if (json)
-        return cli_print_json(json_pack("{s:s, s:I, s:i, s:i, s:i, s:i, s:i}", "event", "done", "task", (json_int_t)v,
+        return cli_print_json(json_pack("{s:s, s:s, s:s, s:I, s:b, s:i, s:i, s:i, s:i, s:i}", "event", "done",
+                                        "command", "group", "plan", dir, "task", (json_int_t)v, "verify", 0,
                                         "first", (int)st.first, "last", (int)st.last, "computed", (int)st.computed,
                                         "resumed", (int)st.resumed, "already_done", (int)st.present));
     if (quiet) return CLI_OK;

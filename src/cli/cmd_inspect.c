@@ -18,7 +18,7 @@
 #include <time.h>
 
 const char cmd_inspect_usage[] =
-    "usage: rxlock inspect PUZZLE|FILE.rxlock [-q | --json | --progress]\n"
+    "usage: rxlock inspect PUZZLE|FILE.rxlock [-q | --json [--pretty] | --progress]\n"
     "                     [--mode light|full] [--no-estimate] [--floor-table FILE]\n"
     "\n"
     "Show a puzzle: work function, groups x steps, the assumed solver rate and\n"
@@ -30,7 +30,7 @@ const char cmd_inspect_usage[] =
     "authenticated).\n"
     "  -q, --quiet      no progress line for the estimate (the report, which is the\n"
     "                   result, is still printed; warnings and errors go to stderr)\n"
-    "  --json           one JSON object on stdout\n"
+    "  --json           one JSON line on stdout (docs/JSON.md); --pretty indents it\n"
     "  --mode M         RandomX mode for the estimate (default: full when its 2.3 GiB fit\n"
     "                   here, else light with a warning; full builds the dataset first)\n"
     "  --floor-table F  the floor table (default: the built-in one, docs/SECURITY.md)\n"
@@ -44,7 +44,7 @@ typedef struct {
     char idhex[33], keyhex[65], signer[65], hdr[65], rcp[TL_AGE_PQ_RECIPIENT_MAX], created[32], eng[64];
     uint64_t total;
     double assumed, here;
-    int json, estimate, est_rc, progress, quiet;
+    int json, pretty, estimate, est_rc, progress, quiet;
     int container;           /* issue 22: the puzzle of a .rxlock file */
     tl_mode mode;
     int mode_req;                  /* issue 19: -1 = the mode policy */
@@ -56,7 +56,7 @@ typedef struct {
 
 static int parse_args(int argc, char **argv, view *v) {
     static const struct option opts[] = {
-        {"json", no_argument, 0, 'j'}, {"mode", required_argument, 0, 'm'},
+        {"json", no_argument, 0, 'j'}, {"pretty", no_argument, 0, 'p'}, {"mode", required_argument, 0, 'm'},
         {"no-estimate", no_argument, 0, 'n'}, {"progress", no_argument, 0, 'P'}, {"quiet", no_argument, 0, 'q'},
         {"floor-table", required_argument, 0, 'F'}, {0, 0, 0, 0}
     };
@@ -65,6 +65,7 @@ static int parse_args(int argc, char **argv, view *v) {
     while ((c = getopt_long(argc, argv, ":q", opts, NULL)) != -1) {
         switch (c) {
         case 'j': v->json = 1; break;
+        case 'p': v->json = v->pretty = 1; break;
         case 'n': v->estimate = 0; break;
         case 'P': v->progress = 1; break;
         case 'q': v->quiet = 1; break;
@@ -123,7 +124,9 @@ static const char *verify_name(const tl_puzzle *pz) {
 
 static int report_json(const tl_puzzle *pz, const view *v) {
     json_t *o = json_object();
-    json_object_set_new(o, "puzzle", json_string(v->path));
+    json_object_set_new(o, "event", json_string("done"));
+    json_object_set_new(o, "command", json_string("inspect"));
+    json_object_set_new(o, "input", json_string(v->path));
     json_object_set_new(o, "version", json_integer(pz->version));
     json_object_set_new(o, "work", json_string(tl_work_name(pz->work)));
     json_object_set_new(o, "groups", json_integer(pz->groups));
@@ -170,7 +173,8 @@ static int report_json(const tl_puzzle *pz, const view *v) {
         json_object_set_new(o, "estimate_setup_seconds", json_real(v->est_setup));
         json_object_set_new(o, "estimate_seconds", json_real((double)v->total / v->here + v->est_setup));
     }
-    char *s = json_dumps(o, JSON_INDENT(2) | JSON_PRESERVE_ORDER);
+    if (!v->pretty) return cli_print_json(o);      /* one line, as every --json */
+    char *s = json_dumps(o, JSON_INDENT(2) | JSON_PRESERVE_ORDER | JSON_REAL_PRECISION(10));
     json_decref(o);
     if (!s) return cli_error("out of memory");
     printf("%s\n", s);

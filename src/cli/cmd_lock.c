@@ -242,10 +242,12 @@ static int report(const lock_args *a, const char *rcp, double secs, double cpu, 
     static const char *const vm[] = { "none", "none", "sample", "full" };
     const char *vname = vm[gs->checked == 0 ? 1 : gs->checked == gs->segments ? 3 : 2];
     if (a->json)
-        return cli_print_json(json_pack("{s:s, s:s, s:s, s:i, s:I, s:f, s:f, s:f, s:f, s:s*, s:f, s:f, s:f, s:s?, s:f, "
-                                        "s:s, s:i, s:i, s:i, s:I, s:I, s:I}",
-                                        "event", "done",
-                                        "puzzle", a->out, "recipient", rcp, "groups", (int)p->groups,
+        return cli_print_json(json_pack("{s:s, s:s, s:s?, s:b, s:s, s:s, s:s, s:i, s:I, s:f, s:f, s:f, s:f, s:s*, "
+                                        "s:f, s:f, s:f, s:s?, s:f, s:s, s:i, s:i, s:i, s:I, s:I, s:I}",
+                                        "event", "done", "command", "lock",
+                                        "output", cli_path_is_std(a->out) ? NULL : a->out, "container", 0,
+                                        "recipient", rcp, "epoch_key", p->pq ? "post-quantum" : "classic",
+                                        "work", tl_work_name(p->work), "groups", (int)p->groups,
                                         "steps", (json_int_t)p->steps, "seconds", secs,
                                         "rate", secs > 0 ? total / secs : 0.0, "worker_cpu_seconds", cpu,
                                         "rate_per_worker_cpu_second", cpu > 0 ? total / cpu : 0.0,

@@ -135,8 +135,10 @@ static int report_json(const lockfile_args *a, const char *rcp, const tl_puzzle 
     const tl_params *p = &a->lo.p;
     tl_promise pr;
     tl_promise_of(pz, &a->lo.ft, &pr);
-    return cli_print_json(json_pack("{s:s, s:s?, s:s, s:s, s:s, s:i, s:I, s:s, s:s*, s:f, s:f, s:f, s:s?, s:f, s:I, s:I}",
-                                    "event", "done", "container", a->to_stdout ? NULL : a->out, "file", a->in_path,
+    return cli_print_json(json_pack("{s:s, s:s, s:s?, s:b, s:s, s:s, s:s, s:i, s:I, s:s, s:s*, s:f, s:f, s:f, s:s?, s:f, "
+                                    "s:I, s:I}",
+                                    "event", "done", "command", "lock", "output", a->to_stdout ? NULL : a->out,
+                                    "container", 1, "input", a->in_path,
                                     "recipient", rcp, "epoch_key", p->pq ? "post-quantum" : "classic",
                                     "groups", (int)p->groups, "steps", (json_int_t)p->steps,
                                     "work", tl_work_name(p->work), "engine", a->lo.engine.engine,

@@ -2,12 +2,14 @@
 /* src/cli/cmd_plan.c — `rxlock plan`: draw a puzzle's secrets and write a
  * plan directory for generation on a cluster (job files, plan.json,
  * slurm.sbatch, k8s-job.yaml) plus the planner and worker keys; prints the
- * epoch recipient.  The work is in tl_plan_create (src/lock/cluster/plan.c). */
+ * epoch recipient.  The plan is tl_plan_create's (src/lock/cluster/plan.c);
+ * the job files are the CLI's (src/cli/plan_scripts.c). */
 #include "cli/cli.h"
 #include "cli/cli_paths.h"
 #include "cli/lock_opts.h"
+#include "cli/cli_util.h"
+#include "cli/plan_scripts.h"
 #include "rxlock/rxlock.h"
-#include "rxlock/age.h"
 #include <errno.h>
 #include <getopt.h>
 #include <math.h>
@@ -19,7 +21,15 @@ const char cmd_plan_usage[] =
     "                   (--steps S | --time DURATION (--rate H/s | --calibration FILE))\n"
     "                   [--mode light|full] [--batch B] --planner-key FILE --worker-key FILE\n"
     "                   [--pq | --classic] [--verify[=full|sample:F] | --no-verify]\n"
-    "                   [--checkpoint-steps C] [job file options] [--force] -o, --output DIR\n"
+    "                   [--checkpoint-steps C] [job file options] [--force] [--json]\n"
+    "                   -o, --output DIR\n"
+    "       rxlock plan status DIR [--json]\n"
+    "\n"
+    "`plan status DIR` shows the tasks of the plan in DIR: done, running (with the\n"
+    "age of the newest checkpoint), missing or failed (a result that does not\n"
+    "authenticate, a verification mismatch), and what to run next; --worker-key\n"
+    "FILE (default $RXLOCK_WORKER_KEY) authenticates the results and compares the\n"
+    "verification records.\n"
     "\n"
     "Plan a puzzle for generation on a cluster: draws every secret now, as\n"
     "`rxlock lock` does, and writes DIR: plan.json (public), jobs/ (one sealed job\n"
@@ -53,6 +63,7 @@ const char cmd_plan_usage[] =
     "  --checkpoint-steps C the verification unit (default: about 1/1024 of a group)\n"
     "  --force              replace an existing plan in DIR and existing key files\n"
     "  -o, --output DIR     the plan directory (created; the workers' shared storage)\n"
+    "  --json               one JSON line on stdout instead of the recipient (docs/JSON.md)\n"
     "Job file options (slurm.sbatch):\n"
     "  --slurm-time DURATION   #SBATCH --time (e.g. 36h, 2d); default: twice one group's\n"
     "                       work at --task-rate (else the plan's rate, /10 for light-mode\n"
@@ -61,6 +72,9 @@ const char cmd_plan_usage[] =
     "  --task-rate H/s      one group's hash rate on the nodes in the tasks' mode\n"
     "                       (e.g. `rxlock calibrate` there), for the default --slurm-time\n"
     "  --slurm-partition P, --slurm-account A   #SBATCH --partition / --account\n"
+    "  --slurm-log-dir D    the tasks' log directory in #SBATCH --output, as the\n"
+    "                       nodes see it (relative: to sbatch's working directory;\n"
+    "                       default DIR/logs, resolved on this host)\n"
     "  --sbatch --OPT[=VALUE]  one more #SBATCH line (repeatable, up to 32), e.g.\n"
     "                       --sbatch --qos=long\n"
     "  --node-worker-key PATH  the worker key's absolute path on the nodes (default\n"
@@ -73,10 +87,18 @@ const char cmd_plan_usage[] =
     "  --namespace NS       metadata.namespace (default none: kubectl's current)\n"
     "  --k8s-user UID[:GID] the pod's user and fsGroup (default: the owner of DIR,\n"
     "                       65532 when that is root); runAsNonRoot\n"
+    "  --k8s-parallelism N  at most N pods at once (default: every task)\n"
+    "  --k8s-deadline DURATION  activeDeadlineSeconds (e.g. 3d); --k8s-ttl DURATION\n"
+    "                       ttlSecondsAfterFinished (the finished Job is removed then)\n"
+    "  --k8s-priority-class NAME  priorityClassName\n"
+    "  --image-pull-secret NAME   imagePullSecrets (repeatable)\n"
+    "  --k8s-node-selector KEY=VALUE  nodeSelector (repeatable)\n"
+    "  --k8s-toleration KEY[=VALUE]:EFFECT  tolerations (EFFECT NoSchedule,\n"
+    "                       PreferNoSchedule or NoExecute; repeatable)\n"
     "exit: 0 ok, 1 failure, 2 usage error\n";
 
-enum { OPT_STIME = 0x200, OPT_SPART, OPT_SACCT, OPT_SBATCH, OPT_TRATE, OPT_NODEWK, OPT_IMAGE, OPT_PVC,
-       OPT_NS, OPT_KUSER };
+enum { OPT_JSON = 0x1ff, OPT_STIME = 0x200, OPT_SPART, OPT_SACCT, OPT_SBATCH, OPT_TRATE, OPT_NODEWK, OPT_IMAGE, OPT_PVC,
+       OPT_NS, OPT_KUSER, OPT_KPAR, OPT_KDEAD, OPT_KTTL, OPT_KPRIO, OPT_KPULL, OPT_KNODE, OPT_KTOL, OPT_SLOG };
 
 /* "UID[:GID]", each 1..2^31-1 */
 static int parse_ids(const char *s, uint32_t *uid, uint32_t *gid) {
@@ -93,6 +115,7 @@ static int parse_ids(const char *s, uint32_t *uid, uint32_t *gid) {
 }
 
 int cmd_plan(int argc, char **argv) {
+    if (argc >= 2 && !strcmp(argv[1], "status")) return cmd_plan_status(argc - 1, argv + 1);
     static const struct option opts[] = {
         {"work", required_argument, 0, 'w'}, {"groups", required_argument, 0, 'g'},
         {"steps", required_argument, 0, 's'}, {"time", required_argument, 0, 't'},
@@ -107,18 +130,25 @@ int cmd_plan(int argc, char **argv) {
         {"image", required_argument, 0, OPT_IMAGE}, {"pvc", required_argument, 0, OPT_PVC},
         {"namespace", required_argument, 0, OPT_NS}, {"k8s-user", required_argument, 0, OPT_KUSER},
         {"verify", optional_argument, 0, CLI_OPT_VERIFY}, {"no-verify", no_argument, 0, CLI_OPT_NO_VERIFY},
-        {"checkpoint-steps", required_argument, 0, CLI_OPT_CKPT},
+        {"checkpoint-steps", required_argument, 0, CLI_OPT_CKPT}, {"json", no_argument, 0, OPT_JSON},
+        {"k8s-parallelism", required_argument, 0, OPT_KPAR}, {"k8s-deadline", required_argument, 0, OPT_KDEAD},
+        {"k8s-ttl", required_argument, 0, OPT_KTTL}, {"k8s-priority-class", required_argument, 0, OPT_KPRIO},
+        {"image-pull-secret", required_argument, 0, OPT_KPULL}, {"k8s-node-selector", required_argument, 0, OPT_KNODE},
+        {"k8s-toleration", required_argument, 0, OPT_KTOL}, {"slurm-log-dir", required_argument, 0, OPT_SLOG},
         {0, 0, 0, 0}
     };
-    const char *extra[TL_PLAN_SBATCH_EXTRA_MAX];
+    const char *extra[CLI_PLAN_SBATCH_EXTRA_MAX];
+    const char *pulls[CLI_PLAN_K8S_LIST_MAX], *nodes[CLI_PLAN_K8S_LIST_MAX], *tols[CLI_PLAN_K8S_LIST_MAX];
+    uint64_t u;
     char pvc[256];
     double d;
     cli_lock_opts lo;
     cli_lock_opts_init(&lo);
     tl_plan_opts po = {0};
+    cli_plan_jobs jo = {0};
     const char *out = NULL;
     uint64_t batch = 1;
-    int c, orc;
+    int c, orc, json = 0;
     optind = 1; opterr = 0;
     while ((c = getopt_long(argc, argv, ":o:", opts, NULL)) != -1) {
         if ((orc = cli_lock_opt(&lo, c, optarg, argv[0])) >= 0) {
@@ -131,36 +161,58 @@ int cmd_plan(int argc, char **argv) {
         case 'W': po.worker_key = optarg; break;
         case 'f': po.force = 1; break;
         case 'o': out = optarg; break;
+        case OPT_JSON: json = 1; break;
         case OPT_STIME:
             if (cli_parse_duration(optarg, &d) || d < 60 || d > 3650.0 * 86400)
                 return cli_usage_error(argv[0], "--slurm-time: want 1m .. 3650d, e.g. 36h, 2d");
-            po.slurm_time = (uint64_t)ceil(d);
+            jo.slurm_time = (uint64_t)ceil(d);
             break;
         case OPT_TRATE:
             if (cli_parse_double(optarg, 1e-3, 1e15, &d)) return cli_usage_error(argv[0], "--task-rate: want a positive number of hashes/s");
-            po.task_rate_mhps = (uint64_t)llround(d * 1000.0);
+            jo.task_rate_mhps = (uint64_t)llround(d * 1000.0);
             break;
-        case OPT_SPART: po.slurm_partition = optarg; break;
-        case OPT_SACCT: po.slurm_account = optarg; break;
+        case OPT_SPART: jo.slurm_partition = optarg; break;
+        case OPT_SACCT: jo.slurm_account = optarg; break;
+        case OPT_SLOG: jo.slurm_log_dir = optarg; break;
         case OPT_SBATCH:
-            if (po.n_sbatch_extra >= TL_PLAN_SBATCH_EXTRA_MAX)
-                return cli_usage_error(argv[0], "--sbatch: at most %u lines", TL_PLAN_SBATCH_EXTRA_MAX);
-            extra[po.n_sbatch_extra++] = optarg;
-            po.sbatch_extra = extra;
+            if (jo.n_sbatch_extra >= CLI_PLAN_SBATCH_EXTRA_MAX)
+                return cli_usage_error(argv[0], "--sbatch: at most %u lines", CLI_PLAN_SBATCH_EXTRA_MAX);
+            extra[jo.n_sbatch_extra++] = optarg;
+            jo.sbatch_extra = extra;
             break;
-        case OPT_NODEWK: po.node_worker_key = optarg; break;
-        case OPT_IMAGE: po.image = optarg; break;
+        case OPT_NODEWK: jo.node_worker_key = optarg; break;
+        case OPT_IMAGE: jo.image = optarg; break;
         case OPT_PVC: {
             if (strlen(optarg) >= sizeof pvc) return cli_usage_error(argv[0], "--pvc: too long");
             strcpy(pvc, optarg);
             char *colon = strchr(pvc, ':');
-            if (colon) { *colon = 0; po.pvc_subpath = optarg + (colon - pvc) + 1; }
-            po.pvc = pvc;
+            if (colon) { *colon = 0; jo.pvc_subpath = optarg + (colon - pvc) + 1; }
+            jo.pvc = pvc;
             break;
         }
-        case OPT_NS: po.k8s_namespace = optarg; break;
+        case OPT_NS: jo.k8s_namespace = optarg; break;
+        case OPT_KPAR:
+            if (cli_parse_u64(optarg, 1, 1000000, &u)) return cli_usage_error(argv[0], "--k8s-parallelism: want 1..1000000 pods");
+            jo.k8s_parallelism = (uint32_t)u;
+            break;
+        case OPT_KDEAD: case OPT_KTTL:
+            if (cli_parse_duration(optarg, &d) || d < 1 || d > 3650.0 * 86400)
+                return cli_usage_error(argv[0], "%s: want a duration with its unit, 1s .. 3650d (e.g. 36h, 2d)",
+                                       c == OPT_KDEAD ? "--k8s-deadline" : "--k8s-ttl");
+            *(c == OPT_KDEAD ? &jo.k8s_deadline : &jo.k8s_ttl) = (uint64_t)ceil(d);
+            break;
+        case OPT_KPRIO: jo.k8s_priority_class = optarg; break;
+        case OPT_KPULL: case OPT_KNODE: case OPT_KTOL: {
+            const char **list = c == OPT_KPULL ? pulls : c == OPT_KNODE ? nodes : tols;
+            uint32_t *n = c == OPT_KPULL ? &jo.n_k8s_pull_secret : c == OPT_KNODE ? &jo.n_k8s_node_selector
+                                                                                    : &jo.n_k8s_toleration;
+            if (*n >= CLI_PLAN_K8S_LIST_MAX)
+                return cli_usage_error(argv[0], "%s: at most %u", argv[optind - 1], CLI_PLAN_K8S_LIST_MAX);
+            list[(*n)++] = optarg;
+            break;
+        }
         case OPT_KUSER:
-            if (parse_ids(optarg, &po.k8s_uid, &po.k8s_gid)) return cli_usage_error(argv[0], "--k8s-user: want UID or UID:GID (non-zero)");
+            if (parse_ids(optarg, &jo.k8s_uid, &jo.k8s_gid)) return cli_usage_error(argv[0], "--k8s-user: want UID or UID:GID (non-zero)");
             break;
         case ':': return cli_usage_error(argv[0], "option '%s' needs a value", argv[optind - 1]);
         default: return cli_bad_option(argv[0], optopt, argv[optind - 1]);
@@ -187,30 +239,30 @@ int cmd_plan(int argc, char **argv) {
     po.verify = lo.go.verify;            /* issue 20: DEFAULT = full on a cluster */
     po.verify_fraction = lo.go.verify_fraction;
     po.checkpoint_steps = lo.go.checkpoint_steps;
-    uint8_t pk[32];
+    jo.k8s_pull_secret = pulls;
+    jo.k8s_node_selector = nodes;
+    jo.k8s_toleration = tols;
     char err[512];
-    int rc = tl_plan_create(&lo.p, &po, out, pk, err, sizeof err);
-    if (rc) return cli_error("plan failed: %s", err[0] ? err : rxlock_strerror(rc));
-    static char rcp[TL_AGE_PQ_RECIPIENT_MAX];
-    if (lo.p.pq) {                       /* issue 21: the age1pq1 commitment from plan.json */
-        char path[4096];
-        json_error_t je;
-        snprintf(path, sizeof path, "%s/plan.json", out);
-        json_t *o = json_load_file(path, 0, &je);
-        json_t *r = o ? json_object_get(json_object_get(o, "puzzle"), "epoch_pq_recipient") : NULL;
-        if (!json_is_string(r) || strlen(json_string_value(r)) >= sizeof rcp) rc = cli_error("%s: no epoch_pq_recipient", path);
-        else strcpy(rcp, json_string_value(r));
-        json_decref(o);
-        if (rc) return rc;
-    } else if (tl_age_recipient_encode(pk, rcp) != 0) return cli_error("cannot encode the recipient");
-    printf("%s\n", rcp);
-    uint32_t tasks = (lo.p.groups + po.batch - 1) / po.batch;
-    uint64_t tl = tl_plan_time_limit(&lo.p, &po);
+    if (cli_plan_jobs_check(&jo, err, sizeof err)) return cli_usage_error(argv[0], "%s", err);
+    jo.time_limit = cli_plan_jobs_time_limit(&jo, &lo.p, po.mode);
+    po.job_files = cli_plan_jobs_write;
+    po.job_files_ctx = &jo;
+    static tl_plan_summary sum;
+    int rc = tl_plan_create(&lo.p, &po, out, &sum, err, sizeof err);
+    if (rc) {
+        if (jo.wrote) cli_plan_jobs_remove(out);
+        return cli_error("plan failed: %s", err[0] ? err : rxlock_strerror(rc));
+    }
+    if (!json) printf("%s\n", sum.recipient);
+    uint32_t tasks = sum.tasks;
+    uint64_t tl = jo.time_limit;
     const char *wkbase = strrchr(po.worker_key, '/') ? strrchr(po.worker_key, '/') + 1 : po.worker_key;
     char tlim[128] = "none (no rate: give --slurm-time or --task-rate)";
     if (tl) snprintf(tlim, sizeof tlim, "%llu-%02u:%02u:%02u%s", (unsigned long long)(tl / 86400),
                      (unsigned)(tl / 3600 % 24), (unsigned)(tl / 60 % 60), (unsigned)(tl % 60),
-                     po.slurm_time ? "" : " (2 x the work at the plan's rate + setup; --slurm-time, --task-rate)");
+                     jo.slurm_time ? " (--slurm-time)"
+                     : jo.task_rate_mhps ? " (2 x the work at --task-rate + setup; --slurm-time sets it)"
+                     : " (2 x the work at the plan's rate + setup; --slurm-time, --task-rate)");
     int ver = po.verify != TL_VERIFY_NONE;
     char vline[160] = "none (--no-verify: the puzzle will say UNVERIFIED)";
     if (ver) snprintf(vline, sizeof vline, "%s: a second array of %u task%s recomputes %s",
@@ -227,7 +279,18 @@ int cmd_plan(int argc, char **argv) {
             lo.p.groups, (unsigned long long)lo.p.steps, tl_work_name(lo.p.work), out, tasks, tasks == 1 ? "" : "s",
             po.batch, po.batch == 1 ? "" : "s", vline, ver ? "sh" : "sbatch", out,
             ver ? "slurm-submit.sh" : "slurm.sbatch", tlim,
-            po.node_worker_key ? po.node_worker_key : "~/.rxlock/", po.node_worker_key ? "" : wkbase,
-            out, ver ? " (then k8s-verify-job.yaml)" : "", out, po.planner_key);
+            jo.node_worker_key ? jo.node_worker_key : "~/.rxlock/", jo.node_worker_key ? "" : wkbase,
+            out, ver ? "; then sh k8s-submit.sh there applies both Jobs" : "", out, po.planner_key);
+    if (json) {
+        static const char *const vn[] = { "full", "none", "sample", "full" };
+        return cli_print_json(json_pack("{s:s, s:s, s:s, s:s, s:s, s:s, s:s, s:s, s:i, s:I, s:i, s:i, s:s, s:I, s:o}",
+                                        "event", "done", "command", "plan", "plan", out, "plan_id", sum.id,
+                                        "recipient", sum.recipient, "epoch_key", lo.p.pq ? "post-quantum" : "classic",
+                                        "work", tl_work_name(sum.work), "mode", sum.mode == TL_MODE_FULL ? "full" : "light",
+                                        "groups", (int)sum.groups, "steps", (json_int_t)sum.steps,
+                                        "batch", (int)sum.batch, "tasks", (int)sum.tasks,
+                                        "verification", vn[sum.verify], "checkpoint_steps", (json_int_t)sum.ckpt_steps,
+                                        "time_limit_seconds", tl ? json_integer((json_int_t)tl) : json_null()));
+    }
     return CLI_OK;
 }

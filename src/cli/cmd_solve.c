@@ -125,9 +125,10 @@ static int report_failure(const solve_args *a, const tl_puzzle *pz, int rc, cons
 
 static int report_success(const solve_args *a, const tl_solve_stats *st, double secs) {
     if (a->json)
-        return cli_print_json(json_pack("{s:s, s:s, s:I, s:i, s:I, s:I, s:f, s:s*, s:s*, s:f, s:f, s:o}",
-                                        "event", "done",
-                                        "identity", a->out, "steps_computed", (json_int_t)st->steps_computed,
+        return cli_print_json(json_pack("{s:s, s:s, s:s, s:s?, s:b, s:I, s:i, s:I, s:I, s:f, s:s*, s:s*, s:f, s:f, s:o}",
+                                        "event", "done", "command", "solve", "input", a->path,
+                                        "output", cli_path_is_std(a->out) ? NULL : a->out, "container", 0,
+                                        "steps_computed", (json_int_t)st->steps_computed,
                                         "resumed_group", (int)st->resumed_group,
                                         "resumed_step", (json_int_t)st->resumed_step,
                                         "checkpoints", (json_int_t)st->checkpoints, "seconds", secs,

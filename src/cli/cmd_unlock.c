@@ -92,6 +92,12 @@ static int parse_args(int argc, char **argv, unlock_args *a) {
     a->in_path = argv[optind];
     int from_stdin = !strcmp(a->in_path, "-");
     size_t il = strlen(a->in_path);
+    if (!from_stdin) {                   /* a puzzle or an age file: say so first */
+        int fd = open(a->in_path, O_RDONLY | O_CLOEXEC);
+        cli_file_kind k = fd >= 0 ? cli_file_kind_fd(fd) : CLI_KIND_OTHER;
+        if (fd >= 0) close(fd);
+        if (k == CLI_KIND_PUZZLE || k == CLI_KIND_AGE) return cli_error("%s is %s", a->in_path, cli_kind_hint(k));
+    }
     if (!a->out) {
         if (from_stdin) return cli_usage_error(argv[0], "reading standard input: give -o OUT");
         if (il <= 7 || strcmp(a->in_path + il - 7, ".rxlock") != 0)
@@ -193,7 +199,8 @@ static int deliver(const unlock_args *a, int fd, off_t off, const uint8_t *x) {
     if (e) {
         if (e == TL_AGE_EIO) cli_error("%s: payload: %s: %s", a->in_path, tl_age_strerror(e), strerror(saved));
         else cli_error("%s: payload: %s%s", a->in_path, tl_age_strerror(e),
-                       io.out_path ? "" : " (output written so far to stdout is not to be trusted)");
+                       io.out_path || !cli_age_payload_error(e) ? ""
+                       : " (output written so far to stdout is not to be trusted)");
         return e == TL_AGE_ENOMATCH ? CLI_VERIFY : CLI_FAIL;
     }
     return fin;
@@ -233,8 +240,10 @@ int cmd_unlock(int argc, char **argv) {
     char eng[64];
     cli_engine_text(&st.engine, eng, sizeof eng);
     if (a.json)
-        ret = cli_print_json(json_pack("{s:s, s:s, s:I, s:i, s:I, s:s*, s:s*, s:f, s:f, s:o}", "event", "done",
-                                       "output", a.out, "steps_computed", (json_int_t)st.steps_computed,
+        ret = cli_print_json(json_pack("{s:s, s:s, s:s, s:s?, s:b, s:I, s:i, s:I, s:s*, s:s*, s:f, s:f, s:o}",
+                                       "event", "done", "command", "unlock", "input", a.in_path,
+                                       "output", cli_path_is_std(a.out) ? NULL : a.out, "container", 1,
+                                       "steps_computed", (json_int_t)st.steps_computed,
                                        "resumed_group", (int)st.resumed_group,
                                        "resumed_step", (json_int_t)st.resumed_step, "engine", st.engine.engine,
                                        "mode", st.engine.mode, "setup_seconds", st.setup_seconds,

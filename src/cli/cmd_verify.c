@@ -57,8 +57,8 @@ int cmd_verify(int argc, char **argv) {
                          : tl_puzzle_signs_wraps(pz) ? "header and wraps"
                                                      : "header only (version 1: the wraps are not covered)";
     if (ret == CLI_OK && json) {
-        ret = cli_print_json(json_pack("{s:s, s:b, s:b, s:i, s:s, s:i, s:I, s:s?, s:s, s:b}", "file", path,
-                                       "ok", 1, "container", container, "version", pz->version,
+        ret = cli_print_json(json_pack("{s:s, s:s, s:s, s:b, s:b, s:i, s:s, s:i, s:I, s:s?, s:s, s:b}",
+                                       "event", "done", "command", "verify", "input", path, "ok", 1, "container", container, "version", pz->version,
                                        "work", tl_work_name(pz->work), "groups", (int)pz->groups,
                                        "steps", (json_int_t)pz->steps, "signer", pz->has_signer ? s : NULL,
                                        "signature_covers", covers, "test_only", pz->test_only));

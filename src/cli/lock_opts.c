@@ -111,7 +111,9 @@ static int load_calibration(cli_lock_opts *o) {
     tl_params *p = &o->p;
     tl_calibration *cal = &o->cal;
     char err[256];
-    if (tl_calibration_load(o->calib, cal, err, sizeof err)) return cli_error("%s", err);
+    if (tl_calibration_load(o->calib, cal, err, sizeof err))   /* name the file and the way out */
+        return cli_error("--calibration %s: %s%s", o->calib, err, strstr(err, o->calib) ? ""
+                         : " (want a file from rxlock calibrate -o FILE)");
     if (cal->work != p->work)
         return cli_error("%s: calibration is for %s, not %s", o->calib, tl_work_name(cal->work), tl_work_name(p->work));
     if (p->work != TL_WORK_SHA3_256 && cal->mode != TL_MODE_FULL) return refuse_light_rate(o);

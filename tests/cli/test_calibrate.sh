@@ -32,7 +32,7 @@ expect_rc 0 "--force --json" "$RXLOCK" calibrate --work sha3-256 --seconds 0.1 -
 check "--json is one JSON object with file and hashes" python3 -c '
 import json, sys
 d = json.loads(open(sys.argv[1]).read())
-assert d["file"] == sys.argv[2] and d["hashes"] > 0 and d["rxlock_calibration"] == 5
+assert d["output"] == sys.argv[2] and d["hashes"] > 0 and d["rxlock_calibration"] == 5
 assert d["placement_spread"] == 0 and "allocations" not in d
 assert d["sizing_statistic"] == "fastest window" and d["sizing_rate"] == d["rate_max"] and 0 <= d["spread"] < 1
 assert "mode" not in d and "engine" not in d and d["fallback"] is None' "$TMP/.out" "$OUT"

@@ -125,6 +125,12 @@ expect_rc 0 "plan: every Slurm option, full, batch 2" "$R" plan --work randomx-v
 check "full, batch 2: --mem=2656M (2080 + 256 + 256 + 2 x 32)" grep -qx '#SBATCH --mem=2656M' J4/slurm.sbatch
 check "--slurm-time 36h" grep -qx '#SBATCH --time=1-12:00:00' J4/slurm.sbatch
 check "--slurm-partition" grep -qx '#SBATCH --partition=long' J4/slurm.sbatch
+expect_rc 0 "plan --slurm-log-dir" "$R" plan --work sha3-256 --groups 2 --steps 10 --slurm-log-dir /scratch/op/rxlock-logs \
+  --planner-key keys/j5p.key --worker-key keys/j5w.key -o J5
+check "--slurm-log-dir: #SBATCH --output there" grep -qx '#SBATCH --output=/scratch/op/rxlock-logs/slurm-%A_%a.out' J5/slurm.sbatch
+check "--slurm-log-dir: the verification array too" grep -qx '#SBATCH --output=/scratch/op/rxlock-logs/verify-%A_%a.out' J5/slurm-verify.sbatch
+expect_rc 2 "--slurm-log-dir with a space: refused" "$R" plan --work sha3-256 --groups 2 --steps 10 --slurm-log-dir 'a b' \
+  --planner-key keys/j6p.key --worker-key keys/j6w.key -o J6
 check "--slurm-account" grep -qx '#SBATCH --account=proj-7' J4/slurm.sbatch
 check "--sbatch lines, in order" sh -c "grep '^#SBATCH --\(qos\|mail-type\)' J4/slurm.sbatch | tr '\n' ' ' | grep -qx '#SBATCH --qos=high #SBATCH --mail-type=END '"
 check "--node-worker-key" grep -qx 'export RXLOCK_WORKER_KEY=${RXLOCK_WORKER_KEY:-/home/op/.rxlock/w4.key}' J4/slurm.sbatch
@@ -135,7 +141,7 @@ for bad in "--slurm-partition a;b" "--slurm-account a|b" "--sbatch qos=high" "--
            "--image a|b" "--pvc Bad" "--pvc ok:../up" "--pvc ok:/abs" "--namespace UPPER" "--namespace -x"; do
   n=$((n + 1))
   # shellcheck disable=SC2086
-  expect_rc 1 "refused: $bad" "$R" plan --work sha3-256 --groups 2 --steps 10 --planner-key keys/bad$n.p --worker-key keys/bad$n.w $bad -o BAD$n
+  expect_rc 2 "refused: $bad" "$R" plan --work sha3-256 --groups 2 --steps 10 --planner-key keys/bad$n.p --worker-key keys/bad$n.w $bad -o BAD$n
   check "refused ($bad): no key, no plan" test ! -e keys/bad$n.p -a ! -e keys/bad$n.w -a ! -e BAD$n/plan.json
 done
 expect_rc 2 "--slurm-time under a minute" "$R" plan --work sha3-256 --groups 2 --steps 10 --slurm-time 10s --planner-key keys/x.p --worker-key keys/x.w -o X
@@ -209,10 +215,16 @@ expect_rc 1 "tampered result refused" "$R" assemble P --planner-key keys/planner
 check "tampered: names group 3" grep -q 'group 3: results/group-0003.result not authentic' "$TMP/.err"
 check "tampered: only group 3 named" test "$(grep -c '^rxlock: group' "$TMP/.err")" -eq 1
 check "tampered: no puzzle" test ! -e t.json
+expect_rc 0 "plan status: tampered result" "$R" plan status P --worker-key keys/worker.key
+check "plan status: task 2 failed, group 3 named, the way out" sh -c "grep -q '^  task 2 (groups 3..3): failed: group 3' '$TMP/.out' && grep -q 'remove P/results/group-0003.result' '$TMP/.out'"
+expect_rc 0 "plan status without the key: presence only" "$R" plan status P
+check "plan status without the key: every group task done" grep -q '^group tasks: 6 done' "$TMP/.out"
 cp g3.good P/results/group-0003.result
 mv P/results/group-0005.result g5.good
 expect_rc 1 "missing result refused" "$R" assemble P --planner-key keys/planner.key -o t.json
 check "missing: names group 5" grep -q 'group 5: result missing' "$TMP/.err"
+expect_rc 0 "plan status: a missing result" "$R" plan status P --worker-key keys/worker.key --json
+check "plan status --json: task 4 missing, run it next" sh -c "grep -q '\"task\":4,\"verify\":false,\"first\":5,\"last\":5,\"state\":\"missing\"' '$TMP/.out' && tail -n 1 '$TMP/.out' | grep -q 'rxlock group P 4'"
 check "missing: no puzzle" test ! -e t.json
 cp P/results/group-0002.result P/results/group-0005.result
 expect_rc 1 "result under another group's name refused" "$R" assemble P --planner-key keys/planner.key -o t.json
@@ -303,6 +315,20 @@ assert s["completionMode"] == "Indexed" and s["completions"] == 2, s
 assert c["command"] == ["rxlock", "group", "--verify", "/rxlock/plan"], c
 ' VP/k8s-verify-job.yaml
 fi
+# k8s-submit.sh with a stand-in kubectl: the group Job, its wait, then the
+# verification Job; a failed group Job stops it before the second apply
+mkdir -p kbin
+cat > kbin/kubectl <<'KEOF'
+#!/bin/sh
+echo "$*" >> "$KLOG"
+case "$*" in *"get job"*) echo "$KSTATE" ;; esac
+KEOF
+chmod +x kbin/kubectl
+check "k8s-submit.sh: sh -n" sh -n VP/k8s-submit.sh
+check "k8s-submit.sh: group Job, wait, verification Job" sh -c "KLOG='$TMP/k1.log' KSTATE=Complete KUBECTL='$TMP/kbin/kubectl' sh VP/k8s-submit.sh --wait >/dev/null &&
+  sed 's/ -o .*//' '$TMP/k1.log' | tr '\n' '|' | grep -qx 'apply -f k8s-job.yaml|get job rxlock-[0-9a-f]*|apply -f k8s-verify-job.yaml|get job rxlock-[0-9a-f]*-verify|'"
+check "k8s-submit.sh: a failed group Job stops it" sh -c "! KLOG='$TMP/k2.log' KSTATE=Failed KUBECTL='$TMP/kbin/kubectl' sh VP/k8s-submit.sh 2>/dev/null && ! grep -q verify '$TMP/k2.log'"
+check "no k8s-submit.sh for an unverified plan" test ! -e P/k8s-submit.sh
 for i in 1 0; do run_slurm VP $i > "vp-$i.log" 2>&1 & done; wait
 check "verified plan: 4 chains recorded (.segs)" test "$(ls VP/results/*.segs | wc -l)" -eq 4
 expect_rc 1 "assemble before the verification array: refused" "$R" assemble VP --planner-key keys/pvp.key -o vp-early.json
@@ -453,6 +479,8 @@ if [ "${RXLOCK_TEST_SLURM:-0}" = 1 ]; then
       --slurm-time 10m --slurm-partition local --node-worker-key "$TMP/keys/wsv.key" \
       --planner-key keys/psv.key --worker-key keys/wsv.key -o SV
     rcpsv=$(cat "$TMP/.out")
+    expect_rc 0 "slurm: plan status before submitting" "$R" plan status SV --worker-key keys/wsv.key
+    check "slurm: plan status: 2 group tasks missing, run them next" sh -c "grep -q '^group tasks: 0 done, 0 running, 2 missing, 0 failed' '$TMP/.out' && grep -q '^next: finish the group tasks' '$TMP/.out'"
     expect_rc 0 "slurm: sbatch --test-only slurm-verify.sbatch" sbatch --test-only SV/slurm-verify.sbatch
     expect_rc 0 "slurm: sh slurm-submit.sh --wait (group array, then verification array)" env PATH="$TMP/bin:$PATH" timeout 300 sh SV/slurm-submit.sh --wait
     gjid=$(sed -n 's/^rxlock: group array: job \([0-9]*\).*/\1/p' "$TMP/.out")
@@ -460,6 +488,8 @@ if [ "${RXLOCK_TEST_SLURM:-0}" = 1 ]; then
     check "slurm: the verification job depended on the group job ($vjid after $gjid)" sh -c "test -n '$gjid' && test -n '$vjid' && scontrol show job '$vjid' | grep -q 'JobState=COMPLETED'"
     check "slurm: 4 results, 4 verification files" sh -c "test \$(ls SV/results/*.result | wc -l) -eq 4 && test \$(ls SV/results/*.verify | wc -l) -eq 4"
     check "slurm: verification logs" sh -c "cat SV/logs/verify-*.out | grep -c 'every picked segment matched' | grep -qx 2"
+    expect_rc 0 "slurm: plan status --json after the arrays" "$R" plan status SV --worker-key keys/wsv.key --json
+    check "slurm: plan status: every task done, assemble next" sh -c "tail -n 1 '$TMP/.out' | grep -q '\"group_tasks\":{\"done\":2,\"running\":0,\"missing\":0,\"failed\":0},\"verify_tasks\":{\"done\":2,.*\"complete\":true,\"next\":\"every task is done: .rxlock assemble SV'"
     expect_rc 0 "slurm: assemble the verified plan" "$R" assemble SV --planner-key keys/psv.key -o sv.json
     check "slurm: all 16 segments verified" grep -q 'verification: 16 of 16' "$TMP/.err"
     expect_rc 0 "slurm: solve the verified puzzle" "$R" solve sv.json -o sv-id.txt

@@ -99,7 +99,7 @@ check "calibrate, low memory: file says light" grep -q '"mode": "light"' lm.json
 RXLOCK_TEST_LOWMEM=1 expect_rc 0 "lock, low memory: light generation" "$T" lock --work randomx-v2 --groups 1 --steps 2 --workers 1 --json -o lm.json2
 check "lock, low memory: warning line" grep -q "$lowmem" "$TMP/.err"
 check "lock, low memory: start event says light" grep -q '"mode":"light"' "$TMP/.out"
-RXLOCK_TEST_LOWMEM=1 expect_rc 0 "inspect, low memory: light estimate" "$T" inspect p.json --json
+RXLOCK_TEST_LOWMEM=1 expect_rc 0 "inspect, low memory: light estimate" "$T" inspect p.json --pretty
 check "inspect, low memory: warning line" grep -q "$lowmem" "$TMP/.err"
 check "inspect, low memory: estimate mode light" grep -q '"estimate_mode": "light"' "$TMP/.out"
 RXLOCK_TEST_LOWMEM=1 expect_rc 0 "sha3, low memory: no warning (no mode)" "$T" calibrate --work sha3-256 --seconds 0.1 -o lm3.json

@@ -66,6 +66,32 @@ v = {v["name"]: v for v in t["volumes"]}
 assert v["plan"]["persistentVolumeClaim"]["claimName"] == "rxlock-shared"
 assert v["worker-key"]["secret"]["defaultMode"] == 0o440
 ' B/k8s-job.yaml
+# the scheduling options: parallelism cap, deadline, TTL, priority class,
+# pull secrets, node selector, tolerations (through the same validator)
+expect_rc 0 "plan (scheduling options)" "$R" plan --work sha3-256 --groups 6 --steps 100 --k8s-parallelism 2 \
+  --k8s-deadline 3d --k8s-ttl 1h --k8s-priority-class batch-low --image-pull-secret regcred \
+  --image-pull-secret other-cred --k8s-node-selector kubernetes.io/arch=amd64 --k8s-node-selector pool=rx \
+  --k8s-toleration dedicated=rxlock:NoSchedule --k8s-toleration spot:PreferNoSchedule \
+  --planner-key keys/p3.key --worker-key keys/w3.key -o C
+check "scheduling options: valid Job" valid C/k8s-job.yaml
+check "scheduling options: valid verification Job" valid C/k8s-verify-job.yaml
+check "scheduling options: as given" python3 -c '
+import sys, yaml
+d = yaml.safe_load(open(sys.argv[1]))
+s = d["spec"]; t = s["template"]["spec"]
+assert s["completions"] == 6 and s["parallelism"] == 2, s
+assert s["activeDeadlineSeconds"] == 259200 and s["ttlSecondsAfterFinished"] == 3600
+assert t["priorityClassName"] == "batch-low"
+assert t["imagePullSecrets"] == [{"name": "regcred"}, {"name": "other-cred"}]
+assert t["nodeSelector"] == {"kubernetes.io/arch": "amd64", "pool": "rx"}
+assert t["tolerations"] == [{"key": "dedicated", "operator": "Equal", "value": "rxlock", "effect": "NoSchedule"},
+                            {"key": "spot", "operator": "Exists", "effect": "PreferNoSchedule"}], t["tolerations"]
+' C/k8s-job.yaml
+for bad in "--k8s-toleration a:Sometimes" "--k8s-toleration :NoSchedule" "--k8s-node-selector nokey" \
+           "--k8s-priority-class Upper" "--image-pull-secret a_b" "--k8s-parallelism 0" "--k8s-deadline 0s"; do
+  # shellcheck disable=SC2086
+  expect_rc 2 "refused: $bad" "$R" plan --work sha3-256 --groups 2 --steps 10 $bad --planner-key keys/xb.p --worker-key keys/xb.w -o XB
+done
 # the validator is live: a wrong type and a wrong enum value are rejected
 sed 's/^  completions: 3$/  completions: "three"/' B/k8s-job.yaml > bad1.yaml
 check "bad1.yaml differs" sh -c '! cmp -s bad1.yaml B/k8s-job.yaml'

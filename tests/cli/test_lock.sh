@@ -20,7 +20,7 @@ check "lock prints an age recipient" sh -c "echo '$rcp' | grep -q '^age1'"
 expect_rc 0 "verify unsigned" "$R" verify p1.json
 expect_rc 0 "inspect" "$R" inspect p1.json
 check "inspect shows work" grep -q 'sha3-256, 3 groups x 2000 steps' "$TMP/.out"
-expect_rc 0 "inspect --json" "$R" inspect --json --no-estimate p1.json
+expect_rc 0 "inspect --json" "$R" inspect --pretty --no-estimate p1.json
 check "inspect --json total" grep -q '"total_hashes": 6000' "$TMP/.out"
 expect_rc 0 "solve" "$R" solve p1.json -o id1.txt
 check "identity matches recipient" test "$(publine id1.txt)" = "$rcp"
@@ -34,7 +34,7 @@ expect_rc 0 "solve --json, a quote in the path" "$R" solve p1.json --json -o 'q"
 check "--json lines are valid JSON" python3 -c '
 import json, sys
 ev = [json.loads(l) for l in open(sys.argv[1])]
-assert ev[0] == {"event": "start", "work": "sha3-256"} and ev[-1]["identity"] == "q\"1.txt", ev' "$TMP/.out"
+assert ev[0] == {"event": "start", "work": "sha3-256"} and ev[-1]["output"] == "q\"1.txt", ev' "$TMP/.out"
 expect_rc 1 "lock refuses to overwrite" "$R" lock --work sha3-256 --groups 1 --steps 5 -o p1.json
 check "lock overwrite: one line" one_line
 
@@ -63,7 +63,7 @@ expect_rc 0 "solve signed + pin" "$R" solve ps2.json --signer-pin "$pin" -o ids.
 
 # --- --time / --rate / --calibration ---------------------------------------
 expect_rc 0 "lock --time" "$R" lock --work sha3-256 --time 2s --rate 1000 --groups 4 -o pt.json
-expect_rc 0 "inspect --time" "$R" inspect --json --no-estimate pt.json
+expect_rc 0 "inspect --time" "$R" inspect --pretty --no-estimate pt.json
 check "--time: G*S = 2000" grep -q '"total_hashes": 2000' "$TMP/.out"
 check "--time: rate recorded" grep -q '"assumed_rate": 1000' "$TMP/.out"
 check "--time: target recorded" grep -q '"target_seconds": 2' "$TMP/.out"
@@ -73,7 +73,7 @@ expect_rc 1 "calibration work mismatch" "$R" lock --work sha3-256 --time 7d --ca
 check "mismatch: one line" one_line
 sed 's/"randomx-v2"/"sha3-256"/; s/"rate": 20.0/"rate": 1000.0/; s/"rate_min": 19.0/"rate_min": 900.0/; s/"rate_max": 21.0/"rate_max": 1100.0/' cal.json > cal3.json
 expect_rc 0 "lock --time --calibration" "$R" lock --work sha3-256 --time 3s --calibration cal3.json --groups 3 -o pc.json
-expect_rc 0 "inspect calibration puzzle" "$R" inspect --json --no-estimate pc.json
+expect_rc 0 "inspect calibration puzzle" "$R" inspect --pretty --no-estimate pc.json
 check "--calibration: G*S = 3 s x the fastest window (1100 H/s)" grep -q '"total_hashes": 3300' "$TMP/.out"
 check "--calibration: source recorded (no mode for SHA3)" grep -q '"rate_source": "calibration"' "$TMP/.out"
 expect_rc 2 "missing -o" "$R" lock --work sha3-256 --groups 1 --steps 1
@@ -124,7 +124,7 @@ check "garbage failed: no puzzle" test ! -e f.json
 
 # real kill -9 of a worker process: re-run (default) gives the same puzzle
 # sized from this machine's rate: ~3 s per group, so kills land mid-run
-rate=$("$R" inspect --json p1.json 2>/dev/null | sed -n 's/.*"estimate_rate": \([0-9]*\).*/\1/p')
+rate=$("$R" inspect --pretty p1.json 2>/dev/null | sed -n 's/.*"estimate_rate": \([0-9]*\).*/\1/p')
 [ -n "$rate" ] || rate=1000000
 bigS=$((rate * 3)); [ $bigS -lt 1000000 ] && bigS=1000000
 big="--work sha3-256 --groups 2 --steps $bigS --workers 2"
@@ -203,7 +203,7 @@ if "$R" hash --v2 --key 74657374206b657920303030 --input 54686973206973206120746
   for w in randomx-v2 randomx-v1; do
     expect_rc 0 "lock $w" "$R" lock --work $w --mode light --groups 2 --steps 3 --workers 2 --sign-key signer.key -o rx-$w.json
     expect_rc 0 "solve $w" "$R" solve rx-$w.json --mode light --signer-pin "$pin" -o rx-$w.txt
-    check "$w identity matches" test "$(publine rx-$w.txt)" = "$(cat "$TMP/.out" >/dev/null; "$R" inspect --json --no-estimate rx-$w.json | sed -n 's/.*"recipient": "\(.*\)".*/\1/p')"
+    check "$w identity matches" test "$(publine rx-$w.txt)" = "$(cat "$TMP/.out" >/dev/null; "$R" inspect --pretty --no-estimate rx-$w.json | sed -n 's/.*"recipient": "\(.*\)".*/\1/p')"
   done
 else
   echo "SKIP RandomX round trips: 'rxlock hash --v2' does not reproduce the reference vector yet" >&2

@@ -112,7 +112,7 @@ expect_rc 1 "--time not above the setup" "$RXLOCK" lock s.orig $W --time 1s --ca
 check "--time below setup: says why" grep -q 'not more than the 1.0 s of setup' "$TMP/.err"
 # --floor: the fastest known CPU needs --time (built-in: Apple M4, 8.07 MH/s)
 expect_rc 0 "lock --floor" "$RXLOCK" lock $W --time 2s --floor --groups 1 -o fl.json
-expect_rc 0 "inspect --floor puzzle" "$RXLOCK" inspect --json --no-estimate fl.json
+expect_rc 0 "inspect --floor puzzle" "$RXLOCK" inspect --pretty --no-estimate fl.json
 check "--floor: G*S = 2 s x 8.07 MH/s" grep -q '"total_hashes": 16140000' "$TMP/.out"
 check "--floor: floor seconds 2" grep -q '"floor_seconds": 2.0' "$TMP/.out"
 printf '# a small table\nsha3-256 1000 Tiny CPU ; test\nrandomx-v2 5 Slow CPU\n' > floor.txt

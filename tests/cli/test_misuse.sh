@@ -243,7 +243,7 @@ printf 'ten\n' > s10.txt
 expect_rc 0 "10: lock FILE --json" "$R" lock s10.txt $W --groups 2 --steps 100 --json -o s10.rxlock
 check "10: lock FILE --json: a start line" sh -c "head -n 1 '$TMP/.out' | grep -q '\"event\":\"start\"'"
 check "10: lock FILE --json: a done event naming the container" \
-  sh -c "tail -n 1 '$TMP/.out' | grep '\"event\":\"done\"' | grep -q '\"container\":\"s10.rxlock\"'"
+  sh -c "tail -n 1 '$TMP/.out' | grep '\"event\":\"done\"' | grep -q '\"output\":\"s10.rxlock\",\"container\":true'"
 check "10: lock FILE --json: every line is JSON" python3 -c "import json,sys; [json.loads(l) for l in open(sys.argv[1])]" "$TMP/.out"
 check "10: lock FILE --json: no summary on stderr" test ! -s "$TMP/.err"
 expect_rc 0 "10: ... and it unlocks" "$R" unlock s10.rxlock -q -o s10.out

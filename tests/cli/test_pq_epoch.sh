@@ -24,7 +24,7 @@ expect_rc 0 "inspect" "$R" inspect e.json --no-estimate
 check "inspect: post-quantum" grep -q '^epoch key:     post-quantum' "$TMP/.out"
 check "inspect: the recipient" grep -q "^recipient:     $(cat e.rcp)" "$TMP/.out"
 expect_rc 0 "inspect --json" "$R" inspect e.json --no-estimate --json
-check "inspect --json: epoch_key" grep -q '"epoch_key": "post-quantum"' "$TMP/.out"
+check "inspect --json: epoch_key" grep -q '"epoch_key":"post-quantum"' "$TMP/.out"
 printf 'a record of the post-quantum epoch\n' > rec.txt
 expect_rc 0 "encrypt a record to the epoch" "$R" encrypt -r "$(cat e.rcp)" -o rec.age rec.txt
 expect_rc 0 "solve" "$R" solve e.json -o e.id

@@ -2,7 +2,7 @@
 /* src/lock/cluster/cluster_internal.h — the internals of generation on a
  * cluster (docs/FORMAT.md §Cluster plan; docs/DESIGN.md §4, room cluster/):
  * the sealed job, result and checkpoint records, the verification sample,
- * a verified plan's record files and the job-file writer. */
+ * and a verified plan's record files. */
 #ifndef RXLOCK_CLUSTER_INTERNAL_H
 #define RXLOCK_CLUSTER_INTERNAL_H
 #include "lock/gen/gen_internal.h"
@@ -39,24 +39,6 @@ typedef struct {
     uint8_t  rkey[32];        /* r_g: authenticates the group's result / checkpoint */
 } tl_job;
 
-/* The job files (src/lock/cluster/plan_scripts.c): what they are written from. */
-typedef struct {
-    const tl_plan_info *pi;
-    const tl_plan_opts *o;
-    const char *rdir;             /* the plan directory, resolved            */
-    const char *wk_local;         /* the worker key's path on the planner's host */
-    char     id[13];              /* D, 12 hex: the job and Secret names     */
-    uint64_t time_limit;          /* seconds (tl_plan_time_limit), 0 = none  */
-    uint32_t uid, gid;            /* the pod's user and group                */
-} tl_plan_job_files;
-/* Letters, digits and /._-+,:=@ only (written into the scripts unquoted). */
-int  tl_plan_script_safe(const char *s);
-/* The operator's settings in o: TL_OK or TL_EINVAL with err set. */
-int  tl_plan_scripts_check(const tl_plan_opts *o, char *err, size_t errlen);
-/* The pod's user and group: o's, else the owner of rdir (not root), else 65532. */
-void tl_plan_k8s_ids(const char *rdir, const tl_plan_opts *o, uint32_t *uid, uint32_t *gid);
-/* Write DIR/slurm.sbatch and DIR/k8s-job.yaml (replacing them). */
-int  tl_plan_scripts_write(const char *dir, const tl_plan_job_files *in, char *err, size_t errlen);
 int  tl_job_seal(uint8_t out[TL_JOB_SIZE], const uint8_t D[32], uint32_t g, const tl_job *j,
                  const uint8_t worker_pk[32]);
 /* 0, TL_EFORMAT (not a job file / other plan / other group), TL_EAUTH. */

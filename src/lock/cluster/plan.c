@@ -2,10 +2,13 @@
 /* src/lock/cluster/plan.c — tl_plan_create: draw a puzzle's secrets exactly as
  * tl_generate does, and write the plan directory for a cluster: plan.json,
  * one sealed job file per group, plan.secrets, plus the planner and
- * worker key files (outside the directory); the job files slurm.sbatch and
- * k8s-job.yaml come from plan_scripts.c.  docs/FORMAT.md §Cluster plan. */
+ * worker key files (outside the directory); the caller's job files (the
+ * CLI's slurm.sbatch, k8s-job.yaml, ...) through tl_plan_opts.job_files,
+ * from the tl_plan_summary it fills; the tasks' time limit
+ * (tl_plan_time_limit).  docs/FORMAT.md §Cluster plan. */
 #include "cluster_internal.h"
 #include "util/util.h"
+#include "rxlock/age.h"
 #include <dirent.h>
 #include <errno.h>
 #include <limits.h>
@@ -18,6 +21,40 @@
 #include <time.h>
 #include <unistd.h>
 
+_Static_assert(TL_PLAN_RECIPIENT_MAX >= TL_AGE_PQ_RECIPIENT_MAX && TL_PLAN_PATH_MAX >= PATH_MAX,
+               "tl_plan_summary's buffers");
+
+/* Letters, digits and /._-+,:=@ only: a path the caller's job scripts may
+ * carry unquoted (tl_plan_summary). */
+static int script_safe(const char *s) {
+    for (; *s; s++)
+        if (!((*s >= 'a' && *s <= 'z') || (*s >= 'A' && *s <= 'Z') || (*s >= '0' && *s <= '9') || strchr("/._-+,:=@", *s)))
+            return 0;
+    return 1;
+}
+
+/* Is the plan's rate a light-mode calibration's? */
+static int rate_is_light(const tl_params *p) {
+    char src[TL_RATE_SOURCE_MAX + 1];
+    memcpy(src, p->rate_source, TL_RATE_SOURCE_MAX);
+    src[TL_RATE_SOURCE_MAX] = 0;
+    return strstr(src, "(light") != NULL;
+}
+
+uint64_t tl_plan_time_limit(const tl_params *p, tl_mode mode, uint64_t task_rate_mhps) {
+    if (!p) return 0;
+    int rx = p->work != TL_WORK_SHA3_256;
+    uint64_t mhps = task_rate_mhps;
+    if (!mhps) {
+        mhps = p->rate_milli_hps;
+        if (rx && mode == TL_MODE_LIGHT && !rate_is_light(p)) mhps /= 10;
+    }
+    if (!mhps || p->steps > TL_MAX_STEPS) return 0;
+    uint64_t work = (p->steps * 1000 + mhps - 1) / mhps;        /* steps <= 2^40: no overflow */
+    uint64_t setup = !rx ? 0 : mode == TL_MODE_FULL ? 600 : 60;
+    uint64_t t = 2 * work + setup + 600;
+    return (t + 59) / 60 * 60;
+}
 
 /* Is `path` (a file, maybe not yet existing) inside directory `rdir` (a
  * resolved path)?  Its parent directory must exist. */
@@ -70,9 +107,8 @@ static void plan_undo(const char *dir, const tl_plan_opts *o, const plan_made *m
     if (!m->began) { if (m->made_dir) (void)rmdir(dir); return; }
     clear_groups(dir, "jobs");
     clear_groups(dir, "results");
-    static const char *const files[] = { "plan.secrets", "slurm.sbatch", "k8s-job.yaml", "slurm-verify.sbatch",
-                                         "slurm-submit.sh", "k8s-verify-job.yaml", "plan.json" };
-    for (int k = 0; k < 7; k++)
+    static const char *const files[] = { "plan.secrets", "plan.json" };
+    for (int k = 0; k < 2; k++)
         if (tl_plan_path(path, sizeof path, dir, files[k], 0) == 0) (void)unlink(path);
     for (int k = 0; k < 3; k++)
         if (m->made_sub[k] && tl_plan_path(path, sizeof path, dir, plan_subs[k], 0) == 0) (void)rmdir(path);
@@ -93,16 +129,14 @@ static int plan_fault(uint32_t g) { (void)g; return 0; }
 #endif
 
 int tl_plan_create(const tl_params *p, const tl_plan_opts *o, const char *dir,
-                   uint8_t pk[32], char *err, size_t errlen) {
-    int rc0;
+                   tl_plan_summary *s, char *err, size_t errlen) {
     if (err && errlen) err[0] = 0;
-    if (!p || !o || !dir || !pk || !o->planner_key || !o->worker_key) return TL_EINVAL;
+    if (!p || !o || !dir || !s || !o->planner_key || !o->worker_key) return TL_EINVAL;
     if (!tl_params_valid(p) || (o->mode != TL_MODE_DEFAULT && o->mode != TL_MODE_LIGHT && o->mode != TL_MODE_FULL) || o->batch > p->groups ||
         o->verify > TL_VERIFY_FULL || o->verify_fraction < 0 || o->verify_fraction > 1 ||
         o->checkpoint_steps > TL_MAX_STEPS ||
         (o->checkpoint_steps && (p->steps + o->checkpoint_steps - 1) / o->checkpoint_steps * p->groups > TL_MAX_SEGMENTS))
         return TL_EINVAL;
-    if ((rc0 = tl_plan_scripts_check(o, err, errlen))) return rc0;
     if (sodium_init() < 0) return TL_ERANDOM;
     const uint32_t G = p->groups;
     char path[PATH_MAX], rdir[PATH_MAX], rpk[PATH_MAX], rwk[PATH_MAX], wkabs[PATH_MAX];
@@ -121,7 +155,7 @@ int tl_plan_create(const tl_params *p, const tl_plan_opts *o, const char *dir,
         tl_set_err(err, errlen, "%s: already holds a plan (use --force to replace it)", dir);
         { if (made) rmdir(dir); return TL_EIO; }
     }
-    if (!tl_plan_script_safe(rdir)) {
+    if (!script_safe(rdir)) {
         tl_set_err(err, errlen, "%s: the plan directory's path may hold only letters, digits and /._-+,:=@ "
                              "(it is written into the job scripts)", rdir);
         { if (made) rmdir(dir); return TL_EINVAL; }
@@ -140,7 +174,7 @@ int tl_plan_create(const tl_params *p, const tl_plan_opts *o, const char *dir,
     const char *base = strrchr(o->worker_key, '/');
     base = base ? base + 1 : o->worker_key;
     if (snprintf(wkabs, sizeof wkabs, "%s/%s", strcmp(rwk, "/") ? rwk : "", base) >= (int)sizeof wkabs ||
-        !*base || !tl_plan_script_safe(wkabs)) {
+        !*base || !script_safe(wkabs)) {
         tl_set_err(err, errlen, "%s: the worker key's path may hold only letters, digits and /._-+,:=@", o->worker_key);
         { if (made) rmdir(dir); return TL_EINVAL; }
     }
@@ -228,11 +262,25 @@ int tl_plan_create(const tl_params *p, const tl_plan_opts *o, const char *dir,
         rc = TL_EIO;
         goto out;
     }
-    tl_plan_job_files jf = { .pi = pi, .o = o, .rdir = rdir, .wk_local = wkabs,
-                             .time_limit = tl_plan_time_limit(p, o) };
-    util_hex_encode(jf.id, pi->D, 6);
-    tl_plan_k8s_ids(rdir, o, &jf.uid, &jf.gid);
-    if ((rc = tl_plan_scripts_write(dir, &jf, err, errlen))) goto out;
+    memset(s, 0, sizeof *s);
+    util_hex_encode(s->id, pi->D, 6);
+    memcpy(s->dir, rdir, strlen(rdir) + 1);
+    memcpy(s->worker_key, wkabs, strlen(wkabs) + 1);
+    memcpy(s->epoch_pk, pz->epoch_pk, 32);
+    if ((pz->pq_epoch ? tl_age_pq_recipient_encode(pz->pq_recipient, s->recipient)
+               : tl_age_recipient_encode(pz->epoch_pk, s->recipient)) != 0) { rc = TL_EINVAL; goto out; }
+    s->work = p->work;
+    s->mode = o->mode;
+    s->groups = G;
+    s->steps = p->steps;
+    s->batch = pi->batch;
+    s->tasks = pi->tasks;
+    s->verify = TL_PLAN_VERIFIES(pi) ? (tl_verify)pi->verify : TL_VERIFY_NONE;
+    s->ckpt_steps = TL_PLAN_VERIFIES(pi) ? pi->ckpt_steps : 0;
+    if (o->job_files && (rc = o->job_files(s, o->job_files_ctx, err, errlen)) != 0) {
+        if (rc > 0) rc = TL_EIO;
+        goto out;
+    }
     char *txt = NULL;
     size_t tlen = 0;
     if ((rc = tl_plan_info_json(pi, &txt, &tlen))) goto out;
@@ -242,7 +290,6 @@ int tl_plan_create(const tl_params *p, const tl_plan_opts *o, const char *dir,
         rc = TL_EIO;
     }
     free(txt);
-    if (rc == TL_OK) memcpy(pk, pz->epoch_pk, 32);
 out:
     if (rc != TL_OK) plan_undo(dir, o, &undo);
     if (sec) sodium_free(sec);

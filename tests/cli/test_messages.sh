@@ -1,0 +1,66 @@
+# SPDX-License-Identifier: ISC
+# tests/cli/test_messages.sh — operator conventions: each message names
+# the file, the cause and the way out (unlock of a puzzle, inspect of a
+# non-puzzle, a bad --calibration file, decrypt with the wrong key, which
+# writes nothing); the closest option name for a typo, in every command;
+# the age habits keygen -y, encrypt -R FILE and encrypt -r PUZZLE.
+. tests/cli/lib.sh
+R=$RXLOCK
+cd "$TMP" || exit 1
+W="--work sha3-256"
+printf 'hello\n' > f.txt
+expect_rc 0 "lock a puzzle" "$R" lock $W --groups 1 --steps 200 --rate 1000 -o p.json
+# unlock PUZZLE: says it is a puzzle (not first "give -o OUT")
+expect_rc 1 "unlock p.json" "$R" unlock p.json
+check "unlock p.json: it is a puzzle, solve it" grep -q "p.json is a puzzle (JSON): solve it with 'rxlock solve" "$TMP/.err"
+check "unlock p.json: no -o request" sh -c "! grep -q 'give -o' '$TMP/.err'"
+# inspect a text file: not 'not valid JSON'
+expect_rc 1 "inspect f.txt" "$R" inspect f.txt --no-estimate
+check "inspect f.txt: neither a puzzle nor a .rxlock file" grep -q "f.txt: neither a puzzle" "$TMP/.err"
+check "inspect f.txt: no JSON parser jargon" sh -c "! grep -q 'not valid JSON' '$TMP/.err'"
+# lock --calibration with a puzzle: names the file and the way out
+expect_rc 1 "lock --calibration p.json" "$R" lock $W --groups 1 --time 1s --calibration p.json -o q.json
+check "--calibration p.json: names the file and rxlock calibrate" grep -q -- "--calibration p.json: .*rxlock calibrate" "$TMP/.err"
+# decrypt with the wrong key: nothing was written, so no warning about it
+"$R" keygen -o a.key > a.rcp 2>/dev/null
+"$R" keygen -o b.key > /dev/null 2>&1
+"$R" encrypt -r "$(cat a.rcp)" -o f.age f.txt
+expect_rc 3 "decrypt, wrong key" "$R" decrypt -i b.key f.age
+check "wrong key: says so" grep -q "no identity matched" "$TMP/.err"
+check "wrong key: no 'output written so far' (nothing was)" sh -c "! grep -q 'written so far' '$TMP/.err'"
+# option typos: the closest option, in several commands
+expect_rc 2 "lock --stepz" "$R" lock $W --stepz 10 -o x.json
+check "lock --stepz: did you mean --steps" grep -q "did you mean '--steps'" "$TMP/.err"
+expect_rc 2 "encrypt --armour" "$R" encrypt --armour -r "$(cat a.rcp)" f.txt
+check "encrypt --armour: did you mean --armor" grep -q "did you mean '--armor'" "$TMP/.err"
+expect_rc 2 "inspect --jsn" "$R" inspect --jsn p.json
+check "inspect --jsn: did you mean --json" grep -q "did you mean '--json'" "$TMP/.err"
+expect_rc 2 "solve --xyzzy-foo" "$R" solve --xyzzy-foo p.json
+check "no suggestion when nothing is close" sh -c "! grep -q 'did you mean' '$TMP/.err'"
+# keygen -y: the recipient of an identity file, X25519 and post-quantum, file and stdin
+expect_rc 0 "keygen -y" "$R" keygen -y a.key
+check "keygen -y: the recipient keygen printed" sh -c "cmp -s '$TMP/.out' a.rcp"
+check "keygen -y -: from standard input" sh -c "'$R' keygen -y - < a.key | cmp -s - a.rcp"
+"$R" keygen --pq -o pq.key > pq.rcp 2>/dev/null
+check "keygen -y: post-quantum" sh -c "'$R' keygen -y pq.key | cmp -s - pq.rcp"
+expect_rc 1 "keygen -y of a non-identity" "$R" keygen -y f.txt
+check "keygen -y: failed to parse, names the file" grep -q "failed to parse input f.txt" "$TMP/.err"
+expect_rc 2 "keygen -y with -o" "$R" keygen -y a.key -o z.key
+# encrypt -R FILE: comments and blank lines skipped
+printf '# the team\n\n%s\n' "$(cat a.rcp)" > team.txt
+expect_rc 0 "encrypt -R" "$R" encrypt -R team.txt -o r.age f.txt
+check "encrypt -R: opens with the key" sh -c "'$R' decrypt -i a.key r.age | cmp -s - f.txt"
+printf 'age1nope\n' > bad.txt
+expect_rc 1 "encrypt -R with a bad line" "$R" encrypt -R bad.txt -o r2.age f.txt
+check "-R bad line: file and line named" grep -q 'recipients file "bad.txt" line 1: malformed recipient' "$TMP/.err"
+expect_rc 1 "encrypt -R missing file" "$R" encrypt -R nosuch.txt -o r3.age f.txt
+check "-R missing: failed to open recipient file" grep -q "failed to open recipient file" "$TMP/.err"
+printf '# nothing\n' > empty.txt
+expect_rc 1 "encrypt -R without recipients" "$R" encrypt -R empty.txt -o r4.age f.txt
+# encrypt -r PUZZLE: the puzzle's epoch recipient
+expect_rc 0 "encrypt -r p.json" "$R" encrypt -r p.json -o e.age f.txt
+expect_rc 0 "solve p.json" "$R" solve p.json -o p.id -q
+check "encrypt -r p.json: opens with the solved identity" sh -c "'$R' decrypt -i p.id e.age | cmp -s - f.txt"
+expect_rc 2 "encrypt -r nosuch.json" "$R" encrypt -r nosuch.json -o e2.age f.txt
+check "-r nosuch.json: not a recipient and no such puzzle file" grep -q "no such puzzle file" "$TMP/.err"
+summary
