@@ -184,11 +184,12 @@ static int parse_args(int argc, char **argv, lock_args *a) {
         }
     }
     if (optind < argc) return cli_usage_error(argv[0], "unexpected argument '%s'", argv[optind]);
-    if (!a->out) return cli_usage_error(argv[0], "missing -o PUZZLE");
+    if (!a->out && !a->lo.dry_run) return cli_usage_error(argv[0], "missing -o PUZZLE");
     if (cli_path_is_std(a->out) && (a->json || (a->keep && cli_path_is_std(a->keep))))
         return cli_usage_error(argv[0], "-o - writes the puzzle to standard output: no --json, no --keep-epoch-key -");
     if ((orc = cli_lock_resolve(&a->lo, argv[0])) != 0) return orc;
     cli_lock_pq_default(&a->lo, 0);      /* epochs: classic unless --pq (age 1.1 opens them) */
+    if (a->lo.dry_run) return CLI_OK;    /* nothing is checked for writing, nothing made */
     if (!a->no_resume && !cli_path_is_std(a->out)) {   /* -o -: nothing to resume into */
         if (snprintf(a->state, sizeof a->state, "%s.state", a->out) >= (int)sizeof a->state ||
             snprintf(a->state_puzzle, sizeof a->state_puzzle, "%s/puzzle.json", a->state) >= (int)sizeof a->state_puzzle)
@@ -286,6 +287,8 @@ int cmd_lock(int argc, char **argv) {
     lock_args a = {0};
     int rc = parse_args(argc, argv, &a);
     if (rc) return rc;
+    if (a.lo.dry_run) return cli_lock_dry_run(&a.lo, "lock");
+    if (!a.quiet && !a.json) cli_lock_estimate(&a.lo, stderr);   /* before the work */
     uint8_t pk[32], x[32];
     char *text = NULL;
     size_t len = 0;

@@ -167,9 +167,9 @@ int cmd_plan(int argc, char **argv) {
         }
     }
     if (optind < argc) return cli_usage_error(argv[0], "unexpected argument '%s'", argv[optind]);
-    if (!out) return cli_usage_error(argv[0], "missing -o DIR");
+    if (!out && !lo.dry_run) return cli_usage_error(argv[0], "missing -o DIR");
     if (!lo.groups) return cli_usage_error(argv[0], "missing --groups G (the number of parallel tasks' groups)");
-    if (!po.planner_key || !po.worker_key) return cli_usage_error(argv[0], "missing --planner-key FILE or --worker-key FILE");
+    if ((!po.planner_key || !po.worker_key) && !lo.dry_run) return cli_usage_error(argv[0], "missing --planner-key FILE or --worker-key FILE");
     if (batch > lo.groups) return cli_usage_error(argv[0], "--batch: want at most --groups");
     /* issue 19: the tasks run full mode unless --mode light (the cluster
      * nodes, not this machine, must hold the dataset; `group` falls back
@@ -177,6 +177,9 @@ int cmd_plan(int argc, char **argv) {
     if (lo.mode_req < 0) lo.mode_req = TL_MODE_FULL;
     if ((orc = cli_lock_resolve(&lo, argv[0])) != 0) return orc;
     cli_lock_pq_default(&lo, 0);         /* issue 21: --pq for a post-quantum epoch */
+    if (!lo.go.workers) lo.go.workers = lo.p.groups;   /* the estimate: every group a task at once */
+    if (lo.dry_run) return cli_lock_dry_run(&lo, "plan: every group a task on its own node");
+    cli_lock_estimate(&lo, stderr);
     const cli_path files[] = {
         { lo.calib, "--calibration", CLI_PATH_IN }, { po.planner_key, "--planner-key", CLI_PATH_OUT },
         { po.worker_key, "--worker-key", CLI_PATH_OUT }
