@@ -342,7 +342,7 @@ static double gen_rate(const cli_lock_opts *o, char *src, size_t cap, int *bound
         const char *scaled = "";
         if (o->p.work != TL_WORK_SHA3_256 && c->mode != o->mc.mode) {
             if (c->mode == TL_MODE_FULL) { r /= TL_FULL_LIGHT_RATIO; scaled = ", its full-mode rate / 4.5 for light mode"; }
-            else { r *= 2.7; scaled = ", its light-mode rate x 2.7 for full mode"; }
+            else { r *= TL_FULL_LIGHT_RATIO_MIN; scaled = ", its light-mode rate x 2.7 for full mode"; }
         } else {
             *setup = c->setup_seconds;
         }
