@@ -67,14 +67,23 @@ expect_rc 0 "inspect --time" "$R" inspect --json --no-estimate pt.json
 check "--time: G*S = 2000" grep -q '"total_hashes": 2000' "$TMP/.out"
 check "--time: rate recorded" grep -q '"assumed_rate": 1000' "$TMP/.out"
 check "--time: target recorded" grep -q '"target_seconds": 2' "$TMP/.out"
-expect_rc 2 "--time without rate" "$R" lock --work sha3-256 --time 7d -o x.json
+# --time alone sizes against the floor (built-in sha3-256: the Keccak fast
+# core, 20,800,781.25 /s) and records no rate (none was measured here)
+expect_rc 0 "--time alone --dry-run" "$R" lock --work sha3-256 --time 1s --groups 1 --dry-run
+check "--time alone: G*S = ceil(1 s x the floor)" grep -q '^work:          sha3-256, 1 group x 20800782 steps' "$TMP/.out"
+printf 'sha3-256 1000 Tiny\n' > tiny.txt
+expect_rc 0 "--time alone" "$R" lock --work sha3-256 --time 2s --floor-table tiny.txt --groups 1 -o pf.json
+check "--time alone: no rate recorded, never the floor's" grep -q '"rate_source": "none"' pf.json
+check "--time alone: the promise says none was measured" grep -q 'no solver rate recorded; no rate was measured here (`rxlock calibrate` saves one) \[--time is the fastest known hardware.s hashing\]' "$TMP/.err"
+expect_rc 0 "inspect --time alone" "$R" inspect --json --no-estimate pf.json
+check "--time alone: G*S = 2 s x 1000" grep -q '"total_hashes": 2000' "$TMP/.out"
 printf '{"rxlock_calibration": 1, "work": "randomx-v2", "mode": "light", "rate": 20.0, "rate_min": 19.0, "rate_max": 21.0, "seconds": 5.0, "cpu": "test", "created": "2026-01-01T00:00:00Z"}\n' > cal.json
 expect_rc 1 "calibration work mismatch" "$R" lock --work sha3-256 --time 7d --calibration cal.json -o x.json
 check "mismatch: one line" one_line
 sed 's/"randomx-v2"/"sha3-256"/; s/"rate": 20.0/"rate": 1000.0/; s/"rate_min": 19.0/"rate_min": 900.0/; s/"rate_max": 21.0/"rate_max": 1100.0/' cal.json > cal3.json
 expect_rc 0 "lock --time --calibration" "$R" lock --work sha3-256 --time 3s --calibration cal3.json --groups 3 -o pc.json
 expect_rc 0 "inspect calibration puzzle" "$R" inspect --json --no-estimate pc.json
-check "--calibration: G*S = 3 s x the fastest window (1100 H/s)" grep -q '"total_hashes": 3300' "$TMP/.out"
+check "--calibration: G*S = 3 s x the typical rate (1000 H/s; not the fastest window, 1100)" grep -q '"total_hashes": 3000' "$TMP/.out"
 check "--calibration: source recorded (no mode for SHA3)" grep -q '"rate_source": "calibration"' "$TMP/.out"
 expect_rc 2 "missing -o" "$R" lock --work sha3-256 --groups 1 --steps 1
 expect_rc 2 "bad groups" "$R" lock --work sha3-256 --groups 0 --steps 1 -o x.json
