@@ -112,6 +112,8 @@ int cmd_plan(int argc, char **argv) {
         {"namespace", required_argument, 0, OPT_NS}, {"k8s-user", required_argument, 0, OPT_KUSER},
         {"verify", optional_argument, 0, CLI_OPT_VERIFY}, {"no-verify", no_argument, 0, CLI_OPT_NO_VERIFY},
         {"checkpoint-steps", required_argument, 0, CLI_OPT_CKPT},
+        {"until", required_argument, 0, CLI_OPT_UNTIL}, {"dry-run", no_argument, 0, CLI_OPT_DRY_RUN},
+        {"floor", no_argument, 0, CLI_OPT_FLOOR}, {"floor-table", required_argument, 0, CLI_OPT_FLOOR_TABLE},
         {0, 0, 0, 0}
     };
     const char *extra[TL_PLAN_SBATCH_EXTRA_MAX];
@@ -183,7 +185,6 @@ int cmd_plan(int argc, char **argv) {
     cli_lock_pq_default(&lo, 0);         /* issue 21: --pq for a post-quantum epoch */
     if (!lo.go.workers) lo.go.workers = lo.p.groups;   /* the estimate: every group a task at once */
     if (lo.dry_run) return cli_lock_dry_run(&lo, "plan: every group a task on its own node");
-    cli_lock_estimate(&lo, stderr);
     const cli_path files[] = {
         { lo.calib, "--calibration", CLI_PATH_IN }, { po.planner_key, "--planner-key", CLI_PATH_OUT },
         { po.worker_key, "--worker-key", CLI_PATH_OUT }
@@ -198,6 +199,7 @@ int cmd_plan(int argc, char **argv) {
     char err[512];
     int rc = tl_plan_create(&lo.p, &po, out, pk, err, sizeof err);
     if (rc) return cli_error("plan failed: %s", err[0] ? err : rxlock_strerror(rc));
+    cli_lock_estimate(&lo, stderr);      /* before the cluster's work */
     static char rcp[TL_AGE_PQ_RECIPIENT_MAX];
     if (lo.p.pq) {                       /* issue 21: the age1pq1 commitment from plan.json */
         char path[4096];
