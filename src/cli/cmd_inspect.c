@@ -182,6 +182,7 @@ static int report_json(const tl_puzzle *pz, const view *v) {
         json_object_set_new(o, "promise_seconds", p.here_seconds >= 0 ? json_real(p.here_seconds) : json_null());
         json_object_set_new(o, "floor_machine", p.floor ? json_string(p.floor->machine) : json_null());
         json_object_set_new(o, "floor_rate", p.floor ? json_real(p.floor->rate) : json_null());
+        json_object_set_new(o, "floor_kind", p.floor ? json_string(tl_floor_kind_name(p.floor->kind)) : json_null());
         json_object_set_new(o, "floor_seconds", p.floor ? json_real(p.floor_seconds) : json_null());
         json_object_set_new(o, "floor_table", json_string(v->ft.origin));
     }
