@@ -1,7 +1,9 @@
 /* SPDX-License-Identifier: ISC */
-/* tests/test_lock_floor.c — issue 19: the floor (src/lock/measure/floor.c) against
- * a small table file: parsing, bounds and refusals, the fastest row, the
- * arithmetic both ways; the promise sentence (src/lock/measure/promise.c); the one
+/* tests/test_lock_floor.c — the floor (src/lock/measure/floor.c) against
+ * a small table file: parsing (rows' kinds), bounds and refusals, the
+ * fastest row of any kind, the built-in rows, the arithmetic both ways; the
+ * promise sentence with and without dates (src/lock/measure/promise.c); the
+ * typical sizing rate; the one
  * mode policy (src/lock/core/mode.c) with the test build's low-memory switch;
  * puzzle version 2's issue-19 fields round trip. */
 #include "test.h"
@@ -16,7 +18,10 @@ static const char small_table[] =
     "randomx-v2   1000.5\tTest CPU B\n"
     "sha3-256 2e6 Test CPU C;fused\r\n"
     "  # indented comment\n"
-    "randomx-v2 800 Test CPU D\n";
+    "randomx-v2 800 Test CPU D\n"
+    "randomx-v1 900 bound Test CPU E ; per core\n"
+    "sha3-256 3e6 hardware Test ASIC\n"
+    "sha3-256 1e6 measuredly fast CPU\n";   /* not a KIND word: part of the name */
 
 static void t_parse_small_file(void) {
     char path[] = "/tmp/rxlock-floor-XXXXXX";
@@ -29,13 +34,19 @@ static void t_parse_small_file(void) {
     char err[200] = "";
     CHECK(tl_floor_load(path, &t, err, sizeof err) == 0);
     unlink(path);
-    CHECK(t.n == 4);
+    CHECK(t.n == 7);
     CHECK(strstr(t.origin, "rxlock-floor-") != NULL);
     const tl_floor_row *r = tl_floor_fastest(&t, TL_WORK_RANDOMX_V2);
     CHECK(r && r->rate == 1000.5 && !strcmp(r->machine, "Test CPU B") && r->conditions[0] == 0);
-    r = tl_floor_fastest(&t, TL_WORK_SHA3_256);
-    CHECK(r && r->rate == 2e6 && !strcmp(r->machine, "Test CPU C") && !strcmp(r->conditions, "fused"));
-    CHECK(tl_floor_fastest(&t, TL_WORK_RANDOMX_V1) == NULL);
+    CHECK(r->kind == TL_FLOOR_MEASURED);
+    r = tl_floor_fastest(&t, TL_WORK_SHA3_256);   /* the fastest row of any kind */
+    CHECK(r && r->rate == 3e6 && !strcmp(r->machine, "Test ASIC") && r->kind == TL_FLOOR_HARDWARE);
+    r = tl_floor_fastest(&t, TL_WORK_RANDOMX_V1);
+    CHECK(r && r->rate == 900 && !strcmp(r->machine, "Test CPU E") && r->kind == TL_FLOOR_BOUND &&
+          !strcmp(r->conditions, "per core"));
+    CHECK(!strcmp(t.rows[6].machine, "measuredly fast CPU") && t.rows[6].kind == TL_FLOOR_MEASURED);
+    CHECK(!strcmp(tl_floor_kind_name(TL_FLOOR_BOUND), "bound from per-core throughput"));
+    CHECK(!strcmp(tl_floor_kind_name((tl_floor_kind)9), "?"));
     CHECK(!strcmp(t.rows[0].conditions, "pinned, 1000 hashes") && !strcmp(t.rows[0].machine, "Test CPU A"));
     /* arithmetic: 1000.5 H/s -> 2001 hashes take 2 s; 7 d need ceil(7*86400*1000.5) */
     r = tl_floor_fastest(&t, TL_WORK_RANDOMX_V2);
@@ -65,6 +76,7 @@ static void t_refusals(void) {
     CHECK(refused("randomx-v2 inf CPU\n"));
     CHECK(refused("randomx-v2 1e16 CPU\n"));
     CHECK(refused("randomx-v2 100\n"));
+    CHECK(refused("randomx-v2 100 bound \n"));   /* a KIND and no machine */
     CHECK(refused("randomx-v2 100 \x01\n"));
     CHECK(refused("randomx-v2\n"));
     char big[400];
@@ -93,11 +105,19 @@ static void t_refusals(void) {
 static void t_builtin(void) {
     tl_floor_table t;
     tl_floor_builtin(&t);
+    /* RandomX design_v2.md: Ryzen 9 9950X 26,791.7 H/s (v2), 27,186.1 H/s
+     * (v1) over 16 cores; the Keccak fast core 21.3 Gbit/s at rate 1024 */
     const tl_floor_row *r = tl_floor_fastest(&t, TL_WORK_RANDOMX_V2);
-    CHECK(r && r->rate == 770.0 && strstr(r->machine, "M4"));
+    CHECK(r && fabs(r->rate - 1674.48) < 0.01 && strstr(r->machine, "9950X") && r->kind == TL_FLOOR_BOUND);
+    r = tl_floor_fastest(&t, TL_WORK_RANDOMX_V1);
+    CHECK(r && fabs(r->rate - 1699.13) < 0.01 && strstr(r->machine, "9950X") && r->kind == TL_FLOOR_BOUND);
     r = tl_floor_fastest(&t, TL_WORK_SHA3_256);
-    CHECK(r && r->rate == 8.07e6 && strstr(r->machine, "M4"));
-    CHECK(tl_floor_fastest(&t, TL_WORK_RANDOMX_V1) == NULL);   /* measured on its own, none published */
+    CHECK(r && fabs(r->rate - 20800781.25) < 1e-3 && strstr(r->machine, "Keccak") && r->kind == TL_FLOOR_HARDWARE);
+    /* the measured single-chain rows stay, below the bounds */
+    unsigned measured = 0;
+    for (unsigned k = 0; k < t.n; k++)
+        if (t.rows[k].kind == TL_FLOOR_MEASURED && strstr(t.rows[k].machine, "M4")) measured++;
+    CHECK(measured == 2);
 }
 
 static void t_promise(void) {
@@ -119,11 +139,26 @@ static void t_promise(void) {
     CHECK(p.floor && fabs(p.floor_seconds - 60000 / 1000.5) < 1e-9);
     char s[400];
     tl_promise_text(s, sizeof s, &pz, &t);
-    CHECK(strstr(s, "opens no sooner than 60.0s on the fastest known CPU (Test CPU B, 1000.5H/s)") != NULL);
+    CHECK(strstr(s, "opens no sooner than 60.0s on the fastest known hardware (Test CPU B, 1000.5H/s, "
+                    "measured single chain)") != NULL);
     CHECK(strstr(s, "about 2m25s at the assumed rate (2m00s hashing + 25.0s setup, full-mode rate)") != NULL);
-    pz.work = TL_WORK_RANDOMX_V1;
+    CHECK(strstr(s, "published") == NULL);
+    /* dates: published 2026-01-01 00:00:00 UTC (1767225600) */
+    char sd[600];
+    tl_promise_text_at(sd, sizeof sd, &pz, &t, 1767225600);
+    CHECK(strstr(sd, "published 2026-01-01 00:00 UTC: opens no sooner than 60.0s (2026-01-01 00:01 UTC) on the "
+                     "fastest known hardware") != NULL);
+    CHECK(strstr(sd, "about 2m25s (2026-01-01 00:02 UTC) at the assumed rate") != NULL);
+    tl_promise_date(sd, sizeof sd, 253402300800LL);
+    CHECK(!strcmp(sd, "after 9999"));
+    pz.work = TL_WORK_SHA3_256;
     tl_promise_text(s, sizeof s, &pz, &t);
-    CHECK(strstr(s, "no fastest known CPU for randomx-v1") != NULL);
+    CHECK(strstr(s, "(Test ASIC, 3.00 MH/s, demonstrated hardware)") != NULL);
+    tl_floor_table t2;
+    CHECK(tl_floor_parse("randomx-v2 5 X\n", 14, &t2, NULL, 0) == 0);
+    pz.work = TL_WORK_RANDOMX_V1;
+    tl_promise_text(s, sizeof s, &pz, &t2);
+    CHECK(strstr(s, "no fastest known hardware for randomx-v1") != NULL);
     pz.rate_milli_hps = 0;
     tl_promise_text(s, sizeof s, &pz, &t);
     CHECK(strstr(s, "no solver rate recorded") != NULL);
@@ -220,16 +255,25 @@ static void t_v1_still_solves(void) {
     free(json);
 }
 
-/* The sizing statistic is the fastest window; the spread is over it. */
+/* The sizing statistic is the typical rate: the run's mean, or with
+ * several placements the best placement's mean (never the fastest
+ * window); the spread is the windows'. */
 static void t_sizing_statistic(void) {
     tl_calibration c;
     memset(&c, 0, sizeof c);
     c.rate = 100; c.rate_min = 90; c.rate_max = 110;
-    CHECK(tl_calibration_sizing_rate(&c) == 110);
+    CHECK(tl_calibration_sizing_rate(&c) == 100);
+    CHECK(!strcmp(tl_calibration_sizing_statistic(&c), "the mean over the run"));
     CHECK(fabs(tl_calibration_spread(&c) - 20.0 / 110.0) < 1e-12);
     c.rate_min = c.rate_max = c.rate;
     CHECK(tl_calibration_spread(&c) == 0 && tl_calibration_sizing_rate(&c) == 100);
     CHECK(tl_calibration_sizing_rate(NULL) == 0 && tl_calibration_spread(NULL) == 0);
+    /* the measured case: placements 134-137 H/s, fastest window 170.1 */
+    c.rate = 135.5; c.rate_min = 118; c.rate_max = 170.1;
+    c.allocations = 4;
+    c.allocation_rates[0] = 134; c.allocation_rates[1] = 137; c.allocation_rates[2] = 135; c.allocation_rates[3] = 136;
+    CHECK(tl_calibration_sizing_rate(&c) == 137);
+    CHECK(!strcmp(tl_calibration_sizing_statistic(&c), "the best placement's mean"));
 }
 
 int main(void) {

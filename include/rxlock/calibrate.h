@@ -26,8 +26,9 @@
  *   placement's rate over its windows), "window_spread": n (the largest
  *   windows' spread inside one placement: the noise)
  * Version-4, -3, -2 and -1 files are still read (setup unknown: 0 before 3).
- * Sizing uses the FASTEST window (rate_max): a time-lock promises "no
- * sooner than", so it must assume the fastest rate this machine showed.
+ * Sizing uses a TYPICAL rate (tl_calibration_sizing_rate): the floor
+ * (the fastest known hardware) bounds "no sooner than", so the assumed
+ * rate gives the expected time "about T", not the fastest window.
  */
 #ifndef RXLOCK_CALIBRATE_H
 #define RXLOCK_CALIBRATE_H
@@ -44,7 +45,8 @@ extern "C" {
 #define TL_CALIBRATION_MAX_BYTES 4096     /* bound on a file we read        */
 #define TL_CALIBRATE_MIN_SECONDS 0.05
 #define TL_CALIBRATE_MAX_SECONDS 86400.0
-#define TL_CALIBRATE_ALLOCATIONS      4   /* full-mode RandomX placements  */
+#define TL_CALIBRATE_ALLOCATIONS      2   /* full-mode RandomX placements:
+                                             about two datasets held at once */
 #define TL_CALIBRATE_MAX_ALLOCATIONS  8
 
 typedef struct {
@@ -113,8 +115,12 @@ int tl_calibration_to_json(const tl_calibration *c, char **json, size_t *len);
  * TL_EVERSION, TL_ETOOBIG). */
 int tl_calibration_parse(const char *json, size_t len, tl_calibration *out, char *err, size_t errlen);
 int tl_calibration_load(const char *path, tl_calibration *out, char *err, size_t errlen);
-/* The statistic a puzzle is sized with: the fastest window (rate_max). */
+/* The statistic a puzzle is sized with: the typical rate, with several
+ * placements the best placement's mean, else the mean over the run
+ * (rate).  0 for NULL. */
 double tl_calibration_sizing_rate(const tl_calibration *c);
+/* Its name, for texts: "the best placement's mean" / "the mean over the run". */
+const char *tl_calibration_sizing_statistic(const tl_calibration *c);
 /* The windows' spread, 0..1, the noise of the run: (rate_max - rate_min) /
  * rate_max, or with several placements the largest inside one of them. */
 double tl_calibration_spread(const tl_calibration *c);
@@ -124,18 +130,28 @@ int tl_calibration_placement_range(const tl_calibration *c, double *lo, double *
 /* (fastest - slowest placement rate) / fastest, 0..1; 0 with one. */
 double tl_calibration_placement_spread(const tl_calibration *c);
 
-/* ---- issue 19: the floor (src/lock/measure/floor.c) ----------------------------
- * The fastest published single-core sequential rates (one dependent chain)
- * per work function: a built-in table (docs/SECURITY.md §The floor, with
- * sources) or a user's table file: lines "WORK RATE MACHINE [; CONDITIONS]",
- * '#' comments, at most TL_FLOOR_MAX_ROWS rows / TL_FLOOR_MAX_BYTES. */
+/* ---- the floor (src/lock/measure/floor.c) -------------------------------------
+ * The fastest known rates of one dependent chain per work function, each
+ * row with its kind: a built-in table (docs/SECURITY.md §The floor, with
+ * sources and arithmetic) or a user's table file: lines
+ * "WORK RATE [KIND] MACHINE [; CONDITIONS]", KIND measured | bound |
+ * hardware (default measured), '#' comments, at most TL_FLOOR_MAX_ROWS
+ * rows / TL_FLOOR_MAX_BYTES.  The floor is the fastest row of any kind. */
 #define TL_FLOOR_MAX_ROWS  64
 #define TL_FLOOR_MAX_BYTES 16384
+typedef enum {
+    TL_FLOOR_MEASURED = 0,        /* one chain measured on one core          */
+    TL_FLOOR_BOUND    = 1,        /* published throughput of a whole core
+                                     (all its threads): a chain on one core
+                                     does not beat it                       */
+    TL_FLOOR_HARDWARE = 2         /* demonstrated dedicated hardware         */
+} tl_floor_kind;
 typedef struct {
     tl_work_type work;
-    double rate;                  /* hashes/s, one chain, one core          */
+    double rate;                  /* hashes/s, one chain                    */
     char   machine[64];
     char   conditions[96];
+    tl_floor_kind kind;
 } tl_floor_row;
 typedef struct {
     unsigned n;
@@ -143,11 +159,13 @@ typedef struct {
     char origin[64];              /* "built-in table" / "table NAME"        */
 } tl_floor_table;
 void tl_floor_builtin(tl_floor_table *t);
+/* "measured single chain", "bound from per-core throughput",
+ * "demonstrated hardware" ("?" out of range). */
+const char *tl_floor_kind_name(tl_floor_kind k);
 /* 0, or TL_EFORMAT / TL_ETOOBIG / TL_EIO with a one-line reason. */
 int  tl_floor_parse(const char *text, size_t len, tl_floor_table *t, char *err, size_t errlen);
 int  tl_floor_load(const char *path, tl_floor_table *t, char *err, size_t errlen);
-/* The fastest row for work, NULL when the table has none (randomx-v1 in
- * the built-in table: v2 changed rates by -25%..+9% per CPU). */
+/* The fastest row for work, of any kind; NULL when the table has none. */
 const tl_floor_row *tl_floor_fastest(const tl_floor_table *t, tl_work_type work);
 /* total hashes / floor rate (seconds); -1 for no row. */
 double tl_floor_seconds(const tl_floor_row *r, uint64_t total);
@@ -167,9 +185,15 @@ typedef struct {
 } tl_promise;
 void tl_promise_of(const tl_puzzle *pz, const tl_floor_table *ft, tl_promise *out);
 /* One English sentence, no newline: "opens no sooner than T_min on the
- * fastest known CPU (NAME, RATE H/s), about T at the assumed rate (H hashing + S setup,
- * MODE-mode rate)".  Fits in 256 bytes. */
+ * fastest known hardware (MACHINE, RATE H/s, KIND), about T at the assumed
+ * rate (H hashing + S setup, MODE-mode rate)".  Fits in 512 bytes. */
 void tl_promise_text(char *buf, size_t cap, const tl_puzzle *pz, const tl_floor_table *ft);
+/* The same with dates: published (Unix seconds, UTC; 0 = no dates, as
+ * tl_promise_text) prefixes "published DATE: " and puts " (DATE)" after
+ * T_min and T.  Dates are "YYYY-MM-DD HH:MM UTC". */
+void tl_promise_text_at(char *buf, size_t cap, const tl_puzzle *pz, const tl_floor_table *ft, int64_t published);
+/* t (Unix seconds) as "YYYY-MM-DD HH:MM UTC"; "after 9999" outside 1970..9999. */
+void tl_promise_date(char *buf, size_t cap, int64_t t);
 
 #pragma GCC visibility pop
 #ifdef __cplusplus

@@ -88,6 +88,7 @@ typedef enum { TL_MODE_DEFAULT = 0, TL_MODE_LIGHT = 1, TL_MODE_FULL = 2 } tl_mod
  * a light-sized puzzle could open); texts print the range. */
 #define TL_FULL_LIGHT_RATIO 4.5
 #define TL_FULL_LIGHT_RANGE "2.7-4.5x"
+#define TL_FULL_LIGHT_RATIO_MIN 2.7   /* the range's smaller end */
 typedef struct {
     tl_mode  mode;                /* the mode to run                        */
     int      forced;              /* the caller's --mode decided it         */

@@ -1,8 +1,10 @@
 /* SPDX-License-Identifier: ISC */
 /* src/cli/cmd_calibrate.c — `rxlock calibrate`: measure this machine's
  * sequential chain rate with the real chain code and write a calibration
- * file for `rxlock lock --calibration FILE`. */
+ * file: for `rxlock lock --calibration FILE`, or without -o the saved
+ * calibration (cli_calib.h) that lock / plan / inspect read. */
 #include "cli/cli.h"
+#include "cli/cli_calib.h"
 #include "cli/cli_paths.h"
 #include "cli/cli_util.h"
 #include "rxlock/calibrate.h"
@@ -21,25 +23,30 @@ const char cmd_calibrate_usage[] =
     "                        [-q | --json | --progress]\n"
     "  Measures this machine's sequential hash rate with the real chain code\n"
     "  (one dependent chain, as a solver runs it) and writes a calibration file\n"
-    "  that `rxlock lock --calibration FILE` uses to choose work counts.\n"
+    "  (without -o: the saved calibration, which lock, plan and inspect read\n"
+    "  for \"about T here\" and the generation estimate; with -o FILE: for\n"
+    "  `rxlock lock --calibration FILE`, which sizes puzzles with it).\n"
     "  --work W       work function (default randomx-v2)\n"
     "  --mode M       RandomX full (2080 MiB dataset + 256 MiB cache) or light\n"
     "                 (256 MiB); default full when it fits here, else light with a\n"
     "                 warning: a light-mode file cannot size a RandomX puzzle\n"
     "                 (full mode is 2.7-4.5x faster); ignored by sha3-256\n"
     "  --seconds S    timed measurement length, 0.05..86400 s (default 10; 90s, 5m),\n"
-    "                 in 3..10 windows; puzzles are sized with the FASTEST window (a\n"
-    "                 time-lock promises \"no sooner than\"); a spread over 10% or a\n"
-    "                 load average above the usable CPUs is warned about\n"
+    "                 in 3..10 windows; puzzles are sized with the TYPICAL rate (the\n"
+    "                 best placement's mean, else the run's): \"about T\" is the\n"
+    "                 expected time, the floor bounds \"no sooner than\"; a spread over\n"
+    "                 10% or a load average above the usable CPUs is warned about\n"
     "  --allocations N  full-mode RandomX: measure N placements of the cache +\n"
-    "                 dataset in RAM, 1..8 (default 4; fewer where memory is\n"
-    "                 short: each copy holds 2.3 GiB more while it runs), the\n"
-    "                 windows round robin over them: where the 2 GiB land can\n"
-    "                 move the rate (by 4-16% on a VM), so the fastest\n"
-    "                 window is taken over every placement\n"
-    "  -o, --output FILE  where to write (default ./rxlock-calibration.json);\n"
-    "                 '-' writes the file's JSON to stdout; never overwrites an\n"
-    "                 existing file without --force\n"
+    "                 dataset in RAM, 1..8 (default 2: about two datasets held\n"
+    "                 at once; fewer where memory is short: each copy holds\n"
+    "                 2.3 GiB more while it runs), the windows round robin over\n"
+    "                 them: where the 2 GiB land can move the rate (by 4-16% on\n"
+    "                 a VM), so the best placement's mean is taken\n"
+    "  -o, --output FILE  where to write; default: the saved calibration,\n"
+    "                 $XDG_STATE_HOME/rxlock/calibration-WORK.json (else\n"
+    "                 ~/.local/state/rxlock/), replaced by each run; '-' writes\n"
+    "                 the file's JSON to stdout; a FILE is never overwritten\n"
+    "                 without --force\n"
     "  --force        overwrite an existing output file\n"
     "  --json         machine output on stdout (the calibration object plus\n"
     "                 hashes, file, fallback, sizing_rate, sizing_statistic,\n"
@@ -64,6 +71,8 @@ typedef struct {
     double seconds;
     unsigned allocations;   /* 0: TL_CALIBRATE_ALLOCATIONS */
     int force, json, progress, quiet, to_stdout;
+    int saved;              /* no -o: the saved calibration (replaced) */
+    char saved_path[4096];
 } cal_args;
 
 static int parse_args(int argc, char **argv, cal_args *a) {
@@ -110,6 +119,13 @@ static int parse_args(int argc, char **argv, cal_args *a) {
         }
     }
     if (optind < argc) return cli_usage_error(cmd, "unexpected argument '%s'", argv[optind]);
+    if (!a->outpath) {   /* the saved calibration: this machine's state, replaced by each run */
+        if (cli_calib_path(a->work, a->saved_path, sizeof a->saved_path) != 0)
+            return cli_usage_error(cmd, "neither XDG_STATE_HOME nor HOME is set: give -o FILE");
+        a->outpath = a->saved_path;
+        a->saved = 1;
+        a->force = 1;
+    }
     if (!*a->outpath) return cli_usage_error(cmd, "empty --output");
     a->to_stdout = !strcmp(a->outpath, "-");
     if (a->to_stdout && a->json) return cli_usage_error(cmd, "--json and -o - both write to stdout");
@@ -125,8 +141,7 @@ static int report_json(const cal_args *a, const tl_calibration *cal, const char 
     json_t *more = json_pack("{s:I, s:s?, s:f, s:s, s:f, s:f, s:s}", "hashes", (json_int_t)cal->hashes,
                              "fallback", cal->engine.fallback,
                              "sizing_rate", tl_calibration_sizing_rate(cal),
-                             "sizing_statistic", cal->allocations > 1 ? "fastest window of every placement"
-                                                                      : "fastest window",
+                             "sizing_statistic", tl_calibration_sizing_statistic(cal),
                              "spread", tl_calibration_spread(cal),
                              "placement_spread", tl_calibration_placement_spread(cal),
                              "note", "this machine's sequential rate; a faster machine solves sooner");
@@ -146,9 +161,11 @@ static void report_text(const cal_args *a, const tl_calibration *cal) {
     else fprintf(hp, "%s on %s\n", tl_work_name(cal->work), cal->cpu);
     fprintf(hp, "rate: %s H/s  (spread %s – %s H/s over %u windows; %llu hashes in %.2f s)\n",
             r, lo, hi, cal->windows, (unsigned long long)cal->hashes, cal->seconds);
-    fprintf(hp, "sizing rate: %s H/s (the fastest window%s: a time-lock promises \"no sooner than\"); "
-                "setup %.2f s (timed, counted by lock --time)\n", hi,
-            cal->allocations > 1 ? " of every placement" : "", cal->setup_seconds);
+    char sz[32];
+    util_format_rate(sz, sizeof sz, tl_calibration_sizing_rate(cal));
+    fprintf(hp, "sizing rate: %s H/s (%s: \"about T\" is the expected time; the floor bounds \"no sooner "
+                "than\"); setup %.2f s (timed, counted by lock --time)\n", sz,
+            tl_calibration_sizing_statistic(cal), cal->setup_seconds);
     double plo, phi;
     if (tl_calibration_placement_range(cal, &plo, &phi)) {
         char a_lo[32], a_hi[32];
@@ -163,7 +180,8 @@ static void report_text(const cal_args *a, const tl_calibration *cal) {
         fprintf(hp, "pages: %.0f%% of the dataset on huge pages (THP %s)\n", cal->huge_share * 100,
                 thp ? thp : "unknown");
     }
-    if (!a->to_stdout) fprintf(hp, "wrote %s\n", a->outpath);
+    if (!a->to_stdout) fprintf(hp, "wrote %s%s\n", a->outpath, a->saved ? " (the saved calibration: lock, plan and "
+                                                                         "inspect read it)" : "");
     fprintf(hp, "note: this is THIS machine's sequential rate.  A faster machine solves sooner:\n"
                 "      a puzzle sized from this rate opens earlier for anyone with faster hardware%s.\n",
             cal->work == TL_WORK_SHA3_256 ? " (SHA3 has fast dedicated hardware: prefer randomx-v2)" : "");
@@ -180,8 +198,8 @@ static void warn_trust(const tl_calibration *cal) {
     double ps = tl_calibration_placement_spread(cal);
     if (ps > 0.10)
         fprintf(stderr, "rxlock: note: the rate depends on where the dataset lands in memory here: the %u placements "
-                        "measured differ by %.0f%%; puzzles are sized with the fastest window of all, so a solve here can take "
-                        "up to about %.0f%% longer than the time promised\n", cal->allocations, ps * 100,
+                        "measured differ by %.0f%%; puzzles are sized with the best placement's mean, so a solve here can take "
+                        "up to about %.0f%% longer than \"about T\"\n", cal->allocations, ps * 100,
                 ps / (1 - ps) * 100);
     if (cal->load_average > (double)cpus)
         fprintf(stderr, "rxlock: warning: load average %.2f is above the %u usable CPU%s: other work competes with "
@@ -207,7 +225,7 @@ static void warn_trust(const tl_calibration *cal) {
 }
 
 int cmd_calibrate(int argc, char **argv) {
-    cal_args a = { .outpath = "./rxlock-calibration.json", .work = TL_WORK_RANDOMX_V2,
+    cal_args a = { .outpath = NULL, .work = TL_WORK_RANDOMX_V2,
                    .mode = TL_MODE_LIGHT, .mode_req = -1, .seconds = 10 };
     int rc = parse_args(argc, argv, &a);
     if (rc) return rc;
@@ -215,6 +233,7 @@ int cmd_calibrate(int argc, char **argv) {
     /* Fail before measuring if the output exists (checked again at commit). */
     util_atomic at;
     const cli_path files[] = { { a.outpath, "-o", CLI_PATH_OUT } };
+    if (a.saved && cli_calib_mkdir(a.outpath) != 0) return cli_output_error(a.outpath);
     if (cli_paths_check(files, 1, a.force)) return CLI_FAIL;
     if (!a.to_stdout && util_atomic_open(&at, a.outpath, a.force, 0644) != 0) return cli_output_error(a.outpath);
     if (a.work != TL_WORK_SHA3_256 && !a.json && !a.quiet)

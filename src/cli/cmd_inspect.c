@@ -1,8 +1,11 @@
 /* SPDX-License-Identifier: ISC */
 /* src/cli/cmd_inspect.c — `rxlock inspect`: a puzzle's parameters, work,
- * assumed rate, signer, and the estimated solve time on this machine from a
- * quick calibration; human-readable or --json. */
+ * assumed rate, signer, the promise, and the estimated solve time on this
+ * machine, in seconds by default (the saved calibration, else a short
+ * light-mode probe scaled by the measured full/light range; --measure
+ * measures the solver's mode); human-readable or --json. */
 #include "cli/cli.h"
+#include "cli/cli_calib.h"
 #include "cli/cli_puzzle.h"
 #include "cli/cli_util.h"
 #include "rxlock/rxlock.h"
@@ -19,22 +22,27 @@
 
 const char cmd_inspect_usage[] =
     "usage: rxlock inspect PUZZLE|FILE.rxlock [-q | --json [--pretty] | --progress]\n"
-    "                     [--mode light|full] [--no-estimate] [--floor-table FILE]\n"
+    "                     [--mode light|full] [--measure | --no-estimate] [--floor-table FILE]\n"
     "\n"
     "Show a puzzle: work function, groups x steps, the assumed solver rate and\n"
     "its source, signer, epoch recipient, the promise (no sooner than T_min on\n"
-    "the fastest known CPU; about T, hashing + setup, at the assumed rate), and\n"
-    "the time a solver would need on this machine, setup included (from a ~1 s\n"
-    "calibration in the mode `unlock`/`solve` would pick here).  A .rxlock\n"
-    "file's puzzle is shown: its real parameters (the file's notice text is not\n"
-    "authenticated).\n"
+    "the fastest known hardware, the floor; about T, hashing + setup, at the\n"
+    "assumed rate; with dates from its creation), and the time a solver would\n"
+    "need on this machine, in seconds: from the saved calibration (`rxlock\n"
+    "calibrate`), else for RandomX full mode a ~1 s light-mode probe scaled by\n"
+    "the measured full/light range (" TL_FULL_LIGHT_RANGE "), labelled as such; --measure\n"
+    "measures the mode `unlock`/`solve` would pick here (full mode builds the\n"
+    "2 GiB dataset first: about a minute).  A .rxlock file's puzzle is shown:\n"
+    "its real parameters (the file's notice text is not authenticated).\n"
     "  -q, --quiet      no progress line for the estimate (the report, which is the\n"
     "                   result, is still printed; warnings and errors go to stderr)\n"
     "  --json           one JSON line on stdout (docs/JSON.md); --pretty indents it\n"
     "  --mode M         RandomX mode for the estimate (default: full when its 2.3 GiB fit\n"
     "                   here, else light with a warning; full builds the dataset first)\n"
     "  --floor-table F  the floor table (default: the built-in one, docs/SECURITY.md)\n"
-    "  --no-estimate    skip the calibration\n"
+    "  --measure        measure this machine in the solver's mode (not the saved\n"
+    "                   calibration or the light-mode probe)\n"
+    "  --no-estimate    no estimate for this machine\n"
     "  --progress       progress line for the estimate even when stderr is not a TTY\n"
     "exit: 0 ok, 1 malformed / unreadable puzzle, 2 usage error\n";
 
@@ -52,13 +60,18 @@ typedef struct {
     tl_floor_table ft;
     double est_setup;
     tl_engine_info engine;   /* of the estimate */
+    int measure;             /* --measure */
+    int est_kind;            /* EST_SAVED, EST_PROBE (scaled), EST_MEASURED */
+    double here_lo;          /* EST_PROBE: the slower end of the range */
+    char est_cpu[128];
 } view;
+enum { EST_MEASURED = 0, EST_SAVED = 1, EST_PROBE = 2 };
 
 static int parse_args(int argc, char **argv, view *v) {
     static const struct option opts[] = {
         {"json", no_argument, 0, 'j'}, {"pretty", no_argument, 0, 'p'}, {"mode", required_argument, 0, 'm'},
         {"no-estimate", no_argument, 0, 'n'}, {"progress", no_argument, 0, 'P'}, {"quiet", no_argument, 0, 'q'},
-        {"floor-table", required_argument, 0, 'F'}, {0, 0, 0, 0}
+        {"floor-table", required_argument, 0, 'F'}, {"measure", no_argument, 0, 'M'}, {0, 0, 0, 0}
     };
     int c;
     optind = 1; opterr = 0;
@@ -67,6 +80,7 @@ static int parse_args(int argc, char **argv, view *v) {
         case 'j': v->json = 1; break;
         case 'p': v->json = v->pretty = 1; break;
         case 'n': v->estimate = 0; break;
+        case 'M': v->measure = 1; break;
         case 'P': v->progress = 1; break;
         case 'q': v->quiet = 1; break;
         case 'm':
@@ -78,6 +92,7 @@ static int parse_args(int argc, char **argv, view *v) {
         default: return cli_bad_option(argv[0], optopt, argv[optind - 1]);
         }
     }
+    if (v->measure && !v->estimate) return cli_usage_error(argv[0], "give --measure or --no-estimate, not both");
     if (optind >= argc) return cli_usage_error(argv[0], "missing PUZZLE");
     if (optind + 1 < argc) return cli_usage_error(argv[0], "unexpected argument '%s'", argv[optind + 1]);
     v->path = argv[optind];
@@ -100,17 +115,33 @@ static void describe(const tl_puzzle *pz, view *v) {
     v->assumed = (double)pz->rate_milli_hps / 1000.0;
     v->est_rc = -1;
     if (!v->estimate) return;
-    tl_calibration cal;
-    cli_progress ui;   /* a transient line: erased before the report */
-    cli_progress_init(&ui, "estimate", 0, cli_progress_when(v->quiet, 0, v->progress), 0);
-    tl_calibrate_opts co = { .progress = cli_progress_cb, .progress_ctx = &ui, .stop = cli_catch_signals() };
-    ui.stop = co.stop;
+    static tl_calibration cal;   /* its engine strings outlive this call */
     v->mode = cli_mode_pick(pz->work, v->mode_req);   /* issue 19: the mode a solver here would run */
-    v->est_rc = tl_calibrate(pz->work, v->mode, 1.0, &co, &cal);
-    cli_progress_end(&ui, v->est_rc == 0 && !ui.bar.tty);   /* a TTY line is erased */
+    int rx = pz->work != TL_WORK_SHA3_256;
+    if (!v->measure && cli_calib_load_saved(pz->work, &cal, NULL, 0) && (!rx || cal.mode == v->mode)) {
+        v->est_kind = EST_SAVED;   /* seconds: nothing measured now */
+        v->est_rc = 0;
+    } else {
+        /* RandomX full mode unmeasured: a light-mode probe (no 2 GiB
+         * dataset), scaled by the measured full/light range */
+        v->est_kind = !v->measure && rx && v->mode == TL_MODE_FULL ? EST_PROBE : EST_MEASURED;
+        cli_progress ui;   /* a transient line: erased before the report */
+        cli_progress_init(&ui, "estimate", 0, cli_progress_when(v->quiet, 0, v->progress), 0);
+        tl_calibrate_opts co = { .progress = cli_progress_cb, .progress_ctx = &ui, .stop = cli_catch_signals(),
+                                 .allocations = 1 };
+        ui.stop = co.stop;
+        v->est_rc = tl_calibrate(pz->work, v->est_kind == EST_PROBE ? TL_MODE_LIGHT : v->mode, 1.0, &co, &cal);
+        cli_progress_end(&ui, v->est_rc == 0 && !ui.bar.tty);   /* a TTY line is erased */
+    }
     if (v->est_rc) return;
+    snprintf(v->est_cpu, sizeof v->est_cpu, "%s", cal.cpu);
     v->here = tl_calibration_sizing_rate(&cal);
     v->est_setup = cal.setup_seconds;
+    if (v->est_kind == EST_PROBE) {
+        v->here_lo = v->here * TL_FULL_LIGHT_RATIO_MIN;
+        v->here *= TL_FULL_LIGHT_RATIO;
+        v->est_setup = 0;   /* the dataset build is not measured */
+    }
     v->engine = cal.engine;
     if (cal.engine.fallback) cli_warn_fallback(cal.engine.fallback);
     cli_engine_text(&cal.engine, v->eng, sizeof v->eng);
@@ -154,6 +185,7 @@ static int report_json(const tl_puzzle *pz, const view *v) {
         json_object_set_new(o, "promise_seconds", p.here_seconds >= 0 ? json_real(p.here_seconds) : json_null());
         json_object_set_new(o, "floor_machine", p.floor ? json_string(p.floor->machine) : json_null());
         json_object_set_new(o, "floor_rate", p.floor ? json_real(p.floor->rate) : json_null());
+        json_object_set_new(o, "floor_kind", p.floor ? json_string(tl_floor_kind_name(p.floor->kind)) : json_null());
         json_object_set_new(o, "floor_seconds", p.floor ? json_real(p.floor_seconds) : json_null());
         json_object_set_new(o, "floor_table", json_string(v->ft.origin));
     }
@@ -168,6 +200,12 @@ static int report_json(const tl_puzzle *pz, const view *v) {
             json_object_set_new(o, "estimate_mode", json_string(v->engine.mode));
             json_object_set_new(o, "estimate_engine", json_string(v->engine.engine));
             json_object_set_new(o, "estimate_aes", json_string(v->engine.aes));
+        }
+        static const char *const ek[] = { "measured", "saved calibration", "light-mode probe, scaled" };
+        json_object_set_new(o, "estimate_source", json_string(ek[v->est_kind]));
+        if (v->est_kind == EST_PROBE) {   /* the range's slow end */
+            json_object_set_new(o, "estimate_rate_min", json_real(v->here_lo));
+            json_object_set_new(o, "estimate_seconds_max", json_real((double)v->total / v->here_lo));
         }
         json_object_set_new(o, "estimate_rate", json_real(v->here));
         json_object_set_new(o, "estimate_setup_seconds", json_real(v->est_setup));
@@ -212,8 +250,8 @@ static void report_text(const tl_puzzle *pz, const view *v) {
         util_format_duration(d1, sizeof d1, (double)pz->target_seconds);
         printf("target:        %s\n", d1);
     }
-    char pt[400];
-    tl_promise_text(pt, sizeof pt, pz, &v->ft);
+    char pt[700];
+    tl_promise_text_at(pt, sizeof pt, pz, &v->ft, pz->created);   /* dates from its creation */
     printf("promise:       %s [%s]\n", pt, v->ft.origin);
     printf("signer:        %s%s%s\n", pz->has_signer ? v->signer : "none (unsigned)", pz->has_signer ? "  signature " : "",
            pz->has_signer ? v->sig : "");
@@ -231,12 +269,22 @@ static void report_text(const tl_puzzle *pz, const view *v) {
     else
         printf("verification:  UNVERIFIED (%s): no chain was recomputed; a corrupted chain would make this "
                "puzzle unsolvable past that group\n", pz->verify_method ? "none" : "version 1: not recorded");
-    if (v->est_rc == 0) {
+    if (v->est_rc == 0 && v->est_kind == EST_PROBE) {
+        char r3[32], d3[32];
+        util_format_rate(r2, sizeof r2, v->here_lo);
+        util_format_rate(r3, sizeof r3, v->here);
+        util_format_duration(d2, sizeof d2, (double)v->total / v->here);
+        util_format_duration(d3, sizeof d3, (double)v->total / v->here_lo);
+        printf("this machine:  about %s-%s to solve in full mode, %s-%sH/s: a ~1 s LIGHT-mode probe (%s) scaled by\n"
+               "               the measured full/light range %s, dataset build not included; --measure\n"
+               "               measures full mode here (builds the 2 GiB dataset)\n", d2, d3, r2, r3, v->eng,
+               TL_FULL_LIGHT_RANGE);
+    } else if (v->est_rc == 0) {
         util_format_rate(r2, sizeof r2, v->here);
         util_format_duration(d2, sizeof d2, (double)v->total / v->here + v->est_setup);
         util_format_duration(d1, sizeof d1, v->est_setup);
-        printf("this machine:  %sH/s (%s, quick calibration, fastest window) -> about %s to solve (setup %s included)\n",
-               r2, v->eng, d2, d1);
+        printf("this machine:  %sH/s (%s, %s on %.60s, typical rate) -> about %s to solve (setup %s included)\n",
+               r2, v->eng, v->est_kind == EST_SAVED ? "the saved calibration" : "measured now", v->est_cpu, d2, d1);
     } else if (v->estimate) {
         printf("this machine:  no estimate (%s)\n", rxlock_strerror(v->est_rc));
     }

@@ -24,39 +24,52 @@
 
 const char cmd_lock_usage[] =
     "usage: rxlock lock [--work randomx-v2|randomx-v1|sha3-256]\n"
-    "                   (--groups G --steps S | --time DURATION [--groups G])\n"
-    "                   [--rate H/s | --calibration FILE] [--mode light|full]\n"
-    "                   [--workers N] [--sign-key FILE] [--keep-epoch-key FILE]\n"
+    "                   (--groups G --steps S | (--time DURATION | --until DATE) [--groups G])\n"
+    "                   [--rate H/s | --calibration FILE] [--floor [--floor-table FILE]]\n"
+    "                   [--mode light|full] [--workers N] [--sign-key FILE] [--keep-epoch-key FILE]\n"
     "                   [--retries N] [--worker-timeout SECONDS] [-q | --json | --progress]\n"
     "                   [--verify[=full|sample:F] | --no-verify] [--checkpoint-steps C]\n"
-    "                   [--no-resume] [--force] -o, --output PUZZLE|-\n"
+    "                   [--no-resume] [--force] [--dry-run] -o, --output PUZZLE|-\n"
     "       rxlock lock FILE|- [the size, rate, mode, workers, key and verification\n"
     "                   options above] [-o, --output OUT|-] [--no-resume] [--force]\n"
-    "                   [-q | --json | --progress]\n"
+    "                   [--dry-run] [-q | --json | --progress]\n"
     "\n"
     "Generate a time-lock puzzle: G groups of S sequential hashes each, computed\n"
     "here in parallel worker processes, then solved by anyone only in sequence\n"
     "(G*S hashes).  Prints the epoch recipient (age1...): encrypt to it with\n"
     "`age -r` or `rxlock encrypt`; `rxlock solve` recovers the identity.\n"
-    "Then states the promise on stderr: no sooner than T_min on the fastest\n"
-    "known CPU (the floor), about T (hashing + setup) at the assumed rate.\n"
+    "Before the work it prints the generation estimate here (G*S over the\n"
+    "workers at this machine's rate, wall and CPU time; past 10 minutes the\n"
+    "cheaper ways); after it, the promise on stderr: published DATE, opens no\n"
+    "sooner than T_min (DATE) on the fastest known hardware (the floor: its\n"
+    "row and kind), about T (DATE), hashing + setup, at the assumed rate.\n"
     "With --pq the epoch key is post-quantum: the recipient is age1pq1...\n"
     "(mlkem768x25519; age >= 1.3, typage and rxlock open it, age 1.1 does not).\n"
     "\n"
     "  --work W             work function (default randomx-v2)\n"
     "  --groups G           groups (1..4096; with --time default = workers)\n"
     "  --steps S            steps per group (1..2^40; G*S <= 2^48)\n"
-    "  --time DURATION      wall-clock time for one solver on the calibrated machine,\n"
-    "                       setup (dataset build) INCLUDED, e.g. 90s, 30m, 1h30m, 7d, 2w, 1y:\n"
-    "                       G*S = (DURATION - setup) x rate (needs --rate, --calibration or --floor)\n"
+    "  --time DURATION      e.g. 90s, 30m, 1h30m, 7d, 2w, 1y.  Alone: the time the\n"
+    "                       fastest known hardware needs, G*S = DURATION x its rate\n"
+    "                       (the floor, docs/SECURITY.md); \"about T\" then comes from\n"
+    "                       the saved calibration (`rxlock calibrate`) or says none\n"
+    "                       was measured.  With --rate / --calibration: wall-clock time\n"
+    "                       for one solver at that rate, setup (dataset build) INCLUDED:\n"
+    "                       G*S = (DURATION - setup) x rate\n"
+    "  --until DATE         instead of --time: ISO 8601 with its zone, e.g.\n"
+    "                       2027-01-01T12:00Z or 2027-01-01T13:00:00+01:00; the\n"
+    "                       duration counts from now (generation time adds to it:\n"
+    "                       the promise gives the real dates)\n"
     "  --rate H/s           assumed sequential solver rate, full mode for RandomX (recorded)\n"
-    "  --calibration FILE   the rate (its fastest window) and setup time from\n"
-    "                       `rxlock calibrate -o FILE`; work must match; a RandomX\n"
-    "                       light-mode calibration is refused (full mode is 2.7-4.5x faster)\n"
-    "  --floor              size so that the fastest known CPU (the floor table) needs\n"
-    "                       DURATION of hashing: G*S = DURATION x its rate\n"
-    "  --floor-table FILE   the floor table (lines WORK RATE MACHINE [; CONDITIONS]);\n"
+    "  --calibration FILE   the rate (its typical rate: the best placement's mean) and\n"
+    "                       setup time from `rxlock calibrate -o FILE`; work must match; a\n"
+    "                       RandomX light-mode calibration is refused (full mode is 2.7-4.5x faster)\n"
+    "  --floor              with --rate / --calibration: size against the floor anyway\n"
+    "                       (G*S = DURATION x the fastest row's rate); the rate is recorded\n"
+    "  --floor-table FILE   the floor table (lines WORK RATE [KIND] MACHINE [; CONDITIONS]);\n"
     "                       default: the built-in table (docs/SECURITY.md)\n"
+    "  --dry-run            print the whole plan (sizes, promise, generation estimate,\n"
+    "                       memory) on stdout and stop: nothing generated or written\n"
     "  --mode light|full    RandomX mode for generation (default: full when the 2.3 GiB\n"
     "                       fit here, else light with a warning)\n"
     "  --workers N          concurrent worker processes (default: usable CPUs)\n"
@@ -184,11 +197,12 @@ static int parse_args(int argc, char **argv, lock_args *a) {
         }
     }
     if (optind < argc) return cli_usage_error(argv[0], "unexpected argument '%s'", argv[optind]);
-    if (!a->out) return cli_usage_error(argv[0], "missing -o PUZZLE");
+    if (!a->out && !a->lo.dry_run) return cli_usage_error(argv[0], "missing -o PUZZLE");
     if (cli_path_is_std(a->out) && (a->json || (a->keep && cli_path_is_std(a->keep))))
         return cli_usage_error(argv[0], "-o - writes the puzzle to standard output: no --json, no --keep-epoch-key -");
     if ((orc = cli_lock_resolve(&a->lo, argv[0])) != 0) return orc;
     cli_lock_pq_default(&a->lo, 0);      /* epochs: classic unless --pq (age 1.1 opens them) */
+    if (a->lo.dry_run) return CLI_OK;    /* nothing is checked for writing, nothing made */
     if (!a->no_resume && !cli_path_is_std(a->out)) {   /* -o -: nothing to resume into */
         if (snprintf(a->state, sizeof a->state, "%s.state", a->out) >= (int)sizeof a->state ||
             snprintf(a->state_puzzle, sizeof a->state_puzzle, "%s/puzzle.json", a->state) >= (int)sizeof a->state_puzzle)
@@ -283,6 +297,8 @@ int cmd_lock(int argc, char **argv) {
     lock_args a = {0};
     int rc = parse_args(argc, argv, &a);
     if (rc) return rc;
+    if (a.lo.dry_run) return cli_lock_dry_run(&a.lo, "lock");
+    if (!a.quiet && !a.json) cli_lock_estimate(&a.lo, stderr);   /* before the work */
     uint8_t pk[32], x[32];
     char *text = NULL;
     size_t len = 0;

@@ -78,7 +78,7 @@ static int parse_args(int argc, char **argv, lockfile_args *a) {
         return cli_usage_error(argv[0], "--json and the container on standard output both write to stdout; give -o OUT");
     cli_lock_pq_default(&a->lo, 1);      /* issue 21: containers are post-quantum by default */
     int rc = cli_lock_resolve(&a->lo, argv[0]);
-    if (rc || a->no_resume || from_stdin || a->to_stdout) return rc;   /* '-': nothing to resume from or into */
+    if (rc || a->lo.dry_run || a->no_resume || from_stdin || a->to_stdout) return rc;   /* '-': nothing to resume from or into */
     if ((rc = cli_lockfile_state_init(&a->st, a->out))) return rc;
     a->lo.go.state_dir = a->st.dir;
     a->finished = cli_lockfile_finished(&a->st, a->out);
@@ -154,6 +154,7 @@ int cmd_lock_file(int argc, char **argv) {
     lockfile_args a = {0};
     int ret = parse_args(argc, argv, &a);
     if (ret) return ret;
+    if (a.lo.dry_run) return cli_lock_dry_run(&a.lo, "lock FILE");
     /* Check every file and open the input before the generation work; the
      * output's temp file is made only when writing starts. */
     const cli_path files[] = {
@@ -178,6 +179,7 @@ int cmd_lock_file(int argc, char **argv) {
         if (ret == CLI_OK) ret = cli_lockfile_commit(&a.st, a.out, a.force);
         if (ret == CLI_OK && cli_epoch_recipient(pz, rcp) != CLI_OK) strcpy(rcp, "?");
     } else {
+        if (!a.quiet && !a.json) cli_lock_estimate(&a.lo, stderr);   /* before the work */
         ret = cli_lock_generate(&a.lo, "lock", cli_progress_when(a.quiet, a.json, a.lo.progress), a.json, &json, &len,
                                 &pz, pk, NULL);
         /* with a state the container goes into it first (its temp file too) */

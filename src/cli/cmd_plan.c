@@ -18,10 +18,10 @@
 
 const char cmd_plan_usage[] =
     "usage: rxlock plan [--work randomx-v2|randomx-v1|sha3-256] --groups G\n"
-    "                   (--steps S | --time DURATION (--rate H/s | --calibration FILE))\n"
+    "                   (--steps S | (--time DURATION | --until DATE) [--rate H/s | --calibration FILE])\n"
     "                   [--mode light|full] [--batch B] --planner-key FILE --worker-key FILE\n"
     "                   [--pq | --classic] [--verify[=full|sample:F] | --no-verify]\n"
-    "                   [--checkpoint-steps C] [job file options] [--force] [--json]\n"
+    "                   [--checkpoint-steps C] [job file options] [--force] [--json] [--dry-run]\n"
     "                   -o, --output DIR\n"
     "       rxlock plan status DIR [--json]\n"
     "\n"
@@ -36,9 +36,12 @@ const char cmd_plan_usage[] =
     "file per group), plan.secrets, slurm.sbatch (array job) and k8s-job.yaml\n"
     "(Indexed Job).  Each task runs `rxlock group DIR INDEX`; then, where the\n"
     "planner key is, `rxlock assemble DIR` writes the puzzle.  Prints the epoch\n"
-    "recipient (age1..., or age1pq1... with --pq), usable at once.\n"
+    "recipient (age1..., or age1pq1... with --pq), usable at once.  Before, it\n"
+    "prints the generation estimate: every group a task at once, at this\n"
+    "machine's rate (the saved calibration; else a lower bound at the floor's).\n"
     "\n"
-    "  --work, --groups, --steps, --time, --rate, --calibration   as in `rxlock lock`\n"
+    "  --work, --groups, --steps, --time, --until, --rate, --calibration, --floor,\n"
+    "  --floor-table, --dry-run   as in `rxlock lock` (--time alone: against the floor)\n"
     "                       (--groups is required: it is the cluster's width)\n"
     "  --mode light|full    RandomX mode the tasks use (default full; a task on a node\n"
     "                       without 2.3 GiB free runs light, with a warning)\n"
@@ -135,6 +138,8 @@ int cmd_plan(int argc, char **argv) {
         {"k8s-ttl", required_argument, 0, OPT_KTTL}, {"k8s-priority-class", required_argument, 0, OPT_KPRIO},
         {"image-pull-secret", required_argument, 0, OPT_KPULL}, {"k8s-node-selector", required_argument, 0, OPT_KNODE},
         {"k8s-toleration", required_argument, 0, OPT_KTOL}, {"slurm-log-dir", required_argument, 0, OPT_SLOG},
+        {"until", required_argument, 0, CLI_OPT_UNTIL}, {"dry-run", no_argument, 0, CLI_OPT_DRY_RUN},
+        {"floor", no_argument, 0, CLI_OPT_FLOOR}, {"floor-table", required_argument, 0, CLI_OPT_FLOOR_TABLE},
         {0, 0, 0, 0}
     };
     const char *extra[CLI_PLAN_SBATCH_EXTRA_MAX];
@@ -219,9 +224,9 @@ int cmd_plan(int argc, char **argv) {
         }
     }
     if (optind < argc) return cli_usage_error(argv[0], "unexpected argument '%s'", argv[optind]);
-    if (!out) return cli_usage_error(argv[0], "missing -o DIR");
+    if (!out && !lo.dry_run) return cli_usage_error(argv[0], "missing -o DIR");
     if (!lo.groups) return cli_usage_error(argv[0], "missing --groups G (the number of parallel tasks' groups)");
-    if (!po.planner_key || !po.worker_key) return cli_usage_error(argv[0], "missing --planner-key FILE or --worker-key FILE");
+    if ((!po.planner_key || !po.worker_key) && !lo.dry_run) return cli_usage_error(argv[0], "missing --planner-key FILE or --worker-key FILE");
     if (batch > lo.groups) return cli_usage_error(argv[0], "--batch: want at most --groups");
     /* issue 19: the tasks run full mode unless --mode light (the cluster
      * nodes, not this machine, must hold the dataset; `group` falls back
@@ -229,6 +234,8 @@ int cmd_plan(int argc, char **argv) {
     if (lo.mode_req < 0) lo.mode_req = TL_MODE_FULL;
     if ((orc = cli_lock_resolve(&lo, argv[0])) != 0) return orc;
     cli_lock_pq_default(&lo, 0);         /* issue 21: --pq for a post-quantum epoch */
+    if (!lo.go.workers) lo.go.workers = lo.p.groups;   /* the estimate: every group a task at once */
+    if (lo.dry_run) return cli_lock_dry_run(&lo, "plan: every group a task on its own node");
     const cli_path files[] = {
         { lo.calib, "--calibration", CLI_PATH_IN }, { po.planner_key, "--planner-key", CLI_PATH_OUT },
         { po.worker_key, "--worker-key", CLI_PATH_OUT }
@@ -253,6 +260,7 @@ int cmd_plan(int argc, char **argv) {
         if (jo.wrote) cli_plan_jobs_remove(out);
         return cli_error("plan failed: %s", err[0] ? err : rxlock_strerror(rc));
     }
+    if (!json) cli_lock_estimate(&lo, stderr);   /* before the cluster's work */
     if (!json) printf("%s\n", sum.recipient);
     uint32_t tasks = sum.tasks;
     uint64_t tl = jo.time_limit;

@@ -1,9 +1,11 @@
 /* SPDX-License-Identifier: ISC */
 /* src/cli/lock_opts.c — parsing and resolution of the options shared by
- * `rxlock lock` and `rxlock lock FILE`, and the generation run both make
+ * `rxlock lock` and `rxlock lock FILE` (and `rxlock plan`), the generation
+ * estimate and --dry-run before the work, and the generation run itself
  * (see lock_opts.h). */
 #include "cli/lock_opts.h"
 #include "cli/cli.h"
+#include "cli/cli_calib.h"
 #include "cli/cli_util.h"
 #include "rxlock/calibrate.h"
 #include "util/util.h"
@@ -14,6 +16,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <unistd.h>
 
 /* The library never prints: worker trouble and the test mode arrive here. */
@@ -37,9 +40,47 @@ void cli_lock_pq_default(cli_lock_opts *o, int dflt) {
     o->p.pq = o->pq < 0 ? dflt : o->pq;
 }
 
+/* --until: YYYY-MM-DD(T| )HH:MM[:SS] then Z or +HH:MM / -HH:MM (or
+ * +HHMM / +HH): Unix seconds, or -1. */
+static long long parse_until(const char *s) {
+    int Y, M, D, h, m, sec = 0, n = 0, k = 0;
+    if (strlen(s) > 40 || sscanf(s, "%4d-%2d-%2d%n", &Y, &M, &D, &n) != 3 || n != 10) return -1;
+    if (s[n] != 'T' && s[n] != 't' && s[n] != ' ') return -1;
+    s += n + 1;
+    if (sscanf(s, "%2d:%2d%n", &h, &m, &k) != 2 || k != 5) return -1;
+    s += k;
+    if (*s == ':') { if (sscanf(s + 1, "%2d%n", &sec, &k) != 1 || k != 2) return -1; s += 3; }
+    long off = 0;
+    if ((*s == 'Z' || *s == 'z') && !s[1]) off = 0;
+    else if (*s == '+' || *s == '-') {
+        int oh = 0, om = 0;
+        const char *z = s + 1;
+        size_t zl = strlen(z);
+        if (zl == 5 && z[2] == ':' && sscanf(z, "%2d:%2d", &oh, &om) == 2) {}
+        else if (zl == 4 && sscanf(z, "%2d%2d", &oh, &om) == 2) {}
+        else if (zl == 2 && sscanf(z, "%2d", &oh) == 1) {}
+        else return -1;
+        for (size_t i = 0; i < zl; i++) if (z[i] != ':' && (z[i] < '0' || z[i] > '9')) return -1;
+        if (oh > 23 || om > 59) return -1;
+        off = (*s == '+' ? 1 : -1) * (long)(oh * 3600 + om * 60);
+    } else return -1;
+    if (Y < 1970 || M < 1 || M > 12 || D < 1 || D > 31 || h > 23 || m > 59 || sec > 60 || h < 0 || m < 0 || sec < 0)
+        return -1;
+    struct tm tm = { .tm_year = Y - 1900, .tm_mon = M - 1, .tm_mday = D, .tm_hour = h, .tm_min = m, .tm_sec = sec };
+    time_t t = timegm(&tm);
+    if (t == (time_t)-1 || tm.tm_mday != D) return -1;   /* 2026-02-30 normalised away: refused */
+    return (long long)t - off;
+}
+
 int cli_lock_opt(cli_lock_opts *o, int c, const char *arg, const char *cmd) {
     uint64_t v;
     switch (c) {
+    case CLI_OPT_UNTIL:
+        if ((o->until = parse_until(arg)) <= 0)
+            return cli_usage_error(cmd, "--until '%s': want an ISO 8601 date and time with its zone, e.g. "
+                                   "2027-01-01T12:00Z or 2027-01-01T13:00+01:00", arg);
+        return 0;
+    case CLI_OPT_DRY_RUN: o->dry_run = 1; return 0;
     case 'w':
         if (tl_work_parse(arg, &o->p.work)) return cli_usage_error(cmd, "unknown work function '%s'", arg);
         return 0;
@@ -107,6 +148,21 @@ static int refuse_light_rate(const cli_lock_opts *o) {
                      o->calib, r, TL_FULL_LIGHT_RANGE, TL_FULL_LIGHT_RATIO, tl_work_name(o->p.work));
 }
 
+/* The assumed rate from o->cal: its typical rate (the best placement's
+ * mean, else the run's), its setup and CPU; the source names what applies:
+ * RandomX mode (and engine when recorded); nothing for SHA3. */
+static void use_calibration(cli_lock_opts *o, const char *label) {
+    tl_params *p = &o->p;
+    const tl_calibration *cal = &o->cal;
+    o->rate = tl_calibration_sizing_rate(cal);
+    o->setup = cal->setup_seconds;
+    o->cpu = cal->cpu;
+    if (!cal->engine.mode) snprintf(p->rate_source, sizeof p->rate_source, "%s", label);
+    else if (!cal->engine.engine) snprintf(p->rate_source, sizeof p->rate_source, "%s (%s)", label, cal->engine.mode);
+    else snprintf(p->rate_source, sizeof p->rate_source, "%s (%s, %s)", label, cal->engine.mode,
+                  !strcmp(cal->engine.engine, "jit") ? "jit" : "interp");
+}
+
 static int load_calibration(cli_lock_opts *o) {
     tl_params *p = &o->p;
     tl_calibration *cal = &o->cal;
@@ -117,36 +173,27 @@ static int load_calibration(cli_lock_opts *o) {
     if (cal->work != p->work)
         return cli_error("%s: calibration is for %s, not %s", o->calib, tl_work_name(cal->work), tl_work_name(p->work));
     if (p->work != TL_WORK_SHA3_256 && cal->mode != TL_MODE_FULL) return refuse_light_rate(o);
-    o->rate = tl_calibration_sizing_rate(cal);   /* the fastest window */
-    o->setup = cal->setup_seconds;
-    o->cpu = cal->cpu;
-    /* what applies: RandomX mode (and engine when recorded); nothing for SHA3 */
-    if (!cal->engine.mode) snprintf(p->rate_source, sizeof p->rate_source, "calibration");
-    else if (!cal->engine.engine) snprintf(p->rate_source, sizeof p->rate_source, "calibration (%s)", cal->engine.mode);
-    else snprintf(p->rate_source, sizeof p->rate_source, "calibration (%s, %s)", cal->engine.mode,
-                  !strcmp(cal->engine.engine, "jit") ? "jit" : "interp");
+    use_calibration(o, "calibration");
     return 0;
 }
 
-/* --time: G*S from the duration.  Without --floor the duration is hashing
- * PLUS setup on the rate's machine; with --floor it is the fastest known
- * CPU's hashing alone (its setup may be done in parallel, on many cores). */
+/* --time: G*S from the duration.  With --rate / --calibration the duration
+ * is hashing PLUS setup on the rate's machine; against the floor (--floor,
+ * or --time alone) it is the fastest known hardware's hashing alone (its
+ * setup may be done in parallel, on many cores). */
 static int size_from_time(cli_lock_opts *o, const char *cmd, double *total) {
     tl_params *p = &o->p;
     if (o->floor) {
         const tl_floor_row *row = tl_floor_fastest(&o->ft, p->work);
-        if (!row) return cli_error("--floor: the %s has no fastest known CPU for %s; give --floor-table FILE",
-                                   o->ft.origin, tl_work_name(p->work));
+        if (!row) return cli_error("%s: the %s has no fastest known hardware for %s; give --floor-table FILE%s",
+                                   o->implied_floor ? "--time" : "--floor", o->ft.origin, tl_work_name(p->work),
+                                   o->implied_floor ? ", or --rate / --calibration" : "");
         uint64_t h;
-        if (tl_floor_hashes(row, o->duration, &h) != 0) return cli_error("--floor: --time x %.4g H/s exceeds 2^48 hashes", row->rate);
+        if (tl_floor_hashes(row, o->duration, &h) != 0) return cli_error("--time x %.4g H/s (the floor) exceeds 2^48 hashes", row->rate);
         *total = (double)h;
-        if (!(o->rate > 0)) {   /* no rate of ours: the puzzle assumes the floor's */
-            o->rate = row->rate;
-            snprintf(p->rate_source, sizeof p->rate_source, "floor: %.24s", row->machine);
-        }
         return 0;
     }
-    if (!(o->rate > 0)) return cli_usage_error(cmd, "--time needs --rate, --calibration or --floor");
+    if (!(o->rate > 0)) return cli_usage_error(cmd, "--time needs a rate");
     if (o->duration <= o->setup)
         return cli_error("--time %.0f s is not more than the %.1f s of setup (dataset build) the calibrated machine needs",
                          o->duration, o->setup);
@@ -158,10 +205,19 @@ int cli_lock_resolve(cli_lock_opts *o, const char *cmd) {
     tl_params *p = &o->p;
     int rx = p->work != TL_WORK_SHA3_256;
     if (o->rate > 0 && o->calib) return cli_usage_error(cmd, "give --rate or --calibration, not both");
-    if (o->duration > 0 && o->steps) return cli_usage_error(cmd, "give --steps or --time, not both");
+    if (o->until && o->duration > 0) return cli_usage_error(cmd, "give --time or --until, not both");
+    if (o->until) {   /* counted from now; the promise gives the real dates */
+        o->duration = (double)(o->until - (long long)time(NULL));
+        if (!(o->duration >= 1)) return cli_usage_error(cmd, "--until: that moment is not in the future");
+    }
+    if (o->duration > 0 && o->steps) return cli_usage_error(cmd, "give --steps or --time / --until, not both");
     if (!(o->duration > 0) && (!o->groups || !o->steps))
-        return cli_usage_error(cmd, "need --groups G --steps S, or --time DURATION");
-    if (o->floor && !(o->duration > 0)) return cli_usage_error(cmd, "--floor needs --time");
+        return cli_usage_error(cmd, "need --groups G --steps S, or --time DURATION, or --until DATE");
+    if (o->floor && !(o->duration > 0)) return cli_usage_error(cmd, "--floor needs --time or --until");
+    /* --time alone sizes against the floor: the one honest default
+     * without a measurement */
+    if (o->duration > 0 && !(o->rate > 0) && !o->calib && !o->floor) o->floor = o->implied_floor = 1;
+    o->have_saved = cli_calib_load_saved(p->work, &o->saved, NULL, 0);
     char err[256];
     if (!o->floor_table) tl_floor_builtin(&o->ft);
     else if (tl_floor_load(o->floor_table, &o->ft, err, sizeof err)) return cli_error("%s", err);
@@ -185,6 +241,14 @@ int cli_lock_resolve(cli_lock_opts *o, const char *cmd) {
             return cli_error("--time: %llu steps per group exceeds 2^40; use more --groups", (unsigned long long)o->steps);
         p->target_seconds = (uint64_t)llround(o->duration);
     }
+    /* no rate of ours: the saved calibration gives "about T here", or the
+     * puzzle records none (never the floor's: that is T_min).  A RandomX
+     * light-mode one is not a solver's rate (full mode is faster). */
+    if (!(o->rate > 0) && o->have_saved && (p->work == TL_WORK_SHA3_256 || o->saved.mode == TL_MODE_FULL)) {
+        o->cal = o->saved;
+        use_calibration(o, "saved calibration");
+        o->rate_saved = 1;
+    }
     if (o->steps > TL_MAX_TOTAL / o->groups) return cli_error("groups x steps exceeds 2^48");
     if (o->go.checkpoint_steps > o->steps) o->go.checkpoint_steps = o->steps;
     if (o->go.checkpoint_steps && (o->steps + o->go.checkpoint_steps - 1) / o->go.checkpoint_steps * o->groups > 65536)
@@ -204,11 +268,16 @@ int cli_lock_resolve(cli_lock_opts *o, const char *cmd) {
 }
 
 void cli_lock_promise(const cli_lock_opts *o, const tl_puzzle *pz, const char *open_cmd) {
-    char t[320];
-    tl_promise_text(t, sizeof t, pz, &o->ft);
+    char t[640];
+    /* published now: the dates count from the moment the lock exists */
+    tl_promise_text_at(t, sizeof t, pz, &o->ft, pz->created ? (int64_t)time(NULL) : 0);
     fprintf(stderr, "rxlock: promise: %s", t);
-    if (o->cpu[0]) fprintf(stderr, "; measured on %s", o->cpu);
-    fprintf(stderr, " [--time %s]\n", o->floor ? "is the fastest known CPU's hashing" : "includes setup");
+    if (o->cpu[0]) fprintf(stderr, "; measured on %s%s", o->cpu, o->rate_saved ? " (the saved calibration)" : "");
+    else if (!(o->rate > 0)) fprintf(stderr, "; no rate was measured here (`rxlock calibrate` saves one)");
+    if (o->duration > 0)
+        fprintf(stderr, " [--%s %s]", o->until ? "until" : "time",
+                o->floor ? "is the fastest known hardware's hashing" : "includes setup");
+    fprintf(stderr, "\n");
     double ps = o->cpu[0] ? tl_calibration_placement_spread(&o->cal) : 0;
     if (ps > 0.10)   /* issue 19: sized with the fastest placement; a solver may get a slower one */
         fprintf(stderr, "rxlock: note: the calibration's %u placements of the dataset differed by %.0f%%: "
@@ -257,4 +326,132 @@ int cli_lock_generate(cli_lock_opts *o, const char *label, int when, int json,
         return cli_interrupted_rc();
     }
     return cli_work_error("lock failed (nothing written)", rc, o->p.work);
+}
+
+/* ---- before the work: the generation estimate and --dry-run ------------- */
+
+/* This machine's per-worker generation rate: the saved calibration's (in
+ * the generation's mode: a full-mode rate scaled down by the recorded
+ * full/light ratio for a light generation, a light one up by the smaller
+ * ratio for a full one), else the floor's rate as an upper bound (then the
+ * time is a lower bound).  0 when neither is known. */
+static double gen_rate(const cli_lock_opts *o, char *src, size_t cap, int *bound, double *setup) {
+    *bound = 0;
+    *setup = 0;
+    if (o->have_saved) {
+        const tl_calibration *c = &o->saved;
+        double r = tl_calibration_sizing_rate(c);
+        const char *scaled = "";
+        if (o->p.work != TL_WORK_SHA3_256 && c->mode != o->mc.mode) {
+            if (c->mode == TL_MODE_FULL) { r /= TL_FULL_LIGHT_RATIO; scaled = ", its full-mode rate / 4.5 for light mode"; }
+            else { r *= TL_FULL_LIGHT_RATIO_MIN; scaled = ", its light-mode rate x 2.7 for full mode"; }
+        } else {
+            *setup = c->setup_seconds;
+        }
+        snprintf(src, cap, "the saved calibration of %.60s%s", c->cpu, scaled);
+        return r;
+    }
+    const tl_floor_row *row = tl_floor_fastest(&o->ft, o->p.work);
+    if (!row) { snprintf(src, cap, "no calibration saved here: `rxlock calibrate` measures this machine"); return 0; }
+    *bound = 1;
+    snprintf(src, cap, "at most the fastest known hardware's rate; no calibration saved here: "
+                       "`rxlock calibrate` measures this machine");
+    return row->rate;
+}
+
+/* The estimate as one line (no "rxlock: " prefix, no newline); *wall gets
+ * the wall seconds (-1 unknown). */
+static void estimate_text(const cli_lock_opts *o, char *buf, size_t cap, double *wall) {
+    const tl_params *p = &o->p;
+    double total = (double)p->groups * (double)p->steps, setup;
+    unsigned w = o->go.workers ? o->go.workers : util_cpus_usable();
+    if (w < 1) w = 1;
+    unsigned par = w < p->groups ? w : p->groups;
+    char src[200], r[32], a[32], b[32];
+    int bound;
+    double rate = gen_rate(o, src, sizeof src, &bound, &setup);
+    *wall = -1;
+    if (!(rate > 0)) {
+        snprintf(buf, cap, "%u x %llu = %.0f %s hashes on %u worker%s: no estimate (%s)", p->groups,
+                 (unsigned long long)p->steps, total, tl_work_name(p->work), par, par == 1 ? "" : "s", src);
+        return;
+    }
+    double cpu = total / rate;
+    *wall = cpu / par + setup;
+    util_format_rate(r, sizeof r, rate);
+    util_format_duration(a, sizeof a, *wall);
+    util_format_duration(b, sizeof b, cpu);
+    snprintf(buf, cap, "%u x %llu = %.0f %s hashes%s on %u worker%s at %s%sH/s each (%s): %s %s wall, %s CPU%s",
+             p->groups, (unsigned long long)p->steps, total, tl_work_name(p->work),
+             p->work == TL_WORK_SHA3_256 ? "" : o->mc.mode == TL_MODE_FULL ? " in full mode" : " in light mode", par,
+             par == 1 ? "" : "s", bound ? "no more than " : "", r, src, bound ? "at least" : "about", a, b,
+             p->work == TL_WORK_SHA3_256 ? " (one chain per worker; SIMD lanes run several, faster)" : "");
+}
+
+/* Past about 10 minutes of generation: the cheaper ways, one line. */
+static void cheaper_ways(const cli_lock_opts *o, double wall, FILE *f, const char *lead) {
+    if (!(wall > 600)) return;
+    char a[32];
+    util_format_duration(a, sizeof a, wall);
+    fprintf(f, "%s%s of generation here is over 10 minutes; cheaper ways: %s`rxlock plan` (generate on a "
+               "cluster, many machines at once), or an epoch of a beacon (`rxlock beacon`: one generation serves "
+               "every lock of the epoch)\n", lead, a,
+            o->p.work == TL_WORK_SHA3_256 ? "" : "--work sha3-256 (SIMD lanes run several chains per core; "
+                                                 "its floor is dedicated hardware, see docs/SECURITY.md), ");
+}
+
+void cli_lock_estimate(const cli_lock_opts *o, FILE *f) {
+    char t[768];
+    double wall;
+    estimate_text(o, t, sizeof t, &wall);
+    fprintf(f, "rxlock: generation here: %s\n", t);
+    cheaper_ways(o, wall, f, "rxlock: ");
+}
+
+int cli_lock_dry_run(const cli_lock_opts *o, const char *what) {
+    const tl_params *p = &o->p;
+    tl_puzzle pz;
+    memset(&pz, 0, sizeof pz);
+    pz.version = TL_PUZZLE_VERSION;
+    pz.work = p->work;
+    pz.groups = p->groups;
+    pz.steps = p->steps;
+    pz.rate_milli_hps = p->rate_milli_hps;
+    pz.rate_mode = p->rate_mode;
+    pz.setup_ms = p->setup_ms;
+    pz.created = (int64_t)time(NULL);
+    char t[768], r[32], d[32];
+    double wall;
+    printf("dry run:       nothing is generated or written (%s)\n", what);
+    printf("work:          %s, %u group%s x %llu steps = %llu sequential hashes\n", tl_work_name(p->work), p->groups,
+           p->groups == 1 ? "" : "s", (unsigned long long)p->steps, (unsigned long long)p->groups * p->steps);
+    if (o->duration > 0) {
+        util_format_duration(d, sizeof d, o->duration);
+        printf("sized:         %s %s %s\n", o->until ? "--until, from now," : "--time", d,
+               o->floor ? "of hashing on the fastest known hardware (the floor)" : "at the assumed rate, setup included");
+    } else {
+        printf("sized:         --groups / --steps\n");
+    }
+    if (o->rate > 0) {
+        util_format_rate(r, sizeof r, o->rate);
+        printf("assumed rate:  %sH/s (%s)%s%s\n", r, p->rate_source, o->cpu[0] ? " measured on " : "", o->cpu);
+    } else {
+        printf("assumed rate:  none: no rate was measured here (`rxlock calibrate` saves one)\n");
+    }
+    tl_promise_text_at(t, sizeof t, &pz, &o->ft, pz.created);
+    printf("promise:       %s [%s; published now]\n", t, o->ft.origin);
+    estimate_text(o, t, sizeof t, &wall);
+    printf("generation:    %s\n", t);
+    cheaper_ways(o, wall, stdout, "               ");
+    unsigned w = o->go.workers ? o->go.workers : util_cpus_usable();
+    if (w > p->groups) w = p->groups;
+    if (p->work == TL_WORK_SHA3_256)
+        printf("memory:        a few MiB (sha3-256 needs no dataset)\n");
+    else if (o->mc.mode == TL_MODE_FULL)
+        printf("memory:        full mode: %llu MiB (dataset + cache, built once, shared by the %u worker%s) + "
+               "2 MiB per worker\n", (unsigned long long)(o->mc.need_bytes >> 20), w, w == 1 ? "" : "s");
+    else
+        printf("memory:        light mode: 256 MiB (cache, built once, shared by the %u worker%s) + 2 MiB per "
+               "worker%s\n", w, w == 1 ? "" : "s", o->mc.low_memory ? " (full mode does not fit here)" : "");
+    return fflush(stdout) == 0 ? CLI_OK : cli_error("stdout: write failed");
 }

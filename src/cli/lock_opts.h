@@ -1,14 +1,17 @@
 /* SPDX-License-Identifier: ISC */
 /* src/cli/lock_opts.h — the options `rxlock lock` (puzzle) and `rxlock lock
- * FILE` (single file) share: work function, size (--groups/--steps or
- * --time with --rate/--calibration), mode, workers, signing key; the step
- * that turns them into tl_params; and the generation run itself. */
+ * FILE` (single file) share: work function, size (--groups/--steps, or
+ * --time / --until against the floor or --rate / --calibration), mode,
+ * workers, signing key; the step that turns them into tl_params; the
+ * generation estimate and --dry-run before the work; and the generation
+ * run itself. */
 #ifndef RXLOCK_CLI_LOCK_OPTS_H
 #define RXLOCK_CLI_LOCK_OPTS_H
 #include "cli/cli_util.h"   /* the parsers (cli_parse_u64, cli_parse_duration) */
 #include "rxlock/rxlock.h"
 #include "rxlock/calibrate.h"
 #include <stdint.h>
+#include <stdio.h>
 
 typedef struct {
     tl_params   p;
@@ -29,6 +32,13 @@ typedef struct {
     const char *cpu;           /* the calibrated CPU ("" for --rate) */
     tl_calibration cal;
     tl_gen_stats stats;        /* set by cli_lock_generate: resume, verification */
+    /* the floor / --time / dates */
+    long long   until;         /* --until DATE (Unix seconds), 0 = none */
+    int         dry_run;       /* --dry-run: print the plan, write nothing */
+    int         implied_floor; /* --time alone: sized against the floor */
+    tl_calibration saved;      /* the saved calibration (cli_calib.h) */
+    int         have_saved;    /* 1: `saved` loaded */
+    int         rate_saved;    /* 1: the assumed rate is the saved one's */
 } cli_lock_opts;
 
 /* The help lines of the verification and checkpoint options (issue 20). */
@@ -53,6 +63,8 @@ typedef struct {
 #define CLI_OPT_CKPT      0x155   /* --checkpoint-steps C                      */
 #define CLI_OPT_PQ       0x156   /* issue 21: --pq / --classic epoch key */
 #define CLI_OPT_CLASSIC  0x157
+#define CLI_OPT_UNTIL    0x158   /* --until DATE (ISO 8601 with zone)        */
+#define CLI_OPT_DRY_RUN  0x159   /* --dry-run: the plan, nothing written     */
 #define CLI_LOCK_LONG_OPTS \
     {"work", required_argument, 0, 'w'}, {"groups", required_argument, 0, 'g'}, \
     {"steps", required_argument, 0, 's'}, {"time", required_argument, 0, 't'}, \
@@ -62,7 +74,8 @@ typedef struct {
     {"floor", no_argument, 0, CLI_OPT_FLOOR}, {"floor-table", required_argument, 0, CLI_OPT_FLOOR_TABLE}, \
     {"verify", optional_argument, 0, CLI_OPT_VERIFY}, {"no-verify", no_argument, 0, CLI_OPT_NO_VERIFY}, \
     {"checkpoint-steps", required_argument, 0, CLI_OPT_CKPT}, \
-    {"pq", no_argument, 0, CLI_OPT_PQ}, {"classic", no_argument, 0, CLI_OPT_CLASSIC}
+    {"pq", no_argument, 0, CLI_OPT_PQ}, {"classic", no_argument, 0, CLI_OPT_CLASSIC}, \
+    {"until", required_argument, 0, CLI_OPT_UNTIL}, {"dry-run", no_argument, 0, CLI_OPT_DRY_RUN}
 
 void cli_lock_opts_init(cli_lock_opts *o);
 /* One getopt result: -1 if c is not a shared option, 0 if taken, else the
@@ -74,6 +87,14 @@ int  cli_lock_resolve(cli_lock_opts *o, const char *cmd);
 /* issue 19: the promise on stderr after a lock: "rxlock: promise: ..." and
  * how to open it (command and mode). */
 void cli_lock_promise(const cli_lock_opts *o, const tl_puzzle *pz, const char *open_cmd);
+/* Before any work (after cli_lock_resolve): the generation estimate here,
+ * G x S over the workers at this machine's generation rate (the saved
+ * calibration; without one a lower bound at the floor's rate), as wall
+ * and CPU time, on f; past about 10 minutes the cheaper ways. */
+void cli_lock_estimate(const cli_lock_opts *o, FILE *f);
+/* --dry-run: the whole plan on stdout (sizes, promise, generation
+ * estimate, memory); nothing is generated or written.  CLI_OK. */
+int  cli_lock_dry_run(const cli_lock_opts *o, const char *what);
 /* issue 21: the epoch key kind, --pq / --classic or the command's default
  * (1 = post-quantum), into o->p.pq. */
 void cli_lock_pq_default(cli_lock_opts *o, int dflt);

@@ -8,6 +8,10 @@ RXLOCK=${RXLOCK:-$PWD/build/rxlock}
 # where a test sets an RXLOCK_TEST_* switch; the shipping binary ignores them.
 RXLOCK_TESTBIN=${RXLOCK_TESTBIN:-$PWD/build/rxlock-test}
 TMP=$(mktemp -d); trap 'rm -rf "$TMP"' EXIT
+# The saved calibration (calibrate without -o; read by lock / plan /
+# inspect) lives under $XDG_STATE_HOME: a private, empty one per test, never
+# the developer's own.
+XDG_STATE_HOME=$TMP/.state; export XDG_STATE_HOME
 _p=0; _f=0
 ok()   { _p=$((_p + 1)); }
 fail() { _f=$((_f + 1)); echo "FAIL: $*" >&2; }

@@ -119,6 +119,13 @@ check "task rate: 2 x 300 s + 600 s" grep -qx '#SBATCH --time=0-00:20:00' J2/slu
 expect_rc 0 "plan v2 light, --rate 768" "$R" plan --work randomx-v2 --mode light --groups 96 --time 7d --rate 768 --planner-key keys/j3p.key --worker-key keys/j3w.key -o J3
 check "light: derived from rate / 10" grep -qx '#SBATCH --time=1-11:11:00' J3/slurm.sbatch
 check "light: --mem=544M" grep -qx '#SBATCH --mem=544M' J3/slurm.sbatch
+# the generation estimate (every group a task at once; no saved calibration
+# here: a lower bound at the floor's rate) and the cheaper ways past 10 min
+check "plan: the generation estimate" grep -q '^rxlock: generation here: 96 x 4838400 = 464486400 randomx-v2 hashes in light mode on 96 workers at no more than 1674.5H/s each' "$TMP/.err"
+check "plan: the cheaper ways" grep -q 'of generation here is over 10 minutes; cheaper ways:' "$TMP/.err"
+expect_rc 0 "plan --dry-run: no keys, no DIR needed" "$R" plan --work randomx-v2 --groups 8 --time 1d --dry-run
+check "plan --dry-run: the plan" grep -q '^dry run:       nothing is generated or written (plan: every group a task on its own node)' "$TMP/.out"
+check "plan --dry-run: full mode, against the floor" grep -q '^sized:         --time 1d00h00m of hashing on the fastest known hardware (the floor)' "$TMP/.out"
 expect_rc 0 "plan: every Slurm option, full, batch 2" "$R" plan --work randomx-v2 --mode full --batch 2 --groups 4 --steps 100 \
   --slurm-time 36h --slurm-partition long --slurm-account proj-7 --sbatch --qos=high --sbatch=--mail-type=END \
   --node-worker-key /home/op/.rxlock/w4.key --planner-key keys/j4p.key --worker-key keys/j4w.key -o J4

@@ -64,7 +64,7 @@ if [ $jit_here -eq 1 ]; then
 fi
 
 # --- lock / solve: start event and final report name the engine --------------
-RXLOCK_TEST_JIT_FAIL=1 RXLOCK_ENGINE=jit expect_rc 1 "lock: required JIT fails" "$T" lock --work randomx-v2 --mode light --groups 1 --steps 2 -o no.json
+RXLOCK_TEST_JIT_FAIL=1 RXLOCK_ENGINE=jit expect_rc 1 "lock: required JIT fails" "$T" lock --work randomx-v2 --mode light --groups 1 --steps 2 -q -o no.json
 check "lock required: no puzzle" test ! -e no.json
 check "lock required: clear message" grep -q 'JIT cannot start' "$TMP/.err"
 check "lock required: one line" one_line

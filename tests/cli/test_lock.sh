@@ -67,14 +67,36 @@ expect_rc 0 "inspect --time" "$R" inspect --pretty --no-estimate pt.json
 check "--time: G*S = 2000" grep -q '"total_hashes": 2000' "$TMP/.out"
 check "--time: rate recorded" grep -q '"assumed_rate": 1000' "$TMP/.out"
 check "--time: target recorded" grep -q '"target_seconds": 2' "$TMP/.out"
-expect_rc 2 "--time without rate" "$R" lock --work sha3-256 --time 7d -o x.json
+# --time alone sizes against the floor (built-in sha3-256: the Keccak fast
+# core, 20,800,781.25 /s) and records no rate (none was measured here)
+expect_rc 0 "--time alone --dry-run" "$R" lock --work sha3-256 --time 1s --groups 1 --dry-run
+check "--time alone: G*S = ceil(1 s x the floor)" grep -q '^work:          sha3-256, 1 group x 20800782 steps' "$TMP/.out"
+printf 'sha3-256 1000 Tiny\n' > tiny.txt
+expect_rc 0 "--time alone" "$R" lock --work sha3-256 --time 2s --floor-table tiny.txt --groups 1 -o pf.json
+check "--time alone: no rate recorded, never the floor's" grep -q '"rate_source": "none"' pf.json
+check "--time alone: the promise says none was measured" grep -q 'no solver rate recorded; no rate was measured here (`rxlock calibrate` saves one) \[--time is the fastest known hardware.s hashing\]' "$TMP/.err"
+expect_rc 0 "inspect --time alone" "$R" inspect --json --no-estimate pf.json
+check "--time alone: G*S = 2 s x 1000" grep -q '"total_hashes": 2000' "$TMP/.out"
+# inspect answers in seconds: without a saved calibration a RandomX full-mode
+# estimate is a ~1 s light-mode probe, scaled and labelled (where full mode
+# does not fit here, the light mode a solver would run is measured instead)
+expect_rc 0 "lock a tiny randomx-v2 puzzle" "$R" lock --work randomx-v2 --mode light --groups 1 --steps 5 -q -o rx5.json
+expect_rc 0 "inspect: the quick estimate" "$R" inspect --json rx5.json
+check "inspect: probe scaled, or the light mode measured" python3 -c '
+import json, sys; d = json.load(open(sys.argv[1])); s = d["estimate_source"]
+assert s in ("light-mode probe, scaled", "measured"), d
+assert s != "light-mode probe, scaled" or (d["estimate_mode"] == "light" and d["estimate_rate_min"] < d["estimate_rate"] and
+    abs(d["estimate_rate"] / d["estimate_rate_min"] - 4.5 / 2.7) < 1e-9), d' "$TMP/.out"
+expect_rc 0 "inspect: the text names the probe" "$R" inspect rx5.json
+check "inspect: labelled" grep -qE '^this machine:  (about .* to solve in full mode, .*: a ~1 s LIGHT-mode probe .* scaled by|.*measured now on )' "$TMP/.out"
+expect_rc 2 "inspect --measure --no-estimate" "$R" inspect --measure --no-estimate rx5.json
 printf '{"rxlock_calibration": 1, "work": "randomx-v2", "mode": "light", "rate": 20.0, "rate_min": 19.0, "rate_max": 21.0, "seconds": 5.0, "cpu": "test", "created": "2026-01-01T00:00:00Z"}\n' > cal.json
 expect_rc 1 "calibration work mismatch" "$R" lock --work sha3-256 --time 7d --calibration cal.json -o x.json
 check "mismatch: one line" one_line
 sed 's/"randomx-v2"/"sha3-256"/; s/"rate": 20.0/"rate": 1000.0/; s/"rate_min": 19.0/"rate_min": 900.0/; s/"rate_max": 21.0/"rate_max": 1100.0/' cal.json > cal3.json
 expect_rc 0 "lock --time --calibration" "$R" lock --work sha3-256 --time 3s --calibration cal3.json --groups 3 -o pc.json
 expect_rc 0 "inspect calibration puzzle" "$R" inspect --pretty --no-estimate pc.json
-check "--calibration: G*S = 3 s x the fastest window (1100 H/s)" grep -q '"total_hashes": 3300' "$TMP/.out"
+check "--calibration: G*S = 3 s x the typical rate (1000 H/s; not the fastest window, 1100)" grep -q '"total_hashes": 3000' "$TMP/.out"
 check "--calibration: source recorded (no mode for SHA3)" grep -q '"rate_source": "calibration"' "$TMP/.out"
 expect_rc 2 "missing -o" "$R" lock --work sha3-256 --groups 1 --steps 1
 expect_rc 2 "bad groups" "$R" lock --work sha3-256 --groups 0 --steps 1 -o x.json

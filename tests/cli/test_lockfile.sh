@@ -18,7 +18,15 @@ check "container magic" sh -c "head -n 1 s.txt.rxlock | grep -qx 'rxlock time-lo
 check "notice: how to open" grep -q '^#     rxlock unlock s.txt.rxlock$' s.txt.rxlock
 # issue 19: the notice states the promise (floor and assumed rate, setup included)
 notice_has() { sed -n 's/^# //p' "$1" | tr '\n' ' ' | grep -qF "$2"; }
-check "notice: the promise (floor, assumed rate, setup)" notice_has s.txt.rxlock 'It opens no sooner than 0.0s on the fastest known CPU (Apple M4, 8.07 MH/s), about 0.0s at the assumed rate (0.0s hashing + 0.0s setup).'
+notice_re() { sed -n 's/^# //p' "$1" | tr '\n' ' ' | grep -qE "$2"; }
+D='[0-9]{4}-[0-9]{2}-[0-9]{2} [0-9]{2}:[0-9]{2} UTC'
+KF='Keccak fast core \(130 nm ASIC, 500 MHz\), 20\.80 MH/s, demonstrated hardware'
+check "notice: the promise (floor row and kind, assumed rate, setup, dates)" notice_re s.txt.rxlock "Published $D: opens no sooner than 0\\.0s \\($D\\) on the fastest known hardware \\($KF\\), about 0\\.0s \\($D\\) at the assumed rate \\(0\\.0s hashing \\+ 0\\.0s setup\\)\\."
+# the notice's instructions work as written: unlock, then the manual path
+check "notice: the manual path saves the identity" grep -q '^#     rxlock unlock s.txt.rxlock --save-identity key.txt$' s.txt.rxlock
+check "notice: the manual path cuts the age file out" grep -qF "#     off=\$(grep -abo -m1 '^age-encryption.org/v1\$' s.txt.rxlock | cut -d: -f1)" s.txt.rxlock
+check "notice: which age reads a post-quantum identity" notice_has s.txt.rxlock 'The identity is post-quantum (AGE-SECRET-KEY-PQ-1...): age >= 1.3, typage or `rxlock decrypt -i key.txt payload.age` read it; Debian'"'"'s age 1.1 cannot.'
+check "notice: never sends to rxlock solve" sh -c "! grep -q 'rxlock solve' s.txt.rxlock"
 check "notice lines within 80 columns" sh -c "sed '/^puzzle /q' s.txt.rxlock | awk 'length > 80 { bad = 1 } END { exit bad }'"
 check "notice: the work" grep -q '^# Work: 2 group(s) x 20000 sequential sha3-256 hashes = 40000 hashes' s.txt.rxlock
 check "notice: the rate" grep -q 'assumed rate of 1000000.0 hashes/s (flag)' s.txt.rxlock
@@ -28,6 +36,12 @@ check "clobber message" grep -q 'use --force' "$TMP/.err"
 mv s.txt s.orig
 expect_rc 0 "unlock" "$RXLOCK" unlock s.txt.rxlock -q --save-identity id.txt
 check "unlocked plaintext matches" cmp -s s.txt s.orig
+# the notice's manual path, run as written (a post-quantum identity: rxlock
+# decrypt reads it, Debian's age 1.1 cannot)
+mkdir man && cp s.txt.rxlock man/
+(cd man && sed -n 's/^#     //p' s.txt.rxlock | sed -n '2,4p' > steps.sh &&
+ PATH="$(dirname "$RXLOCK"):$PATH" sh -e steps.sh > steps.log 2>&1 && "$RXLOCK" decrypt -i key.txt payload.age > content)
+check "notice's manual path: the payload opens with the saved identity" cmp -s man/content s.orig
 check "journal removed after success" test ! -e s.txt.rxlock.journal
 check "identity file saved (post-quantum by default)" grep -q '^AGE-SECRET-KEY-PQ-1' id.txt
 check "the container's payload is for an mlkem768x25519 recipient" grep -aq '^-> mlkem768x25519 ' s.txt.rxlock
@@ -99,39 +113,76 @@ fi
 expect_rc 0 "lock --time --rate" "$RXLOCK" lock s.orig $W --time 2s --rate 5000 --groups 2 -q
 # issue 19: the lock summary states the promise and how to open it
 expect_rc 0 "lock FILE: summary" "$RXLOCK" lock s.orig $W --time 20s --rate 5000 --groups 2 -o sum.rxlock
-check "summary: the promise" grep -q '^rxlock: promise: opens no sooner than 0.0s on the fastest known CPU (Apple M4, 8.07 MH/s), about 20.0s at the assumed rate (20.0s hashing + 0.0s setup) \[--time includes setup\]$' "$TMP/.err"
+check "summary: the promise" grep -qE "^rxlock: promise: published $D: opens no sooner than 0\\.0s \\($D\\) on the fastest known hardware \\($KF\\), about 20\\.0s \\($D\\) at the assumed rate \\(20\\.0s hashing \\+ 0\\.0s setup\\) \\[--time includes setup\\]$" "$TMP/.err"
 check "summary: the command to open it" grep -q '^rxlock: open with: rxlock unlock sum.rxlock$' "$TMP/.err"
-check "summary: the same promise in the notice" notice_has sum.rxlock 'It opens no sooner than 0.0s on the fastest known CPU (Apple M4, 8.07 MH/s), about 20.0s'
-# --time counts the calibrated setup: (3 s - 1 s) x 1000 H/s (the fastest window) = 2000
+check "summary: the same promise in the notice" notice_re sum.rxlock "opens no sooner than 0\\.0s \\($D\\) on the fastest known hardware \\($KF\\), about 20\\.0s \\($D\\)"
+check "summary: the generation estimate before the work" grep -qE '^rxlock: generation here: 2 x 50000 = 100000 sha3-256 hashes on 2 workers at no more than 20\.80 MH/s each \(at most the fastest known hardware.s rate; no calibration saved here: `rxlock calibrate` measures this machine\): at least [0-9.]+s wall, [0-9.]+s CPU' "$TMP/.err"
+# --time counts the calibrated setup: (3 s - 1 s) x 900 H/s (the typical rate, the run's mean;
+# not the fastest window, 1000) = 1800
 printf '{"rxlock_calibration": 3, "work": "sha3-256", "rate": 900.0, "rate_min": 800.0, "rate_max": 1000.0, "seconds": 5.0, "cpu": "test", "created": "2026-01-01T00:00:00Z", "setup_seconds": 1.0, "windows": 5, "load_average": 0.1}\n' > cal.json
 expect_rc 0 "lock --time with a setup" "$RXLOCK" lock s.orig $W --time 3s --calibration cal.json --groups 1 -o setup.rxlock
-check "setup subtracted from --time" notice_has setup.rxlock 'Work: 1 group(s) x 2000 sequential'
-check "setup in the promise" grep -q 'about 3.0s at the assumed rate (2.0s hashing + 1.0s setup)' "$TMP/.err"
+check "setup subtracted from --time" notice_has setup.rxlock 'Work: 1 group(s) x 1800 sequential'
+check "setup in the promise" grep -qE "about 3\\.0s \\($D\\) at the assumed rate \\(2\\.0s hashing \\+ 1\\.0s setup\\)" "$TMP/.err"
 check "setup in the puzzle" grep -aq '"setup_ms": 1000' setup.rxlock
 expect_rc 1 "--time not above the setup" "$RXLOCK" lock s.orig $W --time 1s --calibration cal.json -o x1.rxlock
 check "--time below setup: says why" grep -q 'not more than the 1.0 s of setup' "$TMP/.err"
-# --floor: the fastest known CPU needs --time (built-in: Apple M4, 8.07 MH/s)
-expect_rc 0 "lock --floor" "$RXLOCK" lock $W --time 2s --floor --groups 1 -o fl.json
-expect_rc 0 "inspect --floor puzzle" "$RXLOCK" inspect --pretty --no-estimate fl.json
-check "--floor: G*S = 2 s x 8.07 MH/s" grep -q '"total_hashes": 16140000' "$TMP/.out"
-check "--floor: floor seconds 2" grep -q '"floor_seconds": 2.0' "$TMP/.out"
-printf '# a small table\nsha3-256 1000 Tiny CPU ; test\nrandomx-v2 5 Slow CPU\n' > floor.txt
+# --time alone sizes against the floor (built-in: the Keccak fast core,
+# 21.3 Gbit/s / 1024 bits = 20,800,781.25 permutations/s): --dry-run shows it
+expect_rc 0 "lock --time alone --dry-run" "$RXLOCK" lock $W --time 2s --groups 1 --dry-run
+check "--time alone: G*S = ceil(2 s x 20.8 MH/s)" grep -qx 'work:          sha3-256, 1 group x 41601563 steps = 41601563 sequential hashes' "$TMP/.out"
+check "--time alone: sized against the floor" grep -qx 'sized:         --time 2.0s of hashing on the fastest known hardware (the floor)' "$TMP/.out"
+check "--time alone: no rate measured" grep -qx 'assumed rate:  none: no rate was measured here (`rxlock calibrate` saves one)' "$TMP/.out"
+check "--dry-run: the promise with dates" grep -qE "^promise:       published $D: opens no sooner than 2\\.0s \\($D\\) on the fastest known hardware \\($KF\\), no solver rate recorded \\[built-in table; published now\\]$" "$TMP/.out"
+check "--dry-run: the generation estimate" grep -qE '^generation:    1 x 41601563 = 41601563 sha3-256 hashes on 1 worker at no more than 20\.80 MH/s each' "$TMP/.out"
+check "--dry-run: the memory" grep -qx 'memory:        a few MiB (sha3-256 needs no dataset)' "$TMP/.out"
+check "--dry-run: nothing written" sh -c '! ls *.rxlock.state fl.json 2>/dev/null | grep -q .'
+expect_rc 0 "lock FILE --dry-run" "$RXLOCK" lock s.orig $W --time 1h --dry-run
+check "lock FILE --dry-run: no container" test ! -e s.orig.rxlock.state
+check "--dry-run: the cheaper ways past 10 minutes" grep -q 'of generation here is over 10 minutes; cheaper ways: `rxlock plan`' "$TMP/.out"
+expect_rc 0 "randomx-v2 --dry-run names the cheaper sha3" "$RXLOCK" lock --time 30d --dry-run
+check "randomx --dry-run: --work sha3-256 offered" grep -q 'cheaper ways: --work sha3-256 (SIMD lanes' "$TMP/.out"
+check "randomx --dry-run: the 9950X per-core bound" grep -qF 'on the fastest known hardware (AMD Ryzen 9 9950X (per core), 1674.5H/s, bound from per-core throughput)' "$TMP/.out"
+expect_rc 0 "randomx-v1 has its floor row" "$RXLOCK" lock --work randomx-v1 --time 1h --groups 1 --dry-run
+check "randomx-v1: 3600 s x 27186.1/16 H/s" grep -qx 'work:          randomx-v1, 1 group x 6116873 steps = 6116873 sequential hashes' "$TMP/.out"
+# the saved calibration gives "about T here" (never the floor's rate)
+mkdir -p "$XDG_STATE_HOME/rxlock"
+printf '{"rxlock_calibration": 3, "work": "sha3-256", "rate": 900.0, "rate_min": 800.0, "rate_max": 1000.0, "seconds": 5.0, "cpu": "saved test cpu", "created": "2026-01-01T00:00:00Z", "setup_seconds": 0.0, "windows": 5, "load_average": 0.1}\n' > "$XDG_STATE_HOME/rxlock/calibration-sha3-256.json"
+expect_rc 0 "--time alone with a saved calibration" "$RXLOCK" lock $W --time 2s --groups 1 --dry-run
+check "saved calibration: the assumed rate" grep -qx 'assumed rate:  900.0H/s (saved calibration) measured on saved test cpu' "$TMP/.out"
+check "saved calibration: about T from it" grep -qE "about 12h50m24s \\($D\\) at the assumed rate" "$TMP/.out"
+check "saved calibration: the generation rate" grep -q 'at 900.0H/s each (the saved calibration of saved test cpu): about 12h50m24s wall' "$TMP/.out"
+rm -r "$XDG_STATE_HOME"
+# --until DATE: the alternative to --time, with its zone
+printf 'sha3-256 1000 Tiny CPU\n' > until.txt
+expect_rc 0 "--until" "$RXLOCK" lock $W --until 2030-01-01T00:00Z --floor-table until.txt --groups 1 --dry-run
+check "--until: opens no sooner than that date" grep -q '(2030-01-01 00:0[0-9] UTC) on the fastest known hardware (Tiny CPU' "$TMP/.out"
+expect_rc 0 "--until with an offset" "$RXLOCK" lock $W --until 2030-01-01T01:00:00+01:00 --floor-table until.txt --groups 1 --dry-run
+check "--until +01:00 is 00:00 UTC" grep -q '(2030-01-01 00:0[0-9] UTC) on the fastest' "$TMP/.out"
+expect_rc 2 "--until without a zone" "$RXLOCK" lock $W --until 2099-01-01T00:00 --groups 1 --dry-run
+check "--until without a zone: says what it wants" grep -q 'want an ISO 8601 date and time with its zone' "$TMP/.err"
+expect_rc 2 "--until in the past" "$RXLOCK" lock $W --until 2001-01-01T00:00Z --groups 1 --dry-run
+expect_rc 2 "--until 2099-02-30" "$RXLOCK" lock $W --until 2099-02-30T00:00Z --groups 1 --dry-run
+expect_rc 2 "--until and --time" "$RXLOCK" lock $W --until 2099-01-01T00:00Z --time 5s --dry-run
+printf '# a small table\nsha3-256 1000 Tiny CPU ; test\nrandomx-v2 5 bound Slow CPU\n' > floor.txt
 expect_rc 0 "lock --floor --floor-table" "$RXLOCK" lock $W --time 5s --floor --floor-table floor.txt --groups 1 -o ft.json
 expect_rc 0 "inspect --floor-table" "$RXLOCK" inspect --no-estimate --floor-table floor.txt ft.json
 check "--floor-table: G*S = 5 s x 1000" grep -q '1 group x 5000 steps' "$TMP/.out"
-check "--floor-table: the promise names its CPU" grep -q '^promise:       opens no sooner than 5.0s on the fastest known CPU (Tiny CPU, 1000.0H/s), about 5.0s at the assumed rate' "$TMP/.out"
+check "--floor-table: the promise names its row and kind" grep -qE "^promise:       published $D: opens no sooner than 5\\.0s \\($D\\) on the fastest known hardware \\(Tiny CPU, 1000\\.0H/s, measured single chain\\), no solver rate recorded" "$TMP/.out"
+expect_rc 0 "a table row's kind" "$RXLOCK" lock --time 5s --floor-table floor.txt --dry-run
+check "--floor-table: KIND bound" grep -qF '(Slow CPU, 5.0H/s, bound from per-core throughput)' "$TMP/.out"
 printf 'sha3-256 fast Tiny CPU\n' > badfloor.txt
 expect_rc 1 "bad floor table" "$RXLOCK" lock $W --time 5s --floor --floor-table badfloor.txt -o fb.json
 check "bad floor table: names the line" grep -q 'badfloor.txt: line 1: bad rate' "$TMP/.err"
-expect_rc 1 "--floor with no row for the work" "$RXLOCK" lock --work randomx-v1 --time 5s --floor -o fb.json
-check "no row: says so" grep -q 'no fastest known CPU for randomx-v1' "$TMP/.err"
+expect_rc 1 "--floor with no row for the work" "$RXLOCK" lock --work randomx-v1 --time 5s --floor --floor-table floor.txt -o fb.json
+check "no row: says so" grep -q 'no fastest known hardware for randomx-v1' "$TMP/.err"
+expect_rc 1 "--time alone with no row" "$RXLOCK" lock --work randomx-v1 --time 5s --floor-table floor.txt -o fb.json
+check "--time alone, no row: names the ways out" grep -q 'no fastest known hardware for randomx-v1; give --floor-table FILE, or --rate / --calibration' "$TMP/.err"
 expect_rc 2 "--floor without --time" "$RXLOCK" lock $W --groups 1 --steps 5 --floor -o fb.json
 check "time-derived work in notice" grep -q '^# Work: 2 group(s) x 5000 sequential sha3-256 hashes = 10000 hashes' s.orig.rxlock
 check "time-derived estimate in notice" grep -q 'about 2 seconds at the assumed rate of 5000.0' s.orig.rxlock
 
 # Usage errors.
 expect_rc 2 "lock FILE without work size" "$RXLOCK" lock s.orig $W -o x.rxlock
-expect_rc 2 "lock --time without rate" "$RXLOCK" lock s.orig $W --time 5s -o x.rxlock
 expect_rc 2 "unlock missing FILE" "$RXLOCK" unlock
 expect_rc 2 "unlock bad mode" "$RXLOCK" unlock s.txt.rxlock --mode medium
 expect_rc 1 "lock missing input" "$RXLOCK" lock nothere.txt $W --groups 1 --steps 10

@@ -221,8 +221,20 @@ int tl_calibrate(tl_work_type type, tl_mode mode, double seconds,
     return TL_OK;
 }
 
+/* The typical rate, not the fastest window: with the floor as the "no
+ * sooner than" bound, "about T" is the expected time (docs/SECURITY.md
+ * §Calibration).  Several placements: the best one's mean (a solver may
+ * get that placement); else the mean over the whole run. */
 double tl_calibration_sizing_rate(const tl_calibration *c) {
-    return c ? (c->rate_max > c->rate ? c->rate_max : c->rate) : 0;
+    if (!c) return 0;
+    double best = 0;
+    for (unsigned a = 0; c->allocations > 1 && a < c->allocations && a < TL_CALIBRATE_MAX_ALLOCATIONS; a++)
+        if (c->allocation_rates[a] > best) best = c->allocation_rates[a];
+    return best > 0 ? best : c->rate;
+}
+
+const char *tl_calibration_sizing_statistic(const tl_calibration *c) {
+    return c && c->allocations > 1 ? "the best placement's mean" : "the mean over the run";
 }
 
 double tl_calibration_spread(const tl_calibration *c) {

@@ -1,16 +1,18 @@
 /* SPDX-License-Identifier: ISC */
-/* src/lock/measure/floor.c — issue 19: the floor.  The fastest published
- * single-core sequential rates per work function (one dependent chain),
- * built in from the design agreement's table (its §9, with conditions),
- * or read from a user's table file (bounded, strict parser); and the
- * arithmetic: how long the fastest known CPU needs for N hashes, and how
+/* src/lock/measure/floor.c — the floor: the fastest known rates of one
+ * dependent chain per work function, each row with its kind (measured
+ * single chain, bound from published per-core throughput, demonstrated
+ * hardware), built in (docs/SECURITY.md §The floor: sources and
+ * arithmetic) or read from a user's table file (bounded, strict parser);
+ * and the arithmetic: how long the fastest row needs for N hashes, and how
  * many hashes make it need T seconds.  Format of a table file
  * (docs/FORMAT.md §Floor table):
  *   # comment lines and blank lines are ignored
- *   WORK RATE MACHINE [; CONDITIONS]
+ *   WORK RATE [KIND] MACHINE [; CONDITIONS]
  * WORK randomx-v2 | randomx-v1 | sha3-256, RATE hashes/s (decimal, > 0,
- * <= 1e15), MACHINE and CONDITIONS printable ASCII.  At most
- * TL_FLOOR_MAX_ROWS rows, lines of at most 255 bytes, TL_FLOOR_MAX_BYTES. */
+ * <= 1e15), KIND measured | bound | hardware (default measured), MACHINE
+ * and CONDITIONS printable ASCII.  At most TL_FLOOR_MAX_ROWS rows, lines
+ * of at most 255 bytes, TL_FLOOR_MAX_BYTES. */
 #include "rxlock/calibrate.h"
 #include "measure_internal.h"
 #include "util/util.h"
@@ -20,15 +22,31 @@
 #include <stdlib.h>
 #include <string.h>
 
-/* docs/SECURITY.md §The floor lists these with their sources. */
+/* docs/SECURITY.md §The floor lists these with their sources and the
+ * arithmetic of the derived ones. */
 static const tl_floor_row builtin[] = {
-    { TL_WORK_RANDOMX_V2, 770.0,   "Apple M4 (P-core)", "~770 H/s short runs, 741.8 H/s over 2x12,000; secure JIT, full" },
-    { TL_WORK_RANDOMX_V2, 676.95,  "AWS Graviton5 (Neoverse V3)", "30,000 hashes x2, pinned, secure JIT, full" },
-    { TL_WORK_RANDOMX_V2, 617.3,   "x86 Genoa-class VM (Hetzner)", "12,000 hashes x2, full" },
-    { TL_WORK_SHA3_256,   8.07e6,  "Apple M4", "ARMv8 SHA3 instructions, fused, 10 M steps x3" },
-    { TL_WORK_SHA3_256,   6.81e6,  "AWS Graviton5", "ARMv8 SHA3 instructions, fused, 10 M steps x3" },
-    { TL_WORK_SHA3_256,   4.06e6,  "x86 Genoa VM", "AVX-512VL fused wrapper" },
+    { TL_WORK_RANDOMX_V2, 770.0,   "Apple M4 (P-core)", "~770 H/s short runs, 741.8 H/s over 2x12,000; secure JIT, full", TL_FLOOR_MEASURED },
+    { TL_WORK_RANDOMX_V2, 676.95,  "AWS Graviton5 (Neoverse V3)", "30,000 hashes x2, pinned, secure JIT, full", TL_FLOOR_MEASURED },
+    { TL_WORK_RANDOMX_V2, 617.3,   "x86 Genoa-class VM (Hetzner)", "12,000 hashes x2, full", TL_FLOOR_MEASURED },
+    /* RandomX design_v2.md: 26,791.7 H/s v2, 27,186.1 H/s v1 at 285 W (PBO
+     * max) over the 9950X's 16 cores (32 threads): per core, both threads */
+    { TL_WORK_RANDOMX_V2, 26791.7 / 16, "AMD Ryzen 9 9950X (per core)", "26,791.7 H/s over 16 cores, 285 W; RandomX design_v2.md", TL_FLOOR_BOUND },
+    { TL_WORK_RANDOMX_V1, 27186.1 / 16, "AMD Ryzen 9 9950X (per core)", "27,186.1 H/s over 16 cores, 285 W; RandomX design_v2.md", TL_FLOOR_BOUND },
+    { TL_WORK_SHA3_256,   8.07e6,  "Apple M4", "ARMv8 SHA3 instructions, fused, 10 M steps x3", TL_FLOOR_MEASURED },
+    { TL_WORK_SHA3_256,   6.81e6,  "AWS Graviton5", "ARMv8 SHA3 instructions, fused, 10 M steps x3", TL_FLOOR_MEASURED },
+    { TL_WORK_SHA3_256,   4.06e6,  "x86 Genoa VM", "AVX-512VL fused wrapper", TL_FLOOR_MEASURED },
+    /* Keccak team, 2012: the fast core, 21.3 Gbit/s at rate 1024 bits and
+     * 500 MHz in 130 nm = 20.8 M permutations/s (24 cycles each) */
+    { TL_WORK_SHA3_256,   21.3e9 / 1024, "Keccak fast core (130 nm ASIC, 500 MHz)", "24 cycles per permutation; keccak.team 2012", TL_FLOOR_HARDWARE },
 };
+
+static const char *const kind_names[] = { "measured single chain", "bound from per-core throughput",
+                                          "demonstrated hardware" };
+static const char *const kind_tokens[] = { "measured", "bound", "hardware" };
+
+const char *tl_floor_kind_name(tl_floor_kind k) {
+    return (unsigned)k < sizeof kind_names / sizeof kind_names[0] ? kind_names[k] : "?";
+}
 
 void tl_floor_builtin(tl_floor_table *t) {
     if (!t) return;
@@ -77,6 +95,16 @@ static int parse_row(const char *line, tl_floor_row *r, char *err, size_t errlen
         return -1;
     }
     p += rl;
+    while (*p == ' ' || *p == '\t') p++;
+    r->kind = TL_FLOOR_MEASURED;   /* the optional KIND word */
+    for (unsigned ki = 0; ki < sizeof kind_tokens / sizeof kind_tokens[0]; ki++) {
+        size_t kl = strlen(kind_tokens[ki]);
+        if (!strncmp(p, kind_tokens[ki], kl) && (p[kl] == ' ' || p[kl] == '\t')) {
+            r->kind = (tl_floor_kind)ki;
+            p += kl;
+            break;
+        }
+    }
     const char *semi = strchr(p, ';');
     size_t ml = semi ? (size_t)(semi - p) : strlen(p);
     if (printable_copy(r->machine, sizeof r->machine, p, ml) != 0 || !r->machine[0]) {

@@ -1,7 +1,9 @@
 /* SPDX-License-Identifier: ISC */
 /* src/lock/measure/notice.c — the plain-text notice of a .rxlock container
- * (docs/FORMAT.md, "Single-file container"): how to open it, the work, the
- * assumed rate and the promise against the floor (promise.c, floor.c). */
+ * (docs/FORMAT.md, "Single-file container"): how to open it (rxlock unlock,
+ * then the manual path with exact commands and which age reads the
+ * identity), the work, the assumed rate and the promise against the floor
+ * with its UTC dates (promise.c, floor.c). */
 #include "rxlock/container.h"
 #include "measure_internal.h"
 #include <inttypes.h>
@@ -25,17 +27,19 @@ static void sanitize(char *dst, size_t cap, const char *src) {
     dst[n] = 0;
 }
 
-/* issue 19: the promise (tl_promise_text, built-in floor table) and the
- * mode to open it with, as "# " lines wrapped at 72 columns. */
+/* The promise (tl_promise_text_at, built-in floor table; published now,
+ * when the container is written) and the mode to open it with, as "# "
+ * lines wrapped at 72 columns. */
 static void promise_lines(char *out, size_t cap, const tl_puzzle *pz) {
-    char t[400];
+    char t[700];
     tl_floor_table ft;
     tl_floor_builtin(&ft);
-    tl_promise_text(t, sizeof t, pz, &ft);
+    tl_promise_text_at(t, sizeof t, pz, &ft, pz->created ? (int64_t)time(NULL) : 0);
     size_t n = 0, len = strlen(t), i = 0;
     if (len + 1 < sizeof t) { t[len++] = '.'; t[len] = 0; }
+    if (t[0] == 'p') t[0] = 'P';   /* "Published DATE: opens ..." */
     out[0] = 0;
-    const char *lead = "# It ";
+    const char *lead = t[0] == 'P' ? "# " : "# It ";
     while (i < len && n + 80 < cap) {
         size_t w = len - i, room = 72 - strlen(lead);
         if (w > room) { w = room; while (w > 0 && t[i + w] != ' ') w--; if (!w) w = room; }
@@ -54,7 +58,7 @@ static void promise_lines(char *out, size_t cap, const tl_puzzle *pz) {
 }
 
 int tl_container_notice(char *buf, size_t cap, const tl_puzzle *pz, const char *name) {
-    char nm[128], dur[64], rate[160], promise[1024];
+    char nm[128], dur[64], rate[160], promise[1400];
     if (!buf || !pz || !name) return TL_EINVAL;
     const char *slash = strrchr(name, '/');
     sanitize(nm, sizeof nm, slash ? slash + 1 : name);
@@ -82,6 +86,8 @@ int tl_container_notice(char *buf, size_t cap, const tl_puzzle *pz, const char *
         "#\n"
         "#     rxlock unlock %s\n"
         "#\n"
+        "# It writes the content beside this file (the name without .rxlock).\n"
+        "#\n"
         "%s"
         "# Work: %u group(s) x %" PRIu64 " sequential %s hashes = %.0f hashes,\n"
         "# %s.\n"
@@ -91,8 +97,15 @@ int tl_container_notice(char *buf, size_t cap, const tl_puzzle *pz, const char *
         "#\n"
         "# Layout (docs/FORMAT.md, \"Single-file container\"): these notice lines,\n"
         "# a \"puzzle <bytes>\" line, the rxlock puzzle (JSON), then an age v1 file\n"
-        "# encrypted to the puzzle's epoch key: 'rxlock solve' gives the identity\n"
-        "# and 'age -d -i' opens the rest.\n"
+        "# encrypted to the puzzle's epoch key.  By hand: the first command also\n"
+        "# saves the identity, then the age file is cut out and opened with age:\n"
+        "#\n"
+        "#     rxlock unlock %s --save-identity key.txt\n"
+        "#     off=$(grep -abo -m1 '^age-encryption.org/v1$' %s | cut -d: -f1)\n"
+        "#     tail -c +$((off + 1)) %s > payload.age\n"
+        "#     age -d -i key.txt -o content payload.age\n"
+        "#\n"
+        "%s"
         "#\n"
         "# These notice lines are not authenticated (anyone can change them):\n"
         "# before spending the time, check the real parameters with\n"
@@ -100,7 +113,13 @@ int tl_container_notice(char *buf, size_t cap, const tl_puzzle *pz, const char *
         "# (and rxlock verify %s --signer-pin KEY for a signed file).\n"
         "#\n",
         nm, promise, pz->groups, pz->steps, tl_work_name(pz->work) ? tl_work_name(pz->work) : "?",
-        total, rate, made, pz->has_signature ? "; the puzzle is signed" : "", nm, nm);
+        total, rate, made, pz->has_signature ? "; the puzzle is signed" : "", nm, nm, nm,
+        pz->pq_epoch ? "# The identity is post-quantum (AGE-SECRET-KEY-PQ-1...): age >= 1.3,\n"
+                       "# typage or `rxlock decrypt -i key.txt payload.age` read it; Debian's\n"
+                       "# age 1.1 cannot.\n"
+                     : "# The identity is classic X25519: any age, typage or\n"
+                       "# `rxlock decrypt -i key.txt payload.age` reads it.\n",
+        nm, nm);
     return (n < 0 || (size_t)n >= cap) ? TL_ETOOBIG : 0;
 }
 
