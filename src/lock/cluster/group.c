@@ -11,6 +11,7 @@
 #include "cluster_internal.h"
 #include "util/util.h"
 #include <errno.h>
+#include <fcntl.h>
 #include <limits.h>
 #include <signal.h>
 #include <sodium.h>
@@ -27,7 +28,7 @@
 static int read_exact(const char *path, uint8_t *buf, size_t size) {
     uint8_t *data = NULL;
     size_t len = 0;
-    if (util_read_file(path, size + 1, &data, &len) != 0) return errno == ENOENT ? 1 : -1;
+    if (util_read_at(AT_FDCWD, path, size + 1, &data, &len) != 0) return errno == ENOENT ? 1 : -1;
     int rc = len == size ? 0 : -1;
     if (rc == 0) memcpy(buf, data, size);
     sodium_memzero(data, len);
@@ -91,7 +92,7 @@ static int chain_record(const run_ctx *c, uint32_t g, const tl_job *job, uint64_
     char spath[PATH_MAX];
     if (!TL_PLAN_VERIFIES(pi) || (i % pi->ckpt_steps != 0 && i != pi->pub.steps)) return TL_OK;
     if (tl_plan_path(spath, sizeof spath, c->dir, "segs", g)) return TL_EINVAL;
-    return tl_seg_file_append(spath, pi->D, g, TL_SEG_CHAIN, i, d, (long)getpid(), c->host, job->rkey);
+    return tl_seg_file_append(AT_FDCWD, spath, pi->D, g, TL_SEG_CHAIN, i, d, (long)getpid(), c->host, job->rkey);
 }
 
 /* ---- issue 23: a bundle of groups' chains in one process ----------------- */
@@ -299,7 +300,7 @@ static int verify_group(run_ctx *c, tl_work *w, uint32_t g, const tl_job *job, i
             }
         }
         if (rc) break;
-        rc = tl_seg_file_append(vpath, pi->D, g, TL_SEG_VERIFIED, end, d, (long)getpid(), c->host, job->rkey);
+        rc = tl_seg_file_append(AT_FDCWD, vpath, pi->D, g, TL_SEG_VERIFIED, end, d, (long)getpid(), c->host, job->rkey);
         if (sodium_memcmp(d, r.val + (size_t)k * 32, 32) != 0 && bad++ == 0) c->resumed = (int)k;  /* the first */
     }
     if (rc == TL_OK && bad) rc = TL_EWORKER;
