@@ -228,7 +228,8 @@ static int parse_args(int argc, char **argv, lock_args *a) {
         a->lo.go.state_files = a->st.files;
         a->out_ours = cli_lock_state_out_is_fin(&a->st);
         struct stat sb;
-        keep_ours = keep && a->finished && lstat(keep, &sb) == 0 && !cli_lock_state_can_resume(&a->st);
+        keep_ours = keep && a->finished && lstat(keep, &sb) == 0 &&
+                    (cli_lock_state_linked(&a->st, "epoch.key", keep) || !cli_lock_state_can_resume(&a->st));
         a->done_before = a->finished != NULL;
     }
     /* A run stopped after linking its outputs: they are this run's. */

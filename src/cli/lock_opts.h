@@ -29,6 +29,7 @@ typedef struct {
     const char *cpu;           /* the calibrated CPU ("" for --rate) */
     tl_calibration cal;
     tl_gen_stats stats;        /* set by cli_lock_generate: resume, verification */
+    int state_refused;         /* a TL_EVENT_STATE was printed: the state is why */
 } cli_lock_opts;
 
 /* The help lines of the verification and checkpoint options (issue 20). */

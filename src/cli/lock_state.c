@@ -102,13 +102,15 @@ static int same_inode(int dfd, const char *name, const char *path) {
            a.st_dev == b.st_dev && a.st_ino == b.st_ino;
 }
 
-int cli_lock_state_out_is_fin(const cli_lock_state *s) {
+int cli_lock_state_linked(const cli_lock_state *s, const char *name, const char *path) {
     int dfd = open_dir(s);
     if (dfd < 0) return 0;
-    int r = same_inode(dfd, s->fin, s->out);
+    int r = same_inode(dfd, name, path);
     close(dfd);
     return r;
 }
+
+int cli_lock_state_out_is_fin(const cli_lock_state *s) { return cli_lock_state_linked(s, s->fin, s->out); }
 
 int cli_lock_state_write(const cli_lock_state *s, const char *name, const void *data, size_t len, int mode) {
     int dfd = open_dir(s);

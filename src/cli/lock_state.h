@@ -40,6 +40,8 @@ int cli_lock_state_can_resume(const cli_lock_state *s);
 int cli_lock_state_fin_drop(const cli_lock_state *s);
 /* 1 when OUT is the state's finished output (the same file). */
 int cli_lock_state_out_is_fin(const cli_lock_state *s);
+/* 1 when path is the state's file name (linked out by an earlier run). */
+int cli_lock_state_linked(const cli_lock_state *s, const char *name, const char *path);
 /* Write name (the finished output or "epoch.key") inside the state,
  * atomically, through its handle.  CLI_OK or CLI_FAIL after a message. */
 int cli_lock_state_write(const cli_lock_state *s, const char *name, const void *data, size_t len, int mode);
