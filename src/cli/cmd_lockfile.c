@@ -29,6 +29,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 typedef struct {
@@ -91,6 +92,26 @@ static int parse_args(int argc, char **argv, lockfile_args *a) {
     return CLI_OK;
 }
 
+/* 1 when the container open on fd has exactly the length its age payload
+ * (header from off, ending in its "--- MAC" line) needs for a plaintext
+ * of `size` bytes: 16-byte nonce, 64 KiB chunks each with a 16-byte tag
+ * (docs/AGE.md).  A cut a plausible length would hide is found here. */
+static int payload_len_ok(int fd, off_t off, uint64_t size) {
+    char buf[16384];
+    struct stat st;
+    ssize_t n = pread(fd, buf, sizeof buf - 1, off);
+    if (n <= 0 || fstat(fd, &st) != 0) return 0;
+    buf[n] = 0;
+    const char *mac = NULL;
+    for (ssize_t i = 0; i + 4 < n && !mac; i++)
+        if (buf[i] == '\n' && !memcmp(buf + i + 1, "--- ", 4)) mac = buf + i + 1;
+    const char *end = mac ? memchr(mac, '\n', (size_t)(buf + n - mac)) : NULL;
+    if (!end) return 0;
+    uint64_t chunks = size ? (size + 65535) / 65536 : 1;
+    uint64_t want = (uint64_t)off + (uint64_t)(end + 1 - buf) + 16 + size + 16 * chunks;
+    return (uint64_t)st.st_size == want;
+}
+
 /* The container a stopped run finished in OUT.state/, checked completely
  * (prelude, puzzle and its signature, this command's parameters, the age
  * payload's header and length): CLI_OK with its puzzle text and epoch key;
@@ -119,6 +140,11 @@ static int finished_container(const lockfile_args *a, char **json, size_t *len, 
     }
     if (e == TL_OK && lseek(fd, off, SEEK_SET) != off) e = TL_EIO;
     if (e == TL_OK && (e = tl_age_check_fd(fd)) != 0) snprintf(err, sizeof err, "its encrypted payload: %s", tl_age_strerror(e));
+    struct stat in;
+    if (e == TL_OK && stat(a->in_path, &in) == 0 && !payload_len_ok(fd, off, (uint64_t)in.st_size)) {
+        e = TL_EFORMAT;
+        snprintf(err, sizeof err, "its encrypted payload is not the length of %s's", a->in_path);
+    }
     close(fd);
     if (e == TL_OK) {
         memcpy(pk, pz->epoch_pk, 32);
