@@ -6,7 +6,8 @@
 # puzzle.json faking a finished run, a FIFO as a job or segment file (no
 # hang), a changed checkpoint_steps in state.json (refused: MAC), a
 # damaged finished container (written again from the state), a state of
-# another lock (named, no "invalid argument").
+# another lock (named, no "invalid argument"), a lost segment file beside
+# a valid result (the group task computes it again).
 . "$(dirname "$0")/lib.sh"
 R=$RXLOCK_TESTBIN
 SHIM=${RXLOCK_SHIM:-$(dirname "$RXLOCK_TESTBIN")/tests/killshim.so}
@@ -78,4 +79,16 @@ rm -f PL/jobs/group-0001.job; mkfifo PL/jobs/group-0001.job
 expect_rc 1 "a FIFO job file: refused, no hang" timeout 20 "$R" group PL 0 --worker-key keys/w.key -q
 mkfifo PL/results/group-0002.segs
 expect_rc 1 "a FIFO segment file: refused, no hang" timeout 20 "$R" group PL 1 --worker-key keys/w.key -q
+
+# --- a lost segment file beside a valid result: the group task computes again ---
+"$R" plan --work sha3-256 --groups 2 --steps 3000 --verify=full --checkpoint-steps 1000 --planner-key keys/p2.key \
+  --worker-key keys/w2.key -o PM >/dev/null 2>&1
+"$R" group PM 0 --worker-key keys/w2.key -q >/dev/null 2>&1; "$R" group PM 1 --worker-key keys/w2.key -q >/dev/null 2>&1
+check "group tasks done" test -f PM/results/group-0001.result -a -f PM/results/group-0001.segs
+rm PM/results/group-0001.segs
+expect_rc 0 "the group task again" "$R" group PM 0 --worker-key keys/w2.key -q
+check "  recorded the segments again" test -s PM/results/group-0001.segs
+expect_rc 0 "then verification task 0" "$R" group --verify PM 0 --worker-key keys/w2.key -q
+expect_rc 0 "and verification task 1" "$R" group --verify PM 1 --worker-key keys/w2.key -q
+expect_rc 0 "and assemble" "$R" assemble PM --planner-key keys/p2.key -o M.json
 summary

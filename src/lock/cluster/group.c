@@ -36,6 +36,17 @@ static int read_exact(const char *path, uint8_t *buf, size_t size) {
     return rc;
 }
 
+/* A verifying plan's group is done only while its segment records are
+ * all there (the verification and assemble need them): 1, or 0 when they
+ * are lost or cut (the group task computes the chain again). */
+static int chain_recorded(const char *dir, const tl_plan_info *pi, uint32_t g, const uint8_t rkey[32]) {
+    if (!TL_PLAN_VERIFIES(pi)) return 1;
+    tl_plan_chain r = { .val = sodium_malloc(((size_t)pi->nseg + 1) * 32) };
+    int ok = r.val && tl_plan_chain_read(dir, pi, g, rkey, 0, &r) == TL_OK && r.have == pi->nseg;
+    if (r.val) sodium_free(r.val);
+    return ok;
+}
+
 typedef struct {
     const char *dir;
     const tl_plan_info *pi;
@@ -408,7 +419,7 @@ int tl_plan_task(const char *dir, uint32_t task, const tl_task_opts *o, tl_task_
             goto out;
         }
         if (!o->verify && tl_plan_path(path, sizeof path, dir, "result", g) == 0 && read_exact(path, res, sizeof res) == 0 &&
-            tl_result_check(res, pi->D, g, S, j->rkey, NULL) == TL_OK) {
+            tl_result_check(res, pi->D, g, S, j->rkey, NULL) == TL_OK && chain_recorded(dir, pi, g, j->rkey)) {
             st.present++;
             continue;
         }
