@@ -224,9 +224,10 @@ static int parse_args(int argc, char **argv, lock_args *a) {
     if (!a->no_resume && !cli_path_is_std(a->out)) {   /* -o -: nothing to resume into */
         /* --keep-epoch-key '-' is printed, not kept in the state */
         const char *keep = a->keep && !cli_path_is_std(a->keep) ? a->keep : NULL;
-        if ((orc = cli_lock_state_init(&a->st, a->out, "puzzle.json", keep)) || (orc = cli_lock_state_kind(&a->st)) ||
-            (orc = finished_puzzle(a)))
+        if ((orc = cli_lock_state_init(&a->st, a->out, "puzzle.json", keep)) || (orc = cli_lock_state_kind(&a->st)))
             return orc;
+        cli_lock_state_tidy(&a->st);
+        if ((orc = finished_puzzle(a))) return orc;
         a->lo.go.state_dir = a->st.dir;
         a->lo.go.state_files = a->st.files;
         a->out_ours = cli_lock_state_out_is_fin(&a->st);

@@ -86,6 +86,7 @@ static int parse_args(int argc, char **argv, lockfile_args *a) {
     if (rc || a->no_resume || from_stdin || a->to_stdout) return rc;   /* '-': nothing to resume from or into */
     if ((rc = cli_lock_state_init(&a->st, a->out, "container.rxlock", NULL)) || (rc = cli_lock_state_kind(&a->st)))
         return rc;
+    cli_lock_state_tidy(&a->st);
     a->lo.go.state_dir = a->st.dir;
     a->lo.go.state_files = a->st.files;
     a->out_ours = cli_lock_state_out_is_fin(&a->st);

@@ -66,6 +66,18 @@ int cli_lock_state_kind(const cli_lock_state *s) {
                      "or give another -o", s->dir);
 }
 
+void cli_lock_state_tidy(const cli_lock_state *s) {
+    struct stat sb;
+    int dfd = open_dir(s);
+    if (dfd < 0) return;
+    static const char *const live[] = { "plan.json", "planner.key", "plan.secrets" };
+    int left = fstatat(dfd, s->fin, &sb, AT_SYMLINK_NOFOLLOW) == 0;
+    for (size_t k = 0; k < sizeof live / sizeof live[0]; k++)
+        left |= fstatat(dfd, live[k], &sb, AT_SYMLINK_NOFOLLOW) == 0;
+    close(dfd);
+    if (!left && lstat(s->out, &sb) == 0) (void)tl_generate_state_remove(s->dir, s->files);
+}
+
 int cli_lock_state_fin_open(const cli_lock_state *s) {
     int dfd = open_dir(s);
     if (dfd < 0) return -1;

@@ -28,6 +28,9 @@ int cli_lock_state_init(cli_lock_state *s, const char *out, const char *fin, con
 /* Refuse the other command's state (its marker file present).  CLI_OK or
  * CLI_FAIL after a message naming the way out. */
 int cli_lock_state_kind(const cli_lock_state *s);
+/* A removal cut short after the finished output was gone (OUT exists, the
+ * state holds neither it nor a generation): finish it. */
+void cli_lock_state_tidy(const cli_lock_state *s);
 /* The finished output in the state, opened read-only as a regular file
  * through the directory's handle: its descriptor, -1 when there is none
  * (no state, no file), -2 after a message (a symbolic link, a FIFO or
