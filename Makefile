@@ -145,7 +145,12 @@ $(BUILD)/bench/%: bench/%.c $(BUILD)/libbench.a $(BUILD)/librxlock.a
 	@mkdir -p $(dir $@)
 	$(CC) $(CFLAGS) -MMD -MP -Ibench -o $@ $< $(BUILD)/libbench.a $(BUILD)/librxlock.a $(LDFLAGS) $(TEST_LIBS)
 
-tests: all $(BUILD)/rxlock-test $(TEST_BIN)
+# the enumerated crash test's LD_PRELOAD shim (tests/shim/killshim.c)
+$(BUILD)/tests/killshim.so: tests/shim/killshim.c
+	@mkdir -p $(dir $@)
+	$(CC) -std=c11 -O2 -g -Wall -Wextra -fPIC -shared -o $@ $< -ldl
+
+tests: all $(BUILD)/rxlock-test $(TEST_BIN) $(BUILD)/tests/killshim.so
 
 deps:
 	@sh tools/deps.sh

@@ -225,8 +225,12 @@ typedef enum {
     /* issue 20: resumable, verified generation */
     TL_EVENT_RESUMED       = 5,   /* resumed from a state directory: what was
                                      kept and what is recomputed            */
-    TL_EVENT_VERIFY        = 6    /* a verification mismatch and how it was
+    TL_EVENT_VERIFY        = 6,   /* a verification mismatch and how it was
                                      decided (group, segment, worker named) */
+    TL_EVENT_STATE         = 7    /* the state directory (tl_gen_opts.state_dir)
+                                     was refused or could not be used; the
+                                     message names the file and the way out,
+                                     and the call fails with the code given */
 } tl_event_kind;
 typedef struct {
     tl_event_kind kind;
@@ -278,7 +282,12 @@ typedef struct {
                                      resumed when it holds this puzzle's state;
                                      the caller removes it after committing the
                                      puzzle: tl_generate_state_remove); NULL =
-                                     in memory */
+                                     in memory.  Every file in it is opened
+                                     through the directory's handle, as a
+                                     regular file only */
+    const char *const *state_files;  /* the caller's own file names in
+                                     state_dir (NULL-terminated; NULL = none):
+                                     accepted there, kept by a fresh start */
     uint64_t checkpoint_steps;    /* C: a sealed chain value every C steps, the
                                      unit of resume and verification (0 = auto) */
     tl_verify verify;             /* which segments are recomputed and compared */
@@ -296,11 +305,16 @@ typedef struct {
  * with RXLOCK_TEST_INSECURE=1): the puzzle is then marked test_only. */
 int tl_generate(const tl_params *p, const tl_gen_opts *o,
                 char **json, size_t *json_len, tl_puzzle **puzzle, uint8_t pk[32], uint8_t *keep_sk);
-/* issue 20: with o->state_dir, a successful tl_generate leaves the state
- * directory in place (running it again gives the same puzzle at once):
- * commit the puzzle first, then remove the state with this call, which
- * deletes only the files a generation state holds, then the directory. */
-int tl_generate_state_remove(const char *state_dir);
+/* With o->state_dir, a successful tl_generate leaves the state directory
+ * in place (running it again gives the same puzzle at once): commit the
+ * puzzle first, then remove the state with this call, which deletes only
+ * the files a generation state holds — its secrets first, then the rest,
+ * then the caller's state_files in the order named (name the finished
+ * output last: a re-run cut short sees it), then the directory.  Each step
+ * is idempotent: a removal that was killed is finished by calling it
+ * again.  TL_OK also when the directory is already gone; TL_EIO when it
+ * is another run's (flock) or something stays. */
+int tl_generate_state_remove(const char *state_dir, const char *const *state_files);
 
 typedef struct {
     uint8_t nonce[24];

@@ -191,7 +191,7 @@ static int generate(run_ctx *r, uint64_t E, int kind) {
     free(json);
     if (w != 0 && errno != EEXIST) return cli_error("%s: %s", out, strerror(errno));
     util_kill_point("beacon-generated");
-    if (tl_generate_state_remove(state) != TL_OK) bcn_log("warning: %s: could not remove the generation state", state);
+    if (tl_generate_state_remove(state, NULL) != TL_OK) bcn_log("warning: %s: could not remove the generation state", state);
     bcn_log("generated epoch %llu%s%s in %.1f s (%u of %u segments verified%s)", (unsigned long long)E,
             s->kinds == 3 ? " " : "", s->kinds == 3 ? tl_beacon_kind_name(kind) : "", util_now() - t0, st.checked,
             st.segments, st.resumed ? ", resumed" : "");

@@ -6,12 +6,14 @@
 #include "cli/cli_paths.h"
 #include "cli/cli_util.h"
 #include "cli/lock_opts.h"
+#include "cli/lock_state.h"
 #include "rxlock/rxlock.h"
 #include "rxlock/age.h"
 #include "rxlock/calibrate.h"
 #include <limits.h>
 #include "cli/progress.h"
 #include "util/util.h"
+#include <errno.h>
 #include <getopt.h>
 #include <jansson.h>
 #include <sodium.h>
@@ -78,7 +80,8 @@ const char cmd_lock_usage[] =
     "                       default for `lock FILE`, not for puzzles\n"
     "  --classic            X25519 epoch key (default for puzzles)\n"
     "  --keep-epoch-key FILE  also write the epoch identity now ('-': standard output; for a service that encrypts\n"
-    "                       during the epoch); otherwise it is wiped\n"
+    "                       during the epoch); otherwise it is wiped.  Written inside the state\n"
+    "                       first and linked like the puzzle\n"
     "  --retries N          re-run a failed worker's group up to N times (default 1)\n"
     "  --worker-timeout S   a worker silent for S is killed (default 120 s; 90s, 5m)\n"
     "  --json               progress and result as JSON lines on stdout (a first\n"
@@ -106,7 +109,9 @@ const char cmd_lock_usage[] =
     "same command run again after an interruption resumes (or just links a\n"
     "finished container).  The input's size and modification time are recorded\n"
     "(no hash of its content): a re-run whose FILE changed is refused, naming\n"
-    "what changed (restore it, or remove OUT.state/ to start over).  With '-' as\n"
+    "what changed (restore it, remove OUT.state/ to start over, or --force to\n"
+    "lock it as it is now).  A finished container in the state is checked\n"
+    "completely before it is linked, and written again if damaged.  With '-' as\n"
     "FILE or OUT the state stays in memory.\n"
     "  --no-resume          keep the generation state in memory only\n"
     "  -q, --quiet          no progress line, no summary\n"
@@ -152,20 +157,46 @@ typedef struct {
     cli_lock_opts lo;
     const char *out, *keep;
     int json, force, quiet, no_resume;
-    char state[PATH_MAX];       /* PUZZLE.state, or "" with --no-resume */
-    char state_puzzle[PATH_MAX];
-    int finished_before;        /* a run was stopped after committing the puzzle */
+    cli_lock_state st;          /* st.dir[0] == 0: in memory (--no-resume, -o -) */
+    char *finished;             /* the puzzle a stopped run finished in the state, checked */
+    size_t finished_len;
+    int out_ours;               /* PUZZLE is the state's puzzle.json (linked by an earlier run) */
+    int done_before;            /* the outputs are an earlier run's: commit only */
 } lock_args;
 
-/* 1 when files a and b both exist and hold the same bytes. */
-static int same_file(const char *a, const char *b) {
-    uint8_t *x = NULL, *y = NULL;
-    size_t xl = 0, yl = 0;
-    int same = util_read_file(a, TL_MAX_PUZZLE_BYTES, &x, &xl) == 0 && util_read_file(b, TL_MAX_PUZZLE_BYTES, &y, &yl) == 0 &&
-               xl == yl && memcmp(x, y, xl) == 0;
-    free(x);
-    free(y);
-    return same;
+/* The puzzle a stopped run finished in PUZZLE.state/, checked completely
+ * (parse, signature, this command's parameters): into a->finished; a
+ * damaged one is made again while the state can (else refused). */
+static int finished_puzzle(lock_args *a) {
+    int fd = cli_lock_state_fin_open(&a->st);
+    if (fd == -1) return CLI_OK;
+    if (fd < 0) return CLI_FAIL;
+    uint8_t *data = NULL;
+    size_t len = 0;
+    char err[256] = "";
+    tl_puzzle *pz = NULL;
+    int e = util_read_fd(fd, TL_MAX_PUZZLE_BYTES, &data, &len) == 0 ? TL_OK : TL_EIO;
+    if (e) snprintf(err, sizeof err, "%s", strerror(errno));
+    close(fd);
+    if (e == TL_OK && (e = tl_puzzle_parse((const char *)data, len, &pz, err, sizeof err)) == TL_OK &&
+        !(pz->work == a->lo.p.work && pz->groups == a->lo.p.groups && pz->steps == a->lo.p.steps &&
+          pz->pq_epoch == (a->lo.p.pq ? 1 : 0))) {
+        int rc = cli_error("%s: holds the finished puzzle of another lock (%s, %u x %llu steps, %s epoch key): run "
+                           "the same command to finish it, or remove the directory", a->st.dir, tl_work_name(pz->work),
+                           pz->groups, (unsigned long long)pz->steps, pz->pq_epoch ? "post-quantum" : "classic");
+        tl_puzzle_free(pz);
+        free(data);
+        return rc;
+    }
+    tl_puzzle_free(pz);
+    if (e == TL_OK) { a->finished = (char *)data; a->finished_len = len; return CLI_OK; }
+    free(data);
+    if (!cli_lock_state_can_resume(&a->st))
+        return cli_error("%s/puzzle.json: damaged (%s) and the state can no longer make it again: remove %s/ to "
+                         "start over", a->st.dir, err[0] ? err : rxlock_strerror(e), a->st.dir);
+    fprintf(stderr, "rxlock: %s/puzzle.json: damaged (%s): writing it again from the generation state\n", a->st.dir,
+            err[0] ? err : rxlock_strerror(e));
+    return cli_lock_state_fin_drop(&a->st);
 }
 
 static int parse_args(int argc, char **argv, lock_args *a) {
@@ -202,47 +233,52 @@ static int parse_args(int argc, char **argv, lock_args *a) {
         return cli_usage_error(argv[0], "-o - writes the puzzle to standard output: no --json, no --keep-epoch-key -");
     if ((orc = cli_lock_resolve(&a->lo, argv[0])) != 0) return orc;
     cli_lock_pq_default(&a->lo, 0);      /* epochs: classic unless --pq (age 1.1 opens them) */
+    int keep_ours = 0;
     if (a->lo.dry_run) return CLI_OK;    /* nothing is checked for writing, nothing made */
     if (!a->no_resume && !cli_path_is_std(a->out)) {   /* -o -: nothing to resume into */
-        if (snprintf(a->state, sizeof a->state, "%s.state", a->out) >= (int)sizeof a->state ||
-            snprintf(a->state_puzzle, sizeof a->state_puzzle, "%s/puzzle.json", a->state) >= (int)sizeof a->state_puzzle)
-            return cli_error("%s: path too long", a->out);
-        a->lo.go.state_dir = a->state;
-        a->finished_before = same_file(a->state_puzzle, a->out);
-        char in_rec[PATH_MAX + 16];   /* lockfile_state.c's record: not a puzzle's state */
-        snprintf(in_rec, sizeof in_rec, "%s/input.json", a->state);
-        if (access(in_rec, F_OK) == 0)
-            return cli_error("%s: holds the generation state of a `rxlock lock FILE`, not of a puzzle: remove it "
-                             "or give another -o", a->state);
+        /* --keep-epoch-key '-' is printed, not kept in the state */
+        const char *keep = a->keep && !cli_path_is_std(a->keep) ? a->keep : NULL;
+        if ((orc = cli_lock_state_init(&a->st, a->out, "puzzle.json", keep)) || (orc = cli_lock_state_kind(&a->st)))
+            return orc;
+        cli_lock_state_tidy(&a->st);
+        if ((orc = finished_puzzle(a))) return orc;
+        a->lo.go.state_dir = a->st.dir;
+        a->lo.go.state_files = a->st.files;
+        a->out_ours = cli_lock_state_out_is_fin(&a->st);
+        struct stat sb;
+        keep_ours = keep && a->finished && lstat(keep, &sb) == 0 &&
+                    (cli_lock_state_linked(&a->st, "epoch.key", keep) || !cli_lock_state_can_resume(&a->st));
+        a->done_before = a->finished != NULL;
     }
-    /* A run stopped after committing the puzzle: its outputs are this run's. */
+    /* A run stopped after linking its outputs: they are this run's. */
     const cli_path files[] = {
         { a->lo.sign_key, "--sign-key", CLI_PATH_IN }, { a->lo.calib, "--calibration", CLI_PATH_IN },
         { a->out, "-o", CLI_PATH_OUT }, { a->keep, "--keep-epoch-key", CLI_PATH_OUT }
     };
-    return cli_paths_check(files, sizeof files / sizeof files[0], a->force || a->finished_before);
+    return cli_paths_check(files, sizeof files / sizeof files[0], a->force || a->out_ours || keep_ours);
 }
 
-/* With a state directory the puzzle is written inside it first (its temp
- * file too), then linked (renamed with --force) into place, and only then
- * is the state removed: a kill at any moment leaves the state or the
- * finished puzzle, never a temp file beside the output. */
-static int commit_puzzle(const lock_args *a, const char *text, size_t len) {
-    if (!a->state[0]) return cli_write_text(a->out, text, len, a->force, 0644);
-    if (a->finished_before) return same_file(a->state_puzzle, a->out) ? CLI_OK : cli_output_error(a->out);
-    if (util_write_file_atomic(a->state_puzzle, text, len, 1, 0644) != 0) return cli_output_error(a->state_puzzle);
-    if (a->force ? rename(a->state_puzzle, a->out) != 0 : link(a->state_puzzle, a->out) != 0)
-        return cli_output_error(a->out);
-    return util_fsync_dir(a->out) == 0 ? CLI_OK : cli_output_error(a->out);
-}
-
-static int write_outputs(const lock_args *a, const char *text, size_t len, const tl_puzzle *pz, const uint8_t *x) {
+/* With a state directory the puzzle (and the kept epoch identity) are
+ * written inside it first (their temp files too), then linked into place,
+ * and only then is the state removed: a kill at any moment leaves the
+ * state or the finished outputs, never a temp file beside them, and the
+ * same command run again finishes the commit. */
+static int write_outputs(const lock_args *a, const char *text, size_t len, const uint8_t *x) {
     int rc = CLI_OK;
-    if (a->keep) rc = cli_write_identity(a->keep, x, pz, " (kept at generation)", a->force);
-    if (rc == CLI_OK) rc = commit_puzzle(a, text, len);
-    if (rc == CLI_OK && a->state[0] && tl_generate_state_remove(a->state) != TL_OK)
-        fprintf(stderr, "rxlock: %s: could not remove the generation state: remove it by hand (it holds the "
-                "epoch secret)\n", a->state);
+    const int state = a->st.dir[0] != 0;
+    if (a->keep && !a->done_before) {
+        tl_puzzle *pz = NULL;
+        char kpath[PATH_MAX + 16];
+        snprintf(kpath, sizeof kpath, "%s/epoch.key", a->st.dir);
+        if (tl_puzzle_parse(text, len, &pz, NULL, 0) != 0) return cli_error("generated puzzle does not parse");
+        if (state && a->st.keep) rc = cli_write_identity(kpath, x, pz, " (kept at generation)", 1);
+        else rc = cli_write_identity(a->keep, x, pz, " (kept at generation)", a->force);
+        tl_puzzle_free(pz);
+    }
+    if (!state) return rc == CLI_OK ? cli_write_text(a->out, text, len, a->force, 0644) : rc;
+    if (rc == CLI_OK && !a->done_before) rc = cli_lock_state_write(&a->st, "puzzle.json", text, len, 0644);
+    if (rc == CLI_OK) util_kill_point("lock-written");   /* test build */
+    if (rc == CLI_OK) rc = cli_lock_state_commit(&a->st, a->force || a->out_ours);
     return rc;
 }
 
@@ -285,7 +321,8 @@ static int report(const lock_args *a, const char *rcp, double secs, double cpu, 
     if (!a->quiet) cli_lock_promise(&a->lo, pz, open_cmd);
     if (isatty(2) && !a->quiet) {
         char eng[64];
-        cli_engine_text(e, eng, sizeof eng);
+        if (a->done_before) snprintf(eng, sizeof eng, "computed by an earlier run");
+        else cli_engine_text(e, eng, sizeof eng);
         fprintf(stderr, "rxlock: wrote %s (%u x %llu %s hashes in %.1f s, %.1f H/s total; %s)\n", a->out, p->groups,
                 (unsigned long long)p->steps, tl_work_name(p->work), secs, secs > 0 ? total / secs : 0, eng);
     }
@@ -303,11 +340,20 @@ int cmd_lock(int argc, char **argv) {
     char *text = NULL;
     size_t len = 0;
     double t0 = util_now(), c0 = child_cpu();
-    tl_puzzle *pz = NULL;   /* what was written (also for -o -), parsed once by tl_generate */
-    rc = cli_lock_generate(&a.lo, "lock", cli_progress_when(a.quiet, a.json, a.lo.progress), a.json,
-                           &text, &len, &pz, pk, a.keep ? x : NULL);
+    tl_puzzle *pz = NULL;   /* what was written (also for -o -), parsed once */
+    if (a.done_before) {   /* finished by an earlier run: commit it */
+        text = a.finished;
+        len = a.finished_len;
+        a.finished = NULL;
+        if (a.keep && !a.st.keep) { free(text); return cli_error("--keep-epoch-key -: a finished run's epoch identity is not kept"); }
+        if (!a.quiet && !a.json) fprintf(stderr, "rxlock: %s: finished by an earlier run (kept in %s/)\n", a.out, a.st.dir);
+    } else
+        rc = cli_lock_generate(&a.lo, "lock", cli_progress_when(a.quiet, a.json, a.lo.progress), a.json,
+                               &text, &len, &pz, pk, a.keep ? x : NULL);
     double secs = util_now() - t0, cpu = child_cpu() - c0;
-    if (rc == CLI_OK) rc = write_outputs(&a, text, len, pz, x);
+    if (rc == CLI_OK && !pz && tl_puzzle_parse(text, len, &pz, NULL, 0) != 0)   /* an earlier run's */
+        rc = cli_error("the finished puzzle does not parse");
+    if (rc == CLI_OK) rc = write_outputs(&a, text, len, x);
     sodium_memzero(x, sizeof x);
     free(text);
     if (rc) { tl_puzzle_free(pz); return rc; }

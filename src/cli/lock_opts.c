@@ -21,7 +21,8 @@
 
 /* The library never prints: worker trouble and the test mode arrive here. */
 static void print_event(const tl_event *ev, void *ctx) {
-    (void)ctx;
+    cli_lock_opts *o = ctx;
+    if (ev->kind == TL_EVENT_STATE && o) o->state_refused = 1;
     fprintf(stderr, "rxlock: %s\n", ev->message);
 }
 
@@ -31,6 +32,7 @@ void cli_lock_opts_init(cli_lock_opts *o) {
     strcpy(o->p.rate_source, "none");
     o->go.retries = 1;
     o->go.event = print_event;
+    o->go.event_ctx = o;
     o->mode_req = -1;
     o->cpu = "";
     o->pq = -1;
@@ -320,6 +322,10 @@ int cli_lock_generate(cli_lock_opts *o, const char *label, int when, int json,
         cli_error("lock %s: no puzzle written; the generation state is kept in %s: run the same command "
                   "to resume", intr ? "interrupted" : "failed", o->go.state_dir);
         return intr ? cli_interrupted_rc() : CLI_FAIL;
+    }
+    if (o->state_refused) {   /* the event above named the file and the way out */
+        cli_error("lock failed: nothing written (the generation state above)");
+        return CLI_FAIL;
     }
     if (*o->go.stop || rc == TL_EINTR) {
         cli_error("lock failed: interrupted; nothing written");

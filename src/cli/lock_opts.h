@@ -39,6 +39,7 @@ typedef struct {
     tl_calibration saved;      /* the saved calibration (cli_calib.h) */
     int         have_saved;    /* 1: `saved` loaded */
     int         rate_saved;    /* 1: the assumed rate is the saved one's */
+    int state_refused;         /* a TL_EVENT_STATE was printed: the state is why */
 } cli_lock_opts;
 
 /* The help lines of the verification and checkpoint options (issue 20). */

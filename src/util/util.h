@@ -19,6 +19,24 @@ void util_hex_encode(char *out, const uint8_t *in, size_t len);
  * buffer (NUL-terminated, not counted in *len).  0 ok; -1 error (errno set;
  * EFBIG when larger than max). */
 int  util_read_file(const char *path, size_t max, uint8_t **data, size_t *len);
+/* The same from an open descriptor (read to its end). */
+int  util_read_fd(int fd, size_t max, uint8_t **data, size_t *len);
+
+/* Files through a directory handle (dfd; AT_FDCWD: name is a path): open
+ * name as a regular file only — O_NOFOLLOW (a symbolic link: ELOOP),
+ * O_NONBLOCK while opening (a FIFO or device never blocks; refused with
+ * EINVAL, as is anything but S_ISREG), O_CLOEXEC.  The descriptor, or -1
+ * (errno). */
+int  util_open_reg_at(int dfd, const char *name, int flags, mode_t mode);
+/* util_read_file through util_open_reg_at. */
+int  util_read_at(int dfd, const char *name, size_t max, uint8_t **data, size_t *len);
+/* The directory name under dfd (created 0700 first when create), opened
+ * O_DIRECTORY | O_NOFOLLOW.  The descriptor, or -1. */
+int  util_open_dir_at(int dfd, const char *name, int create);
+/* unlinkat(dfd, name): 0 also when it is already gone, else -1. */
+int  util_unlink_at(int dfd, const char *name);
+/* fsync the directory holding name (relative to dfd).  0 or -1. */
+int  util_fsync_dir_at(int dfd, const char *name);
 
 /* Atomic output: write to a temp file beside the target, then commit.
  * Without force, commit fails with EEXIST if the target exists (checked at
@@ -29,16 +47,21 @@ int  util_read_file(const char *path, size_t max, uint8_t **data, size_t *len);
  * written, and the next write beside PATH removes what a kill left. */
 typedef struct {
     int  fd;
+    int  dfd;         /* the directory handle path and tmp are relative to */
     int  force;
     int  anon;        /* 1: O_TMPFILE, no name until commit */
     char tmp[PATH_MAX];
     char path[PATH_MAX];
 } util_atomic;
 int  util_atomic_open(util_atomic *a, const char *path, int force, mode_t mode);
+/* The same for name relative to the directory handle dfd (kept open by the
+ * caller until commit or abort). */
+int  util_atomic_openat(util_atomic *a, int dfd, const char *name, int force, mode_t mode);
 int  util_atomic_commit(util_atomic *a);   /* fsync, link/rename, fsync dir */
 void util_atomic_abort(util_atomic *a);
 /* Whole-buffer convenience wrapper around the three calls above. */
 int  util_write_file_atomic(const char *path, const void *data, size_t len, int force, mode_t mode);
+int  util_write_at_atomic(int dfd, const char *name, const void *data, size_t len, int force, mode_t mode);
 /* write() all of buf, retrying on EINTR / short writes.  0 or -1. */
 int  util_write_all(int fd, const void *buf, size_t len);
 /* fsync the directory holding path.  0 or -1. */

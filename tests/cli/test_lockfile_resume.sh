@@ -83,7 +83,7 @@ check "  the same container, not a new one" cmp -s w.rxlock w-first.rxlock
 check "  opens" opens w.rxlock data.bin
 check "  state removed" test ! -e w.rxlock.state
 # --- killed after linking, before removing the state ----------------------
-RXLOCK_TEST_KILL_AT=lockfile-linked expect_rc 137 "killed after linking" "$R" lock data.bin $L -o k.rxlock
+RXLOCK_TEST_KILL_AT=lock-linked expect_rc 137 "killed after linking" "$R" lock data.bin $L -o k.rxlock
 check "  linked, state kept" sh -c '[ -s k.rxlock ] && [ -e k.rxlock.state ]'
 cp k.rxlock k-first.rxlock
 expect_rc 0 "  the re-run takes the output as its own (no --force)" "$R" lock data.bin $L -o k.rxlock

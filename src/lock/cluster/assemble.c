@@ -8,6 +8,7 @@
 #include "util/util.h"
 #include <dirent.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <limits.h>
 #include <sodium.h>
 #include <stdarg.h>
@@ -148,7 +149,7 @@ int tl_plan_assemble(const char *dir, const tl_assemble_opts *o, char **json, si
     e = sodium_malloc((size_t)G * 32);
     if (!sec || !e) { rc = TL_ENOMEM; goto out; }
     if (tl_plan_path(path, sizeof path, dir, "plan.secrets", 0) != 0 ||
-        util_read_file(path, tl_secrets_size(TL_MAX_GROUPS), &blob, &blen) != 0) {
+        util_read_at(AT_FDCWD, path, tl_secrets_size(TL_MAX_GROUPS), &blob, &blen) != 0) {
         tl_set_err(err, errlen, "%s: %s", path, strerror(errno));
         rc = TL_EIO;
         goto out;
@@ -173,7 +174,7 @@ int tl_plan_assemble(const char *dir, const tl_assemble_opts *o, char **json, si
         size_t rlen = 0;
         const char *why = NULL;
         if (tl_plan_path(path, sizeof path, dir, "result", g) != 0) { rc = TL_EINVAL; goto out; }
-        if (util_read_file(path, TL_RESULT_SIZE + 1, &rbuf, &rlen) != 0) {
+        if (util_read_at(AT_FDCWD, path, TL_RESULT_SIZE + 1, &rbuf, &rlen) != 0) {
             if (errno == ENOENT) report(o, "group %u: result missing (results/group-%04u.result)", g, g);
             else report(o, "group %u: results/group-%04u.result: %s", g, g,
                         errno == EFBIG ? "not a result file (too large)" : strerror(errno));

@@ -11,6 +11,7 @@
 #include "cluster_internal.h"
 #include "util/util.h"
 #include <errno.h>
+#include <fcntl.h>
 #include <limits.h>
 #include <signal.h>
 #include <sodium.h>
@@ -27,12 +28,23 @@
 static int read_exact(const char *path, uint8_t *buf, size_t size) {
     uint8_t *data = NULL;
     size_t len = 0;
-    if (util_read_file(path, size + 1, &data, &len) != 0) return errno == ENOENT ? 1 : -1;
+    if (util_read_at(AT_FDCWD, path, size + 1, &data, &len) != 0) return errno == ENOENT ? 1 : -1;
     int rc = len == size ? 0 : -1;
     if (rc == 0) memcpy(buf, data, size);
     sodium_memzero(data, len);
     free(data);
     return rc;
+}
+
+/* A verifying plan's group is done only while its segment records are
+ * all there (the verification and assemble need them): 1, or 0 when they
+ * are lost or cut (the group task computes the chain again). */
+static int chain_recorded(const char *dir, const tl_plan_info *pi, uint32_t g, const uint8_t rkey[32]) {
+    if (!TL_PLAN_VERIFIES(pi)) return 1;
+    tl_plan_chain r = { .val = sodium_malloc(((size_t)pi->nseg + 1) * 32) };
+    int ok = r.val && tl_plan_chain_read(dir, pi, g, rkey, 0, &r) == TL_OK && r.have == pi->nseg;
+    if (r.val) sodium_free(r.val);
+    return ok;
 }
 
 typedef struct {
@@ -91,7 +103,7 @@ static int chain_record(const run_ctx *c, uint32_t g, const tl_job *job, uint64_
     char spath[PATH_MAX];
     if (!TL_PLAN_VERIFIES(pi) || (i % pi->ckpt_steps != 0 && i != pi->pub.steps)) return TL_OK;
     if (tl_plan_path(spath, sizeof spath, c->dir, "segs", g)) return TL_EINVAL;
-    return tl_seg_file_append(spath, pi->D, g, TL_SEG_CHAIN, i, d, (long)getpid(), c->host, job->rkey);
+    return tl_seg_file_append(AT_FDCWD, spath, pi->D, g, TL_SEG_CHAIN, i, d, (long)getpid(), c->host, job->rkey);
 }
 
 /* ---- issue 23: a bundle of groups' chains in one process ----------------- */
@@ -299,7 +311,7 @@ static int verify_group(run_ctx *c, tl_work *w, uint32_t g, const tl_job *job, i
             }
         }
         if (rc) break;
-        rc = tl_seg_file_append(vpath, pi->D, g, TL_SEG_VERIFIED, end, d, (long)getpid(), c->host, job->rkey);
+        rc = tl_seg_file_append(AT_FDCWD, vpath, pi->D, g, TL_SEG_VERIFIED, end, d, (long)getpid(), c->host, job->rkey);
         if (sodium_memcmp(d, r.val + (size_t)k * 32, 32) != 0 && bad++ == 0) c->resumed = (int)k;  /* the first */
     }
     if (rc == TL_OK && bad) rc = TL_EWORKER;
@@ -407,7 +419,7 @@ int tl_plan_task(const char *dir, uint32_t task, const tl_task_opts *o, tl_task_
             goto out;
         }
         if (!o->verify && tl_plan_path(path, sizeof path, dir, "result", g) == 0 && read_exact(path, res, sizeof res) == 0 &&
-            tl_result_check(res, pi->D, g, S, j->rkey, NULL) == TL_OK) {
+            tl_result_check(res, pi->D, g, S, j->rkey, NULL) == TL_OK && chain_recorded(dir, pi, g, j->rkey)) {
             st.present++;
             continue;
         }

@@ -5,6 +5,7 @@
  * group task recorded (results/group-NNNN.segs) and the values the
  * verification task recomputed (results/group-NNNN.verify). */
 #include "cluster_internal.h"
+#include <fcntl.h>
 #include <sodium.h>
 #include <string.h>
 
@@ -33,7 +34,7 @@ int tl_plan_chain_read(const char *dir, const tl_plan_info *pi, uint32_t g, cons
     chain_rd r = { .pi = pi, .c = c };
     c->have = 0;
     if (tl_plan_path(path, sizeof path, dir, "segs", g) != 0) return TL_EINVAL;
-    return tl_seg_file_read(path, pi->D, g, rkey, cut, chain_fn, &r);
+    return tl_seg_file_read(AT_FDCWD, path, pi->D, g, rkey, cut, chain_fn, &r);
 }
 
 typedef struct { const tl_plan_info *pi; const tl_plan_chain *c; tl_plan_checks *v; } ver_rd;
@@ -62,5 +63,5 @@ int tl_plan_checks_read(const char *dir, const tl_plan_info *pi, uint32_t g, con
     memset(v->state, 0, (size_t)pi->nseg + 1);
     v->bad = v->first_bad = 0;
     if (tl_plan_path(path, sizeof path, dir, "verify", g) != 0) return TL_EINVAL;
-    return tl_seg_file_read(path, pi->D, g, rkey, cut, ver_fn, &r);
+    return tl_seg_file_read(AT_FDCWD, path, pi->D, g, rkey, cut, ver_fn, &r);
 }

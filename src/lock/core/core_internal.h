@@ -68,6 +68,11 @@ int tl_puzzle_sign(tl_puzzle *pz, const uint8_t sign_sk[64]);
 int tl_keyfile_save(const char *path, const char *title, const uint8_t pub[32],
                     const uint8_t secret[32], int force);
 int tl_keyfile_load(const char *path, uint8_t secret[32]);
+/* The same relative to a directory handle, the file opened as a regular
+ * file only (util_open_reg_at): a generation state's key. */
+int tl_keyfile_save_at(int dfd, const char *name, const char *title, const uint8_t pub[32],
+                       const uint8_t secret[32], int force);
+int tl_keyfile_load_at(int dfd, const char *name, uint8_t secret[32]);
 /* The canonical JSON text, checked to parse back to the same header
  * digest; *json is the caller's to free, and so is *parsed (when parsed is
  * not NULL): that parse of the text, the one a caller then uses (puzzle.c). */

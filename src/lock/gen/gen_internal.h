@@ -40,6 +40,9 @@ typedef struct {
 
 /* plan.json: strict parse (everything bounded, D recomputed and checked). */
 int tl_plan_info_load(const char *dir, tl_plan_info *pi, char *err, size_t errlen);
+/* The same for the file name under the directory handle dfd (a regular
+ * file only; shown: its name in messages). */
+int tl_plan_info_load_at(int dfd, const char *name, const char *shown, tl_plan_info *pi, char *err, size_t errlen);
 int tl_plan_info_json(const tl_plan_info *pi, char **out, size_t *len);
 
 /* ---- drawing and finishing a puzzle (draw.c, finish.c) ------------------ */
@@ -80,6 +83,9 @@ int tl_plan_path(char *buf, size_t cap, const char *dir, const char *kind, uint3
 /* X25519 key files ("# ..." lines, then 64 hex digits of the secret key). */
 int tl_plan_key_save(const char *path, const uint8_t sk[32], const char *title, int force);
 int tl_plan_key_load(const char *path, uint8_t sk[32], uint8_t pk[32]);
+/* The same relative to a directory handle (a generation state's key). */
+int tl_plan_key_save_at(int dfd, const char *name, const uint8_t sk[32], const char *title, int force);
+int tl_plan_key_load_at(int dfd, const char *name, uint8_t sk[32], uint8_t pk[32]);
 /* The plan's `role` key ("planner", "worker") from path, refused unless its
  * public key is want_pk: the one check assemble and the group task make. */
 int tl_plan_key_load_for(const char *path, const char *role, const uint8_t want_pk[32], uint8_t sk[32],
@@ -154,13 +160,15 @@ typedef struct tl_state tl_state;
 typedef int (*tl_seg_fn)(void *ctx, uint32_t g, int kind, uint64_t i, const uint8_t d[32], long pid,
                          const char host[TL_HOST_MAX]);
 
-/* Open (resume) or create the state directory `dir` for parameters p.
+/* Open (resume) or create the state directory `dir` for parameters p;
+ * extra: the caller's own file names in it (NULL-terminated, may be NULL).
  * Fills pi and sec (tl_draw's layout) and *C (the recorded segment size
  * when resumed, else C_new); *resumed = 1 when it held this puzzle's
  * state.  Refuses (TL_EINVAL, err) a state for other parameters and a
- * directory another run holds (TL_EIO). */
-int  tl_state_open(tl_state **st, const char *dir, const tl_params *p, uint64_t C_new, tl_plan_info *pi,
-                   uint8_t *sec, uint64_t *C, int *resumed, char *err, size_t errlen);
+ * directory another run holds (TL_EIO); err names the file and the way
+ * out. */
+int  tl_state_open(tl_state **st, const char *dir, const char *const *extra, const tl_params *p, uint64_t C_new,
+                   tl_plan_info *pi, uint8_t *sec, uint64_t *C, int *resumed, char *err, size_t errlen);
 int  tl_state_read(tl_state *st, uint32_t g, const uint8_t rkey[32], tl_seg_fn fn, void *ctx);
 int  tl_state_append(tl_state *st, uint32_t g, int kind, uint64_t i, const uint8_t d[32], long pid,
                      const char host[TL_HOST_MAX], const uint8_t rkey[32]);
@@ -177,14 +185,16 @@ void tl_seg_seal(uint8_t out[TL_SEG_SIZE], const uint8_t D[32], uint32_t g, int 
                  const uint8_t d[32], long pid, const char host[TL_HOST_MAX], const uint8_t rkey[32]);
 int  tl_seg_open(int *kind, uint64_t *i, uint8_t d[32], long *pid, char host[TL_HOST_MAX],
                  const uint8_t in[TL_SEG_SIZE], const uint8_t D[32], uint32_t g, const uint8_t rkey[32]);
-/* Files of such records (seg_file.c): append one (fdatasync'd; the
- * directory synced when the file is new); read them in order into fn, a
- * record that does not open or that fn rejects (non-zero) ending the file,
- * which `cut` truncates there (only the file's writer cuts).  An absent
- * file reads as empty. */
-int  tl_seg_file_append(const char *path, const uint8_t D[32], uint32_t g, int kind, uint64_t i,
+/* Files of such records (seg_file.c), name relative to the directory
+ * handle dfd (AT_FDCWD: a path), opened as regular files only (no symbolic
+ * link, FIFO or device: TL_EIO): append one (fdatasync'd; the directory
+ * synced when the file is new); read them in order into fn, a record that
+ * does not open or that fn rejects (non-zero) ending the file, which `cut`
+ * truncates there through its descriptor (only the file's writer cuts).
+ * An absent file reads as empty. */
+int  tl_seg_file_append(int dfd, const char *name, const uint8_t D[32], uint32_t g, int kind, uint64_t i,
                         const uint8_t d[32], long pid, const char host[TL_HOST_MAX], const uint8_t rkey[32]);
-int  tl_seg_file_read(const char *path, const uint8_t D[32], uint32_t g, const uint8_t rkey[32], int cut,
+int  tl_seg_file_read(int dfd, const char *name, const uint8_t D[32], uint32_t g, const uint8_t rkey[32], int cut,
                       tl_seg_fn fn, void *ctx);
 
 /* ---- advancing a chain (chain_steps.c) ---------------------------------- */

@@ -39,8 +39,8 @@ int tl_generate(const tl_params *p, const tl_gen_opts *o_in,
     memset(sec, 0, tl_draw_size(G));
     if (o->state_dir) {
         char err[400];
-        rc = tl_state_open(&st, o->state_dir, p, C, pi, sec, &C, &stats.resumed, err, sizeof err);
-        if (rc) { tl_event_emit(o, TL_EVENT_WORKER_FAILED, 0, 0, "%s", err); goto out; }
+        rc = tl_state_open(&st, o->state_dir, o->state_files, p, C, pi, sec, &C, &stats.resumed, err, sizeof err);
+        if (rc) { tl_event_emit(o, TL_EVENT_STATE, 0, 0, "%s", err); goto out; }
     } else if ((rc = tl_draw(pi, sec, p))) {
         goto out;
     }

@@ -6,6 +6,7 @@
 #include "gen_internal.h"
 #include "util/util.h"
 #include <errno.h>
+#include <fcntl.h>
 #include <jansson.h>
 #include <sodium.h>
 #include <stdarg.h>
@@ -171,24 +172,33 @@ static int parse_plan(json_t *o, tl_plan_info *pi, char *err, size_t errlen) {
     return TL_OK;
 }
 
-int tl_plan_info_load(const char *dir, tl_plan_info *pi, char *err, size_t errlen) {
-    char path[4096];
+int tl_plan_info_load_at(int dfd, const char *name, const char *shown, tl_plan_info *pi, char *err, size_t errlen) {
     uint8_t *data = NULL;
     size_t len = 0;
     if (err && errlen) err[0] = 0;
     memset(pi, 0, sizeof *pi);
-    if (tl_plan_path(path, sizeof path, dir, "plan.json", 0) != 0) { tl_set_err(err, errlen, "%s: path too long", dir); return TL_EINVAL; }
-    if (util_read_file(path, TL_PLAN_JSON_MAX, &data, &len) != 0) {
-        tl_set_err(err, errlen, "%s: %s", path, errno == EFBIG ? "larger than 1 MiB" : strerror(errno));
+    if (util_read_at(dfd, name, TL_PLAN_JSON_MAX, &data, &len) != 0) {
+        tl_set_err(err, errlen, "%s: %s", shown, errno == EFBIG ? "larger than 1 MiB" :
+                   errno == ELOOP ? "a symbolic link (refused)" : errno == EINVAL ? "not a regular file" : strerror(errno));
         return errno == EFBIG ? TL_ETOOBIG : TL_EIO;
     }
     json_error_t je;
     json_t *o = json_loadb((const char *)data, len, JSON_REJECT_DUPLICATES, &je);
     free(data);
-    if (!o) { tl_set_err(err, errlen, "%s: not valid JSON (line %d: %.80s)", path, je.line, je.text); return TL_EFORMAT; }
+    if (!o) { tl_set_err(err, errlen, "%s: not valid JSON (line %d: %.80s)", shown, je.line, je.text); return TL_EFORMAT; }
     char e2[256];
     int rc = parse_plan(o, pi, e2, sizeof e2);
     json_decref(o);
-    if (rc) tl_set_err(err, errlen, "%s: %s", path, e2);
+    if (rc) tl_set_err(err, errlen, "%s: %s", shown, e2);
     return rc;
+}
+
+int tl_plan_info_load(const char *dir, tl_plan_info *pi, char *err, size_t errlen) {
+    char path[4096];
+    if (tl_plan_path(path, sizeof path, dir, "plan.json", 0) != 0) {
+        memset(pi, 0, sizeof *pi);
+        tl_set_err(err, errlen, "%s: path too long", dir);
+        return TL_EINVAL;
+    }
+    return tl_plan_info_load_at(AT_FDCWD, path, path, pi, err, errlen);
 }

@@ -163,11 +163,24 @@ int tl_plan_key_save(const char *path, const uint8_t sk[32], const char *title, 
     return tl_keyfile_save(path, title, pk, sk, force);
 }
 
-int tl_plan_key_load(const char *path, uint8_t sk[32], uint8_t pk[32]) {
-    int rc = tl_keyfile_load(path, sk);
+int tl_plan_key_save_at(int dfd, const char *name, const uint8_t sk[32], const char *title, int force) {
+    uint8_t pk[32];
+    if (crypto_scalarmult_base(pk, sk) != 0) return TL_EINVAL;
+    return tl_keyfile_save_at(dfd, name, title, pk, sk, force);
+}
+
+static int key_pub(int rc, uint8_t sk[32], uint8_t pk[32]) {
     if (rc == TL_OK && crypto_scalarmult_base(pk, sk) != 0) rc = TL_EFORMAT;
     if (rc) sodium_memzero(sk, 32);
     return rc;
+}
+
+int tl_plan_key_load(const char *path, uint8_t sk[32], uint8_t pk[32]) {
+    return key_pub(tl_keyfile_load(path, sk), sk, pk);
+}
+
+int tl_plan_key_load_at(int dfd, const char *name, uint8_t sk[32], uint8_t pk[32]) {
+    return key_pub(tl_keyfile_load_at(dfd, name, sk), sk, pk);
 }
 
 int tl_plan_key_load_for(const char *path, const char *role, const uint8_t want_pk[32], uint8_t sk[32],
