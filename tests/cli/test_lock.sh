@@ -75,7 +75,7 @@ printf 'sha3-256 1000 Tiny\n' > tiny.txt
 expect_rc 0 "--time alone" "$R" lock --work sha3-256 --time 2s --floor-table tiny.txt --groups 1 -o pf.json
 check "--time alone: no rate recorded, never the floor's" grep -q '"rate_source": "none"' pf.json
 check "--time alone: the promise says none was measured" grep -q 'no solver rate recorded; no rate was measured here (`rxlock calibrate` saves one) \[--time is the fastest known hardware.s hashing\]' "$TMP/.err"
-expect_rc 0 "inspect --time alone" "$R" inspect --json --no-estimate pf.json
+expect_rc 0 "inspect --time alone" "$R" inspect --pretty --no-estimate pf.json
 check "--time alone: G*S = 2 s x 1000" grep -q '"total_hashes": 2000' "$TMP/.out"
 # inspect answers in seconds: without a saved calibration a RandomX full-mode
 # estimate is a ~1 s light-mode probe, scaled and labelled (where full mode
