@@ -79,7 +79,7 @@ int age_decrypt_fd(int in_fd, int out_fd, const uint8_t (*sks)[32], size_t nsk);
  * 0, or the TL_AGE_E* code decrypting would give (TL_AGE_ETRUNC for a
  * length no age file has). */
 int age_check_fd(int in_fd);
-/* ---- post-quantum hybrid recipients: mlkem768x25519 (issue 21) -----------
+/* ---- post-quantum hybrid recipients: mlkem768x25519 -----------
  * The age spec's hybrid recipient (C2SP age.md): HPKE base mode (RFC 9180)
  * with the X-Wing KEM MLKEM768-X25519, HKDF-SHA256 and ChaCha20-Poly1305.
  * An identity is a 32-byte seed ("AGE-SECRET-KEY-PQ-1...", fits

@@ -14,13 +14,13 @@
  * For "work": "sha3-256" the RandomX-only keys mode, engine and aes are
  * absent.  Version-1 files (mode for every work, no engine / aes) are still
  * read; their engine is unknown (NULL).
- * Version 3 (issue 19, written now) adds, after "created":
+ * Version 3 (written now) adds, after "created":
  *   "setup_seconds": n (cache / dataset build, timed), "windows": n,
  *   "load_average": n (1-minute load average, the larger of start / end)
- * Version 4 (issue 19, written now) adds, for full-mode RandomX only, after
+ * Version 4 (written now) adds, for full-mode RandomX only, after
  *   "load_average": "dataset_huge_pages": n (share 0..1 of the dataset the
  *   kernel backed with huge pages while it was measured; 1.4-1.5x in rate)
- * Version 5 (issue 19, written now) adds, for full-mode RandomX only, after
+ * Version 5 (written now) adds, for full-mode RandomX only, after
  *   "dataset_huge_pages": "allocations": n (placements of the cache +
  *   dataset in RAM measured, 1..8), "allocation_rates": [n, ...] (each
  *   placement's rate over its windows), "window_spread": n (the largest
@@ -173,7 +173,7 @@ double tl_floor_seconds(const tl_floor_row *r, uint64_t total);
  * `seconds`.  0, TL_EINVAL, or TL_ETOOBIG (over 2^48). */
 int  tl_floor_hashes(const tl_floor_row *r, double seconds, uint64_t *total);
 
-/* ---- issue 19: the promise (src/lock/measure/promise.c) ------------------------ */
+/* ---- the promise (src/lock/measure/promise.c) ------------------------ */
 typedef struct {
     uint64_t total;               /* G x S                                  */
     double   rate;                /* the puzzle's assumed rate (0 = none)   */

@@ -97,11 +97,11 @@ int  rx_dataset_init(rx_dataset *ds, const rx_cache *cache, uint64_t first, uint
 /* Convenience: the whole dataset with `threads` threads (0 = online CPUs). */
 int  rx_dataset_init_parallel(rx_dataset *ds, const rx_cache *cache, unsigned threads);
 /* Items [first, first+count) with `threads` threads (0 = usable CPUs): a
- * build in slices, e.g. to report progress between them (issue 19). */
+ * build in slices, e.g. to report progress between them. */
 int  rx_dataset_init_range_parallel(rx_dataset *ds, const rx_cache *cache, uint64_t first, uint64_t count,
                                     unsigned threads);
 /* A copy of a built dataset in a new allocation (same flags and bytes):
- * calibration measures several placements (issue 19), since where the
+ * calibration measures several placements, since where the
  * 2 GiB land moves the hash rate on some machines (4-16% on a VM). */
 int  rx_dataset_clone(rx_dataset **out, const rx_dataset *src);
 void rx_dataset_free(rx_dataset *ds);

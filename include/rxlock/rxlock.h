@@ -61,7 +61,7 @@ const char *tl_strerror(int err);
 #define TL_MAX_PUZZLE_BYTES  (1u << 20)
 #define TL_PUZZLE_VERSION    2   /* written; version 1 puzzles are still read */
 #define TL_PUZZLE_VERSION_MIN 1
-/* issue 21: a post-quantum epoch's commitment, the age mlkem768x25519
+/* a post-quantum epoch's commitment, the age mlkem768x25519
  * recipient (= TL_AGE_PQ_RECIPIENT_BYTES, include/rxlock/age.h). */
 #define TL_EPOCH_PQ_BYTES    1216
 
@@ -79,7 +79,7 @@ typedef enum {
  * a zero-initialised options struct never silently means light mode. */
 typedef enum { TL_MODE_DEFAULT = 0, TL_MODE_LIGHT = 1, TL_MODE_FULL = 2 } tl_mode;
 
-/* ---- issue 19: the one mode policy (src/lock/core/mode.c) ------------------ */
+/* ---- the one mode policy (src/lock/core/mode.c) ------------------ */
 /* Full mode is this many times faster than light mode for RandomX:
  * RECORDED figures, not measured per run (bench/README.md): the Intel VM,
  * paired runs, v2 jit-secure with THP, 336.8 vs 74.7 H/s = 4.5x (3.0x at
@@ -124,7 +124,7 @@ int  tl_work_new(tl_work **w, tl_work_type type, const uint8_t key[32], tl_mode 
 int  tl_work_step(tl_work *w, uint32_t g, uint64_t i, const uint8_t d_in[32], uint8_t d_out[32]);
 /* Run n steps from step i0: d <- W(K, m(g, i, d)) for i = i0 .. i0+n-1. */
 int  tl_work_steps(tl_work *w, uint32_t g, uint64_t i0, uint64_t n, uint8_t d[32]);
-/* Issue 23: L independent chains of one puzzle, each n steps: chain c runs
+/* L independent chains of one puzzle, each n steps: chain c runs
  * tl_work_steps(w, g[c], i0[c], n, d[c]).  sha3-256 advances them together in
  * SIMD lanes (tl_work_lanes() at a time); RandomX runs them one after the
  * other.  The same results as L tl_work_steps calls. */
@@ -162,7 +162,7 @@ void tl_chain_message(uint8_t m[68], uint32_t g, uint64_t i, const uint8_t d[32]
 
 /* ---- puzzles ------------------------------------------------------------ */
 #define TL_RATE_SOURCE_MAX 32
-/* issue 19: the mode a puzzle's rate was measured in (version 2). */
+/* the mode a puzzle's rate was measured in (version 2). */
 #define TL_RATE_MODE_NONE  0      /* sha3-256, no rate, or a version-1 puzzle */
 #define TL_RATE_MODE_LIGHT 1
 #define TL_RATE_MODE_FULL  2
@@ -176,12 +176,11 @@ typedef struct {
                                      (1000 = 1 hash/s; JSON "assumed_rate_mhps"); 0 = none */
     char     rate_source[TL_RATE_SOURCE_MAX]; /* "none", "flag", "calibration: <cpu>", ... [ -~]* */
     uint64_t target_seconds;      /* wall-clock target the caller asked for (0 = none) */
-    /* issue 19 (puzzle version 2) */
     int      rate_mode;           /* TL_RATE_MODE_*: what rate_milli_hps was measured in */
     uint64_t setup_ms;            /* work-function setup (cache/dataset build) on the
                                      rate's machine, ms; part of the promise */
     const uint8_t *sign_sk;       /* Ed25519 secret key (64 bytes, libsodium layout) or NULL */
-    /* issue 21: 1 = post-quantum epoch: x is an age mlkem768x25519 identity
+    /* 1 = post-quantum epoch: x is an age mlkem768x25519 identity
      * seed and the puzzle commits to its age1pq1 recipient (version 2). */
     int      pq;
 } tl_params;
@@ -196,7 +195,7 @@ typedef struct {
     const tl_engine_info *engine; /* the engine doing the work: set on the
                                      first call, made before any work (NULL
                                      on later calls where not known)       */
-    /* issue 19: calls while the work function is still being built (full
+    /* calls while the work function is still being built (full
      * mode: the 2080 MiB dataset), before the first call above: setup = 1,
      * engine NULL, setup_fraction 0..1, setup_seconds elapsed so far,
      * eta_seconds = the rest of the setup plus the hashing at the puzzle's
@@ -222,7 +221,7 @@ typedef enum {
                                      fails with TL_EWORKER                  */
     TL_EVENT_TEST_MODE     = 4,   /* test build only: the deterministic,
                                      insecure test mode made this puzzle    */
-    /* issue 20: resumable, verified generation */
+    /* resumable, verified generation */
     TL_EVENT_RESUMED       = 5,   /* resumed from a state directory: what was
                                      kept and what is recomputed            */
     TL_EVENT_VERIFY        = 6,   /* a verification mismatch and how it was
@@ -241,7 +240,7 @@ typedef struct {
 } tl_event;
 typedef void (*tl_event_fn)(const tl_event *ev, void *ctx);
 
-/* issue 20: chain verification.  Each group's chain is split into segments
+/* chain verification.  Each group's chain is split into segments
  * of C steps (tl_gen_opts.checkpoint_steps); a verified segment was
  * recomputed by another worker process from its recorded start and gave the
  * recorded end.  DEFAULT = SAMPLE at 0.25 (docs/SECURITY.md). */
@@ -277,7 +276,7 @@ typedef struct {
     const volatile int *stop;     /* optional: non-zero -> stop workers, TL_EINTR */
     tl_event_fn event;            /* optional: worker trouble, test mode    */
     void    *event_ctx;
-    /* issue 20: resumable, verified generation */
+    /* resumable, verified generation */
     const char *state_dir;        /* generation state directory (created 0700,
                                      resumed when it holds this puzzle's state;
                                      the caller removes it after committing the
@@ -333,7 +332,7 @@ typedef struct tl_puzzle {
     uint64_t rate_milli_hps;      /* milli-hashes per second, as tl_params */
     char     rate_source[TL_RATE_SOURCE_MAX];
     uint64_t target_seconds;
-    /* issue 19 (version 2; NONE / 0 in a version-1 puzzle) */
+    /* (version 2; NONE / 0 in a version-1 puzzle) */
     int      rate_mode;           /* TL_RATE_MODE_*                         */
     uint64_t setup_ms;            /* setup on the rate's machine, ms        */
     int64_t  created;             /* Unix seconds, UTC                      */
@@ -344,12 +343,12 @@ typedef struct tl_puzzle {
     uint8_t  signature[64];
     tl_wrap *wraps;               /* groups entries                         */
     uint8_t  header_digest[32];   /* H, computed by parse                   */
-    /* issue 20 (version >= 2): which chain segments were verified */
+    /* (version >= 2): which chain segments were verified */
     int      verify_method;       /* TL_VERIFY_NONE / SAMPLE / FULL; version 1:
                                      0 (not recorded)                       */
     uint32_t verify_segments;     /* segments in all groups                 */
     uint32_t verify_checked;      /* segments recomputed and matched        */
-    /* issue 21 (version 2): a post-quantum epoch commits to the hybrid age
+    /* (version 2): a post-quantum epoch commits to the hybrid age
      * recipient of x; epoch_pk is then that recipient's X25519 part. */
     int      pq_epoch;
     uint8_t  pq_recipient[TL_EPOCH_PQ_BYTES];
@@ -496,7 +495,7 @@ typedef struct {
     void    *progress_ctx;
     double   progress_interval;   /* seconds, 0 = 0.5                        */
     const volatile int *stop;     /* optional: non-zero -> checkpoint, TL_EINTR */
-    int      verify;              /* issue 20: 1 = run verification task INDEX
+    int      verify;              /* 1 = run verification task INDEX
                                      of a version-2 plan instead: recompute the
                                      picked segments of the groups of task
                                      (INDEX + 1) mod tasks and record them   */

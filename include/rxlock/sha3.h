@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: ISC */
 /* include/rxlock/sha3.h — SHA3-256 (FIPS 202) and the fused sequential chain
  * x_{i+1} = SHA3-256(x_i) over 32-byte states (prefix sha3_); SHA3-512 and
- * the SHAKE128 / SHAKE256 XOFs (src/sha3/shake.c, issue 21). */
+ * the SHAKE128 / SHAKE256 XOFs (src/sha3/shake.c). */
 #ifndef RXLOCK_SHA3_H
 #define RXLOCK_SHA3_H
 #include <stddef.h>
@@ -24,7 +24,7 @@ void sha3_chain(uint8_t state[32], uint64_t steps);
  * RXLOCK_SHA3=<name> picks a named one when this CPU runs it. */
 const char *sha3_backend(void);
 
-/* Issue 23: the counter chain (the puzzle form W(K, m) of docs/DESIGN.md §1
+/* the counter chain (the puzzle form W(K, m) of docs/DESIGN.md §1
  * with K and m's fixed bytes in prefix), fused:
  *   for i = i0, i0+1, ..., i0+steps-1:  d <- SHA3-256(prefix ‖ LE64(i) ‖ d)
  * (a 100-byte message, one permutation per step; i wraps modulo 2^64). */

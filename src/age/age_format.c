@@ -69,7 +69,7 @@ int age_header_write(age_out *o, const uint8_t file_key[16],
         sodium_bin2base64(b64, sizeof b64, body, 32, sodium_base64_VARIANT_ORIGINAL_NO_PADDING);
         if (tput(&t, b64, B64_32) || tput(&t, "\n", 1)) goto out;
     }
-    /* issue 21: one mlkem768x25519 stanza per post-quantum recipient. */
+    /* one mlkem768x25519 stanza per post-quantum recipient. */
     for (size_t i = 0; i < npq; i++) {
         uint8_t enc[TL_AGE_PQ_ENC_BYTES];
         int r = age_pq_wrap(pqs[i], file_key, enc, body);
@@ -209,7 +209,7 @@ int age_header_read(age_in *in, const uint8_t (*sks)[32], size_t nsk,
                     age_b64_decode(body, bl, tmp, 32) != 0) { rc = TL_AGE_EHEADER; goto out; }
             }
         }
-        /* issue 21: the hybrid post-quantum stanza, exactly two arguments
+        /* the hybrid post-quantum stanza, exactly two arguments
          * (the stanza name, canonical base64 of the 1,120-byte enc) and a
          * 32-byte body; anything else is a header failure, whether or not
          * a post-quantum identity was given. */

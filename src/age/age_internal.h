@@ -102,7 +102,7 @@ int age_secret32_decode(const char *HRP, const char *s, uint8_t key[32]);
 int age_identity_file_emit(const char *path, const char *rec, const char *id,
                               const char *comment, int force);
 
-/* ---- issue 21: the mlkem768x25519 stanza (age_pq.c) ----------------------- */
+/* ---- the mlkem768x25519 stanza (age_pq.c) ----------------------- */
 #define TL_AGE_PQ_STANZA    "mlkem768x25519"
 #define TL_AGE_PQ_ENC_BYTES 1120u           /* ML-KEM ct (1088) ‖ X25519 share (32) */
 #define TL_AGE_PQ_ENC_B64   1494u           /* its unpadded base64 length             */

@@ -135,7 +135,7 @@ int age_identity_file_read_any(const char *path, uint8_t sk[32], int *pq) {
         char line[TL_AGE_IDENTITY_MAX];
         memcpy(line, p, ll);
         line[ll] = 0;
-        *pq = strncmp(line, "AGE-SECRET-KEY-PQ-1", 19) == 0;   /* issue 21 */
+        *pq = strncmp(line, "AGE-SECRET-KEY-PQ-1", 19) == 0;
         rc = *pq ? age_pq_identity_decode(line, sk) : age_identity_decode(line, sk);
         sodium_memzero(line, sizeof line);
         if (rc != 0) errno = EINVAL;

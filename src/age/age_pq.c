@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: ISC */
 /* src/age/age_pq.c — age's hybrid post-quantum recipient "mlkem768x25519"
- * (C2SP age.md; issue 21): the X-Wing KEM MLKEM768-X25519
+ * (C2SP age.md): the X-Wing KEM MLKEM768-X25519
  * (draft-connolly-cfrg-xwing-kem: seed expansion by SHAKE256, combiner
  * SHA3-256(ss_M ‖ ss_X ‖ ct_X ‖ pk_X ‖ "\.//^\")) under HPKE base mode
  * (RFC 9180: suite KEM 0x647a, HKDF-SHA256 0x0001, ChaCha20-Poly1305

@@ -82,7 +82,7 @@ int age_encrypt_fd(int in_fd, int out_fd, const uint8_t (*pks)[32], size_t npk, 
     return encrypt_fd(in_fd, out_fd, pks, npk, NULL, 0, armor);
 }
 
-/* issue 21: post-quantum (mlkem768x25519) recipients. */
+/* post-quantum (mlkem768x25519) recipients. */
 int age_pq_encrypt_fd(int in_fd, int out_fd, const uint8_t (*rcps)[TL_AGE_PQ_RECIPIENT_BYTES],
                          size_t n, int armor) {
     if (n < 1) return TL_AGE_EINVAL;

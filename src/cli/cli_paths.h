@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: ISC */
 /* src/cli/cli_paths.h — the one check every command makes of all the files
- * it names, before any work (issue 22): no two outputs, and no output and
+ * it names, before any work: no two outputs, and no output and
  * input, may be the same file (device + inode where they exist, resolved
  * paths otherwise); an output must not exist unless --force, must not be a
  * directory, and its directory must exist and be writable.  NULL paths and

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: ISC */
 /* src/cli/cli_puzzle.h — loading a puzzle the way every command does
- * (issue 22): a puzzle file, or (where the command reads them) the puzzle
+ *: a puzzle file, or (where the command reads them) the puzzle
  * inside a .rxlock container; a file of the wrong kind is refused with the
  * command that reads it. */
 #ifndef RXLOCK_CLI_PUZZLE_H

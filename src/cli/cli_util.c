@@ -45,7 +45,7 @@ void cli_progress_init(cli_progress *cp, const char *label, uint64_t total, int 
     pbar_init(&cp->bar, label, total, 0, cp->when);
 }
 
-/* issue 19: "dataset: 1040/2080 (50.0%)  86.7 MiB/s  elapsed 12.0s  ETA
+/* "dataset: 1040/2080 (50.0%)  86.7 MiB/s  elapsed 12.0s  ETA
  * 2m12s" while the dataset builds; its ETA includes the hashing after it
  * at the puzzle's assumed rate.  Ended (drawn final) at the first call
  * after the setup. */

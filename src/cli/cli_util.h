@@ -35,7 +35,7 @@ typedef struct {
     const volatile int *stop;
     char base_label[16];
     tl_engine_info engine;    /* work == 0 until the library reported it */
-    /* issue 19: the dataset build before the work (full mode) */
+    /* the dataset build before the work (full mode) */
     pbar setup_bar;  /* "dataset: N/2080 MiB", ETA + the hashing */
     int  setup_state;         /* 0 none yet, 1 drawing, 2 done */
 } cli_progress;
@@ -57,7 +57,7 @@ int cli_age_payload_error(int e);
 
 /* Age identity file (mode 0600; "-": standard output) commented with the
  * puzzle id and `how` (may be ""), of the puzzle's epoch kind (X25519, or
- * post-quantum for a pq_epoch puzzle, issue 21): CLI_OK, or CLI_FAIL after
+ * post-quantum for a pq_epoch puzzle): CLI_OK, or CLI_FAIL after
  * saying why. */
 int cli_write_identity(const char *path, const uint8_t x[32], const tl_puzzle *pz, const char *how, int force);
 /* The epoch recipient string: age1... or, for a post-quantum epoch, the
@@ -80,7 +80,7 @@ const char *cli_duration_error(const char *s);
 int cli_parse_mode(const char *s, tl_mode *out);      /* "light" / "full" */
 int cli_parse_pin(const char *hex, uint8_t pin[32]);  /* 64 hex digits */
 
-/* issue 19: the one mode policy for a command.  requested -1 = choose
+/* the one mode policy for a command.  requested -1 = choose
  * (tl_mode_resolve); prints the one warning line when low memory made it
  * light.  Returns the mode to run. */
 tl_mode cli_mode_pick(tl_work_type work, int requested);

@@ -187,7 +187,7 @@ static void report_text(const cal_args *a, const tl_calibration *cal) {
             cal->work == TL_WORK_SHA3_256 ? " (SHA3 has fast dedicated hardware: prefer randomx-v2)" : "");
 }
 
-/* issue 19: a noisy or loaded run, and a light-mode RandomX file, are
+/* a noisy or loaded run, and a light-mode RandomX file, are
  * warned about with what to do (stderr, one line each). */
 static void warn_trust(const tl_calibration *cal) {
     double sp = tl_calibration_spread(cal);
@@ -229,7 +229,7 @@ int cmd_calibrate(int argc, char **argv) {
                    .mode = TL_MODE_LIGHT, .mode_req = -1, .seconds = 10 };
     int rc = parse_args(argc, argv, &a);
     if (rc) return rc;
-    a.mode = cli_mode_pick(a.work, a.mode_req);   /* issue 19: the one mode policy */
+    a.mode = cli_mode_pick(a.work, a.mode_req);   /* the one mode policy */
     /* Fail before measuring if the output exists (checked again at commit). */
     util_atomic at;
     const cli_path files[] = { { a.outpath, "-o", CLI_PATH_OUT } };

@@ -80,7 +80,7 @@ int cmd_group(int argc, char **argv) {
     if (cli_parse_u64(idx, 0, TL_MAX_GROUPS - 1, &v)) return cli_usage_error(argv[0], "%s: want a task index 0..%u", src, TL_MAX_GROUPS - 1);
     if (!to.worker_key) to.worker_key = getenv("RXLOCK_WORKER_KEY");
     if (!to.worker_key || !*to.worker_key) return cli_usage_error(argv[0], "missing --worker-key FILE (or RXLOCK_WORKER_KEY)");
-    if (to.mode == TL_MODE_DEFAULT) {   /* issue 19: the plan's mode, unless full does not fit on this node */
+    if (to.mode == TL_MODE_DEFAULT) {   /* the plan's mode, unless full does not fit on this node */
         tl_mode_choice mc;
         if (tl_mode_resolve(TL_WORK_RANDOMX_V2, -1, &mc) == 0 && mc.low_memory) {
             cli_mode_warn(&mc);

@@ -53,9 +53,9 @@ typedef struct {
     uint64_t total;
     double assumed, here;
     int json, pretty, estimate, est_rc, progress, quiet;
-    int container;           /* issue 22: the puzzle of a .rxlock file */
+    int container;           /* the puzzle of a .rxlock file */
     tl_mode mode;
-    int mode_req;                  /* issue 19: -1 = the mode policy */
+    int mode_req;                  /* -1 = the mode policy */
     const char *floor_table;
     tl_floor_table ft;
     double est_setup;
@@ -116,7 +116,7 @@ static void describe(const tl_puzzle *pz, view *v) {
     v->est_rc = -1;
     if (!v->estimate) return;
     static tl_calibration cal;   /* its engine strings outlive this call */
-    v->mode = cli_mode_pick(pz->work, v->mode_req);   /* issue 19: the mode a solver here would run */
+    v->mode = cli_mode_pick(pz->work, v->mode_req);   /* the mode a solver here would run */
     int rx = pz->work != TL_WORK_SHA3_256;
     if (!v->measure && cli_calib_load_saved(pz->work, &cal, NULL, 0) && (!rx || cal.mode == v->mode)) {
         v->est_kind = EST_SAVED;   /* seconds: nothing measured now */
@@ -147,7 +147,7 @@ static void describe(const tl_puzzle *pz, view *v) {
     cli_engine_text(&cal.engine, v->eng, sizeof v->eng);
 }
 
-/* issue 20: what verification the generator did (version >= 2). */
+/* what verification the generator did (version >= 2). */
 static const char *verify_name(const tl_puzzle *pz) {
     static const char *const n[] = { "not recorded", "none", "sample", "full" };
     return pz->verify_method >= 0 && pz->verify_method <= TL_VERIFY_FULL ? n[pz->verify_method] : "?";
@@ -166,7 +166,7 @@ static int report_json(const tl_puzzle *pz, const view *v) {
     json_object_set_new(o, "puzzle_id", json_string(v->idhex));
     json_object_set_new(o, "key", json_string(v->keyhex));
     json_object_set_new(o, "recipient", json_string(v->rcp));
-    json_object_set_new(o, "epoch_key", json_string(pz->pq_epoch ? "post-quantum" : "classic"));   /* issue 21 */
+    json_object_set_new(o, "epoch_key", json_string(pz->pq_epoch ? "post-quantum" : "classic"));
     json_object_set_new(o, "header_digest", json_string(v->hdr));
     json_object_set_new(o, "created", json_string(v->created));
     json_object_set_new(o, "assumed_rate", json_real(v->assumed));
@@ -176,7 +176,7 @@ static int report_json(const tl_puzzle *pz, const view *v) {
     json_object_set_new(o, "signer", pz->has_signer ? json_string(v->signer) : json_null());
     json_object_set_new(o, "signature", json_string(v->sig));
     json_object_set_new(o, "test_only", json_boolean(pz->test_only));
-    {   /* issue 19: the promise */
+    {   /* the promise */
         static const char *const rm[] = { "none", "light", "full" };
         tl_promise p;
         tl_promise_of(pz, &v->ft, &p);
@@ -227,7 +227,7 @@ static void report_text(const tl_puzzle *pz, const view *v) {
            pz->groups, pz->groups == 1 ? "" : "s", (unsigned long long)pz->steps, (unsigned long long)v->total);
     printf("puzzle id:     %s\n", v->idhex);
     printf("recipient:     %s\n", v->rcp);
-    /* issue 21: what the epoch key kind means */
+    /* what the epoch key kind means */
     if (pz->pq_epoch)
         printf("epoch key:     post-quantum (age mlkem768x25519: ML-KEM-768 + X25519); no quantum\n"
                "               computer opens the records without the work; age >= 1.3 and\n"

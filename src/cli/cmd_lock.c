@@ -286,9 +286,9 @@ static int report(const lock_args *a, const char *rcp, double secs, double cpu, 
     const tl_params *p = &a->lo.p;
     const tl_engine_info *e = &a->lo.engine;
     double total = (double)p->groups * (double)p->steps;
-    tl_promise pr;   /* issue 19: what the puzzle promises */
+    tl_promise pr;   /* what the puzzle promises */
     tl_promise_of(pz, &a->lo.ft, &pr);
-    const tl_gen_stats *gs = &a->lo.stats;   /* issue 20: resume, verification */
+    const tl_gen_stats *gs = &a->lo.stats;   /* resume, verification */
     static const char *const vm[] = { "none", "none", "sample", "full" };
     const char *vname = vm[gs->checked == 0 ? 1 : gs->checked == gs->segments ? 3 : 2];
     if (a->json)
@@ -357,7 +357,7 @@ int cmd_lock(int argc, char **argv) {
     sodium_memzero(x, sizeof x);
     free(text);
     if (rc) { tl_puzzle_free(pz); return rc; }
-    static char rcp[TL_AGE_PQ_RECIPIENT_MAX];   /* age1... or age1pq1... (issue 21) */
+    static char rcp[TL_AGE_PQ_RECIPIENT_MAX];   /* age1... or age1pq1... */
     if (cli_epoch_recipient(pz, rcp) != CLI_OK) { tl_puzzle_free(pz); return CLI_FAIL; }
     rc = report(&a, rcp, secs, cpu, pz);
     tl_puzzle_free(pz);

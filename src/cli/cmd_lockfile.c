@@ -81,7 +81,7 @@ static int parse_args(int argc, char **argv, lockfile_args *a) {
         return cli_usage_error(argv[0], "refusing to write the container to a terminal; give -o OUT or redirect");
     if (a->to_stdout && a->json)
         return cli_usage_error(argv[0], "--json and the container on standard output both write to stdout; give -o OUT");
-    cli_lock_pq_default(&a->lo, 1);      /* issue 21: containers are post-quantum by default */
+    cli_lock_pq_default(&a->lo, 1);      /* containers are post-quantum by default */
     int rc = cli_lock_resolve(&a->lo, argv[0]);
     if (rc || a->lo.dry_run || a->no_resume || from_stdin || a->to_stdout) return rc;   /* '-': nothing to resume from or into */
     if ((rc = cli_lock_state_init(&a->st, a->out, "container.rxlock", NULL)) || (rc = cli_lock_state_kind(&a->st)))
@@ -199,7 +199,7 @@ static int report_json(const lockfile_args *a, const char *rcp, const tl_puzzle 
                                     "promise_setup_seconds", pr.setup_seconds,
                                     "floor_machine", pr.floor ? pr.floor->machine : NULL,
                                     "floor_seconds", pr.floor_seconds,
-                                    "steps_resumed", (json_int_t)a->lo.stats.steps_resumed,   /* issue 20 */
+                                    "steps_resumed", (json_int_t)a->lo.stats.steps_resumed,
                                     "steps_lost", (json_int_t)a->lo.stats.steps_lost));
 }
 

@@ -228,12 +228,12 @@ int cmd_plan(int argc, char **argv) {
     if (!lo.groups) return cli_usage_error(argv[0], "missing --groups G (the number of parallel tasks' groups)");
     if ((!po.planner_key || !po.worker_key) && !lo.dry_run) return cli_usage_error(argv[0], "missing --planner-key FILE or --worker-key FILE");
     if (batch > lo.groups) return cli_usage_error(argv[0], "--batch: want at most --groups");
-    /* issue 19: the tasks run full mode unless --mode light (the cluster
+    /* the tasks run full mode unless --mode light (the cluster
      * nodes, not this machine, must hold the dataset; `group` falls back
      * to light with a warning on a node where it does not fit) */
     if (lo.mode_req < 0) lo.mode_req = TL_MODE_FULL;
     if ((orc = cli_lock_resolve(&lo, argv[0])) != 0) return orc;
-    cli_lock_pq_default(&lo, 0);         /* issue 21: --pq for a post-quantum epoch */
+    cli_lock_pq_default(&lo, 0);         /* --pq for a post-quantum epoch */
     if (!lo.go.workers) lo.go.workers = lo.p.groups;   /* the estimate: every group a task at once */
     if (lo.dry_run) return cli_lock_dry_run(&lo, "plan: every group a task on its own node");
     const cli_path files[] = {
@@ -243,7 +243,7 @@ int cmd_plan(int argc, char **argv) {
     if (cli_paths_check(files, sizeof files / sizeof files[0], po.force)) return CLI_FAIL;
     po.batch = (uint32_t)batch;
     po.mode = lo.go.mode;
-    po.verify = lo.go.verify;            /* issue 20: DEFAULT = full on a cluster */
+    po.verify = lo.go.verify;            /* DEFAULT = full on a cluster */
     po.verify_fraction = lo.go.verify_fraction;
     po.checkpoint_steps = lo.go.checkpoint_steps;
     jo.k8s_pull_secret = pulls;

@@ -164,7 +164,7 @@ int cmd_solve(int argc, char **argv) {
     if ((rc = cli_check_puzzle(a.path, pz, a.pinhex ? a.pin : NULL))) { tl_puzzle_free(pz); return rc; }
     if (pz->test_only)
         fprintf(stderr, "rxlock: WARNING: %s is a TEST-ONLY puzzle (deterministic secrets); it protects nothing\n", a.path);
-    /* issue 19: the one mode policy (full when it fits, else light + warning) */
+    /* the one mode policy (full when it fits, else light + warning) */
     a.so.mode = cli_mode_pick(pz->work, a.mode_given ? (int)a.so.mode : -1);
     a.so.journal = a.nojournal ? NULL : a.journal;
     cli_progress ui;

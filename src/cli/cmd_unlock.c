@@ -223,7 +223,7 @@ int cmd_unlock(int argc, char **argv) {
     off_t off = 0;
     tl_solve_stats st;
     if ((ret = load_puzzle(&a, fd, &pz, &off))) goto done;
-    a.mode = cli_mode_pick(pz->work, a.mode_req);   /* issue 19: the one mode policy */
+    a.mode = cli_mode_pick(pz->work, a.mode_req);   /* the one mode policy */
     if (!(x = sodium_malloc(32))) { ret = cli_error("out of memory"); goto done; }
     if ((ret = solve(&a, pz, x, &st))) goto done;
     ret = deliver(&a, fd, off, x);

@@ -140,7 +140,7 @@ int cli_lock_opt(cli_lock_opts *o, int c, const char *arg, const char *cmd) {
     }
 }
 
-/* issue 19: a light-mode rate never sizes a RandomX puzzle. */
+/* a light-mode rate never sizes a RandomX puzzle. */
 static int refuse_light_rate(const cli_lock_opts *o) {
     char r[32];
     util_format_rate(r, sizeof r, tl_calibration_sizing_rate(&o->cal));
@@ -230,7 +230,7 @@ int cli_lock_resolve(cli_lock_opts *o, const char *cmd) {
         double total = 0;
         if ((rc = size_from_time(o, cmd, &total)) != 0) return rc;
         if (total > (double)TL_MAX_TOTAL) return cli_error("--time x rate = %.3g hashes exceeds 2^48", total);
-        if (o->groups && (double)o->groups > total)   /* issue 22: never silently fewer groups */
+        if (o->groups && (double)o->groups > total)   /* never silently fewer groups */
             return cli_usage_error(cmd, "--time x rate = %.0f hash%s, fewer than --groups %llu: give fewer groups, "
                                    "a longer --time or a higher rate", total, total == 1 ? "" : "es",
                                    (unsigned long long)o->groups);
@@ -258,7 +258,7 @@ int cli_lock_resolve(cli_lock_opts *o, const char *cmd) {
     p->groups = (uint32_t)o->groups;
     p->steps = o->steps;
     p->rate_milli_hps = (uint64_t)llround(o->rate * 1000.0);
-    /* issue 19: RandomX rates are full-mode rates (a light calibration was
+    /* RandomX rates are full-mode rates (a light calibration was
      * refused above; --rate is documented as one); setup counted */
     p->rate_mode = rx && o->rate > 0 ? TL_RATE_MODE_FULL : TL_RATE_MODE_NONE;
     p->setup_ms = (uint64_t)llround(o->setup * 1000.0);
@@ -281,7 +281,7 @@ void cli_lock_promise(const cli_lock_opts *o, const tl_puzzle *pz, const char *o
                 o->floor ? "is the fastest known hardware's hashing" : "includes setup");
     fprintf(stderr, "\n");
     double ps = o->cpu[0] ? tl_calibration_placement_spread(&o->cal) : 0;
-    if (ps > 0.10)   /* issue 19: sized with the fastest placement; a solver may get a slower one */
+    if (ps > 0.10)   /* sized with the fastest placement; a solver may get a slower one */
         fprintf(stderr, "rxlock: note: the calibration's %u placements of the dataset differed by %.0f%%: "
                         "a solve on that machine can take up to about %.0f%% longer than \"about\" says\n",
                 o->cal.allocations, ps * 100, ps / (1 - ps) * 100);
@@ -316,7 +316,7 @@ int cli_lock_generate(cli_lock_opts *o, const char *label, int when, int json,
     if (rc == TL_ENOMEM && o->go.mode == TL_MODE_FULL)
         fprintf(stderr, "rxlock: not enough memory for full mode; try --mode light\n");
     if (o->go.state_dir && o->stats.steps_total && (*o->go.stop || rc == TL_EINTR || rc == TL_EWORKER)) {
-        /* issue 20: the sealed state stays; the same command resumes it */
+        /* the sealed state stays; the same command resumes it */
         int intr = *o->go.stop || rc == TL_EINTR;
         if (!intr) (void)cli_work_error("lock stopped", rc, o->p.work);
         cli_error("lock %s: no puzzle written; the generation state is kept in %s: run the same command "

@@ -20,9 +20,9 @@ typedef struct {
     uint64_t    groups, steps;
     double      duration, rate;
     int         progress;      /* --progress: the bar even off a TTY */
-    int         pq;            /* issue 21: --pq 1, --classic 0, neither -1 */
+    int         pq;            /* --pq 1, --classic 0, neither -1 */
     tl_engine_info engine;     /* set by cli_lock_generate: what ran */
-    /* issue 19 */
+
     int         mode_req;      /* -1: the mode policy; else --mode */
     tl_mode_choice mc;         /* the generation mode the policy chose */
     int         floor;         /* --floor: size for the fastest known CPU */
@@ -42,7 +42,7 @@ typedef struct {
     int state_refused;         /* a TL_EVENT_STATE was printed: the state is why */
 } cli_lock_opts;
 
-/* The help lines of the verification and checkpoint options (issue 20). */
+/* The help lines of the verification and checkpoint options. */
 #define CLI_VERIFY_HELP \
     "  --verify[=full|sample:F]  recompute chain segments on other worker processes and\n" \
     "                       compare before any wrap is made (a mismatch is decided by a\n" \
@@ -59,10 +59,10 @@ typedef struct {
 #define CLI_OPT_PROGRESS 0x150
 #define CLI_OPT_FLOOR 0x151
 #define CLI_OPT_FLOOR_TABLE 0x152
-#define CLI_OPT_VERIFY    0x153   /* issue 20: --verify[=full|sample[:F]|none] */
+#define CLI_OPT_VERIFY    0x153   /* --verify[=full|sample[:F]|none] */
 #define CLI_OPT_NO_VERIFY 0x154   /* --no-verify                               */
 #define CLI_OPT_CKPT      0x155   /* --checkpoint-steps C                      */
-#define CLI_OPT_PQ       0x156   /* issue 21: --pq / --classic epoch key */
+#define CLI_OPT_PQ       0x156   /* --pq / --classic epoch key */
 #define CLI_OPT_CLASSIC  0x157
 #define CLI_OPT_UNTIL    0x158   /* --until DATE (ISO 8601 with zone)        */
 #define CLI_OPT_DRY_RUN  0x159   /* --dry-run: the plan, nothing written     */
@@ -85,7 +85,7 @@ int  cli_lock_opt(cli_lock_opts *o, int c, const char *arg, const char *cmd);
 /* Check the combination, load the calibration, turn --time into G x S and
  * fill o->p.  0, or the exit code of an error (already printed). */
 int  cli_lock_resolve(cli_lock_opts *o, const char *cmd);
-/* issue 19: the promise on stderr after a lock: "rxlock: promise: ..." and
+/* the promise on stderr after a lock: "rxlock: promise: ..." and
  * how to open it (command and mode). */
 void cli_lock_promise(const cli_lock_opts *o, const tl_puzzle *pz, const char *open_cmd);
 /* Before any work (after cli_lock_resolve): the generation estimate here,
@@ -96,7 +96,7 @@ void cli_lock_estimate(const cli_lock_opts *o, FILE *f);
 /* --dry-run: the whole plan on stdout (sizes, promise, generation
  * estimate, memory); nothing is generated or written.  CLI_OK. */
 int  cli_lock_dry_run(const cli_lock_opts *o, const char *what);
-/* issue 21: the epoch key kind, --pq / --classic or the command's default
+/* the epoch key kind, --pq / --classic or the command's default
  * (1 = post-quantum), into o->p.pq. */
 void cli_lock_pq_default(cli_lock_opts *o, int dflt);
 

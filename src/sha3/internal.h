@@ -45,7 +45,7 @@ const sha3_impl *const *sha3_impls(size_t *n);
  * is available, else the first available in the table. */
 const sha3_impl *sha3_impl_select(void);
 
-/* Issue 23: multi-chain backends.  SHA3_LANES_MAX independent counter
+/* multi-chain backends.  SHA3_LANES_MAX independent counter
  * chains in lane-major arrays (element [j][c] = lane j of chain c); a
  * backend advances chains 0..lanes-1 by steps steps (ctr[c] += steps). */
 #define SHA3_LANES_MAX 8

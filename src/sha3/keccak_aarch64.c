@@ -91,7 +91,7 @@ SHA3CE static void sha3ce_chain(uint64_t x[4], uint64_t steps) {
     x[0] = vgetq_lane_u64(x0, 0); x[1] = vgetq_lane_u64(x1, 0);
     x[2] = vgetq_lane_u64(x2, 0); x[3] = vgetq_lane_u64(x3, 0);
 }
-/* Issue 23: two independent counter chains, one per 64-bit half of each q
+/* two independent counter chains, one per 64-bit half of each q
  * register (the multi-chain backend "armv8-sha3x2"). */
 SHA3CE static void sha3ce_chain_ctr_x2(sha3_lanes *st, uint64_t steps) {
     KECCAK_DECL(uint64x2_t, a);

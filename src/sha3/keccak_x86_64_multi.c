@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: ISC */
 /* src/sha3/keccak_x86_64_multi.c — the x86-64 multi-chain SHA3 backends
- * (issue 23): several independent counter chains (sha3_chain_ctr's message
+ *: several independent counter chains (sha3_chain_ctr's message
  * layout, sha3/internal.h), one chain per 64-bit SIMD lane, so one round's
  * instructions advance them all:
  *  "avx512x8": eight chains per zmm, VPTERNLOGQ for theta's three-way XORs

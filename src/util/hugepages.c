@@ -3,7 +3,7 @@
  * transparent huge pages: the AnonHugePages of the /proc/self/smaps
  * entries that overlap it.  The page size a RandomX dataset gets moves its
  * hash rate by 1.4-1.5x on every engine (bench/RESULTS.md), so calibration
- * records it (issue 19).  Linux only; elsewhere "unknown". */
+ * records it.  Linux only; elsewhere "unknown". */
 #include "util/util.h"
 #include <stdio.h>
 #include <stdlib.h>

@@ -40,7 +40,7 @@ static unsigned stray_results(const char *dir, uint32_t G, const tl_assemble_opt
         size_t l = strlen(nm);
         if (nm[0] == '.') continue;                         /* ".", ".." */
         if (l > 5 && !strcmp(nm + l - 5, ".ckpt")) continue;
-        if (l > 5 && !strcmp(nm + l - 5, ".segs")) continue;       /* issue 20: checked below */
+        if (l > 5 && !strcmp(nm + l - 5, ".segs")) continue;       /* checked below */
         if (l > 7 && !strcmp(nm + l - 7, ".verify")) continue;
         if (strstr(nm, ".tmp-")) continue;                   /* a write cut short (kill -9) */
         unsigned g = 0;
@@ -56,7 +56,7 @@ static unsigned stray_results(const char *dir, uint32_t G, const tl_assemble_opt
     return bad;
 }
 
-/* ---- issue 20: the verification of a version-2 plan ---------------------- */
+/* ---- the verification of a version-2 plan ---------------------- */
 /* Every picked segment of every group: recorded by its group task, ending
  * in the group's result, recomputed by its verification task and equal.
  * Reports each problem; returns how many there were and counts the
@@ -196,7 +196,7 @@ int tl_plan_assemble(const char *dir, const tl_assemble_opts *o, char **json, si
         rc = TL_EAUTH;
         goto out;
     }
-    /* issue 20: a plan with verification tasks: every picked segment matched */
+    /* a plan with verification tasks: every picked segment matched */
     pi->pub.verify_method = TL_VERIFY_NONE;
     pi->pub.verify_segments = pi->pub.verify_checked = 0;
     if (TL_PLAN_VERIFIES(pi)) {

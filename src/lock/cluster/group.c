@@ -3,7 +3,7 @@
  * groups' job files with the worker key, skips groups whose valid result
  * is already there (idempotent), resumes from a sealed checkpoint, runs the
  * chain, and commits each result atomically (temp file + rename).  Several
- * groups of one task run in bundles (issue 23: up to tl_pool_bundle groups
+ * groups of one task run in bundles (up to tl_pool_bundle groups
  * whose SHA3 chains advance together in SIMD lanes; RandomX and the
  * verification task: one group per bundle), one forked process per bundle
  * when there are several, sharing the work function (one RandomX dataset
@@ -55,7 +55,7 @@ typedef struct {
     char host[TL_HOST_MAX];
 } run_ctx;
 
-/* ---- issue 20: where a group's chain starts, what it records ------------ */
+/* ---- where a group's chain starts, what it records ------------ */
 /* The start of group g's chain: d_i at *i (s_g at 0): for a plan that
  * verifies, the last chain value the group recorded (.segs), then a sealed
  * checkpoint past it (inside the next segment).  *resumed = 1 when either
@@ -106,7 +106,7 @@ static int chain_record(const run_ctx *c, uint32_t g, const tl_job *job, uint64_
     return tl_seg_file_append(AT_FDCWD, spath, pi->D, g, TL_SEG_CHAIN, i, d, (long)getpid(), c->host, job->rkey);
 }
 
-/* ---- issue 23: a bundle of groups' chains in one process ----------------- */
+/* ---- a bundle of groups' chains in one process ----------------- */
 /* A chain's checkpoint and result file names (not secret: plain memory). */
 typedef struct { char ckpt[PATH_MAX], result[PATH_MAX]; } lane_paths;
 
@@ -205,7 +205,7 @@ static int bundle_progress(const run_ctx *c, const bundle *b, double t0, uint64_
     return c->o->progress(&p, c->o->progress_ctx) != 0;
 }
 
-/* A bundle of n groups' chains in this process (issue 23: SHA3 chains
+/* A bundle of n groups' chains in this process (SHA3 chains
  * advance together in SIMD lanes, tl_stepper_run_multi; RandomX bundles
  * hold one group): each from where chain_start says, each batch stopping
  * at every running chain's next record boundary so chain_record sees each
@@ -258,7 +258,7 @@ static int run_bundle(run_ctx *c, tl_work *w, const uint32_t *gs, const tl_job *
     return rc;
 }
 
-/* ---- issue 20: a verification task's group -------------------------------- */
+/* ---- a verification task's group -------------------------------- */
 /* Recompute group g's picked segments from its recorded chain values and
  * record each result (kind VERIFIED: the value this task got, equal or
  * not) in the group's .verify file.  TL_EWORKER when one differs. */
@@ -435,7 +435,7 @@ int tl_plan_task(const char *dir, uint32_t task, const tl_task_opts *o, tl_task_
     run_ctx c = { .dir = dir, .pi = pi, .o = o };
     if (gethostname(c.host, sizeof c.host - 1) != 0) strcpy(c.host, "localhost");
     c.host[TL_HOST_MAX - 1] = 0;
-    /* bundles of B groups (issue 23: SHA3 lanes, tl_pool_bundle; RandomX and
+    /* bundles of B groups (SHA3 lanes, tl_pool_bundle; RandomX and
      * verification: 1), one process per bundle when there are several */
     const uint32_t B = o->verify ? 1 : tl_pool_bundle(pi->pub.work, np, util_cpus_usable());
     const uint32_t nb = (np + B - 1) / B;

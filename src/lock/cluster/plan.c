@@ -91,7 +91,7 @@ static void clear_groups(const char *dir, const char *sub) {
     closedir(d);
 }
 
-/* ---- issue 22: a failed plan leaves nothing ------------------------------
+/* ---- a failed plan leaves nothing ------------------------------
  * What tl_plan_create made so far, removed again when it fails: the key
  * files it wrote, the plan's files, the sub-directories and the directory
  * it created. */
@@ -199,7 +199,7 @@ int tl_plan_create(const tl_params *p, const tl_plan_opts *o, const char *dir,
                : p->work == TL_WORK_SHA3_256 ? TL_MODE_LIGHT : TL_MODE_FULL;
     pi->batch = o->batch ? o->batch : 1;
     pi->tasks = (G + pi->batch - 1) / pi->batch;
-    /* issue 20: verification tasks (default full on a cluster: docs/SECURITY.md) */
+    /* verification tasks (default full on a cluster: docs/SECURITY.md) */
     pi->verify = o->verify == TL_VERIFY_DEFAULT ? TL_VERIFY_FULL : (int)o->verify;
     if (TL_PLAN_VERIFIES(pi)) {
         double f = pi->verify == TL_VERIFY_FULL ? 1 : o->verify_fraction > 0 ? o->verify_fraction : 0.25;

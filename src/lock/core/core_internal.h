@@ -39,21 +39,21 @@ void tl_set_err(char *err, size_t errlen, const char *fmt, ...) __attribute__((f
 int tl_shape_valid(tl_work_type work, uint32_t G, uint64_t S);
 int tl_rate_source_valid(const char *s);
 int tl_params_valid(const tl_params *p);
-/* issue 20: chain segments of all groups together (bounds the verification
+/* chain segments of all groups together (bounds the verification
  * record and the chain values a generation keeps in locked memory). */
 #define TL_MAX_SEGMENTS 65536u
 
 /* Canonical header (header.c).  TL_HEADER_MAX bounds its size. */
-#define TL_HEADER_MAX (512 + TL_EPOCH_PQ_BYTES)   /* + issue 21's recipient */
+#define TL_HEADER_MAX (512 + TL_EPOCH_PQ_BYTES)   /* + the recipient */
 int tl_header_digest(const tl_puzzle *pz, uint8_t H[32]);
-/* issue 22: the message the Ed25519 signature covers: the canonical header,
+/* the message the Ed25519 signature covers: the canonical header,
  * and from version 2 on the wraps' digest after it (header.c). */
 #define TL_SIGNED_MAX (TL_HEADER_MAX + 32)
 int tl_signed_message(const tl_puzzle *pz, uint8_t *buf, size_t cap, size_t *len);
 /* The public parameters of a new puzzle from p: version, work, G, S, rate
  * and its source, target, test-only flag, creation time (params.c). */
 void tl_puzzle_from_params(tl_puzzle *pz, const tl_params *p);
-/* issue 21 (epoch.c): the epoch's public commitment from x — X25519(x, 9),
+/* (epoch.c): the epoch's public commitment from x — X25519(x, 9),
  * or for a post-quantum epoch (pz->pq_epoch) the age mlkem768x25519
  * recipient of seed x and its X25519 part — and the solver's check of a
  * recovered x against it (TL_ECOMMIT when it does not match). */
@@ -86,7 +86,7 @@ int  tl_journal_open(tl_journal **j, const char *path, const uint8_t H[32],
                      int *have, uint32_t *g, uint64_t *i, uint8_t d[32]);
 int  tl_journal_append(tl_journal *j, uint32_t g, uint64_t i, const uint8_t d[32]);
 void tl_journal_close(tl_journal *j);
-/* issue 22: the last valid entry (g, 0, s_g) of j: TL_OK and d, or
+/* the last valid entry (g, 0, s_g) of j: TL_OK and d, or
  * TL_EJOURNAL when there is none. */
 int  tl_journal_group_start(tl_journal *j, uint32_t g, uint8_t d[32]);
 #define TL_JOURNAL_HEADER_SIZE 96
@@ -104,7 +104,7 @@ void tl_journal_entry(uint8_t out[TL_JOURNAL_ENTRY_SIZE], const uint8_t H[32],
  * a child would copy 2 GiB). */
 void tl_work_free_vm(tl_work *w);
 
-/* issue 19: the same work function with its memory (RandomX cache, dataset,
+/* the same work function with its memory (RandomX cache, dataset,
  * VM) in new allocations, copied rather than rebuilt (a second placement in
  * RAM for calibration); same engine, same results.  Free with tl_work_free.
  * 0, TL_EINVAL, TL_ENOMEM or an RX_E* code. */
@@ -122,7 +122,7 @@ tl_mode tl_mode_effective(tl_work_type work, tl_mode m);
 /* util_now(): monotonic seconds (work.c). */
 double tl_now(void);
 
-/* issue 19: tl_work_new, reporting the dataset build (full mode) through
+/* tl_work_new, reporting the dataset build (full mode) through
  * cb in slices: p is copied, with setup = 1, setup_fraction and
  * setup_seconds filled in, and eta_seconds = the rest of the setup +
  * hash_eta (when hash_eta >= 0).  cb returning non-zero: TL_EINTR. */

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: ISC */
-/* src/lock/core/epoch.c — the epoch key's public commitment (docs/DESIGN.md §1;
- * issue 21): classic epochs publish X = X25519(x, 9); post-quantum epochs
+/* src/lock/core/epoch.c — the epoch key's public commitment (docs/DESIGN.md §1):
+ * classic epochs publish X = X25519(x, 9); post-quantum epochs
  * treat x as an age mlkem768x25519 identity seed and publish its age1pq1
  * recipient (ML-KEM-768 ek ‖ X25519 public), with epoch_pk = the X25519
  * part.  The generator, the planner and the assembler derive it here; the

@@ -17,7 +17,7 @@ int tl_puzzle_header(const tl_puzzle *pz, uint8_t *buf, size_t cap, size_t *len)
     memcpy(buf, "rxlock/puzzle/v1", 16);
     tl_put32(buf + 16, (uint32_t)pz->version);
     tl_put32(buf + 20, (pz->test_only ? 1u : 0u) | (pz->has_signer ? 2u : 0u) |
-                       (pz->pq_epoch ? 4u : 0u));   /* 4: issue 21 */
+                       (pz->pq_epoch ? 4u : 0u));   /* 4: a post-quantum epoch */
     buf[24] = (uint8_t)pz->work;
     tl_put32(buf + 28, pz->groups);
     tl_put64(buf + 32, pz->steps);
@@ -32,14 +32,14 @@ int tl_puzzle_header(const tl_puzzle *pz, uint8_t *buf, size_t cap, size_t *len)
     buf[208] = (uint8_t)n;
     memcpy(buf + HDR_FIXED, pz->rate_source, n);
     size_t at = HDR_FIXED + n;
-    /* issue 19 block (version 2 only): u8 rate_mode, u64le setup_ms */
+    /* block (version 2 only): u8 rate_mode, u64le setup_ms */
     if (pz->version >= 2) {
         if (at + 9 > cap || pz->rate_mode < 0 || pz->rate_mode > TL_RATE_MODE_FULL) return TL_EINVAL;
         buf[at] = (uint8_t)pz->rate_mode;
         tl_put64(buf + at + 1, pz->setup_ms);
         at += 9;
     }
-    /* issue 20 (version >= 2): the verification record, 12 bytes */
+    /* (version >= 2): the verification record, 12 bytes */
     if (pz->version >= 2) {
         if (at + 12 > cap) return TL_EINVAL;
         memset(buf + at, 0, 12);
@@ -48,7 +48,7 @@ int tl_puzzle_header(const tl_puzzle *pz, uint8_t *buf, size_t cap, size_t *len)
         tl_put32(buf + at + 8, pz->verify_checked);
         at += 12;
     }
-    /* ---- issue 21: a post-quantum epoch (version 2, flag 4) appends its
+    /* ---- a post-quantum epoch (version 2, flag 4) appends its
      * 1,216-byte age mlkem768x25519 recipient; classic epochs append
      * nothing. */
     if (pz->pq_epoch) {
@@ -60,7 +60,7 @@ int tl_puzzle_header(const tl_puzzle *pz, uint8_t *buf, size_t cap, size_t *len)
     return TL_OK;
 }
 
-/* ---- issue 22: the signed message (puzzle format version 2) ----------------
+/* ---- the signed message (puzzle format version 2) ----------------
  * version 1: M = header.  version 2: M = header || W, where
  * W = BLAKE2b-256("rxlock/wraps/v2" || u32le(G) || nonce_1 || ct_1 || ... ||
  * nonce_G || ct_G): the signature covers every wrap (the wraps cannot be in

@@ -186,7 +186,7 @@ int tl_journal_append(tl_journal *j, uint32_t g, uint64_t i, const uint8_t d[32]
     return TL_OK;
 }
 
-/* ---- issue 22: back to a group's start ------------------------------------ */
+/* ---- back to a group's start ------------------------------------ */
 int tl_journal_group_start(tl_journal *j, uint32_t g, uint8_t d[32]) {
     uint8_t e[TL_JOURNAL_ENTRY_SIZE], c[32];
     int found = 0;

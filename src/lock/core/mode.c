@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: ISC */
-/* src/lock/core/mode.c — issue 19: the one mode policy (tl_mode_resolve).
+/* src/lock/core/mode.c — the one mode policy (tl_mode_resolve).
  * RandomX runs in full mode (2080 MiB dataset + 256 MiB cache) when that
  * memory can be had here, else in light mode, which is several times
  * slower (TL_FULL_LIGHT_RATIO, a recorded figure).  "Can be had" is four

@@ -23,7 +23,7 @@ int tl_rate_source_valid(const char *s) {
 int tl_params_valid(const tl_params *p) {
     return p && tl_shape_valid(p->work, p->groups, p->steps) && tl_rate_source_valid(p->rate_source) &&
            p->rate_milli_hps <= TL_RATE_MAX && p->target_seconds <= TL_RATE_MAX &&
-           p->rate_mode >= TL_RATE_MODE_NONE && p->rate_mode <= TL_RATE_MODE_FULL &&   /* issue 19 */
+           p->rate_mode >= TL_RATE_MODE_NONE && p->rate_mode <= TL_RATE_MODE_FULL &&
            p->setup_ms <= TL_MAX_SETUP_MS;
 }
 
@@ -35,15 +35,15 @@ void tl_puzzle_from_params(tl_puzzle *pz, const tl_params *p) {
     pz->rate_milli_hps = p->rate_milli_hps;
     strcpy(pz->rate_source, p->rate_source);
     pz->target_seconds = p->target_seconds;
-    pz->rate_mode = p->rate_mode;   /* issue 19 */
+    pz->rate_mode = p->rate_mode;
     pz->setup_ms = p->setup_ms;
     pz->test_only = tl_test_mode();
     pz->created = pz->test_only ? 0 : (int64_t)time(NULL);
     pz->verify_method = TL_VERIFY_NONE;   /* until tl_sched_run says otherwise */
-    pz->pq_epoch = p->pq ? 1 : 0;       /* issue 21 */
+    pz->pq_epoch = p->pq ? 1 : 0;
 #ifdef RXLOCK_TESTING
     /* Test build, with the insecure test mode: RXLOCK_TEST_PUZZLE_VERSION=1
-     * writes a version-1 puzzle, as rxlock wrote before issue 21 (tests that
+     * writes a version-1 puzzle, as rxlock wrote before post-quantum epochs (tests that
      * old puzzles still solve). */
     const char *ver = getenv("RXLOCK_TEST_PUZZLE_VERSION");
     if (ver && strcmp(ver, "1") == 0 && pz->test_only) pz->version = 1;

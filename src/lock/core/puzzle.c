@@ -18,15 +18,15 @@ static const char *const fields[] = {
     "rxlock_puzzle", "work", "groups", "steps", "puzzle_id", "key", "seed",
     "epoch_public_key", "assumed_rate_mhps", "rate_source", "target_seconds",
     "created", "test_only", "signer", "header_digest", "wraps", "signature",
-    /* issue 19 (version 2 only) */
+    /* (version 2 only) */
     "rate_mode", "setup_ms",
-    "verification",          /* issue 20, version >= 2 */
-    "epoch_pq_recipient"     /* issue 21, version 2, post-quantum epochs only */
+    "verification",          /* version >= 2: resumable, verified generation */
+    "epoch_pq_recipient"     /* version 2, post-quantum epochs only */
 };
 #define NFIELDS (sizeof fields / sizeof fields[0])
 #define NFIELDS_V1 (NFIELDS - 4)   /* version 1: without the version-2 keys */
 
-/* ---- issue 19: rate_mode / setup_ms (puzzle version 2) ---------------- */
+/* ---- rate_mode / setup_ms (puzzle version 2) ---------------- */
 static const char *const rate_modes[] = { "none", "light", "full" };
 
 static int add_v2_issue19(json_t *o, const tl_puzzle *pz);
@@ -58,7 +58,7 @@ static int parse_time(const char *s, int64_t *t) {
     return 0;
 }
 
-/* issue 22: X of small order (a point of the 8-torsion): X25519 with any
+/* X of small order (a point of the 8-torsion): X25519 with any
  * scalar (clamped: a multiple of 8) gives zero, so no x has X25519(x, 9) = X
  * and the puzzle is unsolvable by construction. */
 static int tl_low_order_point(const uint8_t X[32]) {
@@ -81,7 +81,7 @@ static json_t *hexval(const uint8_t *p, size_t n) {
 static int get_uint(json_t *o, const char *k, uint64_t lo, uint64_t hi, uint64_t *out,
                     char *err, size_t errlen);
 
-/* ---- issue 20: the verification record (version >= 2) ------------------ */
+/* ---- the verification record (version >= 2) ------------------ */
 static const char *const verify_names[] = { NULL, "none", "sample", "full" };
 
 static json_t *verification_json(const tl_puzzle *pz) {
@@ -130,7 +130,7 @@ int tl_puzzle_to_json(const tl_puzzle *pz, char **out, size_t *outlen) {
     bad |= add(o, "key", hexval(pz->key, 32));
     bad |= add(o, "seed", hexval(pz->seed, 32));
     bad |= add(o, "epoch_public_key", hexval(pz->epoch_pk, 32));
-    if (pz->pq_epoch) {                   /* issue 21: the age1pq1 commitment */
+    if (pz->pq_epoch) {                   /* the age1pq1 commitment */
         static char rcp[TL_AGE_PQ_RECIPIENT_MAX];
         bad |= pz->version < 2 || tl_age_pq_recipient_encode(pz->pq_recipient, rcp) != 0;
         if (!bad) bad |= add(o, "epoch_pq_recipient", json_string(rcp));
@@ -141,7 +141,7 @@ int tl_puzzle_to_json(const tl_puzzle *pz, char **out, size_t *outlen) {
     bad |= add(o, "created", json_string(when));
     bad |= add(o, "test_only", json_boolean(pz->test_only));
     if (pz->version >= 2) bad |= add_v2_issue19(o, pz);
-    if (pz->version >= 2) bad |= add(o, "verification", verification_json(pz));   /* issue 20 */
+    if (pz->version >= 2) bad |= add(o, "verification", verification_json(pz));
     if (pz->has_signer) bad |= add(o, "signer", hexval(pz->signer, 32));
     bad |= add(o, "header_digest", hexval(H, 32));
     for (uint32_t g = 0; !bad && g < pz->groups; g++) {
@@ -237,11 +237,11 @@ static int parse_obj(json_t *o, tl_puzzle *pz, char *err, size_t errlen) {
         (rc = get_hex(o, "epoch_public_key", pz->epoch_pk, 32, err, errlen)))
         return rc;
     if (sodium_is_zero(pz->epoch_pk, 32)) { tl_set_err(err, errlen, "field \"epoch_public_key\": all zero"); return TL_EFORMAT; }
-    if (tl_low_order_point(pz->epoch_pk)) {   /* issue 22 */
+    if (tl_low_order_point(pz->epoch_pk)) {
         tl_set_err(err, errlen, "field \"epoch_public_key\": a low-order point (no secret opens it: unsolvable)");
         return TL_EFORMAT;
     }
-    /* ---- issue 21: a post-quantum epoch (version 2 only) commits to an
+    /* ---- a post-quantum epoch (version 2 only) commits to an
      * age1pq1 recipient whose X25519 part is epoch_public_key. */
     v = json_object_get(o, "epoch_pq_recipient");
     if (v) {
@@ -275,7 +275,7 @@ static int parse_obj(json_t *o, tl_puzzle *pz, char *err, size_t errlen) {
     v = json_object_get(o, "test_only");
     if (!json_is_boolean(v)) { tl_set_err(err, errlen, "field \"test_only\": want true or false"); return TL_EFORMAT; }
     pz->test_only = json_is_true(v);
-    if ((rc = parse_verification(o, pz, err, errlen))) return rc;   /* issue 20 */
+    if ((rc = parse_verification(o, pz, err, errlen))) return rc;
     if (json_object_get(o, "signer")) {
         if ((rc = get_hex(o, "signer", pz->signer, 32, err, errlen))) return rc;
         pz->has_signer = 1;
@@ -317,7 +317,7 @@ static int parse_obj(json_t *o, tl_puzzle *pz, char *err, size_t errlen) {
     return TL_OK;
 }
 
-/* ---- issue 19 ---------------------------------------------------------- */
+/* ---- calibration and the floor ---------------------------------------------------------- */
 static int add_v2_issue19(json_t *o, const tl_puzzle *pz) {
     if (pz->rate_mode < TL_RATE_MODE_NONE || pz->rate_mode > TL_RATE_MODE_FULL || pz->setup_ms > TL_MAX_SETUP_MS)
         return -1;

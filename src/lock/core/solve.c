@@ -33,7 +33,7 @@ static volatile uint64_t *test_counter(void) {
 static volatile uint64_t *test_counter(void) { return NULL; }
 #endif
 
-/* issue 22: the error came from the journal; keep its errno for the caller */
+/* the error came from the journal; keep its errno for the caller */
 #define JOURNAL_FAILED() (st.journal_failed = 1, st.journal_errno = errno)
 
 int tl_solve(const tl_puzzle *pz, const tl_solve_opts *o, uint8_t x[32], tl_solve_stats *stats) {
@@ -80,7 +80,7 @@ int tl_solve(const tl_puzzle *pz, const tl_solve_opts *o, uint8_t x[32], tl_solv
         }
         sodium_memzero(pt, 32);
     }
-    {   /* issue 19: the dataset build shows progress, its ETA counts the hashing after it */
+    {   /* the dataset build shows progress, its ETA counts the hashing after it */
         tl_progress sp = { .hashes_total = (uint64_t)G * S, .hashes_done = (uint64_t)(g - 1) * S + i,
                            .groups_total = G, .groups_done = g - 1, .group = g, .step = i };
         double rate = (double)pz->rate_milli_hps / 1000.0;
@@ -148,7 +148,7 @@ int tl_solve(const tl_puzzle *pz, const tl_solve_opts *o, uint8_t x[32], tl_solv
         }
         const tl_wrap *wr = &pz->wraps[g - 1];
         if (tl_wrap_open(pt, wr->ct, d, pz->id, H, g, wr->nonce) != 0) {
-            /* issue 22: resumed inside this group, the journal's chain value
+            /* resumed inside this group, the journal's chain value
              * may be the wrong one (its checksum only guards the bytes):
              * once, go back to the group's start and compute it again */
             if (!retried && st.resumed_group == g && st.resumed_step > 0 &&

@@ -62,7 +62,7 @@ void tl_chain_message(uint8_t m[68], uint32_t g, uint64_t i, const uint8_t d[32]
     memmove(m + 36, d, 32);
 }
 
-/* issue 19: the dataset in slices, reporting between them. */
+/* the dataset in slices, reporting between them. */
 #define SETUP_SLICES 64
 typedef struct {
     tl_progress_fn cb;

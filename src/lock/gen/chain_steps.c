@@ -6,7 +6,7 @@
  * RXLOCK_TEST_FLIP fault (a defective core).  Used by a cluster task's
  * group chain and its verification segments (group.c) and by local
  * generation's worker children (worker.c).  tl_stepper_run_multi advances
- * a bundle of chains together (issue 23: SHA3 lanes). */
+ * a bundle of chains together (SHA3 lanes). */
 #include "gen_internal.h"
 #include <sodium.h>
 #include <stdio.h>

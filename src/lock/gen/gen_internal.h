@@ -113,7 +113,7 @@ typedef struct {
     unsigned bundled;        /* tasks in the worker's bundle (set by the pool) */
 } tl_task;
 
-/* Issue 23: a worker runs a bundle of up to TL_BUNDLE_MAX tasks at once
+/* a worker runs a bundle of up to TL_BUNDLE_MAX tasks at once
  * (SHA3: their chains advance together in SIMD lanes, tl_work_steps_multi);
  * each task still reports its own values.  tl_pool_cb.lanes bounds it. */
 #define TL_BUNDLE_MAX 8
@@ -204,7 +204,7 @@ void tl_stepper_init(tl_stepper *s, uint32_t g, int faults);
 /* One batch of steps from *i (< end) toward end, never past the next
  * multiple of `every` (0 = none); *i advanced, d updated. */
 int  tl_stepper_run(tl_stepper *s, tl_work *w, uint64_t *i, uint64_t end, uint64_t every, uint8_t d[32]);
-/* Issue 23: chains k < nc (stepper s[k], at i[k], value d[k]) that have
+/* chains k < nc (stepper s[k], at i[k], value d[k]) that have
  * not reached end[k] take one batch of the same number of steps together
  * (tl_work_steps_multi: SHA3 lanes), capped at every running chain's end,
  * next multiple of its every[k] (0 = none) and test flip, so a caller can

@@ -6,7 +6,7 @@
  * recorded start (verification); a mismatch is decided by a third
  * computation, which names the odd worker; a chain found wrong is
  * corrected at that segment and recomputed from there.  The pool runs up to
- * tl_pool_bundle tasks per worker (SHA3 chains in SIMD lanes, issue 23):
+ * tl_pool_bundle tasks per worker (SHA3 chains in SIMD lanes):
  * each task is still handed out, reported and lost on its own.  Nothing is wrapped
  * before every chain is complete and every chosen segment matched. */
 #include "gen_internal.h"

@@ -160,7 +160,7 @@ static int read_state_json(int dfd, const uint8_t psk[32], const uint8_t D[32], 
 static int same_params(const tl_puzzle *a, const tl_params *p) {
     return a->work == p->work && a->groups == p->groups && a->steps == p->steps && a->rate_milli_hps == p->rate_milli_hps &&
            !strcmp(a->rate_source, p->rate_source) && a->target_seconds == p->target_seconds &&
-           a->test_only == tl_test_mode() && a->pq_epoch == (p->pq ? 1 : 0);   /* issue 21's epoch kind too */
+           a->test_only == tl_test_mode() && a->pq_epoch == (p->pq ? 1 : 0);   /* the epoch kind too */
 }
 
 /* errno of a failed open as words. */
@@ -202,7 +202,7 @@ static int resume(tl_state *st, const tl_params *p, tl_plan_info *pi, uint8_t *s
     rc = tl_secrets_open(sec, blob, blen, pi->D, G, psk);
     sodium_memzero(blob, blen);
     free(blob);
-    if (rc == TL_OK && (tl_epoch_check(&pi->pub, sec) != TL_OK ||   /* classic or post-quantum (issue 21) */
+    if (rc == TL_OK && (tl_epoch_check(&pi->pub, sec) != TL_OK ||   /* classic or post-quantum */
                         sodium_memcmp(sec + 32 + 24, pi->pub.seed, 32) != 0))
         rc = TL_EFORMAT;
     if (rc == TL_OK && (rc = read_state_json(st->dfd, psk, pi->D, p->steps, C)) != TL_OK)

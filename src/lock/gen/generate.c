@@ -49,7 +49,7 @@ int tl_generate(const tl_params *p, const tl_gen_opts *o_in,
         tl_event_emit(o, TL_EVENT_TEST_MODE, 0, 0, "WARNING: RXLOCK_TEST_SEED deterministic test mode: "
                       "secrets are NOT random; never publish this puzzle");
 #endif
-    if (o->progress && o->mode == TL_MODE_FULL && p->work != TL_WORK_SHA3_256) {   /* issue 19: show the build */
+    if (o->progress && o->mode == TL_MODE_FULL && p->work != TL_WORK_SHA3_256) {   /* show the build */
         tl_progress sp = { .hashes_total = (uint64_t)G * p->steps, .groups_total = G, .eta_seconds = -1 };
         rc = tl_work_new_progress(&w, p->work, pi->pub.key, o->mode, o->progress, o->progress_ctx, &sp, -1);
     } else {

@@ -36,7 +36,7 @@ int tl_plan_info_json(const tl_plan_info *pi, char **out, size_t *len) {
     free(ptxt);
     int bad = !p || !o;
     if (!bad) bad |= json_object_del(p, "wraps") != 0;
-    int v2 = TL_PLAN_VERIFIES(pi);   /* issue 20: version 2 = a plan with verification tasks */
+    int v2 = TL_PLAN_VERIFIES(pi);   /* version 2 = a plan with verification tasks */
     bad |= !o || json_object_set_new(o, "rxlock_plan", json_integer(v2 ? 2 : 1)) != 0;
     bad |= !o || !p || json_object_set(o, "puzzle", p) != 0;
     bad |= !o || json_object_set_new(o, "mode", json_string(pi->mode == TL_MODE_FULL ? "full" : "light")) != 0;
@@ -84,7 +84,7 @@ static int parse_plan(json_t *o, tl_plan_info *pi, char *err, size_t errlen) {
         tl_set_err(err, errlen, "unsupported plan version %lld", (long long)json_integer_value(ver));
         return TL_EVERSION;
     }
-    /* version 2 (issue 20) adds "verify" */
+    /* version 2 adds "verify" */
     size_t nkeys = json_integer_value(ver) == 2 ? 8 : 7;
     json_object_foreach(o, key, val) {
         size_t k = 0;

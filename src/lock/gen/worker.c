@@ -5,7 +5,7 @@
  * one group's chain from a given value and reports fixed-size, MAC'd
  * messages over a pipe: progress, the value at every multiple of `every`
  * (a checkpoint) and the value at i1.  A bundle is up to tl_pool_cb.lanes
- * tasks in one child (issue 23): their SHA3 chains advance together in
+ * tasks in one child: their SHA3 chains advance together in
  * SIMD lanes (tl_work_steps_multi), each task reporting as its own; a
  * failed child is a lost task for each of its unfinished tasks.  The parent polls, hands every value
  * to the scheduler (gen_sched.c), aggregates progress, enforces a silence

@@ -83,7 +83,7 @@ static double quiet_setup(double wall, double cpu, tl_work_type type, tl_mode mo
 
 
 /* Full-mode RandomX: how many placements of the cache + dataset in RAM to
- * measure (issue 19).  On some machines (a VM here: 4-16%) the rate
+ * measure.  On some machines (a VM here: 4-16%) the rate
  * depends on where the 2 GiB land, stable within a process; a solver gets
  * whichever placement its process gets, so sizing from one placement can
  * promise too long a time.  w[0] is built; w[1..] become copies in new
@@ -134,7 +134,7 @@ int tl_calibrate(tl_work_type type, tl_mode mode, double seconds,
     double t_setup = tl_now(), c_setup = cpu_seconds();
     tl_work *w[TL_CALIBRATE_MAX_ALLOCATIONS] = { NULL };
     int rc;
-    if (cb && out->mode == TL_MODE_FULL && is_randomx(type)) {   /* issue 19: the dataset build shows */
+    if (cb && out->mode == TL_MODE_FULL && is_randomx(type)) {   /* the dataset build shows */
         tl_progress sp = { .eta_seconds = -1 };
         rc = tl_work_new_progress(&w[0], type, key, out->mode, cb, ctx, &sp, seconds);
     } else {
@@ -279,7 +279,7 @@ int tl_calibration_to_json(const tl_calibration *c, char **json, size_t *len) {
         if (!t || json_object_update(o, t)) { json_decref(o); o = NULL; }
         json_decref(t);
     }
-    if (o) {   /* version 3 (issue 19) */
+    if (o) {   /* version 3 */
         json_t *t = json_pack("{s:f, s:i, s:f}", "setup_seconds", c->setup_seconds, "windows", (int)c->windows,
                               "load_average", c->load_average);
         if (!t || json_object_update(o, t)) { json_decref(o); o = NULL; }
