@@ -47,6 +47,12 @@ int cli_error(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 int cli_fail(int rc, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 /* "rxlock CMD: <msg> (see 'rxlock help CMD')" on stderr; returns CLI_USAGE. */
 int cli_usage_error(const char *cmd, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+/* The usage text of command `cmd` (dashes or underscores), NULL when none
+ * (main.c's table). */
+const char *cli_command_usage(const char *cmd);
+/* With --json: {"event":"error","command":...,"exit":rc,"message": the last
+ * error message} on stdout before a failing exit (docs/JSON.md). */
+void cli_json_error_event(const char *cmd, int rc);
 /* Common getopt error handling: call on '?' / ':' returns of getopt_long. */
 int cli_bad_option(const char *cmd, int optopt_char, const char *arg);
 #endif

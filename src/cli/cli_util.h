@@ -3,7 +3,10 @@
  * command reads as parse, call, report: stop signals, the progress display
  * and JSON progress lines (with the engine and the one-line JIT fallback
  * warning), identity-file output, number / mode / pin parsing, and the
- * messages for refused puzzles, failed work and existing outputs. */
+ * messages for refused puzzles, failed work and existing outputs.  Defined
+ * by job: cli_progress_ui.c (signals, progress), cli_parse.c (option
+ * values), cli_io.c (files, streams, JSON lines) and cli_errors.c
+ * (messages). */
 #ifndef RXLOCK_CLI_UTIL_H
 #define RXLOCK_CLI_UTIL_H
 #include "rxlock/rxlock.h"

@@ -1,8 +1,7 @@
 /* SPDX-License-Identifier: ISC */
 /* src/cli/main.c — `rxlock` entry point: global flags, help, and dispatch
- * to one file per subcommand (src/cli/cmd_*.c); the error messages (with
- * --json, the error event before a failing exit: docs/JSON.md) and the
- * closest option name for a typo. */
+ * to one file per subcommand (src/cli/cmd_*.c); the error messages are
+ * cli_errors.c's. */
 #include "cli/cli.h"
 #include "rxlock/rx.h"
 #include "util/util.h"
@@ -24,86 +23,6 @@ static struct command commands[] = { CLI_COMMANDS(CLI_ENTRY) };
 #undef CLI_ENTRY
 #define NCOMMANDS (sizeof commands / sizeof commands[0])
 
-/* The last error message (for the --json error event). */
-static char last_error[1024];
-
-int cli_fail(int rc, const char *fmt, ...) {
-    va_list ap;
-    va_start(ap, fmt);
-    vsnprintf(last_error, sizeof last_error, fmt, ap);
-    va_end(ap);
-    fprintf(stderr, "rxlock: %s\n", last_error);
-    return rc;
-}
-
-int cli_error(const char *fmt, ...) {
-    va_list ap;
-    va_start(ap, fmt);
-    vsnprintf(last_error, sizeof last_error, fmt, ap);
-    va_end(ap);
-    fprintf(stderr, "rxlock: %s\n", last_error);
-    return CLI_FAIL;
-}
-
-int cli_usage_error(const char *cmd, const char *fmt, ...) {
-    va_list ap;
-    va_start(ap, fmt);
-    vsnprintf(last_error, sizeof last_error, fmt, ap);
-    va_end(ap);
-    fprintf(stderr, "rxlock %s: %s (see 'rxlock help %s')\n", cmd, last_error, cmd);
-    return CLI_USAGE;
-}
-
-static const char *usage_of(const char *cmd);
-
-/* Levenshtein distance of a and b (both short: option names). */
-static size_t edit_distance(const char *a, size_t na, const char *b, size_t nb) {
-    size_t row[64];
-    if (na >= 64 || nb >= 64) return (size_t)-1;
-    for (size_t j = 0; j <= nb; j++) row[j] = j;
-    for (size_t i = 1; i <= na; i++) {
-        size_t diag = row[0];
-        row[0] = i;
-        for (size_t j = 1; j <= nb; j++) {
-            size_t up = row[j], best = diag + (a[i - 1] != b[j - 1]);
-            if (up + 1 < best) best = up + 1;
-            if (row[j - 1] + 1 < best) best = row[j - 1] + 1;
-            diag = up;
-            row[j] = best;
-        }
-    }
-    return row[nb];
-}
-
-/* The option of cmd's usage text closest to `given` ("--name", without
- * "=VALUE"): written to out when at most 2 edits (a third of the name for
- * long ones) away, else out = "". */
-static void closest_option(const char *cmd, const char *given, char *out, size_t cap) {
-    out[0] = 0;
-    const char *u = usage_of(cmd);
-    if (!u || strncmp(given, "--", 2) != 0) return;
-    size_t ng = strcspn(given + 2, "="), best = (size_t)-1;
-    size_t limit = ng / 3 > 2 ? ng / 3 : 2;
-    for (const char *p = strstr(u, "--"); p; p = strstr(p + 2, "--")) {
-        if (p > u && p[-1] != ' ' && p[-1] != '[' && p[-1] != '(' && p[-1] != '|' && p[-1] != '\n') continue;
-        size_t n = strspn(p + 2, "abcdefghijklmnopqrstuvwxyz0123456789-");
-        if (n < 2) continue;
-        size_t d = edit_distance(given + 2, ng, p + 2, n);
-        if (d > 0 && d <= limit && d < best && n + 3 <= cap) {
-            best = d;
-            memcpy(out, p, n + 2);
-            out[n + 2] = 0;
-        }
-    }
-}
-
-int cli_bad_option(const char *cmd, int opt, const char *arg) {
-    if (opt) return cli_usage_error(cmd, "unknown or incomplete option '-%c'", opt);
-    char near[64];
-    closest_option(cmd, arg ? arg : "", near, sizeof near);
-    if (near[0]) return cli_usage_error(cmd, "unknown option '%s': did you mean '%s'?", arg, near);
-    return cli_usage_error(cmd, "unknown or incomplete option '%s'", arg ? arg : "?");
-}
 
 /* Public names use dashes ("keygen-signer"); C identifiers use '_'. */
 static int name_eq(const char *cname, const char *arg) {
@@ -124,7 +43,7 @@ static const struct command *find(const char *name) {
     return NULL;
 }
 
-static const char *usage_of(const char *cmd) {
+const char *cli_command_usage(const char *cmd) {
     const struct command *c = find(cmd);
     return c ? c->usage : NULL;
 }
@@ -137,16 +56,6 @@ static int wants_json(const struct command *c, int argc, char **argv) {
         if (!strcmp(argv[i], "--json")) return 1;
     }
     return 0;
-}
-
-/* docs/JSON.md: {"event":"error","command":...,"exit":N,"message":...}. */
-static void json_error_event(const char *cmd, int rc) {
-    json_t *o = json_pack("{s:s, s:s, s:i, s:s}", "event", "error", "command", cmd, "exit", rc, "message",
-                          last_error[0] ? last_error : rc == CLI_VERIFY ? "verification failed" : "failed");
-    char *t = o ? json_dumps(o, JSON_COMPACT | JSON_PRESERVE_ORDER) : NULL;
-    if (t) { printf("%s\n", t); fflush(stdout); }
-    free(t);
-    json_decref(o);
 }
 
 static void usage(FILE *fp) {
@@ -193,6 +102,6 @@ int main(int argc, char **argv) {
         return CLI_FAIL;
     }
     int rc = c->run(argc - 1, argv + 1);
-    if (rc != CLI_OK && wants_json(c, argc, argv)) json_error_event(a, rc);
+    if (rc != CLI_OK && wants_json(c, argc, argv)) cli_json_error_event(a, rc);
     return rc;
 }
