@@ -50,7 +50,7 @@ static void t_make_epoch(void) {
     char err[128] = "";
     CHECK(tl_puzzle_parse(json, json_len, &pz, err, sizeof err) == TL_OK);
     CHECK(pz && memcmp(pz->epoch_pk, pk, 32) == 0);
-    CHECK(tl_age_recipient_encode(pk, recipient) == 0);
+    CHECK(age_recipient_encode(pk, recipient) == 0);
     CHECK(strncmp(recipient, "age1", 4) == 0);
 }
 
@@ -58,11 +58,11 @@ static void t_encrypt_solve_decrypt(void) {
     if (!pz) { CHECK(0); return; }
     /* Anyone: the recipient string is all it takes to encrypt. */
     uint8_t rpk[32];
-    CHECK(tl_age_recipient_decode(recipient, rpk) == 0);
-    CHECK(tl_age_recipient_decode("age1notakey", rpk) == TL_AGE_EKEY);
+    CHECK(age_recipient_decode(recipient, rpk) == 0);
+    CHECK(age_recipient_decode("age1notakey", rpk) == TL_AGE_EKEY);
     for (int armor = 0; armor <= 1; armor++) {
         int in = memfd_with(record, sizeof record - 1), enc = memfd_create("enc", 0);
-        CHECK(tl_age_encrypt_fd(in, enc, (const uint8_t (*)[32])rpk, 1, armor) == 0);
+        CHECK(age_encrypt_fd(in, enc, (const uint8_t (*)[32])rpk, 1, armor) == 0);
         close(in);
         /* After the work: solve, check the identity, decrypt. */
         uint8_t x[32], xpk[32];
@@ -70,14 +70,14 @@ static void t_encrypt_solve_decrypt(void) {
         tl_solve_opts so = { .mode = TL_MODE_LIGHT };
         CHECK(tl_solve(pz, &so, x, &st) == TL_OK);
         CHECK(st.steps_computed == 3u * 5000u);
-        CHECK(tl_age_public_key(x, xpk) == 0 && memcmp(xpk, pz->epoch_pk, 32) == 0);
+        CHECK(age_public_key(x, xpk) == 0 && memcmp(xpk, pz->epoch_pk, 32) == 0);
         char id[TL_AGE_IDENTITY_MAX];
         uint8_t x2[32];
-        CHECK(tl_age_identity_encode(x, id) == 0 && strncmp(id, "AGE-SECRET-KEY-1", 16) == 0);
-        CHECK(tl_age_identity_decode(id, x2) == 0 && memcmp(x, x2, 32) == 0);
+        CHECK(age_identity_encode(x, id) == 0 && strncmp(id, "AGE-SECRET-KEY-1", 16) == 0);
+        CHECK(age_identity_decode(id, x2) == 0 && memcmp(x, x2, 32) == 0);
         lseek(enc, 0, SEEK_SET);
         int out = memfd_create("out", 0);
-        CHECK(tl_age_decrypt_fd(enc, out, (const uint8_t (*)[32])x2, 1) == 0);
+        CHECK(age_decrypt_fd(enc, out, (const uint8_t (*)[32])x2, 1) == 0);
         char back[sizeof record] = {0};
         CHECK(fd_size(out) == sizeof record - 1);
         CHECK(pread(out, back, sizeof record - 1, 0) == (ssize_t)(sizeof record - 1));
@@ -86,7 +86,7 @@ static void t_encrypt_solve_decrypt(void) {
         x2[5] ^= 1;   /* (the low 3 bits of byte 0 are clamped away) */
         lseek(enc, 0, SEEK_SET);
         int out2 = memfd_create("out2", 0);
-        int rc = tl_age_decrypt_fd(enc, out2, (const uint8_t (*)[32])x2, 1);
+        int rc = age_decrypt_fd(enc, out2, (const uint8_t (*)[32])x2, 1);
         CHECK(rc == TL_AGE_ENOMATCH && fd_size(out2) == 0);
         CHECK(strstr(rxlock_strerror(rc), "identity") != NULL);
         memset(x, 0, sizeof x); memset(x2, 0, sizeof x2); memset(id, 0, sizeof id);

@@ -103,12 +103,12 @@ static tl_beacon_feed *sample_feed(uint8_t sk[64], unsigned kinds) {
             randombytes_buf(x, 32);
             if (y->kind == TL_BEACON_CLASSIC) {
                 uint8_t p[32];
-                tl_age_public_key(x, p);
-                tl_age_recipient_encode(p, y->recipient);
+                age_public_key(x, p);
+                age_recipient_encode(p, y->recipient);
             } else {
                 static uint8_t rcp[TL_AGE_PQ_RECIPIENT_BYTES];
-                tl_age_pq_public_key(x, rcp);
-                tl_age_pq_recipient_encode(rcp, y->recipient);
+                age_pq_public_key(x, rcp);
+                age_pq_recipient_encode(rcp, y->recipient);
             }
             randombytes_buf(y->puzzle_sha256, 32);
             if (k < 2) tl_beacon_path(&f->beacon, "puzzles", e->index, y->kind, ".json", y->puzzle_path);

@@ -63,7 +63,7 @@ static void t_messages(void) {
     }
     for (size_t i = 0; i < N(age_codes); i++) {
         name[n] = age_codes[i].name; msg[n++] = rxlock_strerror(age_codes[i].code);
-        CHECK(strcmp(rxlock_strerror(age_codes[i].code), tl_age_strerror(age_codes[i].code)) == 0);
+        CHECK(strcmp(rxlock_strerror(age_codes[i].code), age_strerror(age_codes[i].code)) == 0);
     }
     for (size_t i = 0; i < n; i++) {
         if (!msg[i] || !*msg[i] || strstr(msg[i], "unknown")) {
@@ -146,7 +146,7 @@ static size_t make_file(const uint8_t *pt, size_t n, const uint8_t pk[32], int a
     int in = memfd_with(pt, n), o = memfd_create("o", 0);
     size_t len = 0;
     *out = NULL;
-    if (in >= 0 && o >= 0 && tl_age_encrypt_fd(in, o, (const uint8_t (*)[32])pk, 1, armor) == 0) {
+    if (in >= 0 && o >= 0 && age_encrypt_fd(in, o, (const uint8_t (*)[32])pk, 1, armor) == 0) {
         struct stat st;
         fstat(o, &st);
         len = (size_t)st.st_size;
@@ -165,7 +165,7 @@ static int decrypt_failing(const uint8_t *file, size_t len, size_t at, int once,
     int in = memfd_with(file, len), o = memfd_create("p", 0);
     src_buf = (uint8_t *)file; src_len = len; src_pos = 0; fail_at = at; fail_once = once;
     age_read_hook = hook_read;
-    int rc = tl_age_decrypt_fd(in, o, (const uint8_t (*)[32])sk, 1);
+    int rc = age_decrypt_fd(in, o, (const uint8_t (*)[32])sk, 1);
     age_read_hook = NULL;
     struct stat st;
     fstat(o, &st);
@@ -178,7 +178,7 @@ static void t_read_error(void) {
     uint8_t sk[32], pk[32], pt[1000];
     for (size_t i = 0; i < sizeof sk; i++) sk[i] = (uint8_t)(i * 7 + 1);
     for (size_t i = 0; i < sizeof pt; i++) pt[i] = (uint8_t)i;
-    CHECK(tl_age_public_key(sk, pk) == 0);
+    CHECK(age_public_key(sk, pk) == 0);
     for (int armor = 0; armor <= 1; armor++) {
         uint8_t *file = NULL;
         size_t len = make_file(pt, sizeof pt, pk, armor, &file), w = 0;

@@ -96,14 +96,14 @@ static int encrypt_layer(int in, int out, const layer *l, int armor) {
     int e;
     if (l->kind == TL_BEACON_PQ) {
         uint8_t *r = malloc(TL_AGE_PQ_RECIPIENT_BYTES);
-        e = !r || tl_age_pq_recipient_decode(l->recipient, r) ? TL_AGE_EKEY
-                                                               : tl_age_pq_encrypt_fd(in, out, (const uint8_t (*)[TL_AGE_PQ_RECIPIENT_BYTES])r, 1, armor);
+        e = !r || age_pq_recipient_decode(l->recipient, r) ? TL_AGE_EKEY
+                                                               : age_pq_encrypt_fd(in, out, (const uint8_t (*)[TL_AGE_PQ_RECIPIENT_BYTES])r, 1, armor);
         free(r);
     } else {
         uint8_t pk[32];
-        e = tl_age_recipient_decode(l->recipient, pk) ? TL_AGE_EKEY : tl_age_encrypt_fd(in, out, (const uint8_t (*)[32])pk, 1, armor);
+        e = age_recipient_decode(l->recipient, pk) ? TL_AGE_EKEY : age_encrypt_fd(in, out, (const uint8_t (*)[32])pk, 1, armor);
     }
-    return e ? cli_error("encrypt: %s", tl_age_strerror(e)) : CLI_OK;
+    return e ? cli_error("encrypt: %s", age_strerror(e)) : CLI_OK;
 }
 
 int cmd_encrypt_feed(int argc, char **argv) {
@@ -314,10 +314,10 @@ int cmd_decrypt_feed(int argc, char **argv) {
         for (size_t k = n; k-- > 0 && rc == CLI_OK;) {
             int o = k == 0 ? io.out_fd : memfd_create("rxlock-layer", MFD_CLOEXEC);
             if (o < 0) { rc = cli_error("memfd: %s", strerror(errno)); break; }
-            int e = pqs[k] ? tl_age_decrypt_fd_any(in, o, NULL, 0, (const uint8_t (*)[32])keys[k], 1)
-                           : tl_age_decrypt_fd_any(in, o, (const uint8_t (*)[32])keys[k], 1, NULL, 0);
+            int e = pqs[k] ? age_decrypt_fd_any(in, o, NULL, 0, (const uint8_t (*)[32])keys[k], 1)
+                           : age_decrypt_fd_any(in, o, (const uint8_t (*)[32])keys[k], 1, NULL, 0);
             if (e) rc = cli_error("decrypt (layer %zu, %s epoch %llu): %s", k + 1, L[k].feed, (unsigned long long)L[k].epoch,
-                                  tl_age_strerror(e));
+                                  age_strerror(e));
             if (in != io.in_fd) close(in);
             if (k && lseek(o, 0, SEEK_SET) != 0) rc = cli_error("memfd: %s", strerror(errno));
             in = o;

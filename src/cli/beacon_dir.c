@@ -59,8 +59,8 @@ int bcn_identity_parse(const uint8_t *text, size_t len, uint8_t key[32], int *pq
             if (l < sizeof line) {
                 memcpy(line, text + i, l);
                 line[l] = 0;
-                if (tl_age_identity_decode(line, key) == 0) { *pq = 0; rc = 0; }
-                else if (tl_age_pq_identity_decode(line, key) == 0) { *pq = 1; rc = 0; }
+                if (age_identity_decode(line, key) == 0) { *pq = 0; rc = 0; }
+                else if (age_pq_identity_decode(line, key) == 0) { *pq = 1; rc = 0; }
             }
             sodium_memzero(line, sizeof line);
             return rc;
@@ -73,12 +73,12 @@ int bcn_identity_parse(const uint8_t *text, size_t len, uint8_t key[32], int *pq
 int bcn_identity_recipient(const uint8_t key[32], int pq, char out[TL_AGE_PQ_RECIPIENT_MAX]) {
     if (pq) {
         uint8_t *r = malloc(TL_AGE_PQ_RECIPIENT_BYTES);
-        int rc = r && tl_age_pq_public_key(key, r) == 0 && tl_age_pq_recipient_encode(r, out) == 0 ? 0 : -1;
+        int rc = r && age_pq_public_key(key, r) == 0 && age_pq_recipient_encode(r, out) == 0 ? 0 : -1;
         free(r);
         return rc;
     }
     uint8_t pk[32];
-    return tl_age_public_key(key, pk) == 0 && tl_age_recipient_encode(pk, out) == 0 ? 0 : -1;
+    return age_public_key(key, pk) == 0 && age_recipient_encode(pk, out) == 0 ? 0 : -1;
 }
 
 void bcn_file(const bcn_dir *b, char out[PATH_MAX], const char *fmt, ...) {
@@ -240,9 +240,9 @@ int bcn_seal(const bcn_dir *b, uint64_t E, int *changed) {
             rc = cli_error("%s: %s", out, strerror(errno));
         } else {
             int e = to == TL_BEACON_PQ
-                        ? tl_age_pq_encrypt_fd(in, a.fd, (const uint8_t (*)[TL_AGE_PQ_RECIPIENT_BYTES])pq, 1, 0)
-                        : tl_age_encrypt_fd(in, a.fd, (const uint8_t (*)[32])pk, 1, 0);
-            if (e) { util_atomic_abort(&a); rc = cli_error("sealing epoch %llu: %s", (unsigned long long)E, tl_age_strerror(e)); }
+                        ? age_pq_encrypt_fd(in, a.fd, (const uint8_t (*)[TL_AGE_PQ_RECIPIENT_BYTES])pq, 1, 0)
+                        : age_encrypt_fd(in, a.fd, (const uint8_t (*)[32])pk, 1, 0);
+            if (e) { util_atomic_abort(&a); rc = cli_error("sealing epoch %llu: %s", (unsigned long long)E, age_strerror(e)); }
             else if (util_atomic_commit(&a) != 0) rc = cli_error("%s: %s", out, strerror(errno));
             else {
                 util_kill_point("beacon-sealed");

@@ -66,8 +66,8 @@ static int unseal(const uint8_t *buf, size_t len, const uint8_t key[32], int pq,
     int in = memfd_create("rxlock-sealed", MFD_CLOEXEC), o = memfd_create("rxlock-unsealed", MFD_CLOEXEC);
     int rc = -1;
     if (in >= 0 && o >= 0 && util_write_all(in, buf, len) == 0 && lseek(in, 0, SEEK_SET) == 0 &&
-        (pq ? tl_age_decrypt_fd_any(in, o, NULL, 0, (const uint8_t (*)[32])key, 1)
-            : tl_age_decrypt_fd_any(in, o, (const uint8_t (*)[32])key, 1, NULL, 0)) == 0) {
+        (pq ? age_decrypt_fd_any(in, o, NULL, 0, (const uint8_t (*)[32])key, 1)
+            : age_decrypt_fd_any(in, o, (const uint8_t (*)[32])key, 1, NULL, 0)) == 0) {
         off_t n = lseek(o, 0, SEEK_END);
         if (n > 0 && n <= (off_t)TL_MAX_PUZZLE_BYTES && (*out = malloc((size_t)n + 1)) &&
             pread(o, *out, (size_t)n, 0) == n) {

@@ -36,14 +36,14 @@ int cli_write_identity(const char *path, const uint8_t x[32], const tl_puzzle *p
     if (!strcmp(path, "-")) {   /* standard output */
         char *line = sodium_malloc(TL_AGE_IDENTITY_MAX);
         char rcp[TL_AGE_PQ_RECIPIENT_MAX];
-        int ok = line && (pz->pq_epoch ? tl_age_pq_identity_encode(x, line) : tl_age_identity_encode(x, line)) == 0 &&
+        int ok = line && (pz->pq_epoch ? age_pq_identity_encode(x, line) : age_identity_encode(x, line)) == 0 &&
                  cli_epoch_recipient(pz, rcp) == CLI_OK;
         ok = ok && printf("# %s\n# public key: %s\n%s\n", comment, rcp, line) > 0 && fflush(stdout) == 0;
         if (line) sodium_free(line);
         return ok ? CLI_OK : cli_error("stdout: cannot write the identity");
     }
-    if ((pz->pq_epoch ? tl_age_pq_identity_file_write(path, x, comment, force)
-                      : tl_age_identity_file_write(path, x, comment, force)) != 0)
+    if ((pz->pq_epoch ? age_pq_identity_file_write(path, x, comment, force)
+                      : age_identity_file_write(path, x, comment, force)) != 0)
         return cli_error("%s: cannot write the identity: %s", path,
                          errno == EEXIST ? "already exists (use --force to replace it)" : strerror(errno));
     return CLI_OK;
@@ -58,8 +58,8 @@ int cli_write_text(const char *path, const void *text, size_t len, int force, mo
 }
 
 int cli_epoch_recipient(const tl_puzzle *pz, char out[TL_AGE_PQ_RECIPIENT_MAX]) {
-    int rc = pz->pq_epoch ? tl_age_pq_recipient_encode(pz->pq_recipient, out)
-                          : tl_age_recipient_encode(pz->epoch_pk, out);
+    int rc = pz->pq_epoch ? age_pq_recipient_encode(pz->pq_recipient, out)
+                          : age_recipient_encode(pz->epoch_pk, out);
     return rc ? cli_error("cannot encode the epoch recipient") : CLI_OK;
 }
 

@@ -71,7 +71,7 @@ int cmd_decrypt(int argc, char **argv) {
             goto wipe;
         }
         int pq = 0;
-        if (tl_age_identity_file_read_any(ids[i], key, &pq) != 0) {
+        if (age_identity_file_read_any(ids[i], key, &pq) != 0) {
             rc = cli_error("%s: cannot read an age identity (AGE-SECRET-KEY-1... or AGE-SECRET-KEY-PQ-1...): %s",
                            ids[i], errno == EINVAL ? "no valid key line" : strerror(errno));
             goto wipe;
@@ -87,12 +87,12 @@ int cmd_decrypt(int argc, char **argv) {
         rc = cli_error("%s is not an age file: it is %s", in_path, cli_kind_hint(kind));
         goto wipe;
     }
-    int e = tl_age_decrypt_fd_any(io.in_fd, io.out_fd, nsk ? (const uint8_t (*)[32])sks : NULL, nsk,
+    int e = age_decrypt_fd_any(io.in_fd, io.out_fd, nsk ? (const uint8_t (*)[32])sks : NULL, nsk,
                                   nseed ? (const uint8_t (*)[32])seeds : NULL, nseed);
     int saved = errno;
     rc = cli_io_finish(&io, e == 0);
-    if (e == TL_AGE_EIO) rc = cli_error("decrypt: %s: %s", tl_age_strerror(e), strerror(saved));
-    else if (e) rc = cli_error("decrypt: %s%s", tl_age_strerror(e),   /* header errors come before any output */
+    if (e == TL_AGE_EIO) rc = cli_error("decrypt: %s: %s", age_strerror(e), strerror(saved));
+    else if (e) rc = cli_error("decrypt: %s%s", age_strerror(e),   /* header errors come before any output */
                                io.out_path || !cli_age_payload_error(e) ? ""
                                : " (output written so far to stdout is not to be trusted)");
     if (e == TL_AGE_ENOMATCH) rc = CLI_VERIFY;

@@ -54,12 +54,12 @@ static int add_recipient(recipients *r, const char *cmd, const char *s, const ch
     if (r->npk + r->npq == TL_AGE_MAX_RECIPIENTS)
         return cli_usage_error(cmd, "too many recipients (at most %d)", TL_AGE_MAX_RECIPIENTS), -1;
     if (strncmp(s, "age1pq1", 7) == 0) {
-        if (tl_age_pq_recipient_decode(s, r->pqs[r->npq]) != 0)
+        if (age_pq_recipient_decode(s, r->pqs[r->npq]) != 0)
             return cli_usage_error(cmd, "%smalformed recipient '%.40s...': not an age post-quantum recipient "
                                    "(age1pq1...)", where, s), -1;
         r->npq++;
     } else {
-        if (tl_age_recipient_decode(s, r->pks[r->npk]) != 0)
+        if (age_recipient_decode(s, r->pks[r->npk]) != 0)
             return cli_usage_error(cmd, "%smalformed recipient '%.80s': not an age recipient (age1... or "
                                    "age1pq1...)", where, s), -1;
         r->npk++;
@@ -150,11 +150,11 @@ int cmd_encrypt(int argc, char **argv) {
     cli_io io;
     int rc = cli_io_open(&io, in_path, out, force, 0644);
     if (rc) return rc;
-    int e = npq ? tl_age_pq_encrypt_fd(io.in_fd, io.out_fd, (const uint8_t (*)[TL_AGE_PQ_RECIPIENT_BYTES])rs.pqs, npq, armor)
-                : tl_age_encrypt_fd(io.in_fd, io.out_fd, (const uint8_t (*)[32])rs.pks, npk, armor);
+    int e = npq ? age_pq_encrypt_fd(io.in_fd, io.out_fd, (const uint8_t (*)[TL_AGE_PQ_RECIPIENT_BYTES])rs.pqs, npq, armor)
+                : age_encrypt_fd(io.in_fd, io.out_fd, (const uint8_t (*)[32])rs.pks, npk, armor);
     int saved = errno;
     rc = cli_io_finish(&io, e == 0);
-    if (e == TL_AGE_EIO) return cli_error("encrypt: %s: %s", tl_age_strerror(e), strerror(saved));
-    if (e) return cli_error("encrypt: %s", tl_age_strerror(e));
+    if (e == TL_AGE_EIO) return cli_error("encrypt: %s: %s", age_strerror(e), strerror(saved));
+    if (e) return cli_error("encrypt: %s", age_strerror(e));
     return rc;
 }

@@ -106,8 +106,8 @@ static void describe(const tl_puzzle *pz, view *v) {
     util_hex_encode(v->keyhex, pz->key, 32);
     util_hex_encode(v->hdr, pz->header_digest, 32);
     if (pz->has_signer) util_hex_encode(v->signer, pz->signer, 32); else strcpy(v->signer, "");
-    if ((pz->pq_epoch ? tl_age_pq_recipient_encode(pz->pq_recipient, v->rcp)
-                      : tl_age_recipient_encode(pz->epoch_pk, v->rcp)) != 0) strcpy(v->rcp, "?");
+    if ((pz->pq_epoch ? age_pq_recipient_encode(pz->pq_recipient, v->rcp)
+                      : age_recipient_encode(pz->epoch_pk, v->rcp)) != 0) strcpy(v->rcp, "?");
     time_t t = (time_t)pz->created;
     struct tm tm;
     if (!gmtime_r(&t, &tm) || !strftime(v->created, sizeof v->created, "%Y-%m-%dT%H:%M:%SZ", &tm)) strcpy(v->created, "?");

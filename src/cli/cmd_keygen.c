@@ -39,14 +39,14 @@ static int convert(const char *path) {
     uint8_t pk[32];
     int pq = 0;
     if (!sk) return cli_error("out of memory");
-    int rc = tl_age_identity_file_read_any(name, sk, &pq);
+    int rc = age_identity_file_read_any(name, sk, &pq);
     int saved = errno;
-    if (rc == 0) rc = pq ? (tl_age_pq_public_key(sk, rcp) || tl_age_pq_recipient_encode(rcp, rec))
-                         : (tl_age_public_key(sk, pk) || tl_age_recipient_encode(pk, rec));
+    if (rc == 0) rc = pq ? (age_pq_public_key(sk, rcp) || age_pq_recipient_encode(rcp, rec))
+                         : (age_public_key(sk, pk) || age_recipient_encode(pk, rec));
     sodium_free(sk);
     if (rc == TL_AGE_EIO) return cli_error("failed to open input file %s: %s", path, strerror(saved));
     if (rc) return cli_error("failed to parse input %s: %s (want an age identity file: AGE-SECRET-KEY-1... or "
-                             "AGE-SECRET-KEY-PQ-1..., from rxlock keygen or age-keygen)", path, tl_age_strerror(rc));
+                             "AGE-SECRET-KEY-PQ-1..., from rxlock keygen or age-keygen)", path, age_strerror(rc));
     printf("%s\n", rec);
     return CLI_OK;
 }
@@ -85,15 +85,15 @@ int cmd_keygen(int argc, char **argv) {
     static char rec[TL_AGE_PQ_RECIPIENT_MAX];
     if (!sk || !line) { sodium_free(sk); sodium_free(line); return cli_error("out of memory"); }
     randombytes_buf(sk, 32);
-    int rc = pq ? (tl_age_pq_public_key(sk, rcp) || tl_age_pq_recipient_encode(rcp, rec))
-                : (tl_age_public_key(sk, pk) || tl_age_recipient_encode(pk, rec));
+    int rc = pq ? (age_pq_public_key(sk, rcp) || age_pq_recipient_encode(rcp, rec))
+                : (age_public_key(sk, pk) || age_recipient_encode(pk, rec));
     int std = cli_path_is_std(out), saved = 0;
     if (rc == 0 && std) {   /* the identity on stdout, the recipient on stderr (as age-keygen) */
-        rc = (pq ? tl_age_pq_identity_encode(sk, line) : tl_age_identity_encode(sk, line)) ||
+        rc = (pq ? age_pq_identity_encode(sk, line) : age_identity_encode(sk, line)) ||
              printf("# public key: %s\n%s\n", rec, line) < 0 || fflush(stdout) != 0 ? TL_AGE_EIO : 0;
         saved = errno;
     } else if (rc == 0) {
-        rc = pq ? tl_age_pq_identity_file_write(out, sk, NULL, force) : tl_age_identity_file_write(out, sk, NULL, force);
+        rc = pq ? age_pq_identity_file_write(out, sk, NULL, force) : age_identity_file_write(out, sk, NULL, force);
         saved = errno;
     }
     sodium_free(sk);
@@ -102,7 +102,7 @@ int cmd_keygen(int argc, char **argv) {
         errno = saved;
         return cli_output_error(std ? "stdout" : out);
     }
-    if (rc) return cli_error("keygen: %s", tl_age_strerror(rc));
+    if (rc) return cli_error("keygen: %s", age_strerror(rc));
     fprintf(std ? stderr : stdout, "%s\n", rec);
     return CLI_OK;
 }

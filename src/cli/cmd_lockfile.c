@@ -140,7 +140,7 @@ static int finished_container(const lockfile_args *a, char **json, size_t *len, 
         return rc;
     }
     if (e == TL_OK && lseek(fd, off, SEEK_SET) != off) e = TL_EIO;
-    if (e == TL_OK && (e = tl_age_check_fd(fd)) != 0) snprintf(err, sizeof err, "its encrypted payload: %s", tl_age_strerror(e));
+    if (e == TL_OK && (e = age_check_fd(fd)) != 0) snprintf(err, sizeof err, "its encrypted payload: %s", age_strerror(e));
     struct stat in;
     if (e == TL_OK && stat(a->in_path, &in) == 0 && !payload_len_ok(fd, off, (uint64_t)in.st_size)) {
         e = TL_EFORMAT;
@@ -177,7 +177,7 @@ static int write_container(const lockfile_args *a, int out_fd, int in_fd, const 
         int e = tl_container_notice(notice, sizeof notice, pz, name);
         if (e == 0) e = tl_container_write(out_fd, in_fd, pz, json, len, notice);
         else e = TL_AGE_EINVAL;
-        if (e != 0) ret = cli_error("%s: %s%s%s", a->to_stdout ? "stdout" : a->out, tl_age_strerror(e), e == TL_AGE_EIO ? ": " : "",
+        if (e != 0) ret = cli_error("%s: %s%s%s", a->to_stdout ? "stdout" : a->out, age_strerror(e), e == TL_AGE_EIO ? ": " : "",
                                     e == TL_AGE_EIO ? strerror(errno) : "");
     }
     return ret;

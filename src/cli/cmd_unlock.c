@@ -154,9 +154,9 @@ static int load_puzzle(const unlock_args *a, int fd, tl_puzzle **pz, off_t *off)
     if ((rc = cli_check_puzzle(a->in_path, *pz, a->pinhex ? a->pin : NULL))) return rc;
     /* the payload, as far as it can be checked without the key */
     if (lseek(fd, *off, SEEK_SET) != *off) return cli_error("%s: %s", a->in_path, strerror(errno));
-    rc = tl_age_check_fd(fd);
+    rc = age_check_fd(fd);
     if (rc) return cli_error("%s: the encrypted payload is unusable (%s): refusing before the work", a->in_path,
-                             rc == TL_AGE_EIO ? strerror(errno) : tl_age_strerror(rc));
+                             rc == TL_AGE_EIO ? strerror(errno) : age_strerror(rc));
     return CLI_OK;
 }
 
@@ -197,8 +197,8 @@ static int deliver(const unlock_args *a, int fd, off_t off, const uint8_t *x) {
     int saved = errno;
     int fin = cli_io_finish(&io, e == 0);
     if (e) {
-        if (e == TL_AGE_EIO) cli_error("%s: payload: %s: %s", a->in_path, tl_age_strerror(e), strerror(saved));
-        else cli_error("%s: payload: %s%s", a->in_path, tl_age_strerror(e),
+        if (e == TL_AGE_EIO) cli_error("%s: payload: %s: %s", a->in_path, age_strerror(e), strerror(saved));
+        else cli_error("%s: payload: %s%s", a->in_path, age_strerror(e),
                        io.out_path || !cli_age_payload_error(e) ? ""
                        : " (output written so far to stdout is not to be trusted)");
         return e == TL_AGE_ENOMATCH ? CLI_VERIFY : CLI_FAIL;

@@ -83,8 +83,8 @@ static int parse_key(const json_t *o, const tl_beacon_sched *s, uint64_t E, int 
     if (tl_beacon_get_str(o, "recipient", y->recipient, sizeof y->recipient, err, errlen)) return -1;
     uint8_t pk[32];
     uint8_t rcp[TL_AGE_PQ_RECIPIENT_BYTES];
-    if (y->kind == TL_BEACON_CLASSIC ? tl_age_recipient_decode(y->recipient, pk) != 0
-                                     : tl_age_pq_recipient_decode(y->recipient, rcp) != 0) {
+    if (y->kind == TL_BEACON_CLASSIC ? age_recipient_decode(y->recipient, pk) != 0
+                                     : age_pq_recipient_decode(y->recipient, rcp) != 0) {
         tl_beacon_err(err, errlen, "epoch %llu: not a valid %s age recipient", (unsigned long long)E, kind);
         return -1;
     }

@@ -229,13 +229,13 @@ static int run_bundle(run_ctx *c, tl_work *w, const uint32_t *gs, const tl_job *
     int rc = bundle_open(c, b, gs, jobs, n);
     double every = o->checkpoint_seconds > 0 ? o->checkpoint_seconds : 60;
     double pint = o->progress_interval > 0 ? o->progress_interval : 0.5;
-    double t0 = tl_now(), last_ck = t0, last_p = t0;
+    double t0 = util_now(), last_ck = t0, last_p = t0;
     uint64_t i0[TL_BUNDLE_MAX], end[TL_BUNDLE_MAX], rec[TL_BUNDLE_MAX], done0 = 0, left = 0;
     for (unsigned k = 0; k < n; k++) { done0 += b->i[k]; left += b->i[k] < S; end[k] = S; rec[k] = C; }
     while (rc == TL_OK && left) {
         memcpy(i0, b->i, sizeof i0);
         if ((rc = tl_stepper_run_multi(b->sp, n, w, b->i, end, rec, b->d))) break;
-        double now = tl_now();
+        double now = util_now();
         if ((rc = bundle_after(c, b, i0))) break;
         left = 0;
         for (unsigned k = 0; k < n; k++) left += b->i[k] < S;
@@ -282,7 +282,7 @@ static int verify_group(run_ctx *c, tl_work *w, uint32_t g, const tl_job *job, i
     for (uint32_t k = 1; rc == TL_OK && k <= ns; k++)
         if (!done[k] && tl_plan_verify_pick(job->rkey, k, pi->verify_ppm))
             total += tl_plan_seg_end(pi, k) - tl_plan_seg_end(pi, k - 1);
-    double pint = o->progress_interval > 0 ? o->progress_interval : 0.5, t0 = tl_now(), last_p = t0;
+    double pint = o->progress_interval > 0 ? o->progress_interval : 0.5, t0 = util_now(), last_p = t0;
     uint32_t bad = vr.bad;
     if (bad) c->resumed = (int)vr.first_bad;
     for (uint32_t k = 1; rc == TL_OK && k <= ns; k++) {
@@ -295,7 +295,7 @@ static int verify_group(run_ctx *c, tl_work *w, uint32_t g, const tl_job *job, i
             uint64_t i0 = i;
             if ((rc = tl_stepper_run(&sp, w, &i, end, 0, d))) break;
             dn += i - i0;
-            double now = tl_now();
+            double now = util_now();
             if (o->stop && *o->stop) rc = TL_EINTR;
             if (rc == TL_OK && show && o->progress && now - last_p >= pint) {
                 last_p = now;

@@ -267,8 +267,8 @@ int tl_plan_create(const tl_params *p, const tl_plan_opts *o, const char *dir,
     memcpy(s->dir, rdir, strlen(rdir) + 1);
     memcpy(s->worker_key, wkabs, strlen(wkabs) + 1);
     memcpy(s->epoch_pk, pz->epoch_pk, 32);
-    if ((pz->pq_epoch ? tl_age_pq_recipient_encode(pz->pq_recipient, s->recipient)
-               : tl_age_recipient_encode(pz->epoch_pk, s->recipient)) != 0) { rc = TL_EINVAL; goto out; }
+    if ((pz->pq_epoch ? age_pq_recipient_encode(pz->pq_recipient, s->recipient)
+               : age_recipient_encode(pz->epoch_pk, s->recipient)) != 0) { rc = TL_EINVAL; goto out; }
     s->work = p->work;
     s->mode = o->mode;
     s->groups = G;

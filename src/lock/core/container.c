@@ -54,8 +54,8 @@ int tl_container_write(int out_fd, int in_fd, const tl_puzzle *pz,
     free(head);
     if (rc) return rc;
     if (pz->pq_epoch)   /* a post-quantum epoch's age1pq1 recipient */
-        return tl_age_pq_encrypt_fd(in_fd, out_fd, (const uint8_t (*)[TL_AGE_PQ_RECIPIENT_BYTES])pz->pq_recipient, 1, 0);
-    return tl_age_encrypt_fd(in_fd, out_fd, (const uint8_t (*)[32])pz->epoch_pk, 1, 0);
+        return age_pq_encrypt_fd(in_fd, out_fd, (const uint8_t (*)[TL_AGE_PQ_RECIPIENT_BYTES])pz->pq_recipient, 1, 0);
+    return age_encrypt_fd(in_fd, out_fd, (const uint8_t (*)[32])pz->epoch_pk, 1, 0);
 }
 
 /* Read exactly one line (up to cap-1 bytes, LF required) byte by byte:
@@ -147,5 +147,5 @@ int tl_container_open_payload(int fd, off_t payload_off, const uint8_t x[32], in
     /* x opens an X25519 stanza (classic epoch) or, as an identity seed, an
      * mlkem768x25519 one (post-quantum epoch): each stanza kind
      * is tried only with its own key list. */
-    return tl_age_decrypt_fd_any(fd, out_fd, (const uint8_t (*)[32])x, 1, (const uint8_t (*)[32])x, 1);
+    return age_decrypt_fd_any(fd, out_fd, (const uint8_t (*)[32])x, 1, (const uint8_t (*)[32])x, 1);
 }

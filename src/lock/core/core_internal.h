@@ -5,6 +5,7 @@
 #ifndef RXLOCK_TL_INTERNAL_H
 #define RXLOCK_TL_INTERNAL_H
 #include "rxlock/rxlock.h"
+#include "util/util.h"   /* util_now: the monotonic clock */
 #include <stddef.h>
 #include <stdint.h>
 
@@ -119,8 +120,6 @@ int tl_full_fits(unsigned copies);
  * (tl_mode_resolve; light when it cannot decide) (mode.c). */
 tl_mode tl_mode_effective(tl_work_type work, tl_mode m);
 
-/* util_now(): monotonic seconds (work.c). */
-double tl_now(void);
 
 /* tl_work_new, reporting the dataset build (full mode) through
  * cb in slices: p is copied, with setup = 1, setup_fraction and

@@ -15,7 +15,7 @@ _Static_assert(TL_EPOCH_PQ_BYTES == TL_AGE_PQ_RECIPIENT_BYTES, "the epoch commit
 int tl_epoch_public(tl_puzzle *pz, const uint8_t x[32]) {
     if (!pz->pq_epoch)
         return crypto_scalarmult_base(pz->epoch_pk, x) == 0 ? TL_OK : TL_ERANDOM;
-    if (tl_age_pq_public_key(x, pz->pq_recipient) != 0) return TL_ERANDOM;
+    if (age_pq_public_key(x, pz->pq_recipient) != 0) return TL_ERANDOM;
     memcpy(pz->epoch_pk, pz->pq_recipient + TL_EPOCH_PQ_BYTES - 32, 32);
     return TL_OK;
 }
@@ -27,7 +27,7 @@ int tl_epoch_check(const tl_puzzle *pz, const uint8_t x[32]) {
         return TL_OK;
     }
     uint8_t r[TL_EPOCH_PQ_BYTES];
-    if (tl_age_pq_public_key(x, r) != 0 || sodium_memcmp(r, pz->pq_recipient, TL_EPOCH_PQ_BYTES) != 0)
+    if (age_pq_public_key(x, r) != 0 || sodium_memcmp(r, pz->pq_recipient, TL_EPOCH_PQ_BYTES) != 0)
         return TL_ECOMMIT;
     return TL_OK;
 }

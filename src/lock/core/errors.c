@@ -40,7 +40,7 @@ const char *rxlock_strerror(int err) {
     if (err <= RXLOCK_ERANGE_RX_FIRST && err >= RXLOCK_ERANGE_RX_LAST) return rx_strerror(err);
     if (err <= RXLOCK_ERANGE_TL_FIRST && err >= RXLOCK_ERANGE_TL_LAST) return tl_message(err);
     if (err <= RXLOCK_ERANGE_AGE_FIRST && err >= RXLOCK_ERANGE_AGE_LAST) {
-        const char *m = tl_age_strerror(err);
+        const char *m = age_strerror(err);
         return strcmp(m, "unknown age error") == 0 ? "unknown error" : m;
     }
     if (err <= RXLOCK_ERANGE_PQ_FIRST && err >= RXLOCK_ERANGE_PQ_LAST) {

@@ -132,7 +132,7 @@ int tl_puzzle_to_json(const tl_puzzle *pz, char **out, size_t *outlen) {
     bad |= add(o, "epoch_public_key", hexval(pz->epoch_pk, 32));
     if (pz->pq_epoch) {                   /* the age1pq1 commitment */
         static char rcp[TL_AGE_PQ_RECIPIENT_MAX];
-        bad |= pz->version < 2 || tl_age_pq_recipient_encode(pz->pq_recipient, rcp) != 0;
+        bad |= pz->version < 2 || age_pq_recipient_encode(pz->pq_recipient, rcp) != 0;
         if (!bad) bad |= add(o, "epoch_pq_recipient", json_string(rcp));
     }
     bad |= add(o, "assumed_rate_mhps", json_integer((json_int_t)pz->rate_milli_hps));
@@ -249,7 +249,7 @@ static int parse_obj(json_t *o, tl_puzzle *pz, char *err, size_t errlen) {
             tl_set_err(err, errlen, "field \"epoch_pq_recipient\" needs puzzle version 2");
             return TL_EFORMAT;
         }
-        if (!json_is_string(v) || tl_age_pq_recipient_decode(json_string_value(v), pz->pq_recipient) != 0) {
+        if (!json_is_string(v) || age_pq_recipient_decode(json_string_value(v), pz->pq_recipient) != 0) {
             tl_set_err(err, errlen, "field \"epoch_pq_recipient\": want an age post-quantum recipient (age1pq1...)");
             return TL_EFORMAT;
         }

@@ -86,17 +86,17 @@ int tl_solve(const tl_puzzle *pz, const tl_solve_opts *o, uint8_t x[32], tl_solv
         double rate = (double)pz->rate_milli_hps / 1000.0;
         double heta = rate > 0 ? (double)(sp.hashes_total - sp.hashes_done) / rate : -1;
         tl_mode mode = tl_mode_effective(pz->work, o ? o->mode : TL_MODE_DEFAULT);
-        double ts = tl_now();
+        double ts = util_now();
         if (o && o->progress && mode == TL_MODE_FULL && pz->work != TL_WORK_SHA3_256)
             rc = tl_work_new_progress(&w, pz->work, pz->key, mode, o->progress, o->progress_ctx, &sp, heta);
         else
             rc = tl_work_new(&w, pz->work, pz->key, mode);
-        st.setup_seconds = tl_now() - ts;
+        st.setup_seconds = util_now() - ts;
         if (rc) goto out;
         st.huge_share = tl_work_huge_share(w);
     }
     (void)tl_work_engine(w, &st.engine);
-    double t0 = tl_now(), t_ck = t0, t_prog = t0;
+    double t0 = util_now(), t_ck = t0, t_prog = t0;
     t_hash = t0;
     uint64_t since_ck = 0, batch = 1;
     uint64_t done0 = (uint64_t)(g - 1) * S + i;
@@ -115,13 +115,13 @@ int tl_solve(const tl_puzzle *pz, const tl_solve_opts *o, uint8_t x[32], tl_solv
         while (i < S) {
             uint64_t n = S - i < batch ? S - i : batch;
             if (ck_steps && j && n > ck_steps - since_ck) n = ck_steps - since_ck;
-            double b0 = tl_now();
+            double b0 = util_now();
             if ((rc = tl_work_steps(w, g, i, n, d))) goto out;
             i += n;
             since_ck += n;
             st.steps_computed += n;
             if (ctr) *ctr += n;
-            double now = tl_now();
+            double now = util_now();
             if (now - b0 < 0.01 && batch < (1u << 22)) batch *= 2;
             int stop = o && o->stop && *o->stop;
             if (j && i < S && (stop || now - t_ck >= ck_sec || (ck_steps && since_ck >= ck_steps))) {
@@ -172,7 +172,7 @@ int tl_solve(const tl_puzzle *pz, const tl_solve_opts *o, uint8_t x[32], tl_solv
         if (j) {
             if ((rc = tl_journal_append(j, g, 0, d))) { JOURNAL_FAILED(); goto out; }
             st.checkpoints++;
-            t_ck = tl_now();
+            t_ck = util_now();
             since_ck = 0;
         }
     }
@@ -180,7 +180,7 @@ int tl_solve(const tl_puzzle *pz, const tl_solve_opts *o, uint8_t x[32], tl_solv
     memcpy(x, pt, 32);
     rc = TL_OK;
 out:
-    if (t_hash > 0) st.hash_seconds = tl_now() - t_hash;
+    if (t_hash > 0) st.hash_seconds = util_now() - t_hash;
     if (w) tl_work_free(w);
     tl_journal_close(j);
     if (rc && made_journal && st.checkpoints == 0) (void)unlink(o->journal);

@@ -52,7 +52,6 @@ double tl_work_huge_share(const tl_work *w) {
     return w && w->ds ? rx_dataset_huge_share(w->ds) : -1;
 }
 
-double tl_now(void) { return util_now(); }
 
 void tl_chain_message(uint8_t m[68], uint32_t g, uint64_t i, const uint8_t d[32]) {
     memcpy(m, chain_tag, 20);
@@ -74,7 +73,7 @@ typedef struct {
 static int setup_tell(const setup_report *r, double frac) {
     if (!r || !r->cb) return 0;
     tl_progress q = *r->p;
-    double el = tl_now() - r->t0;
+    double el = util_now() - r->t0;
     q.engine = NULL;
     q.setup = 1;
     q.setup_fraction = frac;
@@ -108,7 +107,7 @@ int tl_work_new(tl_work **out, tl_work_type type, const uint8_t key[32], tl_mode
 int tl_work_new_progress(tl_work **out, tl_work_type type, const uint8_t key[32], tl_mode mode,
                          tl_progress_fn cb, void *ctx, const tl_progress *p, double hash_eta) {
     tl_progress zero = {0};
-    setup_report r = { cb, ctx, p ? p : &zero, hash_eta, tl_now() };
+    setup_report r = { cb, ctx, p ? p : &zero, hash_eta, util_now() };
     return work_new(out, type, key, mode, cb ? &r : NULL);
 }
 
@@ -280,17 +279,17 @@ int tl_measure_rate(tl_work_type type, tl_mode mode, double seconds, double *rat
     int rc = tl_work_new(&w, type, key, mode);
     if (rc) return rc;
     uint64_t n = 0, batch = 1;
-    double t0 = tl_now(), t;
+    double t0 = util_now(), t;
     for (;;) {
         rc = tl_work_steps(w, 1, n, batch, d);
         if (rc) break;
         n += batch;
-        t = tl_now() - t0;
+        t = util_now() - t0;
         if (t >= seconds) break;
         if (t < seconds / 8 && batch < (1u << 20)) batch *= 2;
     }
     tl_work_free(w);
     if (rc) return rc;
-    *rate = (double)n / (tl_now() - t0);
+    *rate = (double)n / (util_now() - t0);
     return TL_OK;
 }

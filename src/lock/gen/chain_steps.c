@@ -45,12 +45,12 @@ static uint64_t step_cap(const tl_stepper *s, uint64_t at, uint64_t end, uint64_
 
 /* The batch after a call that took t0 .. now: doubled while under 20 ms. */
 static uint64_t next_batch(uint64_t batch, double t0) {
-    return tl_now() - t0 < 0.02 && batch < (1u << 22) ? batch * 2 : batch;
+    return util_now() - t0 < 0.02 && batch < (1u << 22) ? batch * 2 : batch;
 }
 
 int tl_stepper_run(tl_stepper *s, tl_work *w, uint64_t *i, uint64_t end, uint64_t every, uint8_t d[32]) {
     uint64_t at = *i, n = step_cap(s, at, end, every, s->batch);
-    double t0 = tl_now();
+    double t0 = util_now();
     int rc = tl_work_steps(w, s->g, at, n, d);
     if (rc) return rc;
     *i = at + n;
@@ -79,7 +79,7 @@ int tl_stepper_run_multi(tl_stepper *s, unsigned nc, tl_work *w, uint64_t *i, co
         iv[a] = i[map[a]];
         memcpy(dv[a], d[map[a]], 32);
     }
-    double t0 = tl_now();
+    double t0 = util_now();
     int rc = tl_work_steps_multi(w, na, gv, iv, n, dv);
     for (unsigned a = 0; a < na && rc == TL_OK; a++) {
         tl_stepper *sp = &s[map[a]];

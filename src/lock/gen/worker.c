@@ -132,7 +132,7 @@ static void child_main(tl_work *w, tl_task *t, unsigned nt, int fd, const uint8_
     }
     for (unsigned k = 0; k < TL_WIPE_MAX; k++)   /* this child needs only its bundle's start values */
         if (wipe->p[k]) sodium_memzero(wipe->p[k], wipe->len[k]);
-    double last = tl_now();
+    double last = util_now();
     int rc = 0;
     for (;;) {
         unsigned left = 0;
@@ -140,7 +140,7 @@ static void child_main(tl_work *w, tl_task *t, unsigned nt, int fd, const uint8_
         if (left == 0 || rc) break;
         memcpy(i0, i, sizeof i0);
         rc = tl_stepper_run_multi(sp, nt, w, i, end, every, d);
-        double t1 = tl_now();
+        double t1 = util_now();
         int prog = t1 - last >= 0.1;
         if (prog) last = t1;
         for (unsigned c = 0; c < nt && rc == 0; c++) {
@@ -262,7 +262,7 @@ static int spawn(pool *P) {
             s->at[c] = t[c].i0;
             sodium_memzero(s->t[c].d0, 32);   /* the start values stay with the child */
         }
-        s->last = tl_now();
+        s->last = util_now();
         sodium_memzero(t, sizeof t);
     }
     return TL_OK;
@@ -371,7 +371,7 @@ int tl_pool_run(tl_work *w, const tl_pool_cb *cb, const tl_wipe *wipe, const tl_
     if (!P.sl || !P.pf) { free(P.sl); free(P.pf); return TL_ENOMEM; }
     if (tl_random(P.mk, sizeof P.mk, "ipc-mac", 0) != 0) { free(P.sl); free(P.pf); return TL_ERANDOM; }
     for (unsigned k = 0; k < P.nw; k++) { P.sl[k].pid = -1; P.sl[k].fd = -1; }
-    double t_start = tl_now(), t_prog = t_start, t_tick = t_start;
+    double t_start = util_now(), t_prog = t_start, t_tick = t_start;
     uint64_t done_start = 0, unused = 0;
     uint32_t u32 = 0;
     cb->totals(cb->ctx, &done_start, &unused, &u32, &u32);
@@ -384,7 +384,7 @@ int tl_pool_run(tl_work *w, const tl_pool_cb *cb, const tl_wipe *wipe, const tl_
         if (np == 0) { rc = TL_EWORKER; break; }   /* nothing runs, nothing to run, not done */
         int pr = poll(P.pf, np, 100);
         if (pr < 0 && errno != EINTR) { rc = TL_EWORKER; break; }
-        double now = tl_now();
+        double now = util_now();
         for (unsigned k = 0, q = 0; k < P.nw && rc == TL_OK; k++) {
             slot *s = &P.sl[k];
             if (s->pid <= 0) continue;

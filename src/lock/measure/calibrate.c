@@ -131,7 +131,7 @@ int tl_calibrate(tl_work_type type, tl_mode mode, double seconds,
     memcpy(key, "rxlock/calibrate/v1 key.........", 32);
     memset(d, 0, sizeof d);
     out->load_average = load1();
-    double t_setup = tl_now(), c_setup = cpu_seconds();
+    double t_setup = util_now(), c_setup = cpu_seconds();
     tl_work *w[TL_CALIBRATE_MAX_ALLOCATIONS] = { NULL };
     int rc;
     if (cb && out->mode == TL_MODE_FULL && is_randomx(type)) {   /* the dataset build shows */
@@ -141,7 +141,7 @@ int tl_calibrate(tl_work_type type, tl_mode mode, double seconds,
         rc = tl_work_new(&w[0], type, key, out->mode);
     }
     if (rc) return rc;
-    double setup_wall = tl_now() - t_setup, setup_cpu = cpu_seconds();
+    double setup_wall = util_now() - t_setup, setup_cpu = cpu_seconds();
     out->setup_seconds = quiet_setup(setup_wall, c_setup < 0 || setup_cpu < 0 ? -1 : setup_cpu - c_setup,
                                      type, out->mode);
     out->huge_share = tl_work_huge_share(w[0]);
@@ -160,7 +160,7 @@ int tl_calibrate(tl_work_type type, tl_mode mode, double seconds,
     double a_sec[TL_CALIBRATE_MAX_ALLOCATIONS] = { 0 };
     uint64_t a_n[TL_CALIBRATE_MAX_ALLOCATIONS] = { 0 };
     for (unsigned a = 0; a < A; a++) a_lo[a] = INFINITY;
-    double t0 = tl_now(), t = t0, t_prog = t0;
+    double t0 = util_now(), t = t0, t_prog = t0;
     tl_progress p = { .eta_seconds = -1, .engine = &out->engine };
     if (rc == 0 && cb && cb(&p, ctx)) rc = TL_EINTR;   /* once before any work: the engine */
     for (unsigned k = 0; k < windows && rc == 0; k++) {
@@ -173,7 +173,7 @@ int tl_calibrate(tl_work_type type, tl_mode mode, double seconds,
             rc = tl_work_steps(w[a], 1, n, batch, d);
             if (rc) break;
             n += batch; wn += batch;
-            t = tl_now();
+            t = util_now();
             /* keep each batch near 1/32 of a window: cheap timing, fine edges */
             if (t - b0 < win / 64 && batch < (1u << 24)) batch *= 2;
             else if (t - b0 > win / 16 && batch > 1) batch /= 2;
@@ -190,7 +190,7 @@ int tl_calibrate(tl_work_type type, tl_mode mode, double seconds,
         if (rc) break;
         if (slow_window(k)) {   /* test build: the window took twice as long */
             double t1 = t, until = t + (t - ws);
-            while ((t = tl_now()) < until) {}
+            while ((t = util_now()) < until) {}
             shift += t - t1;    /* the later windows keep their length */
         }
         double r = (double)wn / (t - ws);
