@@ -50,22 +50,28 @@ int cli_output_error(const char *path) {
 /* The last error message (for the --json error event). */
 static char last_error[1024];
 
+/* "rxlock: MSG" on stderr, MSG kept for the --json error event; rc. */
+static int vreport(int rc, const char *fmt, va_list ap) __attribute__((format(printf, 2, 0)));
+static int vreport(int rc, const char *fmt, va_list ap) {
+    vsnprintf(last_error, sizeof last_error, fmt, ap);
+    fprintf(stderr, "rxlock: %s\n", last_error);
+    return rc;
+}
+
 int cli_fail(int rc, const char *fmt, ...) {
     va_list ap;
     va_start(ap, fmt);
-    vsnprintf(last_error, sizeof last_error, fmt, ap);
+    rc = vreport(rc, fmt, ap);
     va_end(ap);
-    fprintf(stderr, "rxlock: %s\n", last_error);
     return rc;
 }
 
 int cli_error(const char *fmt, ...) {
     va_list ap;
     va_start(ap, fmt);
-    vsnprintf(last_error, sizeof last_error, fmt, ap);
+    int rc = vreport(CLI_FAIL, fmt, ap);
     va_end(ap);
-    fprintf(stderr, "rxlock: %s\n", last_error);
-    return CLI_FAIL;
+    return rc;
 }
 
 int cli_usage_error(const char *cmd, const char *fmt, ...) {
