@@ -24,7 +24,7 @@ init() { d=$1; shift; "$R" beacon init "$d" --work sha3-256 --groups 2 --steps 1
 # ---- init
 expect_rc 2 "init without --every" "$R" beacon init X --work sha3-256 --groups 1 --steps 10 --floor-table floor.txt
 expect_rc 2 "init --both --pq" "$R" beacon init X --work sha3-256 --groups 1 --steps 10 --every 5s --both --pq --floor-table floor.txt
-expect_rc 1 "init with no floor row for the work" "$R" beacon init X --work randomx-v1 --groups 1 --steps 10 --every 5s
+expect_rc 1 "init with no floor row for the work" "$R" beacon init X --work randomx-v1 --groups 1 --steps 10 --every 5s --floor-table floor.txt
 check "refusals left nothing" test ! -e X
 check "init" init B
 pin=$(cat B.pin)
