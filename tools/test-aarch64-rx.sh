@@ -2,7 +2,7 @@
 # SPDX-License-Identifier: ISC
 # tools/test-aarch64-rx.sh — the AArch64 build and test run under emulation:
 #  1. cross-build the whole tree with the Makefile for AArch64 (Debian's
-#     aarch64-linux-gnu-gcc, -Werror; the arm64 libraries come from dpkg
+#     aarch64-linux-gnu-gcc, -Werror; the arm64 libraries, libcurl too, come from dpkg
 #     multiarch), i.e. what a native ARM64 `make` compiles, with the AArch64
 #     JIT (src/rx/jit_aarch64.c);
 #  2. build every tests/test_*.c for AArch64 and run the unit, vector and
@@ -39,7 +39,7 @@ with_lock=0
 need=""
 command -v "$CC" >/dev/null 2>&1 || need="$need gcc-aarch64-linux-gnu libc6-dev-arm64-cross"
 command -v "$QEMU" >/dev/null 2>&1 || need="$need qemu-user-static"
-for p in libsodium-dev:arm64 libjansson-dev:arm64 libssl-dev:arm64 librandomx-dev:arm64 libstdc++-12-dev-arm64-cross; do
+for p in libsodium-dev:arm64 libjansson-dev:arm64 libcurl4-openssl-dev:arm64 libssl-dev:arm64 librandomx-dev:arm64 libstdc++-12-dev-arm64-cross; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || need="$need $p"
 done
 if [ -n "$need" ]; then
