@@ -366,7 +366,7 @@ run_slurm VF 0 > vf-0.log 2>&1
 RXLOCK_TEST_FLIP=3:25000 run_slurm VF 1 > vf-1.log 2>&1
 expect_rc 0 "the faulty group task itself succeeds" grep -q '2 computed' vf-1.log
 expect_rc 1 "verification task 0 (checks the faulty groups 3, 4): fails" run_slurm_verify VF 0
-check "verification task: names group 3" grep -q 'group 3: a recomputed segment differs from the value group task 1 recorded' "$TMP/.err"
+check "verification task: names group 3 and its segment" grep -q 'group 3 segment 3 (steps 20000..30000): the recomputation differs from the value group task 1 recorded' "$TMP/.err"
 expect_rc 1 "the failed verification task re-run: fails again (recorded, not redone)" run_slurm_verify VF 0
 expect_rc 0 "verification task 1 (groups 1, 2): good" run_slurm_verify VF 1
 expect_rc 1 "assemble refuses the mismatch" "$R" assemble VF --planner-key keys/pvf.key -o vf.json

@@ -110,7 +110,7 @@ if command -v taskset >/dev/null 2>&1; then
   RXLOCK_SHA3_MULTI=$b RXLOCK_TEST_FLIP=2:150000 expect_rc 0 "group, $b, flip: the bundle finishes" \
     taskset -c 0 "$R" group VF 0 --worker-key keys/wf -q
   expect_rc 1 "group --verify, flip: fails" "$R" group --verify VF 0 --worker-key keys/wf -q
-  check "group --verify, flip: names group 2" grep -q 'group 2: a recomputed segment differs' "$TMP/.err"
+  check "group --verify, flip: names group 2 and its segment" grep -q 'group 2 segment 2 (steps [0-9]*..[0-9]*): the recomputation differs' "$TMP/.err"
   expect_rc 1 "assemble, flip: refused" "$R" assemble VF --planner-key keys/pf -o vf.json
   check "assemble, flip: group 2 segment 2 only" sh -c "grep -q 'group 2 segment 2 (steps 100000..200000): MISMATCH' '$TMP/.err' && test \$(grep -c MISMATCH '$TMP/.err') -eq 1"
 else

@@ -1,13 +1,16 @@
 /* SPDX-License-Identifier: ISC */
 /* src/lock/cluster/group.c — tl_plan_task: what one cluster task runs.  Opens its
  * groups' job files with the worker key, skips groups whose valid result
- * is already there (idempotent), resumes from a sealed checkpoint, runs the
- * chain, and commits each result atomically (temp file + rename).  Several
- * groups of one task run in bundles (up to tl_pool_bundle groups
- * whose SHA3 chains advance together in SIMD lanes; RandomX and the
- * verification task: one group per bundle), one forked process per bundle
- * when there are several, sharing the work function (one RandomX dataset
- * per task). */
+ * is already there (idempotent), resumes each chain from its last record
+ * or sealed checkpoint, and runs the chains on the generation worker pool
+ * (gen/worker.c, the one process pool: SHA3 chains in SIMD-lane bundles,
+ * one worker per bundle, sharing the work function: one RandomX dataset
+ * per task).  The workers only compute; this process keeps the job keys
+ * and writes every record: the .segs values at segment ends, a sealed
+ * checkpoint every checkpoint_seconds and when stopped (the pool asks its
+ * workers where they are), and each result atomically (temp file +
+ * rename).  The verification task runs each picked segment as a pool task
+ * and records what it got in .verify. */
 #include "cluster_internal.h"
 #include "util/util.h"
 #include <errno.h>
@@ -47,11 +50,34 @@ static int chain_recorded(const char *dir, const tl_plan_info *pi, uint32_t g, c
     return ok;
 }
 
+/* A group of the task, as its chain (or its verification) runs on the
+ * worker pool (gen/worker.c): the pool's workers compute, this process
+ * keeps the job's keys and writes every record. */
+enum { G_QUEUED = 0, G_RUNNING, G_DONE };
+typedef struct {
+    uint32_t g;
+    const tl_job *job;
+    int state;                 /* G_*: the chain's                        */
+    unsigned attempt;          /* failed worker runs so far               */
+    uint64_t i, base;          /* the last value's step; the running task's start */
+    uint8_t *d;                /* the value at i (32 bytes; secure arena) */
+    uint8_t *rec;              /* verification: the recorded values, (nseg + 1) x 32 */
+    uint8_t *seg;              /* verification: nseg + 1, 1 = picked and to do, 0 = none or done */
+    uint32_t todo, bad, first_bad;
+    char ckpt[PATH_MAX], result[PATH_MAX], verify[PATH_MAX];
+} grp;
+
 typedef struct {
     const char *dir;
     const tl_plan_info *pi;
     const tl_task_opts *o;
-    int resumed;
+    grp *gr;
+    uint32_t n;                /* groups this run computes (or checks)    */
+    uint64_t left;             /* chains (segments) not finished          */
+    uint64_t vdone, vtotal;    /* verification steps                      */
+    uint32_t resumed, computed;
+    uint32_t err_g;            /* the group a failure is about (0 = none) */
+    int lost;                  /* the failure: a worker failed twice      */
     char host[TL_HOST_MAX];
 } run_ctx;
 
@@ -95,243 +121,202 @@ static int chain_start(const run_ctx *c, uint32_t g, const tl_job *job, const ch
     return TL_OK;
 }
 
-/* A plan that verifies: group g's chain reached step i with value d; at
- * the end of a segment (a multiple of C, or S) it is recorded (sealed,
- * fdatasync'd) before the chain goes on. */
-static int chain_record(const run_ctx *c, uint32_t g, const tl_job *job, uint64_t i, const uint8_t d[32]) {
+/* A plan that verifies: group g's chain reached step i with value d (the
+ * worker `pid` computed it); at the end of a segment (a multiple of C, or
+ * S) it is recorded (sealed, fdatasync'd). */
+static int chain_record(const run_ctx *c, const grp *q, uint64_t i, const uint8_t d[32], long pid) {
     const tl_plan_info *pi = c->pi;
     char spath[PATH_MAX];
     if (!TL_PLAN_VERIFIES(pi) || (i % pi->ckpt_steps != 0 && i != pi->pub.steps)) return TL_OK;
-    if (tl_plan_path(spath, sizeof spath, c->dir, "segs", g)) return TL_EINVAL;
-    return tl_seg_file_append(AT_FDCWD, spath, pi->D, g, TL_SEG_CHAIN, i, d, (long)getpid(), c->host, job->rkey);
+    if (tl_plan_path(spath, sizeof spath, c->dir, "segs", q->g)) return TL_EINVAL;
+    return tl_seg_file_append(AT_FDCWD, spath, pi->D, q->g, TL_SEG_CHAIN, i, d, pid, c->host, q->job->rkey);
 }
 
-/* ---- a bundle of groups' chains in one process ----------------- */
-/* A chain's checkpoint and result file names (not secret: plain memory). */
-typedef struct { char ckpt[PATH_MAX], result[PATH_MAX]; } lane_paths;
-
-/* A bundle's state (sodium_malloc: chain values and sealed buffers). */
-typedef struct {
-    unsigned n;
-    uint32_t g[TL_BUNDLE_MAX];
-    const tl_job *job[TL_BUNDLE_MAX];
-    tl_stepper sp[TL_BUNDLE_MAX];
-    uint64_t i[TL_BUNDLE_MAX];
-    uint8_t d[TL_BUNDLE_MAX][32];
-    uint8_t buf[TL_RESULT_SIZE > TL_CKPT_SIZE ? TL_RESULT_SIZE : TL_CKPT_SIZE];
-    lane_paths *path;          /* n, calloc */
-} bundle;
-
-/* Chain k's sealed checkpoint at its step i (< S). */
-static int lane_ckpt(const run_ctx *c, bundle *b, unsigned k) {
-    const tl_plan_info *pi = c->pi;
-    tl_ckpt_seal(b->buf, pi->D, b->g[k], b->i[k], b->d[k], b->job[k]->rkey);
-    int rc = util_write_file_atomic(b->path[k].ckpt, b->buf, TL_CKPT_SIZE, 1, 0600) != 0 ? TL_EIO : TL_OK;
-    sodium_memzero(b->buf, sizeof b->buf);
+/* The chain's sealed checkpoint at its step q->i (< S). */
+static int chain_ckpt(const run_ctx *c, const grp *q) {
+    uint8_t buf[TL_CKPT_SIZE];
+    tl_ckpt_seal(buf, c->pi->D, q->g, q->i, q->d, q->job->rkey);
+    int rc = util_write_file_atomic(q->ckpt, buf, TL_CKPT_SIZE, 1, 0600) != 0 ? TL_EIO : TL_OK;
+    sodium_memzero(buf, sizeof buf);
     return rc;
 }
 
-/* Chain k reached S: its result committed (temp file + rename), its
+/* The chain reached S: its result committed (temp file + rename), its
  * checkpoint removed. */
-static int lane_result(const run_ctx *c, bundle *b, unsigned k) {
+static int chain_result(run_ctx *c, grp *q) {
     const tl_plan_info *pi = c->pi;
-    int rc = tl_result_seal(b->buf, pi->D, b->g[k], pi->pub.steps, b->d[k], b->job[k]->planner_pk, b->job[k]->rkey);
+    uint8_t buf[TL_RESULT_SIZE];
+    int rc = tl_result_seal(buf, pi->D, q->g, pi->pub.steps, q->d, q->job->planner_pk, q->job->rkey);
     if (rc == TL_OK) {
-        if (util_write_file_atomic(b->path[k].result, b->buf, TL_RESULT_SIZE, 1, 0644) != 0) rc = TL_EIO;
-        else (void)unlink(b->path[k].ckpt);
+        if (util_write_file_atomic(q->result, buf, TL_RESULT_SIZE, 1, 0644) != 0) rc = TL_EIO;
+        else (void)unlink(q->ckpt);
     }
-    sodium_memzero(b->buf, sizeof b->buf);
+    sodium_memzero(buf, sizeof buf);
+    if (rc == TL_OK) { q->state = G_DONE; c->left--; c->computed++; }
     return rc;
 }
 
-/* Each chain of the bundle from where chain_start says; one already at S
- * (every segment recorded) has its result committed at once. */
-static int bundle_open(run_ctx *c, bundle *b, const uint32_t *gs, const tl_job *jobs, unsigned n) {
-    b->n = n;
-    for (unsigned k = 0; k < n; k++) {
-        int resumed = 0, rc;
-        b->g[k] = gs[k];
-        b->job[k] = &jobs[k];
-        if (tl_plan_path(b->path[k].ckpt, sizeof b->path[k].ckpt, c->dir, "ckpt", gs[k]) ||
-            tl_plan_path(b->path[k].result, sizeof b->path[k].result, c->dir, "result", gs[k]))
-            return TL_EINVAL;
-        if ((rc = chain_start(c, gs[k], &jobs[k], b->path[k].ckpt, &b->i[k], b->d[k], &resumed))) return rc;
-        c->resumed += resumed;
-        tl_stepper_init(&b->sp[k], gs[k], 1);
-        if (b->i[k] >= c->pi->pub.steps && (rc = lane_result(c, b, k))) return rc;
+/* ---- the pool's callbacks: a group task ------------------------ */
+/* One task per unfinished chain, from its last value to S, reporting at
+ * every segment end (the .segs records) and every checkpoint_seconds (the
+ * sealed checkpoint); a chain whose worker failed runs once more from
+ * its last value. */
+static int chain_next(void *ctx, tl_task *t) {
+    run_ctx *c = ctx;
+    for (uint32_t k = 0; k < c->n; k++) {
+        grp *q = &c->gr[k];
+        if (q->state != G_QUEUED) continue;
+        memset(t, 0, sizeof *t);
+        t->g = q->g;
+        t->i0 = q->base = q->i;
+        t->i1 = c->pi->pub.steps;
+        memcpy(t->d0, q->d, 32);
+        t->every = TL_PLAN_VERIFIES(c->pi) ? c->pi->ckpt_steps : 0;
+        t->chain = 1;
+        t->attempt = q->attempt;
+        t->tag = k;
+        q->state = G_RUNNING;
+        return 1;
     }
+    return 0;
+}
+
+static int chain_value(void *ctx, const tl_task *t, uint64_t i, const uint8_t d[32], long pid) {
+    run_ctx *c = ctx;
+    grp *q = &c->gr[t->tag];
+    q->i = i;
+    memcpy(q->d, d, 32);
+    int rc = chain_record(c, q, i, d, pid);
+    if (rc == TL_OK && i == c->pi->pub.steps) rc = chain_result(c, q);
+    if (rc) c->err_g = q->g;
+    return rc;
+}
+
+static int chain_ckpt_cb(void *ctx, const tl_task *t, uint64_t i, const uint8_t d[32]) {
+    run_ctx *c = ctx;
+    grp *q = &c->gr[t->tag];
+    q->i = i;
+    memcpy(q->d, d, 32);
+    int rc = chain_ckpt(c, q);
+    if (rc) c->err_g = q->g;
+    return rc;
+}
+
+/* ---- the pool's callbacks: a verification task ----------------- */
+/* One task per picked segment not yet checked, from the value the group
+ * task recorded at its start; each result (kind VERIFIED: the value this
+ * task got, equal or not) recorded in the group's .verify file. */
+static int verify_next(void *ctx, tl_task *t) {
+    run_ctx *c = ctx;
+    for (uint32_t k = 0; k < c->n; k++) {
+        grp *q = &c->gr[k];
+        for (uint32_t s = 1; q->todo && s <= c->pi->nseg; s++) {
+            if (q->seg[s] != 1) continue;
+            memset(t, 0, sizeof *t);
+            t->g = q->g;
+            t->i0 = tl_plan_seg_end(c->pi, s - 1);
+            t->i1 = tl_plan_seg_end(c->pi, s);
+            memcpy(t->d0, q->rec + (size_t)(s - 1) * 32, 32);
+            t->attempt = q->attempt;
+            t->tag = (uint64_t)k << 32 | s;
+            q->seg[s] = 2;
+            return 1;
+        }
+    }
+    return 0;
+}
+
+static int verify_value(void *ctx, const tl_task *t, uint64_t i, const uint8_t d[32], long pid) {
+    run_ctx *c = ctx;
+    grp *q = &c->gr[t->tag >> 32];
+    uint32_t s = (uint32_t)t->tag;
+    int rc = tl_seg_file_append(AT_FDCWD, q->verify, c->pi->D, q->g, TL_SEG_VERIFIED, i, d, pid, c->host, q->job->rkey);
+    if (rc) { c->err_g = q->g; return rc; }
+    if (sodium_memcmp(d, q->rec + (size_t)s * 32, 32) != 0) {
+        if (!q->bad++ || s < q->first_bad) q->first_bad = s;
+    }
+    q->seg[s] = 0;
+    q->todo--;
+    c->left--;
+    c->vdone += t->i1 - t->i0;
     return TL_OK;
 }
 
-/* After a batch: each chain that moved (it was at i0[k] < S) records its
- * value where chain_record says, and its result when it reached S. */
-static int bundle_after(run_ctx *c, bundle *b, const uint64_t *i0) {
+/* ---- the pool's callbacks: both --------------------------------- */
+/* A worker crashed, hung or sent a bad message: its task runs once more
+ * (from the chain's last value), a second failure ends the task. */
+static int task_lost(void *ctx, const tl_task *t) {
+    run_ctx *c = ctx;
+    grp *q = &c->gr[c->o->verify ? t->tag >> 32 : t->tag];
+    if (++q->attempt > 1) {
+        c->err_g = q->g;
+        c->lost = 1;
+        return TL_EWORKER;
+    }
+    if (c->o->verify) q->seg[(uint32_t)t->tag] = 1;
+    else q->state = G_QUEUED;
+    return TL_OK;
+}
+
+static int task_done(void *ctx) { return ((run_ctx *)ctx)->left == 0; }
+
+static void task_totals(void *ctx, uint64_t *done, uint64_t *total, uint32_t *gdone, uint32_t *gtotal) {
+    const run_ctx *c = ctx;
     const uint64_t S = c->pi->pub.steps;
-    int rc = TL_OK;
-    for (unsigned k = 0; k < b->n && rc == TL_OK; k++) {
-        if (i0[k] >= S) continue;
-        rc = chain_record(c, b->g[k], b->job[k], b->i[k], b->d[k]);
-        if (rc == TL_OK && b->i[k] == S) rc = lane_result(c, b, k);
+    *done = c->vdone;
+    *total = c->vtotal;
+    *gdone = 0;
+    *gtotal = c->n;
+    for (uint32_t k = 0; k < c->n; k++) {
+        const grp *q = &c->gr[k];
+        if (c->o->verify) { *gdone += q->todo == 0; continue; }
+        *done += q->state == G_DONE ? S : q->state == G_RUNNING ? q->base : q->i;
+        *total += S;
+        *gdone += q->state == G_DONE;
     }
-    return rc;
 }
 
-/* The unfinished chains' checkpoints. */
-static int bundle_ckpt(const run_ctx *c, bundle *b) {
-    int rc = TL_OK;
-    for (unsigned k = 0; k < b->n && rc == TL_OK; k++)
-        if (b->i[k] < c->pi->pub.steps) rc = lane_ckpt(c, b, k);
-    return rc;
+/* ---- setting the groups up ------------------------------------------ */
+/* Group task: each chain from where chain_start says; one already at S
+ * (every segment recorded) has its result committed at once. */
+static int chain_setup(run_ctx *c, grp *q) {
+    int resumed = 0, rc = chain_start(c, q->g, q->job, q->ckpt, &q->i, q->d, &resumed);
+    if (rc) return rc;
+    c->resumed += (uint32_t)resumed;
+    c->left++;
+    return q->i >= c->pi->pub.steps ? chain_result(c, q) : TL_OK;
 }
 
-/* Report the bundle's progress (a bundle of one: that group's chain); 1 =
- * the caller asked to stop. */
-static int bundle_progress(const run_ctx *c, const bundle *b, double t0, uint64_t done0, double now) {
-    const uint64_t S = c->pi->pub.steps;
-    uint64_t done = 0;
-    unsigned slow = 0;
-    for (unsigned k = 0; k < b->n; k++) {
-        done += b->i[k];
-        if (b->i[k] < b->i[slow]) slow = k;
-    }
-    tl_progress p = {0};
-    p.hashes_total = (uint64_t)b->n * S;
-    p.hashes_done = done;
-    p.rate = now > t0 ? (double)(done - done0) / (now - t0) : 0;
-    p.eta_seconds = p.rate > 0 ? (double)(p.hashes_total - done) / p.rate : -1;
-    p.groups_total = b->n;
-    p.group = b->g[slow];
-    p.step = b->i[slow];
-    return c->o->progress(&p, c->o->progress_ctx) != 0;
-}
-
-/* A bundle of n groups' chains in this process (SHA3 chains
- * advance together in SIMD lanes, tl_stepper_run_multi; RandomX bundles
- * hold one group): each from where chain_start says, each batch stopping
- * at every running chain's next record boundary so chain_record sees each
- * chain's segment ends, each result committed when its chain reaches S,
- * the unfinished chains checkpointed every checkpoint_seconds and on a
- * stop.  The checkpoint, .segs and result files are a lone chain's, byte
- * for byte (the same chain values at the same steps). */
-static int run_bundle(run_ctx *c, tl_work *w, const uint32_t *gs, const tl_job *jobs, unsigned n, int show) {
-    const tl_task_opts *o = c->o;
-    const uint64_t S = c->pi->pub.steps, C = TL_PLAN_VERIFIES(c->pi) ? c->pi->ckpt_steps : 0;
-    if (n < 1 || n > TL_BUNDLE_MAX) return TL_EINVAL;
-    bundle *b = sodium_malloc(sizeof *b);
-    lane_paths *path = calloc(n, sizeof *path);
-    if (!b || !path) {
-        if (b) sodium_free(b);
-        free(path);
-        return TL_ENOMEM;
-    }
-    memset(b, 0, sizeof *b);
-    b->path = path;
-    int rc = bundle_open(c, b, gs, jobs, n);
-    double every = o->checkpoint_seconds > 0 ? o->checkpoint_seconds : 60;
-    double pint = o->progress_interval > 0 ? o->progress_interval : 0.5;
-    double t0 = util_now(), last_ck = t0, last_p = t0;
-    uint64_t i0[TL_BUNDLE_MAX], end[TL_BUNDLE_MAX], rec[TL_BUNDLE_MAX], done0 = 0, left = 0;
-    for (unsigned k = 0; k < n; k++) { done0 += b->i[k]; left += b->i[k] < S; end[k] = S; rec[k] = C; }
-    while (rc == TL_OK && left) {
-        memcpy(i0, b->i, sizeof i0);
-        if ((rc = tl_stepper_run_multi(b->sp, n, w, b->i, end, rec, b->d))) break;
-        double now = util_now();
-        if ((rc = bundle_after(c, b, i0))) break;
-        left = 0;
-        for (unsigned k = 0; k < n; k++) left += b->i[k] < S;
-        int stop = o->stop && *o->stop;
-        if ((now - last_ck >= every || stop) && left) {
-            if ((rc = bundle_ckpt(c, b))) break;
-            last_ck = now;
-        }
-        if (stop) { rc = TL_EINTR; break; }
-        if (show && o->progress && now - last_p >= pint) {
-            last_p = now;
-            if (bundle_progress(c, b, t0, done0, now)) {
-                (void)bundle_ckpt(c, b);
-                rc = TL_EINTR;
-            }
-        }
-    }
-    sodium_free(b);
-    free(path);
-    return rc;
-}
-
-/* ---- a verification task's group -------------------------------- */
-/* Recompute group g's picked segments from its recorded chain values and
- * record each result (kind VERIFIED: the value this task got, equal or
- * not) in the group's .verify file.  TL_EWORKER when one differs. */
-static int verify_group(run_ctx *c, tl_work *w, uint32_t g, const tl_job *job, int show) {
+/* Verification task: the group's recorded chain (complete, or TL_EFORMAT:
+ * the group task has not finished), what is already checked (.verify),
+ * and the picked segments left. */
+static int verify_setup(run_ctx *c, grp *q) {
     const tl_plan_info *pi = c->pi;
-    const tl_task_opts *o = c->o;
-    const uint32_t ns = pi->nseg;
-    char vpath[PATH_MAX];
-    if (tl_plan_path(vpath, sizeof vpath, c->dir, "verify", g)) return TL_EINVAL;
-    tl_plan_chain r = { .val = sodium_malloc(((size_t)ns + 1) * 32) };
-    uint8_t *done = calloc((size_t)ns + 1, 1), d[32];
-    tl_plan_checks vr = { .state = done };
-    int rc = r.val && done ? TL_OK : TL_ENOMEM;
-    if (rc == TL_OK) {
-        memcpy(r.val, job->seed, 32);
-        rc = tl_plan_chain_read(c->dir, pi, g, job->rkey, 0, &r);
+    tl_plan_chain r = { .val = q->rec };
+    tl_plan_checks vr = { .state = q->seg };
+    memcpy(q->rec, q->job->seed, 32);
+    int rc = tl_plan_chain_read(c->dir, pi, q->g, q->job->rkey, 0, &r);
+    if (rc == TL_OK && r.have < pi->nseg) rc = TL_EFORMAT;
+    if (rc == TL_OK) rc = tl_plan_checks_read(c->dir, pi, q->g, q->job->rkey, 1, &r, &vr);
+    if (rc) return rc;
+    q->bad = vr.bad;
+    q->first_bad = vr.first_bad;
+    for (uint32_t s = 1; s <= pi->nseg; s++) {
+        q->seg[s] = !q->seg[s] && tl_plan_verify_pick(q->job->rkey, s, pi->verify_ppm);
+        if (!q->seg[s]) continue;
+        q->todo++;
+        c->vtotal += tl_plan_seg_end(pi, s) - tl_plan_seg_end(pi, s - 1);
     }
-    if (rc == TL_OK && r.have < ns) rc = TL_EFORMAT;    /* the group task has not finished */
-    if (rc == TL_OK) rc = tl_plan_checks_read(c->dir, pi, g, job->rkey, 1, &r, &vr);
-    uint64_t total = 0, dn = 0;
-    for (uint32_t k = 1; rc == TL_OK && k <= ns; k++)
-        if (!done[k] && tl_plan_verify_pick(job->rkey, k, pi->verify_ppm))
-            total += tl_plan_seg_end(pi, k) - tl_plan_seg_end(pi, k - 1);
-    double pint = o->progress_interval > 0 ? o->progress_interval : 0.5, t0 = util_now(), last_p = t0;
-    uint32_t bad = vr.bad;
-    if (bad) c->resumed = (int)vr.first_bad;
-    for (uint32_t k = 1; rc == TL_OK && k <= ns; k++) {
-        if (done[k] || !tl_plan_verify_pick(job->rkey, k, pi->verify_ppm)) continue;
-        uint64_t i = tl_plan_seg_end(pi, k - 1), end = tl_plan_seg_end(pi, k);
-        tl_stepper sp;
-        tl_stepper_init(&sp, g, 0);
-        memcpy(d, r.val + (size_t)(k - 1) * 32, 32);
-        while (rc == TL_OK && i < end) {
-            uint64_t i0 = i;
-            if ((rc = tl_stepper_run(&sp, w, &i, end, 0, d))) break;
-            dn += i - i0;
-            double now = util_now();
-            if (o->stop && *o->stop) rc = TL_EINTR;
-            if (rc == TL_OK && show && o->progress && now - last_p >= pint) {
-                last_p = now;
-                tl_progress p = {0};
-                p.hashes_total = total;
-                p.hashes_done = dn;
-                p.rate = now > t0 ? (double)dn / (now - t0) : 0;
-                p.eta_seconds = p.rate > 0 ? (double)(total - dn) / p.rate : -1;
-                p.groups_total = 1;
-                p.group = g;
-                p.step = i;
-                if (o->progress(&p, o->progress_ctx)) rc = TL_EINTR;
-            }
-        }
-        if (rc) break;
-        rc = tl_seg_file_append(AT_FDCWD, vpath, pi->D, g, TL_SEG_VERIFIED, end, d, (long)getpid(), c->host, job->rkey);
-        if (sodium_memcmp(d, r.val + (size_t)k * 32, 32) != 0 && bad++ == 0) c->resumed = (int)k;  /* the first */
-    }
-    if (rc == TL_OK && bad) rc = TL_EWORKER;
-    sodium_memzero(d, sizeof d);
-    if (r.val) sodium_free(r.val);
-    free(done);
-    return rc;
-}
-
-/* What one process runs: a verification task's group (bundles of one) or
- * a group task's bundle of n groups. */
-static int run_one(run_ctx *c, tl_work *w, const uint32_t *gs, const tl_job *jobs, unsigned n, int show) {
-    return c->o->verify ? verify_group(c, w, gs[0], jobs, show) : run_bundle(c, w, gs, jobs, n, show);
+    c->left += q->todo;
+    return TL_OK;
 }
 
 /* What went wrong with group g, in words. */
 static void group_err(char *err, size_t errlen, const run_ctx *c, uint32_t g, int r, uint32_t first_bad) {
     const tl_plan_info *pi = c->pi;
-    if (r == TL_EINTR)
-        tl_set_err(err, errlen, "group %u: interrupted (%s)", g, c->o->verify ? "what was checked is recorded" : "checkpointed");
+    if (c->lost)
+        tl_set_err(err, errlen, "group %u: its worker process failed twice (it crashed, hung or sent a bad message); "
+                   "%s: run the task again", g, c->o->verify ? "what was checked is recorded" : "its chain is checkpointed");
     else if (c->o->verify && r == TL_EFORMAT)
         tl_set_err(err, errlen, "group %u: its chain is not complete in results/group-%04u.segs: group task %u must "
                    "finish first", g, g, TL_PLAN_TASK_OF(pi, g));
@@ -347,20 +332,19 @@ static void group_err(char *err, size_t errlen, const run_ctx *c, uint32_t g, in
         tl_set_err(err, errlen, "group %u: %s", g, tl_strerror(r));
 }
 
-/* What went wrong with a bundle of n groups (one: group_err), in words;
- * sig: the signal its process died of (0 = none). */
-static void bundle_err(char *err, size_t errlen, const run_ctx *c, const uint32_t *gs, unsigned n, int r,
-                       uint32_t first_bad, int sig) {
-    char who[TL_BUNDLE_MAX * 12 + 8];
-    size_t at = (size_t)snprintf(who, sizeof who, "group%s", n > 1 ? "s" : "");
-    for (unsigned k = 0; k < n && at < sizeof who; k++)
-        at += (size_t)snprintf(who + at, sizeof who - at, "%s %u", k ? "," : "", gs[k]);
-    if (sig)
-        tl_set_err(err, errlen, "%s: %s process died (signal %d)", who, n > 1 ? "their" : "its", sig);
-    else if (n == 1)
-        group_err(err, errlen, c, gs[0], r, first_bad);
-    else
-        tl_set_err(err, errlen, "%s: %s", who, r == TL_EINTR ? "interrupted (checkpointed)" : tl_strerror(r));
+/* A stopped task: "group G" or "groups G1, G2, ...": the ones not finished. */
+static void stopped_err(char *err, size_t errlen, const run_ctx *c) {
+    char who[512];
+    unsigned m = 0;
+    size_t at = 0;
+    who[0] = 0;
+    for (uint32_t k = 0; k < c->n && at < sizeof who; k++) {
+        const grp *q = &c->gr[k];
+        if (c->o->verify ? q->todo == 0 : q->state == G_DONE) continue;
+        at += (size_t)snprintf(who + at, sizeof who - at, "%s %u", m++ ? "," : "", q->g);
+    }
+    tl_set_err(err, errlen, "group%s%s: interrupted (%s)", m > 1 ? "s" : "", who,
+               c->o->verify ? "what was checked is recorded" : "checkpointed");
 }
 
 int tl_plan_task(const char *dir, uint32_t task, const tl_task_opts *o, tl_task_stats *stats,
@@ -375,6 +359,8 @@ int tl_plan_task(const char *dir, uint32_t task, const tl_task_opts *o, tl_task_
     tl_job *jobs = NULL;
     uint32_t *pend = NULL;
     tl_work *w = NULL;
+    run_ctx c = { .dir = dir, .pi = pi, .o = o };
+    uint8_t *arena = NULL, *segs = NULL;
     uint8_t wsk[32], wpk[32];
     char path[PATH_MAX];
     int rc = tl_plan_info_load(dir, pi, err, errlen);
@@ -425,6 +411,7 @@ int tl_plan_task(const char *dir, uint32_t task, const tl_task_opts *o, tl_task_
         }
         pend[np++] = g;
     }
+    sodium_memzero(wsk, sizeof wsk);   /* the job files are open */
     if (np == 0) goto out;
     tl_mode mode = o->mode == TL_MODE_DEFAULT ? pi->mode : o->mode;
     if ((rc = tl_work_new(&w, pi->pub.work, pi->pub.key, mode))) {
@@ -432,67 +419,70 @@ int tl_plan_task(const char *dir, uint32_t task, const tl_task_opts *o, tl_task_
                 mode == TL_MODE_FULL ? "full" : "light", tl_strerror(rc));
         goto out;
     }
-    run_ctx c = { .dir = dir, .pi = pi, .o = o };
+    /* the groups' state: values in one secure arena (a chain's value, or a
+     * verification's recorded chain), file names and flags in plain memory */
+    const size_t per = o->verify ? ((size_t)pi->nseg + 1) * 32 : 32;
+    c.gr = calloc(np, sizeof *c.gr);
+    arena = sodium_malloc(np * per);
+    if (o->verify) segs = calloc(np, (size_t)pi->nseg + 1);
+    if (!c.gr || !arena || (o->verify && !segs)) { rc = TL_ENOMEM; goto out; }
+    c.n = np;
     if (gethostname(c.host, sizeof c.host - 1) != 0) strcpy(c.host, "localhost");
     c.host[TL_HOST_MAX - 1] = 0;
-    /* bundles of B groups (SHA3 lanes, tl_pool_bundle; RandomX and
-     * verification: 1), one process per bundle when there are several */
-    const uint32_t B = o->verify ? 1 : tl_pool_bundle(pi->pub.work, np, util_cpus_usable());
-    const uint32_t nb = (np + B - 1) / B;
-    if (nb == 1) {
-        rc = run_one(&c, w, pend, jobs, np, 1);
-        if (rc) bundle_err(err, errlen, &c, pend, np, rc, o->verify ? (uint32_t)c.resumed : 0, 0);
-        else { st.computed = np; st.resumed = o->verify ? 0 : (uint32_t)c.resumed; }
-        goto out;
-    }
-    /* Several bundles: one process each, sharing the work function. */
-    pid_t *pids = calloc(nb, sizeof *pids);
-    if (!pids) { rc = TL_ENOMEM; goto out; }
-    fflush(NULL);
-    for (uint32_t k = 0; k < nb; k++) {
-        uint32_t b0 = k * B, bn = np - b0 < B ? np - b0 : B;
-        pid_t pid = fork();
-        if (pid < 0) { rc = TL_EWORKER; break; }
-        if (pid == 0) {
-            prctl(PR_SET_PDEATHSIG, SIGTERM);
-            for (uint32_t m = 0; m < np; m++) if (m < b0 || m >= b0 + bn) sodium_memzero(&jobs[m], sizeof jobs[m]);
-            sodium_memzero(wsk, sizeof wsk);
-            int r = run_one(&c, w, pend + b0, jobs + b0, bn, 0);
-            sodium_memzero(jobs + b0, bn * sizeof *jobs);
-            tl_work_free_vm(w);
-            /* exit status = -code for the engine, time-lock and age ranges
-             * (-1..-299 of include/rxlock/error.h; those a task raises fit in
-             * 1..254); anything else, a post-quantum code included, reads as
-             * 255: a worker failure (TL_EWORKER) */
-            _exit(r == TL_OK ? 0 : r < 0 && r > -255 ? -r : 255);
+    for (uint32_t k = 0; k < np && rc == TL_OK; k++) {
+        grp *q = &c.gr[k];
+        q->g = pend[k];
+        q->job = &jobs[k];
+        if (tl_plan_path(q->ckpt, sizeof q->ckpt, dir, "ckpt", q->g) ||
+            tl_plan_path(q->result, sizeof q->result, dir, "result", q->g) ||
+            tl_plan_path(q->verify, sizeof q->verify, dir, "verify", q->g)) {
+            rc = TL_EINVAL;
+        } else if (o->verify) {
+            q->rec = arena + k * per;
+            q->seg = segs + k * ((size_t)pi->nseg + 1);
+            rc = verify_setup(&c, q);
+        } else {
+            q->d = arena + k * per;
+            rc = chain_setup(&c, q);
         }
-        pids[k] = pid;
+        if (rc) group_err(err, errlen, &c, q->g, rc, 0);
     }
-    int forwarded = 0;
-    for (uint32_t k = 0; k < nb; k++) {
-        uint32_t b0 = k * B, bn = np - b0 < B ? np - b0 : B;
-        int status = 0;
-        while (pids[k] > 0 && waitpid(pids[k], &status, 0) < 0) {
-            if (errno != EINTR) { status = -1; break; }
-            if (o->stop && *o->stop && !forwarded) {
-                for (uint32_t m = 0; m < nb; m++) if (pids[m] > 0) kill(pids[m], SIGTERM);
-                forwarded = 1;
-            }
+    if (rc) goto out;
+    /* The pool: a group task's chains in bundles of B (SHA3 lanes,
+     * tl_pool_bundle; RandomX: 1), one worker per bundle, all at once (the
+     * task has a core per group); a verification task's segments, one
+     * worker per group. */
+    const unsigned B = o->verify ? 1 : tl_pool_bundle(pi->pub.work, np, util_cpus_usable());
+    tl_pool_cb cb = {
+        .ctx = &c, .next = o->verify ? verify_next : chain_next, .value = o->verify ? verify_value : chain_value,
+        .lost = task_lost, .done = task_done, .totals = task_totals, .lanes = B,
+        .ckpt = o->verify ? NULL : chain_ckpt_cb,
+        .ckpt_seconds = o->checkpoint_seconds > 0 ? o->checkpoint_seconds : 60,
+    };
+    tl_gen_opts go = {
+        .workers = o->verify ? np : (np + B - 1) / B, .progress = o->progress, .progress_ctx = o->progress_ctx,
+        .progress_interval = o->progress_interval, .stop = o->stop,
+    };
+    tl_wipe wipe = { .p = { jobs, arena }, .len = { np * sizeof *jobs, np * per }, .fd = { -1, -1 } };
+    rc = tl_pool_run(w, &cb, &wipe, &go);
+    if (rc == TL_EINTR) stopped_err(err, errlen, &c);
+    else if (rc && c.err_g) group_err(err, errlen, &c, c.err_g, rc, 0);
+    else if (rc) tl_set_err(err, errlen, "the task's worker processes: %s", tl_strerror(rc));
+    for (uint32_t k = 0; rc == TL_OK && k < np; k++)
+        if (c.gr[k].bad) {
+            rc = TL_EWORKER;
+            group_err(err, errlen, &c, c.gr[k].g, rc, c.gr[k].first_bad);
         }
-        if (pids[k] <= 0) continue;
-        if (WIFEXITED(status) && WEXITSTATUS(status) == 0) { st.computed += bn; continue; }
-        int code = WIFEXITED(status) ? WEXITSTATUS(status) : 0;
-        int r = code > 0 && code < 255 ? -code : TL_EWORKER;
-        if (rc == TL_OK || rc == TL_EINTR) {
-            rc = r;
-            bundle_err(err, errlen, &c, pend + b0, bn, r, 0, WIFSIGNALED(status) ? WTERMSIG(status) : 0);
-        }
+    if (rc == TL_OK) {
+        st.computed = o->verify ? np : c.computed;
+        st.resumed = o->verify ? 0 : c.resumed;
     }
-    if (rc == TL_OK && o->stop && *o->stop) rc = TL_EINTR;
-    free(pids);
 out:
     if (w) tl_work_free(w);
     if (jobs) sodium_free(jobs);
+    if (arena) sodium_free(arena);
+    free(c.gr);
+    free(segs);
     free(pend);
     sodium_memzero(wsk, sizeof wsk);
     if (pi) { sodium_memzero(pi, sizeof *pi); free(pi); }

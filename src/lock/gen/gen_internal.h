@@ -130,12 +130,18 @@ typedef struct {
     /* A value the worker `pid` reported: d_i(g) (i = t->i1: the end).
      * 0 = go on, 1 = drop the task (kill it; not a failure), < 0 = fail. */
     int  (*value)(void *ctx, const tl_task *t, uint64_t i, const uint8_t d[32], long pid);
-    void (*reached)(void *ctx, const tl_task *t, uint64_t i);   /* progress */
+    void (*reached)(void *ctx, const tl_task *t, uint64_t i);   /* progress (optional) */
     int  (*lost)(void *ctx, const tl_task *t);      /* crashed / hung / lied: 0 = re-run, < 0 = fail */
     int  (*done)(void *ctx);                        /* 1 = nothing left      */
     void (*totals)(void *ctx, uint64_t *done, uint64_t *total, uint32_t *gdone, uint32_t *gtotal);
-    void (*tick)(void *ctx);                        /* about every 0.1 s */
+    void (*tick)(void *ctx);                        /* about every 0.1 s (optional) */
     unsigned lanes;          /* tasks per worker, 1..TL_BUNDLE_MAX (0 = 1) */
+    /* Optional (a checkpointing pool, as a cluster task is): a task's value
+     * d_i inside its run, reported every ckpt_seconds and when the pool is
+     * stopped (its workers are asked to report and end, not killed: up to
+     * 10 s).  0 = go on, < 0 = fail. */
+    int  (*ckpt)(void *ctx, const tl_task *t, uint64_t i, const uint8_t d[32]);
+    double ckpt_seconds;
 } tl_pool_cb;
 
 /* The number of worker processes tl_pool_run starts for o. */

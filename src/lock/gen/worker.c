@@ -30,6 +30,7 @@
 #define MSG_PROGRESS 1u            /* step reached; no value                 */
 #define MSG_VALUE    2u            /* the value at a checkpoint step         */
 #define MSG_RESULT   3u            /* the value at the task's end i1         */
+#define MSG_CKPT     4u            /* a value inside a segment (tl_pool_cb.ckpt) */
 enum {                             /* byte offsets in a message              */
     MSG_OFF_MAGIC = 0, MSG_OFF_TYPE = 4, MSG_OFF_GROUP = 8, MSG_OFF_LANE = 12,
     MSG_OFF_STEP = 16, MSG_OFF_VALUE = 24, MSG_OFF_MAC = 56, MSG_SIZE = 72   /* < PIPE_BUF: atomic */
@@ -63,7 +64,7 @@ static int msg_decode(msg *x, const uint8_t m[MSG_SIZE], const uint8_t mk[32]) {
     x->lane = tl_get32(m + MSG_OFF_LANE);
     x->step = tl_get64(m + MSG_OFF_STEP);
     memcpy(x->value, m + MSG_OFF_VALUE, 32);
-    return x->type >= MSG_PROGRESS && x->type <= MSG_RESULT ? 0 : -1;
+    return x->type >= MSG_PROGRESS && x->type <= MSG_CKPT ? 0 : -1;
 }
 
 /* ---- test-only fault injection ------------------------------------------ */
@@ -108,11 +109,19 @@ static void child_fault(const char *kind, int fd) {
     }
 }
 
-/* Run the bundle t[0..nt-1] through the stepper (chain_steps.c, as a
- * cluster task does): every call advances all unfinished tasks by the same
- * n (up to the nearest checkpoint, end or test flip of any of them), then
- * each task that moved reports its checkpoint, end or progress. */
-static void child_main(tl_work *w, tl_task *t, unsigned nt, int fd, const uint8_t mk_in[32], const tl_wipe *wipe) {
+/* A checkpointing pool's child: the parent's SIGTERM (or a SIGINT / SIGTERM
+ * sent to the whole job) asks it to report where each chain is and end. */
+static volatile sig_atomic_t child_stop;
+static void on_child_stop(int sig) { (void)sig; child_stop = 1; }
+
+/* Run the bundle t[0..nt-1] through the stepper (chain_steps.c): every call
+ * advances all unfinished tasks by the same n (up to the nearest value
+ * step, end or test flip of any of them), then each task that moved
+ * reports its value, end or progress.  ck > 0 (a checkpointing pool): every
+ * ck seconds, and when asked to stop, each unfinished task also reports
+ * where it is (MSG_CKPT); after a stop the child ends. */
+static void child_main(tl_work *w, tl_task *t, unsigned nt, int fd, const uint8_t mk_in[32], const tl_wipe *wipe,
+                       double ck) {
     uint8_t d[TL_BUNDLE_MAX][32], mk[32];
     uint64_t i[TL_BUNDLE_MAX], i0[TL_BUNDLE_MAX], end[TL_BUNDLE_MAX], every[TL_BUNDLE_MAX], half[TL_BUNDLE_MAX];
     tl_stepper sp[TL_BUNDLE_MAX];
@@ -132,12 +141,18 @@ static void child_main(tl_work *w, tl_task *t, unsigned nt, int fd, const uint8_
     }
     for (unsigned k = 0; k < TL_WIPE_MAX; k++)   /* this child needs only its bundle's start values */
         if (wipe->p[k]) sodium_memzero(wipe->p[k], wipe->len[k]);
-    double last = util_now();
+    double last = util_now(), last_ck = last;
     int rc = 0;
     for (;;) {
         unsigned left = 0;
         for (unsigned c = 0; c < nt; c++) left += i[c] < end[c];
         if (left == 0 || rc) break;
+        if (ck > 0 && (child_stop || util_now() - last_ck >= ck)) {
+            for (unsigned c = 0; c < nt && rc == 0; c++)
+                if (i[c] < end[c] && i[c] > t[c].i0) rc = msg_send(fd, mk, MSG_CKPT, &t[c], c, i[c], d[c]);
+            last_ck = util_now();
+            if (child_stop) break;
+        }
         memcpy(i0, i, sizeof i0);
         rc = tl_stepper_run_multi(sp, nt, w, i, end, every, d);
         double t1 = util_now();
@@ -243,13 +258,13 @@ static int spawn(pool *P) {
             close(p[0]);
             for (unsigned j = 0; j < P->nw; j++) if (P->sl[j].fd >= 0) close(P->sl[j].fd);
             for (int j = 0; j < 2; j++) if (P->wipe->fd[j] >= 0) close(P->wipe->fd[j]);
-            signal(SIGINT, SIG_DFL);
-            signal(SIGTERM, SIG_DFL);
+            signal(SIGINT, P->cb->ckpt ? on_child_stop : SIG_DFL);
+            signal(SIGTERM, P->cb->ckpt ? on_child_stop : SIG_DFL);
             signal(SIGPIPE, SIG_DFL);
             prctl(PR_SET_PDEATHSIG, SIGKILL);
             if (getppid() == 1) _exit(1);
             for (unsigned j = 0; j < P->nw; j++) sodium_memzero(P->sl[j].t, sizeof P->sl[j].t);
-            child_main(P->w, t, nt, p[1], P->mk, P->wipe);
+            child_main(P->w, t, nt, p[1], P->mk, P->wipe, P->cb->ckpt ? P->cb->ckpt_seconds : 0);
         }
         close(p[1]);
         slot *s = &P->sl[k];
@@ -305,10 +320,13 @@ static int decode(pool *P, slot *s, double now) {
     else if (st != LANE_DROPPED) {
         s->at[lane] = x.step;
         if (x.type == MSG_RESULT) s->state[lane] = LANE_ENDED;
-        if (x.type != MSG_PROGRESS) {
+        if (x.type == MSG_CKPT) {
+            if (!P->cb->ckpt) rc = 1;
+            else if ((rc = P->cb->ckpt(P->cb->ctx, t, x.step, x.value)) > 0) rc = 0;
+        } else if (x.type != MSG_PROGRESS) {
             rc = P->cb->value(P->cb->ctx, t, x.step, x.value, (long)s->pid);
             if (rc == 1) { s->state[lane] = LANE_DROPPED; rc = 0; }
-        } else P->cb->reached(P->cb->ctx, t, x.step);
+        } else if (P->cb->reached) P->cb->reached(P->cb->ctx, t, x.step);
         if (rc == 0 && slot_finished(s, &dropped) && dropped) rc = 3;
     }
     sodium_memzero(&x, sizeof x);
@@ -361,6 +379,33 @@ static int report(pool *P, double now, double t_start, uint64_t done_start) {
     return o->progress(&p, o->progress_ctx) ? TL_EINTR : TL_OK;
 }
 
+/* Drain (a checkpointing pool, stopped): ask every worker to report where
+ * its chains are and end (SIGTERM), and hand on what it sends until each
+ * pipe closes or TL_POOL_DRAIN_SECONDS pass. */
+#define TL_POOL_DRAIN_SECONDS 10.0
+static void drain(pool *P) {
+    for (unsigned k = 0; k < P->nw; k++) if (P->sl[k].pid > 0) kill(P->sl[k].pid, SIGTERM);
+    double deadline = util_now() + TL_POOL_DRAIN_SECONDS;
+    for (;;) {
+        unsigned np = 0;
+        for (unsigned k = 0; k < P->nw; k++)
+            if (P->sl[k].pid > 0) { P->pf[np].fd = P->sl[k].fd; P->pf[np].events = POLLIN; P->pf[np].revents = 0; np++; }
+        double now = util_now();
+        if (np == 0 || now >= deadline) return;
+        int pr = poll(P->pf, np, 100);
+        if (pr < 0 && errno != EINTR) return;
+        for (unsigned k = 0, q = 0; k < P->nw && pr > 0; k++) {
+            slot *s = &P->sl[k];
+            if (s->pid <= 0) continue;
+            short rev = P->pf[q++].revents;
+            if (!(rev & (POLLIN | POLLHUP | POLLERR))) continue;
+            int r = decode(P, s, now);
+            if (r == 2) (void)reap(s);
+            else if (r != 0) kill_slot(s);
+        }
+    }
+}
+
 int tl_pool_run(tl_work *w, const tl_pool_cb *cb, const tl_wipe *wipe, const tl_gen_opts *o) {
     pool P = { .w = w, .cb = cb, .o = o, .wipe = wipe, .nw = tl_pool_workers(o) };
     P.lanes = cb->lanes < 1 ? 1 : cb->lanes > TL_BUNDLE_MAX ? TL_BUNDLE_MAX : cb->lanes;
@@ -411,13 +456,14 @@ int tl_pool_run(tl_work *w, const tl_pool_cb *cb, const tl_wipe *wipe, const tl_
         if (rc == TL_OK && o->stop && *o->stop) rc = TL_EINTR;
         if (rc == TL_OK && now - t_tick >= 0.1) {   /* what the scheduler tracks, saved often */
             t_tick = now;
-            cb->tick(cb->ctx);
+            if (cb->tick) cb->tick(cb->ctx);
         }
         if (rc == TL_OK && (now - t_prog >= pint || cb->done(cb->ctx))) {
             t_prog = now;
             if (o->progress) rc = report(&P, now, t_start, done_start);
         }
     }
+    if (rc == TL_EINTR && cb->ckpt) drain(&P);
     for (unsigned k = 0; k < P.nw; k++) if (P.sl[k].pid > 0 || P.sl[k].fd >= 0) kill_slot(&P.sl[k]);
     sodium_memzero(P.mk, sizeof P.mk);
     sodium_memzero(P.sl, P.nw * sizeof *P.sl);
