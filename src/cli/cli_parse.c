@@ -37,8 +37,10 @@ int cli_parse_double(const char *s, double lo, double hi, double *out) {
     return 0;
 }
 
-/* "90", "90s", "1.5h", "1h30m", "2d12h": NULL and *out, or why not. */
-static const char *duration(const char *s, double *out) {
+/* "90", "90s", "1.5h", "1h30m", "2d12h": NULL and *out, or why not.
+ * need_unit: a bare number ("10") is refused (a time-lock's length: ten
+ * seconds or ten days is not a guess to make for the user). */
+static const char *duration(const char *s, double *out, int need_unit) {
     double total = 0;
     int parts = 0;
     if (!*s) return "empty";
@@ -51,6 +53,7 @@ static const char *duration(const char *s, double *out) {
         switch (*end) {
         case 0:
             if (parts) return "a number after a unit needs its own unit";
+            if (need_unit) return "a bare number: give its unit (10s, 10m, 10h, 10d, 10w or 10y)";
             mul = 1; break;
         case 's': mul = 1; break;
         case 'm': mul = 60; break;
@@ -69,21 +72,24 @@ static const char *duration(const char *s, double *out) {
     return NULL;
 }
 
-int cli_parse_duration(const char *s, double *out) { return duration(s, out) ? -1 : 0; }
+int cli_parse_duration(const char *s, double *out) { return duration(s, out, 0) ? -1 : 0; }
 
-int cli_parse_seconds_opt(const char *cmd, const char *opt, const char *s, double lo, double hi, double *out) {
+int cli_parse_span_opt(const char *cmd, const char *opt, const char *s, double lo, double hi, double *out) {
     double v;
-    const char *why = duration(s, &v);
+    const char *why = duration(s, &v, 1);
     if (why) return cli_usage_error(cmd, "%s '%s': %s", opt, s, why);
     if (v < lo || v > hi) return cli_usage_error(cmd, "%s '%s': want %g..%g seconds", opt, s, lo, hi);
     *out = v;
     return CLI_OK;
 }
 
-const char *cli_duration_error(const char *s) {
+int cli_parse_seconds_opt(const char *cmd, const char *opt, const char *s, double lo, double hi, double *out) {
     double v;
-    const char *why = duration(s, &v);
-    return why ? why : "invalid";
+    const char *why = duration(s, &v, 0);
+    if (why) return cli_usage_error(cmd, "%s '%s': %s", opt, s, why);
+    if (v < lo || v > hi) return cli_usage_error(cmd, "%s '%s': want %g..%g seconds", opt, s, lo, hi);
+    *out = v;
+    return CLI_OK;
 }
 
 int cli_parse_mode(const char *s, tl_mode *out) {

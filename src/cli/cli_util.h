@@ -78,8 +78,9 @@ int cli_parse_duration(const char *s, double *out);   /* "7d", "90m", "3600", "1
 /* A duration option (--checkpoint-every 5m) within lo..hi seconds: CLI_OK,
  * or the usage exit code after a message echoing the value and why. */
 int cli_parse_seconds_opt(const char *cmd, const char *opt, const char *s, double lo, double hi, double *out);
-/* Why cli_parse_duration refused s: "unknown unit (...)", ... (static). */
-const char *cli_duration_error(const char *s);
+/* A time-lock's length (lock --time, beacon --every / --opens-after): as
+ * cli_parse_seconds_opt, but a bare number is refused: its unit is said. */
+int cli_parse_span_opt(const char *cmd, const char *opt, const char *s, double lo, double hi, double *out);
 int cli_parse_mode(const char *s, tl_mode *out);      /* "light" / "full" */
 int cli_parse_pin(const char *hex, uint8_t pin[32]);  /* 64 hex digits */
 

@@ -129,7 +129,7 @@ static int beacon_init(int argc, char **argv) {
         }
         switch (c) {
         case OPT_EVERY:
-            if ((orc = cli_parse_seconds_opt("beacon init", "--every", optarg, 1, (double)TL_BEACON_MAX_PERIOD, &every))) return orc;
+            if ((orc = cli_parse_span_opt("beacon init", "--every", optarg, 1, (double)TL_BEACON_MAX_PERIOD, &every))) return orc;
             break;
         case OPT_AHEAD:
             if (cli_parse_u64(optarg, 1, TL_BEACON_MAX_AHEAD, &ahead)) return cli_usage_error("beacon init", "--ahead: want 1..%u", TL_BEACON_MAX_AHEAD);

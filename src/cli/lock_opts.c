@@ -92,9 +92,7 @@ int cli_lock_opt(cli_lock_opts *o, int c, const char *arg, const char *cmd) {
         if (cli_parse_u64(arg, 1, TL_MAX_STEPS, &o->steps)) return cli_usage_error(cmd, "--steps: want 1..2^40");
         return 0;
     case 't':
-        if (cli_parse_duration(arg, &o->duration))
-            return cli_usage_error(cmd, "--time '%s': %s", arg, cli_duration_error(arg));
-        return 0;
+        return cli_parse_span_opt(cmd, "--time", arg, 0, HUGE_VAL, &o->duration);
     case 'r':
         if (cli_parse_double(arg, 1e-9, 1e15, &o->rate))
             return cli_usage_error(cmd, "--rate '%s': want a positive number of hashes/s", arg);

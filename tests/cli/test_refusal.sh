@@ -48,6 +48,9 @@ for j in "" "--journal j3.log"; do
   nothing_left "unlock wrong pin $j" out.txt s.txt.rxlock.journal j3.log
   check "unlock wrong pin: one line" test "$(wc -l < "$TMP/.err")" -eq 1
 done
+expect_rc 2 "lock --time without a unit" "$R" lock --time 10 -o bare.json
+check "bare --time: says to give a unit" grep -q "a bare number: give its unit" "$TMP/.err"
+check "bare --time: nothing written" test ! -e bare.json
 expect_rc 2 "unlock bad pin hex" "$R" unlock s.txt.rxlock -o out.txt --signer-pin abc
 expect_rc 0 "unlock right pin" "$R" unlock s.txt.rxlock -o out.txt --signer-pin "$pin" -q
 check "unlock right pin: plaintext" cmp -s out.txt s.txt
