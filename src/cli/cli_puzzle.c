@@ -3,6 +3,7 @@
 #include "cli/cli_puzzle.h"
 #include "cli/cli.h"
 #include "cli/cli_util.h"
+#include "rxlock/age.h"
 #include "rxlock/container.h"
 #include "util/util.h"
 #include <errno.h>
@@ -126,4 +127,22 @@ int cli_puzzle_load(const char *path, int allow_container, tl_puzzle **pz, int *
         return cli_error("%s: neither a puzzle (a JSON object from rxlock lock or assemble) nor a .rxlock file", path);
     if (tl_puzzle_load(path, pz, err, sizeof err)) return cli_error("%s", err);
     return CLI_OK;
+}
+
+int cli_container_payload_check(const char *path) {
+    char *json = NULL, err[256] = "";
+    size_t len = 0;
+    off_t off = 0;
+    int fd = open(path, O_RDONLY | O_CLOEXEC);
+    if (fd < 0) return cli_error("%s: %s", path, strerror(errno));
+    int rc = tl_container_parse(fd, &json, &len, &off, err, sizeof err);
+    free(json);
+    if (rc == 0 && lseek(fd, off, SEEK_SET) != off) rc = TL_AGE_EIO;
+    else if (rc == 0) rc = age_check_fd(fd);
+    else rc = TL_AGE_EHEADER;
+    int e = errno;
+    close(fd);
+    if (rc == 0) return CLI_OK;
+    return cli_error("%s: the encrypted payload is unusable (%s)", path,
+                     rc == TL_AGE_EIO ? strerror(e) : err[0] ? err : age_strerror(rc));
 }

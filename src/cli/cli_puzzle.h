@@ -18,6 +18,10 @@ const char *cli_kind_hint(cli_file_kind k);
  * allow_container a .rxlock file gives its puzzle (*was_container = 1).
  * CLI_OK, or CLI_FAIL after one message. */
 int cli_puzzle_load(const char *path, int allow_container, tl_puzzle **pz, int *was_container);
+/* A container file's encrypted payload, as far as it can be checked
+ * without the key (age_check_fd: the age header's syntax, the STREAM's
+ * length): CLI_OK, or CLI_FAIL after saying what is wrong. */
+int cli_container_payload_check(const char *path);
 
 /* A failed tl_solve, named by its real cause: the journal (path, errno:
  * ELOOP, EROFS, ENOSPC; in use by a running solve; another version; not a

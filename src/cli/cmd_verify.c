@@ -17,8 +17,10 @@ const char cmd_verify_usage[] =
     "Check a puzzle's structure (fields, bounds, version, header digest, epoch\n"
     "key) and its Ed25519 signature, without solving it.  A .rxlock file's\n"
     "puzzle is checked (its notice text is not authenticated: what this prints\n"
-    "is).  A version 2 signature covers the header and every wrap; a version 1\n"
-    "puzzle's signature covers the header only, and verify says so.\n"
+    "is), and its encrypted payload's age header and length (not what it\n"
+    "holds: that needs the key; not from standard input).  A version 2\n"
+    "signature covers the header and every wrap; a version 1 puzzle's\n"
+    "signature covers the header only, and verify says so.\n"
     "  --signer-pin HEX   require a valid signature by this public key (64 hex)\n"
     "  -q, --quiet        print nothing on success\n"
     "  --json             the result as one JSON object on stdout\n"
@@ -51,6 +53,9 @@ int cmd_verify(int argc, char **argv) {
     int container = 0;
     if (cli_puzzle_load(path, 1, &pz, &container)) return CLI_FAIL;
     int ret = cli_check_puzzle(path, pz, pinhex ? pin : NULL);
+    /* a container's payload: what can be checked without the key */
+    int payload = container && strcmp(path, "-") != 0;
+    if (ret == CLI_OK && payload) ret = cli_container_payload_check(path);
     char s[65] = "";
     if (pz->has_signer) util_hex_encode(s, pz->signer, 32);
     const char *covers = !pz->has_signer ? "nothing (unsigned)"
@@ -67,6 +72,11 @@ int cmd_verify(int argc, char **argv) {
                (unsigned long long)pz->steps, pz->has_signer ? "signed by " : "unsigned",
                pz->has_signer ? s : "", pz->test_only ? " (TEST-ONLY puzzle)" : "");
         if (pz->has_signer) printf("%s: the signature covers the %s\n", path, covers);
+        if (payload)
+            printf("%s: the encrypted payload's age header is well formed and its length fits age's chunks (a cut "
+                   "inside the last chunk shows only when it is opened)\n", path);
+        else if (container)
+            printf("%s: the encrypted payload was not checked (standard input: only the puzzle is read)\n", path);
         if (container)
             printf("%s: the notice text is not authenticated: rely on the lines above, not on it\n", path);
     }

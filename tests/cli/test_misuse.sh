@@ -177,6 +177,12 @@ check "6: ... naming it" grep -q 'low-order point' "$TMP/.err"
 # --- 7. inspect / verify read .rxlock files; the notice says it is not authenticated
 expect_rc 0 "7: verify FILE.rxlock" "$R" verify s.txt.rxlock
 check "7: verify says the notice is not authenticated" grep -q 'notice text is not authenticated' "$TMP/.out"
+check "7: verify checked the payload's shape" grep -q "payload's age header is well formed" "$TMP/.out"
+# a container cut inside its age header (or its nonce) fails verify, before anyone solves it
+off=$(grep -abo '^-> ' s.txt.rxlock | head -1 | cut -d: -f1)
+head -c $((off + 20)) s.txt.rxlock > cut.rxlock
+expect_rc 1 "7: verify of a container cut in its payload's header" "$R" verify cut.rxlock
+check "7: ... says the payload is unusable" grep -q 'encrypted payload is unusable' "$TMP/.err"
 expect_rc 0 "7: inspect FILE.rxlock" "$R" inspect --no-estimate s.txt.rxlock
 check "7: inspect shows the real parameters" grep -q '^work: *sha3-256, 1 group x 100 steps' "$TMP/.out"
 check "7: the notice's own rules say so" grep -q '^# These notice lines are not authenticated' s.txt.rxlock
