@@ -247,10 +247,11 @@ static int spawn(pool *P) {
         if (nt == 0) { sodium_memzero(t, sizeof t); return TL_OK; }
         for (unsigned c = 0; c < nt; c++) t[c].bundled = nt;
         int p[2], rc = TL_OK;
-        pid_t pid = -1;
+        pid_t pid = -1, parent = -1;
         if (pipe(p) != 0) rc = TL_EWORKER;
         else {
             fflush(NULL);
+            parent = getpid();
             if ((pid = fork()) < 0) { close(p[0]); close(p[1]); rc = TL_EWORKER; }
         }
         if (rc) { sodium_memzero(t, sizeof t); return rc; }
@@ -262,7 +263,7 @@ static int spawn(pool *P) {
             signal(SIGTERM, P->cb->ckpt ? on_child_stop : SIG_DFL);
             signal(SIGPIPE, SIG_DFL);
             prctl(PR_SET_PDEATHSIG, SIGKILL);
-            if (getppid() == 1) _exit(1);
+            if (getppid() != parent) _exit(1);   /* the parent died before PDEATHSIG was set (it may be PID 1: a container) */
             for (unsigned j = 0; j < P->nw; j++) sodium_memzero(P->sl[j].t, sizeof P->sl[j].t);
             child_main(P->w, t, nt, p[1], P->mk, P->wipe, P->cb->ckpt ? P->cb->ckpt_seconds : 0);
         }
