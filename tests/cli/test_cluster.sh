@@ -390,6 +390,18 @@ for i in 0 1; do "$R" group --verify VS $i --worker-key keys/wvs.key -q; done
 expect_rc 0 "assemble sampled" "$R" assemble VS --planner-key keys/pvs.key -o vs.json
 expect_rc 0 "inspect sampled" "$R" inspect vs.json
 check "inspect: sampled, the rest UNVERIFIED" grep -q 'sampled: [0-9]* of 16 chain segments recomputed and matched; the others are UNVERIFIED' "$TMP/.out"
+# a group task's worker crashes: its chain runs once more from its last
+# value; a worker that crashes every time fails the task, naming the group
+expect_rc 0 "plan WF" "$R" plan --work sha3-256 --groups 2 --steps 40000 --checkpoint-steps 10000 --batch 2 --planner-key keys/pwf.key --worker-key keys/wwf.key -o WF
+RXLOCK_TEST_WORKER_FAULT=crash:2 expect_rc 0 "a crashed worker: its chain runs again" "$R" group WF 0 --worker-key keys/wwf.key
+check "crashed once: both results" test -e WF/results/group-0001.result -a -e WF/results/group-0002.result
+expect_rc 0 "crashed once: the verification task" "$R" group --verify WF 0 --worker-key keys/wwf.key
+expect_rc 0 "crashed once: verified and assembled" "$R" assemble WF --planner-key keys/pwf.key -o wf.json
+rm -f WF/results/group-0002.*
+RXLOCK_TEST_WORKER_FAULT=crash:2:all expect_rc 1 "a worker that crashes every time: the task fails" "$R" group WF 0 --worker-key keys/wwf.key
+check "crashes every time: names the group" grep -q 'group 2: its worker process failed twice' "$TMP/.err"
+check "crashes every time: no result" test ! -e WF/results/group-0002.result
+expect_rc 0 "crashes every time: a re-run without the fault finishes" "$R" group WF 0 --worker-key keys/wwf.key
 unset RXLOCK_TEST_INSECURE RXLOCK_TEST_SEED
 R=$RXLOCK
 
