@@ -347,6 +347,115 @@ static void stopped_err(char *err, size_t errlen, const run_ctx *c) {
                c->o->verify ? "what was checked is recorded" : "checkpointed");
 }
 
+/* Open groups st->first..st->last's job files with the worker key: the
+ * groups to compute (pend[0..*np-1], their jobs in jobs[]), the rest
+ * counted as present (a valid result and, for a verified plan, every
+ * segment record: a group task skips them). */
+static int open_jobs(const char *dir, const tl_plan_info *pi, const tl_task_opts *o, const uint8_t wsk[32],
+                     tl_task_stats *st, tl_job *jobs, uint32_t *pend, uint32_t *np, char *err, size_t errlen) {
+    const uint32_t G = pi->pub.groups;
+    const uint64_t S = pi->pub.steps;
+    char path[PATH_MAX];
+    *np = 0;
+    for (uint32_t g = st->first; g <= st->last; g++) {
+        uint8_t jf[TL_JOB_SIZE], res[TL_RESULT_SIZE];
+        tl_job *j = &jobs[*np];
+        if (tl_plan_path(path, sizeof path, dir, "job", g) || read_exact(path, jf, sizeof jf) != 0) {
+            tl_set_err(err, errlen, "group %u: %s: missing or not a job file", g, path);
+            return TL_EFORMAT;
+        }
+        int rc = tl_job_open(j, jf, pi->D, g, wsk);
+        if (rc == TL_OK && (j->work != pi->pub.work || j->groups != G || j->steps != S ||
+                            memcmp(j->id, pi->pub.id, 16) || memcmp(j->key, pi->pub.key, 32) ||
+                            memcmp(j->planner_pk, pi->planner_pk, 32)))
+            rc = TL_EFORMAT;
+        if (rc) {
+            tl_set_err(err, errlen, "group %u: %s does not open with this plan's worker key (%s)", g, path,
+                    rc == TL_EAUTH ? "tampered or another plan's" : "another plan's or another group's");
+            return rc;
+        }
+        if (!o->verify && tl_plan_path(path, sizeof path, dir, "result", g) == 0 && read_exact(path, res, sizeof res) == 0 &&
+            tl_result_check(res, pi->D, g, S, j->rkey, NULL) == TL_OK && chain_recorded(dir, pi, g, j->rkey)) {
+            st->present++;
+            continue;
+        }
+        pend[(*np)++] = g;
+    }
+    return TL_OK;
+}
+
+/* Compute (or check) the np groups pend[] with their jobs[] on the worker
+ * pool, the work function w shared by the workers. */
+static int run_groups(run_ctx *c, tl_work *w, tl_job *jobs, const uint32_t *pend, uint32_t np, tl_task_stats *st,
+                      char *err, size_t errlen) {
+    const tl_plan_info *pi = c->pi;
+    const tl_task_opts *o = c->o;
+    /* the groups' state: values in one secure arena (a chain's value, or a
+     * verification's recorded chain), file names and flags in plain memory */
+    const size_t per = o->verify ? ((size_t)pi->nseg + 1) * 32 : 32;
+    uint8_t *arena = sodium_malloc(np * per), *segs = o->verify ? calloc(np, (size_t)pi->nseg + 1) : NULL;
+    int rc = TL_OK;
+    c->gr = calloc(np, sizeof *c->gr);
+    if (!c->gr || !arena || (o->verify && !segs)) { rc = TL_ENOMEM; goto out; }
+    c->n = np;
+    if (gethostname(c->host, sizeof c->host - 1) != 0) strcpy(c->host, "localhost");
+    c->host[TL_HOST_MAX - 1] = 0;
+    for (uint32_t k = 0; k < np && rc == TL_OK; k++) {
+        grp *q = &c->gr[k];
+        q->g = pend[k];
+        q->job = &jobs[k];
+        if (tl_plan_path(q->ckpt, sizeof q->ckpt, c->dir, "ckpt", q->g) ||
+            tl_plan_path(q->result, sizeof q->result, c->dir, "result", q->g) ||
+            tl_plan_path(q->verify, sizeof q->verify, c->dir, "verify", q->g)) {
+            rc = TL_EINVAL;
+        } else if (o->verify) {
+            q->rec = arena + k * per;
+            q->seg = segs + k * ((size_t)pi->nseg + 1);
+            rc = verify_setup(c, q);
+        } else {
+            q->d = arena + k * per;
+            rc = chain_setup(c, q);
+        }
+        if (rc) group_err(err, errlen, c, q->g, rc, 0);
+    }
+    if (rc) goto out;
+    /* The pool: a group task's chains in bundles of B (SHA3 lanes,
+     * tl_pool_bundle; RandomX: 1), one worker per bundle, all at once (the
+     * task has a core per group); a verification task's segments, one
+     * worker per group. */
+    const unsigned B = o->verify ? 1 : tl_pool_bundle(pi->pub.work, np, util_cpus_usable());
+    tl_pool_cb cb = {
+        .ctx = c, .next = o->verify ? verify_next : chain_next, .value = o->verify ? verify_value : chain_value,
+        .lost = task_lost, .done = task_done, .totals = task_totals, .lanes = B,
+        .ckpt = o->verify ? NULL : chain_ckpt_cb,
+        .ckpt_seconds = o->checkpoint_seconds > 0 ? o->checkpoint_seconds : 60,
+    };
+    tl_gen_opts go = {
+        .workers = o->verify ? np : (np + B - 1) / B, .progress = o->progress, .progress_ctx = o->progress_ctx,
+        .progress_interval = o->progress_interval, .stop = o->stop,
+    };
+    tl_wipe wipe = { .p = { jobs, arena }, .len = { np * sizeof *jobs, np * per }, .fd = { -1, -1 } };
+    rc = tl_pool_run(w, &cb, &wipe, &go);
+    if (rc == TL_EINTR) stopped_err(err, errlen, c);
+    else if (rc && c->err_g) group_err(err, errlen, c, c->err_g, rc, 0);
+    else if (rc) tl_set_err(err, errlen, "the task's worker processes: %s", tl_strerror(rc));
+    for (uint32_t k = 0; rc == TL_OK && k < np; k++)
+        if (c->gr[k].bad) {
+            rc = TL_EWORKER;
+            group_err(err, errlen, c, c->gr[k].g, rc, c->gr[k].first_bad);
+        }
+    if (rc == TL_OK) {
+        st->computed = o->verify ? np : c->computed;
+        st->resumed = o->verify ? 0 : c->resumed;
+    }
+out:
+    if (arena) sodium_free(arena);
+    free(segs);
+    free(c->gr);
+    c->gr = NULL;
+    return rc;
+}
+
 int tl_plan_task(const char *dir, uint32_t task, const tl_task_opts *o, tl_task_stats *stats,
                  char *err, size_t errlen) {
     if (err && errlen) err[0] = 0;
@@ -357,16 +466,11 @@ int tl_plan_task(const char *dir, uint32_t task, const tl_task_opts *o, tl_task_
     if (!pi) return TL_ENOMEM;
     tl_task_stats st = {0};
     tl_job *jobs = NULL;
-    uint32_t *pend = NULL;
+    uint32_t *pend = NULL, np = 0;
     tl_work *w = NULL;
-    run_ctx c = { .dir = dir, .pi = pi, .o = o };
-    uint8_t *arena = NULL, *segs = NULL;
     uint8_t wsk[32], wpk[32];
-    char path[PATH_MAX];
     int rc = tl_plan_info_load(dir, pi, err, errlen);
     if (rc) goto out;
-    const uint32_t G = pi->pub.groups;
-    const uint64_t S = pi->pub.steps;
     if (task >= pi->tasks) {
         tl_set_err(err, errlen, "task index %u out of range (this plan has tasks 0..%u)", task, pi->tasks - 1);
         rc = TL_EINVAL;
@@ -381,108 +485,25 @@ int tl_plan_task(const char *dir, uint32_t task, const tl_task_opts *o, tl_task_
     /* verification task v checks the groups of group task (v + 1) mod T */
     uint32_t gt = o->verify ? (task + 1) % pi->tasks : task;
     st.first = gt * pi->batch + 1;
-    st.last = st.first + pi->batch - 1 < G ? st.first + pi->batch - 1 : G;
-    uint32_t n = st.last - st.first + 1, np = 0;
+    st.last = st.first + pi->batch - 1 < pi->pub.groups ? st.first + pi->batch - 1 : pi->pub.groups;
+    uint32_t n = st.last - st.first + 1;
     jobs = sodium_malloc(n * sizeof *jobs);
     pend = calloc(n, sizeof *pend);
     if (!jobs || !pend) { rc = TL_ENOMEM; goto out; }
-    for (uint32_t g = st.first; g <= st.last; g++) {
-        uint8_t jf[TL_JOB_SIZE], res[TL_RESULT_SIZE];
-        tl_job *j = &jobs[np];
-        if (tl_plan_path(path, sizeof path, dir, "job", g) || read_exact(path, jf, sizeof jf) != 0) {
-            tl_set_err(err, errlen, "group %u: %s: missing or not a job file", g, path);
-            rc = TL_EFORMAT;
-            goto out;
-        }
-        rc = tl_job_open(j, jf, pi->D, g, wsk);
-        if (rc == TL_OK && (j->work != pi->pub.work || j->groups != G || j->steps != S ||
-                            memcmp(j->id, pi->pub.id, 16) || memcmp(j->key, pi->pub.key, 32) ||
-                            memcmp(j->planner_pk, pi->planner_pk, 32)))
-            rc = TL_EFORMAT;
-        if (rc) {
-            tl_set_err(err, errlen, "group %u: %s does not open with this plan's worker key (%s)", g, path,
-                    rc == TL_EAUTH ? "tampered or another plan's" : "another plan's or another group's");
-            goto out;
-        }
-        if (!o->verify && tl_plan_path(path, sizeof path, dir, "result", g) == 0 && read_exact(path, res, sizeof res) == 0 &&
-            tl_result_check(res, pi->D, g, S, j->rkey, NULL) == TL_OK && chain_recorded(dir, pi, g, j->rkey)) {
-            st.present++;
-            continue;
-        }
-        pend[np++] = g;
-    }
+    rc = open_jobs(dir, pi, o, wsk, &st, jobs, pend, &np, err, errlen);
     sodium_memzero(wsk, sizeof wsk);   /* the job files are open */
-    if (np == 0) goto out;
+    if (rc || np == 0) goto out;
     tl_mode mode = o->mode == TL_MODE_DEFAULT ? pi->mode : o->mode;
     if ((rc = tl_work_new(&w, pi->pub.work, pi->pub.key, mode))) {
         tl_set_err(err, errlen, "cannot set up the %s work function (%s mode): %s", tl_work_name(pi->pub.work),
                 mode == TL_MODE_FULL ? "full" : "light", tl_strerror(rc));
         goto out;
     }
-    /* the groups' state: values in one secure arena (a chain's value, or a
-     * verification's recorded chain), file names and flags in plain memory */
-    const size_t per = o->verify ? ((size_t)pi->nseg + 1) * 32 : 32;
-    c.gr = calloc(np, sizeof *c.gr);
-    arena = sodium_malloc(np * per);
-    if (o->verify) segs = calloc(np, (size_t)pi->nseg + 1);
-    if (!c.gr || !arena || (o->verify && !segs)) { rc = TL_ENOMEM; goto out; }
-    c.n = np;
-    if (gethostname(c.host, sizeof c.host - 1) != 0) strcpy(c.host, "localhost");
-    c.host[TL_HOST_MAX - 1] = 0;
-    for (uint32_t k = 0; k < np && rc == TL_OK; k++) {
-        grp *q = &c.gr[k];
-        q->g = pend[k];
-        q->job = &jobs[k];
-        if (tl_plan_path(q->ckpt, sizeof q->ckpt, dir, "ckpt", q->g) ||
-            tl_plan_path(q->result, sizeof q->result, dir, "result", q->g) ||
-            tl_plan_path(q->verify, sizeof q->verify, dir, "verify", q->g)) {
-            rc = TL_EINVAL;
-        } else if (o->verify) {
-            q->rec = arena + k * per;
-            q->seg = segs + k * ((size_t)pi->nseg + 1);
-            rc = verify_setup(&c, q);
-        } else {
-            q->d = arena + k * per;
-            rc = chain_setup(&c, q);
-        }
-        if (rc) group_err(err, errlen, &c, q->g, rc, 0);
-    }
-    if (rc) goto out;
-    /* The pool: a group task's chains in bundles of B (SHA3 lanes,
-     * tl_pool_bundle; RandomX: 1), one worker per bundle, all at once (the
-     * task has a core per group); a verification task's segments, one
-     * worker per group. */
-    const unsigned B = o->verify ? 1 : tl_pool_bundle(pi->pub.work, np, util_cpus_usable());
-    tl_pool_cb cb = {
-        .ctx = &c, .next = o->verify ? verify_next : chain_next, .value = o->verify ? verify_value : chain_value,
-        .lost = task_lost, .done = task_done, .totals = task_totals, .lanes = B,
-        .ckpt = o->verify ? NULL : chain_ckpt_cb,
-        .ckpt_seconds = o->checkpoint_seconds > 0 ? o->checkpoint_seconds : 60,
-    };
-    tl_gen_opts go = {
-        .workers = o->verify ? np : (np + B - 1) / B, .progress = o->progress, .progress_ctx = o->progress_ctx,
-        .progress_interval = o->progress_interval, .stop = o->stop,
-    };
-    tl_wipe wipe = { .p = { jobs, arena }, .len = { np * sizeof *jobs, np * per }, .fd = { -1, -1 } };
-    rc = tl_pool_run(w, &cb, &wipe, &go);
-    if (rc == TL_EINTR) stopped_err(err, errlen, &c);
-    else if (rc && c.err_g) group_err(err, errlen, &c, c.err_g, rc, 0);
-    else if (rc) tl_set_err(err, errlen, "the task's worker processes: %s", tl_strerror(rc));
-    for (uint32_t k = 0; rc == TL_OK && k < np; k++)
-        if (c.gr[k].bad) {
-            rc = TL_EWORKER;
-            group_err(err, errlen, &c, c.gr[k].g, rc, c.gr[k].first_bad);
-        }
-    if (rc == TL_OK) {
-        st.computed = o->verify ? np : c.computed;
-        st.resumed = o->verify ? 0 : c.resumed;
-    }
+    run_ctx c = { .dir = dir, .pi = pi, .o = o };
+    rc = run_groups(&c, w, jobs, pend, np, &st, err, errlen);
 out:
     if (w) tl_work_free(w);
     if (jobs) sodium_free(jobs);
-    if (arena) sodium_free(arena);
-    free(c.gr);
-    free(segs);
     free(pend);
     sodium_memzero(wsk, sizeof wsk);
     if (pi) { sodium_memzero(pi, sizeof *pi); free(pi); }
