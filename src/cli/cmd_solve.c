@@ -6,6 +6,7 @@
 #include "cli/cli_paths.h"
 #include "cli/cli_puzzle.h"
 #include "cli/cli_util.h"
+#include "rxlock/age.h"
 #include "rxlock/rxlock.h"
 #include "cli/progress.h"
 #include "util/util.h"
@@ -144,6 +145,38 @@ static int report_success(const solve_args *a, const tl_solve_stats *st, double 
     return CLI_OK;
 }
 
+/* An earlier run wrote OUT and was stopped before it removed its journal
+ * (which holds the chain values, the secret's precursor): when OUT is an
+ * identity of this puzzle's epoch key, that run is finished here (the
+ * journal removed): 1.  0 = not that case (the usual checks go on). */
+static int finished_before(const solve_args *a) {
+    struct stat so, sj;
+    if (a->force || cli_path_is_std(a->out) || !a->journal || lstat(a->out, &so) != 0 || !S_ISREG(so.st_mode) ||
+        lstat(a->journal, &sj) != 0 || !S_ISREG(sj.st_mode))
+        return 0;
+    tl_puzzle *pz = NULL;
+    uint8_t *key = sodium_malloc(32), pk[32];
+    uint8_t *rcp = sodium_malloc(TL_AGE_PQ_RECIPIENT_BYTES);
+    char have[TL_AGE_PQ_RECIPIENT_MAX], want[TL_AGE_PQ_RECIPIENT_MAX];
+    int pq = 0, same = 0;
+    if (key && rcp && age_identity_file_read_any(a->out, key, &pq) == 0 &&
+        tl_puzzle_load(a->path, &pz, NULL, 0) == TL_OK && tl_puzzle_verify(pz, a->pinhex ? a->pin : NULL) == TL_OK) {
+        int e = pq ? age_pq_public_key(key, rcp) || age_pq_recipient_encode(rcp, have)
+                   : age_public_key(key, pk) || age_recipient_encode(pk, have);
+        e = e || (pz->pq_epoch ? age_pq_recipient_encode(pz->pq_recipient, want)
+                               : age_recipient_encode(pz->epoch_pk, want));
+        same = !e && strcmp(have, want) == 0;
+    }
+    if (key) sodium_free(key);
+    if (rcp) sodium_free(rcp);
+    tl_puzzle_free(pz);
+    if (!same) return 0;
+    if (unlink(a->journal) != 0) return 0;
+    fprintf(stderr, "rxlock: %s already holds this puzzle's identity (an earlier run wrote it and stopped before it "
+            "removed %s): removed the journal; nothing else to do\n", a->out, a->journal);
+    return 1;
+}
+
 int cmd_solve(int argc, char **argv) {
     solve_args a = { .so = { .mode = TL_MODE_FULL } };
     int rc = parse_args(argc, argv, &a);
@@ -154,6 +187,7 @@ int cmd_solve(int argc, char **argv) {
             return cli_error("%s: path too long", a.out);
         a.journal = jpath;
     }
+    if (a.journal == jpath && finished_before(&a)) return CLI_OK;   /* the default journal only: a given one is kept */
     const cli_path files[] = {
         { a.path, "PUZZLE", CLI_PATH_IN }, { a.out, "-o", CLI_PATH_OUT },
         { a.nojournal ? NULL : a.journal, "--journal", CLI_PATH_STATE }

@@ -20,6 +20,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 const char cmd_unlock_usage[] =
@@ -215,7 +216,16 @@ int cmd_unlock(int argc, char **argv) {
         { a.in_path, "FILE", CLI_PATH_IN }, { a.out, "-o", CLI_PATH_OUT },
         { a.save_id, "--save-identity", CLI_PATH_OUT }, { a.journal, "--journal", CLI_PATH_STATE }
     };
-    if ((ret = cli_paths_check(files, sizeof files / sizeof files[0], a.force))) return ret;
+    if ((ret = cli_paths_check(files, sizeof files / sizeof files[0], a.force))) {
+        struct stat so, sj;
+        if (!a.force && !cli_path_is_std(a.out) && lstat(a.out, &so) == 0 && lstat(a.journal, &sj) == 0 &&
+            S_ISREG(sj.st_mode))   /* stopped after the output was written, before the journal was removed */
+            fprintf(stderr, "rxlock: %s and the journal %s are both there: an earlier run wrote %s and stopped "
+                    "before removing the journal (it holds the solved chain state).  If %s is complete, remove %s; "
+                    "or give --force to write it again (the journal makes that quick)\n",
+                    a.out, a.journal, a.out, a.out, a.journal);
+        return ret;
+    }
     int fd = !strcmp(a.in_path, "-") ? stdin_copy() : open(a.in_path, O_RDONLY | O_CLOEXEC);
     if (fd < 0) return cli_error("%s: %s", a.in_path, strerror(errno));
     tl_puzzle *pz = NULL;

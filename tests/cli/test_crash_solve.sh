@@ -70,4 +70,14 @@ check "solve after SIGINT: identity" test "$(idline id3.txt)" = "$(idline want.t
 # garbage file as journal
 printf 'this is not a journal at all, just text of some length........................................' > junk.journal
 expect_rc 1 "junk journal refused" "$R" solve q.json --journal junk.journal -o q.txt
+# stopped after the identity was written, before the journal was removed:
+# the same command finishes that run (the journal holds the chain values)
+printf 'left by a run stopped after writing id3.txt' > id3.txt.journal
+expect_rc 0 "identity written, journal left: the same command finishes" "$R" solve p.json --mode light -o id3.txt
+check "... says so" grep -q 'already holds this puzzle.s identity' "$TMP/.err"
+check "... journal removed, identity kept" test ! -e id3.txt.journal -a "$(idline id3.txt)" = "$(idline want.txt)"
+"$R" keygen -o other.txt 2>/dev/null
+printf 'journal' > other.txt.journal
+expect_rc 1 "another identity at -o: refused as before" "$R" solve p.json --mode light -o other.txt
+check "... the journal untouched" test -e other.txt.journal
 summary

@@ -36,6 +36,12 @@ check "clobber message" grep -q 'use --force' "$TMP/.err"
 mv s.txt s.orig
 expect_rc 0 "unlock" "$RXLOCK" unlock s.txt.rxlock -q --save-identity id.txt
 check "unlocked plaintext matches" cmp -s s.txt s.orig
+# stopped after the plaintext was written, before the journal was removed: the
+# re-run is refused (the output exists) and says what happened and the way out
+printf 'journal left by a stopped run' > s.txt.rxlock.journal
+expect_rc 1 "output and journal both there: refused" "$RXLOCK" unlock s.txt.rxlock -q
+check "... names both and the way out" grep -q 'stopped before removing the journal' "$TMP/.err"
+rm -f s.txt.rxlock.journal
 # the notice's manual path, run as written (a post-quantum identity: rxlock
 # decrypt reads it, Debian's age 1.1 cannot)
 mkdir man && cp s.txt.rxlock man/
