@@ -265,17 +265,91 @@ static int publish_own(const solver *sv, const job *jobs, size_t n) {
     return rc;
 }
 
+/* One pass over the feed: rounds of up to par available epochs, oldest
+ * first, until none is available.  *solved: epoch keys solved now;
+ * *have / *waiting: solved in all / not yet available, after the pass;
+ * *notes: the last round's reasons (malloc'd, may be NULL). */
+static int solve_pass(solver *sv, job *jobs, size_t par, size_t *solved, size_t *have, size_t *waiting, char **notes) {
+    int rc = CLI_OK;
+    size_t notes_len = 0;
+    for (;;) {   /* rounds: each solves up to --parallel available epochs, oldest first */
+        size_t nj = 0;
+        *waiting = 0;
+        free(*notes);
+        *notes = NULL;
+        notes_len = 0;
+        FILE *nf = open_memstream(notes, &notes_len);
+        *have = 0;
+        for (size_t e = 0; e < sv->f->n && rc == CLI_OK; e++) {
+            const tl_beacon_epoch *ep = &sv->f->epochs[e];
+            for (unsigned q = 0; q < ep->nkeys && rc == CLI_OK; q++) {
+                char stem[48], why[256] = "";
+                uint8_t key[32];
+                int pq;
+                bcn_stem(&sv->f->beacon, ep->index, ep->keys[q].kind, stem);
+                int h = have_identity(sv, stem, ep->keys[q].recipient, key, &pq);
+                sodium_memzero(key, sizeof key);
+                if (h < 0) { rc = CLI_FAIL; break; }
+                if (h) { (*have)++; continue; }
+                if (nj == par) { (*waiting)++; continue; }
+                int g = get_puzzle(sv, e, q, &jobs[nj].buf, &jobs[nj].len, why, sizeof why);
+                if (g < 0) { rc = CLI_FAIL; break; }
+                if (!g) {
+                    (*waiting)++;
+                    if (nf) fprintf(nf, "rxlock: epoch %llu: %s\n", (unsigned long long)ep->index, why);
+                    continue;
+                }
+                jobs[nj].e = e;
+                jobs[nj].q = q;
+                nj++;
+            }
+        }
+        if (nf) fclose(nf);
+        if (rc || nj == 0) { for (size_t k = 0; k < nj; k++) free(jobs[k].buf); break; }
+        if (nj == 1) rc = solve_one(sv, &jobs[0]);
+        else {
+            pid_t pids[64];
+            for (size_t k = 0; k < nj; k++) {
+                pids[k] = fork();
+                if (pids[k] == 0) _exit(solve_one(sv, &jobs[k]));
+                if (pids[k] < 0) { rc = cli_error("fork: %s", strerror(errno)); break; }
+            }
+            for (size_t k = 0; k < nj; k++) {
+                int ws = 0;
+                if (pids[k] > 0 && waitpid(pids[k], &ws, 0) == pids[k] && !(WIFEXITED(ws) && WEXITSTATUS(ws) == 0) && !rc)
+                    rc = WIFEXITED(ws) ? WEXITSTATUS(ws) : CLI_FAIL;
+            }
+        }
+        if (rc == CLI_OK && sv->src.own) rc = publish_own(sv, jobs, nj);
+        for (size_t k = 0; k < nj; k++) { free(jobs[k].buf); jobs[k].buf = NULL; }
+        if (rc || *sv->stop) break;
+        *solved += nj;
+    }
+    return rc;
+}
+
+/* --follow: when to look again: the next release in the feed still to
+ * come, or `poll` seconds from now, whichever is first (at least 1 s). */
+static int64_t next_look(const tl_beacon_feed *f, int64_t now, double poll) {
+    int64_t at = now + (int64_t)poll;
+    for (size_t e = 0; e < f->n; e++)
+        if (f->epochs[e].release > now && f->epochs[e].release < at) at = f->epochs[e].release;
+    return at > now ? at : now + 1;
+}
+
 int bcn_cmd_solve(int argc, char **argv) {
     static const struct option opts[] = {
         {"ids", required_argument, 0, 'i'}, {"signer-pin", required_argument, 0, 'p'},
         {"mode", required_argument, 0, 'm'}, {"parallel", required_argument, 0, 'P'},
+        {"follow", no_argument, 0, 'F'}, {"poll", required_argument, 0, 'o'},
         {"quiet", no_argument, 0, 'q'}, {0, 0, 0, 0}
     };
     static solver sv;
     memset(&sv, 0, sizeof sv);
     const char *ids = NULL, *pinhex = NULL;
-    int c, mode_req = -1;
+    int c, mode_req = -1, follow = 0, orc;
     uint64_t par = 1;
+    double poll = 300;
     uint8_t pin[32];
     optind = 1; opterr = 0;
     while ((c = getopt_long(argc, argv, ":q", opts, NULL)) != -1) {
@@ -290,6 +364,10 @@ int bcn_cmd_solve(int argc, char **argv) {
         }
         case 'P':
             if (cli_parse_u64(optarg, 1, 64, &par)) return cli_usage_error("beacon solve", "--parallel: want 1..64");
+            break;
+        case 'F': follow = 1; break;
+        case 'o':
+            if ((orc = cli_parse_seconds_opt("beacon solve", "--poll", optarg, 1, 86400, &poll))) return orc;
             break;
         case 'q': sv.quiet = 1; break;
         case ':': return cli_usage_error("beacon solve", "option '%s' needs a value", argv[optind - 1]);
@@ -315,67 +393,40 @@ int bcn_cmd_solve(int argc, char **argv) {
     size_t solved = 0, have = 0, waiting = 0;
     job *jobs = calloc(par, sizeof *jobs);
     if (!jobs) { rc = cli_error("out of memory"); goto done; }
-    char *notes = NULL;   /* the last round's reasons, said once at the end */
-    size_t notes_len = 0;
-    for (;;) {   /* rounds: each solves up to --parallel available epochs, oldest first */
-        size_t nj = 0;
-        waiting = 0;
-        free(notes);
-        notes = NULL;
-        notes_len = 0;
-        FILE *nf = open_memstream(&notes, &notes_len);
-        have = 0;
-        for (size_t e = 0; e < sv.f->n && rc == CLI_OK; e++) {
-            const tl_beacon_epoch *ep = &sv.f->epochs[e];
-            for (unsigned q = 0; q < ep->nkeys && rc == CLI_OK; q++) {
-                char stem[48], why[256] = "";
-                uint8_t key[32];
-                int pq;
-                bcn_stem(&sv.f->beacon, ep->index, ep->keys[q].kind, stem);
-                int h = have_identity(&sv, stem, ep->keys[q].recipient, key, &pq);
-                sodium_memzero(key, sizeof key);
-                if (h < 0) { rc = CLI_FAIL; break; }
-                if (h) { have++; continue; }
-                if (nj == par) { waiting++; continue; }
-                int g = get_puzzle(&sv, e, q, &jobs[nj].buf, &jobs[nj].len, why, sizeof why);
-                if (g < 0) { rc = CLI_FAIL; break; }
-                if (!g) {
-                    waiting++;
-                    if (nf) fprintf(nf, "rxlock: epoch %llu: %s\n", (unsigned long long)ep->index, why);
-                    continue;
-                }
-                jobs[nj].e = e;
-                jobs[nj].q = q;
-                nj++;
-            }
+    char *notes = NULL;   /* the last round's reasons, said once at the end (or per pass with --follow) */
+    for (;;) {
+        size_t before = solved;
+        rc = solve_pass(&sv, jobs, (size_t)par, &solved, &have, &waiting, &notes);
+        if (!follow || rc || *sv.stop) break;
+        /* --follow: say what this pass did, then wait for the next release
+         * (or the poll), reload the feed and go on; a stop while waiting
+         * ends the solver cleanly (exit 0) */
+        int64_t now = tl_beacon_now(), at = next_look(sv.f, now, poll);
+        char when[64];
+        bcn_time(when, sizeof when, at);
+        if (!sv.quiet) {
+            if (notes && solved == before) fputs(notes, stderr);
+            fprintf(stderr, "rxlock: %zu epoch key%s solved now, %zu solved in all, %zu waiting; looking again at %s\n",
+                    solved - before, solved - before == 1 ? "" : "s", have, waiting, when);
         }
-        if (nf) fclose(nf);
-        if (rc || nj == 0) { for (size_t k = 0; k < nj; k++) free(jobs[k].buf); break; }
-        if (nj == 1) rc = solve_one(&sv, &jobs[0]);
-        else {
-            pid_t pids[64];
-            for (size_t k = 0; k < nj; k++) {
-                pids[k] = fork();
-                if (pids[k] == 0) _exit(solve_one(&sv, &jobs[k]));
-                if (pids[k] < 0) { rc = cli_error("fork: %s", strerror(errno)); break; }
-            }
-            for (size_t k = 0; k < nj; k++) {
-                int ws = 0;
-                if (pids[k] > 0 && waitpid(pids[k], &ws, 0) == pids[k] && !(WIFEXITED(ws) && WEXITSTATUS(ws) == 0) && !rc)
-                    rc = WIFEXITED(ws) ? WEXITSTATUS(ws) : CLI_FAIL;
-            }
+        for (int64_t k = 0; k < at - now && !*sv.stop; k++) sleep(1);
+        if (*sv.stop) break;
+        tl_beacon_feed *nf = NULL;
+        int lr = bcn_feed_load(&sv.src, pinhex ? pin : NULL, 1, &nf);
+        if (lr == CLI_OK) {
+            tl_beacon_feed_free(sv.f);
+            sv.f = nf;
+        } else if (!sv.quiet) {
+            fprintf(stderr, "rxlock: the feed could not be read or was refused (above): solving from the last good "
+                    "one; trying again at the next look\n");
         }
-        if (rc == CLI_OK && sv.src.own) rc = publish_own(&sv, jobs, nj);
-        for (size_t k = 0; k < nj; k++) { free(jobs[k].buf); jobs[k].buf = NULL; }
-        if (rc || *sv.stop) break;
-        solved += nj;
     }
     free(jobs);
-    if (rc == CLI_OK && !sv.quiet && notes) fputs(notes, stderr);
+    if (rc == CLI_OK && !follow && !sv.quiet && notes) fputs(notes, stderr);
     free(notes);
     if (rc == CLI_OK && !sv.quiet)
-        fprintf(stderr, "rxlock: %zu epoch key%s solved now, %zu solved in all, %zu waiting\n", solved,
-                solved == 1 ? "" : "s", have, waiting);
+        fprintf(stderr, "rxlock: %zu epoch key%s solved %s, %zu solved in all, %zu waiting\n", solved,
+                solved == 1 ? "" : "s", follow ? "in this run" : "now", have, waiting);
 done:
     tl_beacon_feed_free(sv.f);
     return rc;

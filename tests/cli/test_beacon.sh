@@ -85,6 +85,19 @@ expect_rc 0 "solve the own DIR" at 1020 beacon solve B --ids IDS -q
 check "identities 0..2 in OUTDIR" sh -c 'test -s IDS/0.txt && test -s IDS/1.txt && test -s IDS/2.txt'
 check "identities are 0600" test "$(stat -c %a IDS/2.txt)" = 600
 check "identities published" test -s B/public/identities/2.txt
+# --follow: a solver that keeps going: solves what is there, waits, reads the
+# feed again and solves each epoch as it is released; SIGTERM ends it cleanly
+RXLOCK_TEST_CLOCK_SKEW=$((start - 1000 + 1020 - $(date +%s))) "$R" beacon solve B --ids IDF --follow --poll 1 \
+  >follow.out 2>follow.err & fp=$!
+k=0; while [ $k -lt 100 ] && ! grep -q 'looking again at' follow.err; do sleep 0.1; k=$((k + 1)); done
+check "follow: solved what was there, then waits" grep -q 'looking again at' follow.err
+check "follow: identity 2" test -s IDF/2.txt
+expect_rc 0 "run at epoch 5's release (releases 3..5, generates more)" at 1050 beacon run B --once --gen-rate 1e6
+k=0; while [ $k -lt 100 ] && [ ! -s IDF/5.txt ]; do sleep 0.1; k=$((k + 1)); done
+check "follow: epoch 5 solved once released" test -s IDF/5.txt
+kill -TERM $fp; wait $fp; frc=$?
+check "follow: SIGTERM ends it with exit 0" test $frc -eq 0
+check "follow: says what the run solved" grep -q 'solved in this run' follow.err
 expect_rc 0 "status after solving" "$R" beacon status B
 check "epoch 2 is solved in the feed" grep -q '^epoch 2  solved' "$TMP/.out"
 expect_rc 0 "decrypt --feed after the solve" at 1020 decrypt --feed B -o out.txt msg.age
