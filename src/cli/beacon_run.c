@@ -33,6 +33,8 @@ typedef struct {
     int64_t last_now;             /* the clock at the last tick */
     tl_mode mode;
     int failed;                   /* a publish failed inside a generation */
+    double gen_seconds;           /* one epoch key's generation here (keeps_up's
+                                     estimate at the measured rate); 0 = none */
 } run_ctx;
 
 static void on_event(const tl_event *ev, void *ctx) {
@@ -178,8 +180,15 @@ static int generate(run_ctx *r, uint64_t E, int kind) {
     size_t len = 0;
     uint8_t pk[32];
     double t0 = util_now();
-    bcn_log("generating epoch %llu%s%s (%u x %llu %s hashes)", (unsigned long long)E, s->kinds == 3 ? " " : "",
-            s->kinds == 3 ? tl_beacon_kind_name(kind) : "", s->groups, (unsigned long long)s->steps, tl_work_name(s->work));
+    char est[96] = "";
+    if (r->gen_seconds > 0) {
+        char d[32];
+        util_format_duration(d, sizeof d, r->gen_seconds);
+        snprintf(est, sizeof est, "; about %s here, verification included", d);
+    }
+    bcn_log("generating epoch %llu%s%s (%u x %llu %s hashes%s)", (unsigned long long)E, s->kinds == 3 ? " " : "",
+            s->kinds == 3 ? tl_beacon_kind_name(kind) : "", s->groups, (unsigned long long)s->steps, tl_work_name(s->work),
+            est);
     int rc = tl_generate(&p, &go, &json, &len, NULL, pk, NULL);
     if (rc) {
         if (*r->stop || rc == TL_EINTR) return -1;
@@ -212,6 +221,7 @@ static int keeps_up(run_ctx *r, double gen_rate) {
     unsigned Weff = W < s->groups ? W : s->groups;
     double work = (double)nk * (double)s->groups * (double)s->steps * (1.0 + verify_share(c));
     double per = work / ((double)Weff * gen_rate);
+    r->gen_seconds = per / (double)nk;
     char ps[32], ev[32], rs[32];
     util_format_duration(ps, sizeof ps, per);
     util_format_duration(ev, sizeof ev, (double)s->every);

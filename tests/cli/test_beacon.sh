@@ -38,6 +38,7 @@ check "init says when every epoch is operator-only" grep -q 'EVERY epoch is oper
 # ---- run --once before the start: three epochs ahead, nothing released
 expect_rc 0 "run --once" "$R" beacon run B --once
 check "run logs a keep-up line" grep -q 'keeps up:' "$TMP/.err"
+check "run says each epoch's generation time before it starts" grep -q 'generating epoch 0 (2 x 10000 sha3-256 hashes; about .* here, verification included)' "$TMP/.err"
 check "three puzzles generated" test "$(ls B/private/puzzles | wc -l)" -eq 3
 check "puzzles private 0600" test "$(stat -c %a B/private/puzzles/0.json)" = 600
 check "no puzzle public" test "$(ls B/public/puzzles | wc -l)" -eq 0
