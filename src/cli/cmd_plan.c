@@ -15,6 +15,7 @@
 #include <math.h>
 #include <stdio.h>
 #include <string.h>
+#include <sys/stat.h>
 
 const char cmd_plan_usage[] =
     "usage: rxlock plan [--work randomx-v2|randomx-v1|sha3-256] --groups G\n"
@@ -240,7 +241,15 @@ int cmd_plan(int argc, char **argv) {
         { lo.calib, "--calibration", CLI_PATH_IN }, { po.planner_key, "--planner-key", CLI_PATH_OUT },
         { po.worker_key, "--worker-key", CLI_PATH_OUT }
     };
-    if (cli_paths_check(files, sizeof files / sizeof files[0], po.force)) return CLI_FAIL;
+    if (cli_paths_check(files, sizeof files / sizeof files[0], po.force)) {
+        char pj[PATH_MAX];
+        struct stat st;
+        if (!po.force && snprintf(pj, sizeof pj, "%s/plan.json", out) < (int)sizeof pj && stat(pj, &st) != 0)
+            fprintf(stderr, "rxlock: %s has no plan.json: if the key files are from a `plan -o %s` that was stopped "
+                    "before it finished, run the same command with --force (nothing of it was handed out); if they "
+                    "belong to another plan, give other key paths (replacing them loses that plan)\n", out, out);
+        return CLI_FAIL;
+    }
     po.batch = (uint32_t)batch;
     po.mode = lo.go.mode;
     po.verify = lo.go.verify;            /* DEFAULT = full on a cluster */

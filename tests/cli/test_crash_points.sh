@@ -11,8 +11,9 @@
 # published that does not verify.  The last line before the summary says
 # how many crash points were covered.  Default: every point of lock -o and
 # lock FILE, every 2nd of solve and unlock, every 3rd of the cluster steps;
-# RXLOCK_TEST_CRASH_ALL=1 walks every point of every command.  `plan` is
-# not walked: a killed plan is made again with --force.
+# RXLOCK_TEST_CRASH_ALL=1 walks every point of every command.  A killed
+# `plan` (every 6th point) is made again by the same command or, as its
+# message says, with --force, and the plan then works.
 . "$(dirname "$0")/lib.sh"
 R=$RXLOCK_TESTBIN
 SHIM=${RXLOCK_SHIM:-$(dirname "$RXLOCK_TESTBIN")/tests/killshim.so}
@@ -132,6 +133,23 @@ for step in "$G0" "$G1" "$V0" "$V1" "$ASM"; do
   NC=$(count cnt $step)
   walk "${step#"$R" }" "$NC" csetup "$step" cluster_ok
 done
+# plan killed at every 2*STRIDE-th point: finished (plan.json is written
+# last), or the same command finishes it or says how to make it again
+# (--force); the plan then works
+rm -rf pw; mkdir pw pw/keys; NP=$(count pw $PLAN); pbad=0; pc=0; k=1
+while [ "$k" -le "$NP" ]; do
+  rm -rf pw; mkdir pw pw/keys
+  killrun pw "$k" $PLAN >/dev/null
+  if [ ! -e pw/PL/plan.json ] && ! (cd pw && $PLAN >/dev/null 2>"$TMP/.perr"); then
+    if ! grep -q 'has no plan.json: if the key files are from a .plan -o PL. that was stopped' "$TMP/.perr" ||
+       ! (cd pw && $PLAN --force >/dev/null 2>&1); then pbad=$((pbad + 1)); echo "plan: killed at $k: no way out" >&2; fi
+  fi
+  (cd pw && $G0 && $G1 && $V0 && $V1 && $ASM) >/dev/null 2>&1 && "$R" verify pw/A.json >/dev/null 2>&1 ||
+    { pbad=$((pbad + 1)); echo "plan: killed at $k: the plan made again does not work" >&2; }
+  pc=$((pc + 1)); k=$((k + STRIDE * 2))
+done
+points=$((points + pc))
+check "plan: $pc of $NP crash points: the same command (or, as it says, --force) makes a working plan ($pbad failed)" test "$pbad" -eq 0
 [ "$gaps" -gt 0 ] && echo "known gap: $gaps point(s) of unlock leave the journal beside a finished output (the re-run says 'already exists')"
-echo "crash points covered: $points (lock -o $N, lock FILE $NF, solve $NS, unlock $NU points per run; cluster stride $STRIDE)"
+echo "crash points covered: $points (lock -o $N, lock FILE $NF, solve $NS, unlock $NU, plan $NP points per run; cluster stride $STRIDE)"
 summary
