@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: ISC */
 /* bench/bench_memcost.c — what this machine charges for the three things a
- * full-mode RandomX loop and a secure JIT cannot avoid (issue 12), measured
+ * full-mode RandomX loop and a secure JIT cannot avoid (the full-mode cost study), measured
  * without RandomX:
  *
  *   latency   a dependent chain of random 8-byte loads over a 2048 MiB region:

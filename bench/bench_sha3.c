@@ -8,7 +8,7 @@
  * fusing is worth) and the puzzle form W(K, m) = SHA3-256(K ‖ m), |K| = 32, |m| = 68
  * (docs/DESIGN.md §1; here m = 36 fixed bytes ‖ d, chained through d), ours via
  * sha3_256_2 against EVP_Digest on the same 100 bytes.
- * Issue 23: the fused puzzle-form chain (sha3_chain_ctr, "ctr-<backend>":
+ * The fused puzzle-form chain (sha3_chain_ctr, "ctr-<backend>":
  * SHA3-256(prefix60 ‖ u64le(i) ‖ d), the step counter i as in the puzzles)
  * on every backend, and every multi-chain backend ("multi-<name>": its lane
  * count of such chains at once, lane 0 the same chain, rate = chain steps

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: ISC */
 /* bench/bench_stall.c — where the x86-64 JIT's full-mode loop spends its
- * time (issue 12): one dataset, one VM, the same dependent chain (the 68-byte
+ * time (the full-mode cost study): one dataset, one VM, the same dependent chain (the 68-byte
  * message of bench.c) run in six loop variants of the test build
  * (rx_jit_test_stall, src/rx/jit.h), alternating A B C D E F, F E D C B A, ...:
  *

@@ -153,7 +153,7 @@ int bench_parse_variant(const char *name, int mode_full, int allow_test, struct 
             if (v->impl == IMPL_REF && v->work == WORK_V2) f |= BENCH_REF_FLAG_V2;
             v->flags = f;
         } else {
-            if (jit && !secure) {   /* issue 23: no non-W^X mode to suggest */
+            if (jit && !secure) {   /* SHA3 lanes and the fused chain: no non-W^X mode to suggest */
                 snprintf(err, errlen, "%s: our JIT is always W^X (code pages flip RW -> RX); name it with -jit-secure", name);
                 return -1;
             }
@@ -335,7 +335,7 @@ int bench_chain(struct bench_worker *w, const uint8_t key[32], uint32_t g, uint6
     memcpy(buf, key, 32);
     memcpy(out, d, 32);
     struct bench_variant *v = w->v;
-    if (v->impl == IMPL_SHA3) {            /* the fused puzzle-form chain (issue 23) */
+    if (v->impl == IMPL_SHA3) {            /* the fused puzzle-form chain */
         uint8_t zero[32] = { 0 };
         tl_chain_message(m, g, 0, zero);   /* K || tag, g, 0: the fixed 60 bytes */
         sha3_chain_ctr(buf, 0, n, d);

@@ -16,7 +16,7 @@
  *   sha3                               ours (include/rxlock/sha3.h): SHA3-256(K ‖ m)
  *                                      fused (sha3_chain_ctr, what tl_work_steps runs)
  *   sha3-sponge                        the same through the generic sponge, one
- *                                      sha3_256 per step (before issue 23)
+ *                                      sha3_256 per step (before the fused chain)
  *   openssl-sha3                       the same chain through OpenSSL EVP_Digest
  *   test-wrong-sha3                    TEST ONLY (needs --test-wrong): the sha3
  *                                      chain with one bit of every digest flipped,

@@ -1,6 +1,6 @@
 #!/bin/sh
 # SPDX-License-Identifier: ISC
-# bench/lock_lanes.sh — issue 23: the wall and CPU time of `rxlock lock
+# bench/lock_lanes.sh — SHA3 lanes and the fused chain: the wall and CPU time of `rxlock lock
 # --work sha3-256` with G groups on W workers, one chain per worker
 # (RXLOCK_SHA3_MULTI=portable: one lane) against workers running bundles of
 # groups in SIMD lanes (avx512x8, avx2x4).  Paired in one session in the

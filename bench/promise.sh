@@ -1,6 +1,6 @@
 #!/bin/sh
 # SPDX-License-Identifier: ISC
-# bench/promise.sh — does a lock keep its promise?  (issue 19)
+# bench/promise.sh — does a lock keep its promise?
 #
 #   sh bench/promise.sh [WORK] [TIME]       WORK randomx-v2 (default) | sha3-256 | randomx-v1
 #                                           TIME a --time DURATION (default 120s)

@@ -1,6 +1,6 @@
 #!/bin/sh
 # SPDX-License-Identifier: ISC
-# bench/verify_overhead.sh — issue 20: the CPU cost of chain verification.
+# bench/verify_overhead.sh — the CPU cost of chain verification.
 # Paired runs of `rxlock lock` in one session, the same deterministic test
 # seed (rxlock-test, test-only mode: the same chains in every run), in the
 # order none / sample:F / full, repeated ROUNDS times; prints the worker CPU

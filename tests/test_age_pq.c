@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: ISC */
 /* tests/test_age_pq.c — the hybrid post-quantum age recipient
- * "mlkem768x25519" (src/age/age_pq.c, issue 21): every C2SP CCTV age
+ * "mlkem768x25519" (src/age/age_pq.c, post-quantum epochs): every C2SP CCTV age
  * testkit "hybrid" vector (tests/vectors/age-hybrid/, 0BSD/CC0: success
  * with the payload's SHA-256, header failure, no match); key strings
  * (age1pq1 of 1,959 characters, no 90-character limit, case rules, the

@@ -102,13 +102,13 @@ static void t_validation(void) {
     CHECK(bad("{\"rxlock_calibration\":2,\"work\":\"sha3-256\",\"mode\":\"light\"," GOOD_TAIL, TL_EFORMAT));
     CHECK(bad("{\"rxlock_calibration\":2,\"work\":\"sha3-256\",\"engine\":\"jit\"," GOOD_TAIL, TL_EFORMAT));
     CHECK(bad("{\"rxlock_calibration\":6,\"work\":\"randomx-v2\",\"mode\":\"light\"," GOOD_TAIL, TL_EVERSION));
-    /* version 3 (issue 19): setup_seconds, windows, load_average required; not in version 2 */
+    /* version 3 (the promise): setup_seconds, windows, load_average required; not in version 2 */
 #define V3_TAIL "\"rate\":10,\"rate_min\":9,\"rate_max\":11,\"seconds\":5,\"cpu\":\"x\",\"created\":\"2026-01-01T00:00:00Z\""
     CHECK(bad("{\"rxlock_calibration\":3,\"work\":\"sha3-256\"," V3_TAIL ",\"setup_seconds\":0.5,\"windows\":5,\"load_average\":0.2}", 0));
     CHECK(bad("{\"rxlock_calibration\":3,\"work\":\"sha3-256\"," V3_TAIL "}", TL_EFORMAT));
     CHECK(bad("{\"rxlock_calibration\":3,\"work\":\"sha3-256\"," V3_TAIL ",\"setup_seconds\":-1,\"windows\":5,\"load_average\":0.2}", TL_EFORMAT));
     CHECK(bad("{\"rxlock_calibration\":2,\"work\":\"sha3-256\"," V3_TAIL ",\"setup_seconds\":0.5,\"windows\":5,\"load_average\":0.2}", TL_EFORMAT));
-    /* version 4 (issue 19): dataset_huge_pages, RandomX only, 0..1, not before version 4 */
+    /* version 4 (the promise): dataset_huge_pages, RandomX only, 0..1, not before version 4 */
 #define V4_RX "{\"rxlock_calibration\":4,\"work\":\"randomx-v2\",\"mode\":\"full\",\"engine\":\"jit\",\"aes\":\"hardware\"," V3_TAIL ",\"setup_seconds\":30,\"windows\":5,\"load_average\":0.2"
     CHECK(bad(V4_RX ",\"dataset_huge_pages\":1}", 0));
     CHECK(bad(V4_RX ",\"dataset_huge_pages\":0}", 0));
@@ -117,7 +117,7 @@ static void t_validation(void) {
     CHECK(bad(V4_RX ",\"dataset_huge_pages\":-0.5}", TL_EFORMAT));
     CHECK(bad("{\"rxlock_calibration\":4,\"work\":\"sha3-256\"," V3_TAIL ",\"setup_seconds\":0,\"windows\":5,\"load_average\":0.2,\"dataset_huge_pages\":1}", TL_EFORMAT));
     CHECK(bad("{\"rxlock_calibration\":3,\"work\":\"randomx-v2\",\"mode\":\"full\",\"engine\":\"jit\",\"aes\":\"hardware\"," V3_TAIL ",\"setup_seconds\":30,\"windows\":5,\"load_average\":0.2,\"dataset_huge_pages\":1}", TL_EFORMAT));
-    /* version 5 (issue 19): allocations, allocation_rates, window_spread: full-mode RandomX, all three */
+    /* version 5 (the promise): allocations, allocation_rates, window_spread: full-mode RandomX, all three */
 #define V5_RX "{\"rxlock_calibration\":5,\"work\":\"randomx-v2\",\"mode\":\"full\",\"engine\":\"jit\",\"aes\":\"hardware\"," V3_TAIL ",\"setup_seconds\":30,\"windows\":6,\"load_average\":0.2,\"dataset_huge_pages\":1"
     CHECK(bad(V5_RX ",\"allocations\":2,\"allocation_rates\":[10,11],\"window_spread\":0.05}", 0));
     CHECK(bad(V5_RX "}", 0));

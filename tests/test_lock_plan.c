@@ -130,7 +130,7 @@ static void on_report(const char *msg, void *ctx) {
     snprintf(last, 256, "%s", msg);
 }
 
-/* issue 20: the sealed segment record of a generation state. */
+/* chain verification: the sealed segment record of a generation state. */
 static void t_seg(void) {
     uint8_t d[32], got[32], f[TL_SEG_SIZE];
     char host[TL_HOST_MAX] = "node-17", h2[TL_HOST_MAX];
@@ -191,7 +191,7 @@ static void t_plan_roundtrip(void) {
     }
     CHECK(tl_plan_task(dir, 1, &to, &st, err, sizeof err) == TL_OK && st.computed == 0 && st.present == 2);
     CHECK(tl_plan_task(dir, 3, &to, &st, err, sizeof err) == TL_EINVAL);
-    /* issue 20: a plan verifies by default: assemble refuses until the
+    /* chain verification: a plan verifies by default: assemble refuses until the
      * verification tasks ran; task v checks the groups of task v + 1. */
     CHECK(tl_plan_assemble(dir, &ao, &json, &len, NULL, pk2, NULL, err, sizeof err) == TL_EAUTH && json == NULL);
     CHECK(strstr(last, "not verified yet") != NULL);

@@ -218,7 +218,7 @@ static void t_randomx_roundtrip(void) {
     }
 }
 
-/* Issue 23: tl_work_steps_multi == L chains of tl_work_step (the generic
+/* SHA3 lanes and the fused chain: tl_work_steps_multi == L chains of tl_work_step (the generic
  * sponge / VM one step at a time) == L tl_work_steps calls, for every chain
  * count 1..19 (full and partial SIMD batches) and random g, i0, d. */
 static void multi_case(tl_work_type t, size_t maxL, uint64_t n) {

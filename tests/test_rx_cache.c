@@ -476,7 +476,7 @@ static void t_vector_items_equal_portable(void) {
     free(buf);
 }
 
-/* issue 19: a clone is the same cache (bytes and programs: same items) in
+/* A clone is the same cache (bytes and programs: same items) in
  * a new allocation; an uninitialised cache cannot be cloned. */
 static void t_clone(void) {
     rx_cache *c = NULL, *fresh = NULL;

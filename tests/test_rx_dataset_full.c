@@ -4,7 +4,7 @@
  * threads, as the product builds it (RX_FLAG_JIT: through the SuperscalarHash
  * JIT where one exists): items against randomx-dataset-items.tsv and
  * rx_cache_item (the portable path),
- * fork() children reading the same pages, a clone (issue 19), and the wipe
+ * fork() children reading the same pages, a clone, and the wipe
  * on free. */
 #include "test.h"
 #include "rxlock/rx.h"
@@ -81,7 +81,7 @@ static void t_fork_shares(void) {
     CHECK(WIFEXITED(st) && WEXITSTATUS(st) == 0);
 }
 
-/* issue 19: a clone is the same 2080 MiB in a new allocation (copied on
+/* A clone is the same 2080 MiB in a new allocation (copied on
  * every usable CPU), and a full-mode VM on it hashes the same. */
 static void t_clone(void) {
     rx_dataset *c = NULL;

@@ -176,7 +176,7 @@ static void t_chain_algebra(void) {
     }
 }
 
-/* ---- issue 23: the counter (puzzle-form) chain, single and multi ---- */
+/* ---- SHA3 lanes and the fused chain: the counter (puzzle-form) chain, single and multi ---- */
 
 static uint64_t rng_state = UINT64_C(0x2545f4914f6cdd1d);
 static uint64_t rnd(void) { return test_rng(&rng_state); }   /* the tests' one PRNG (test.h) */

@@ -109,7 +109,7 @@ if [ -x "$out/tests/test_sha3" ] && [ "$CPU" = max ]; then
     if [ "$got" = "${cb#*:}" ]; then tp=$((tp + 1)); r=ok; else tf=$((tf + 1)); r="FAILED (got '$got')"; fi
     echo "aarch64 -cpu ${cb%%:*}: sha3 backend ${cb#*:}: $r"
   done
-  for cb in max:armv8-sha3x2 cortex-a53:portable; do   # the multi-chain backend (issue 23)
+  for cb in max:armv8-sha3x2 cortex-a53:portable; do   # the multi-chain backend
     got=$(sed -n 's/^sha3 multi backend: \([^,]*\),.*/\1/p' "$out/test_sha3.${cb%%:*}.log")
     if [ "$got" = "${cb#*:}" ]; then tp=$((tp + 1)); r=ok; else tf=$((tf + 1)); r="FAILED (got '$got')"; fi
     echo "aarch64 -cpu ${cb%%:*}: sha3 multi-chain backend ${cb#*:}: $r"

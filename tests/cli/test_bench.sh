@@ -62,7 +62,7 @@ expect_rc 0 "compare scale" bench/compare "$S"
 check "compare prints processes/threads" grep -q 'processes/threads' "$TMP/.out"
 
 # bench_dataset labels our dataset build by the SuperscalarHash form that
-# ran (issue 23: it said "(JIT)" for the vector form); 64 items, byte-checked.
+# ran (SHA3 lanes and the fused chain: it said "(JIT)" for the vector form); 64 items, byte-checked.
 if make -s build/bench/bench_dataset >"$TMP/make.log" 2>&1; then
   DS=$PWD/build/bench/bench_dataset
   expect_rc 0 "bench_dataset: 64 items, datasets identical" "$DS" -n 64 -r 1 -s

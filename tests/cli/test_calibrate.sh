@@ -46,7 +46,7 @@ check "progress line on stderr" grep -q '^calibrate: .*H/s' "$TMP/.err"
 printf '{"rxlock_calibration": 1, "work": "sha3-256", "mode": "light", "rate": 1000.0, "rate_min": 900.0, "rate_max": 1100.0, "seconds": 5.0, "cpu": "test", "created": "2026-01-01T00:00:00Z"}\n' > "$TMP/v1.json"
 expect_rc 0 "version-1 file accepted" "$RXLOCK" lock --work sha3-256 --time 2s --calibration "$TMP/v1.json" --groups 1 -o "$TMP/p.json"
 check "rate source without a SHA3 mode" grep -q '"rate_source": "calibration"' "$TMP/p.json"
-# issue 19: a noisy run is warned about with what to do (the test build
+# the promise: a noisy run is warned about with what to do (the test build
 # stretches one window to twice its time, as a busy machine would)
 if [ -n "${RXLOCK_TESTBIN:-}" ]; then
   expect_rc 0 "a slow window (test build)" env RXLOCK_TEST_CAL_SLOW_WINDOW=1 "$RXLOCK_TESTBIN" calibrate --work sha3-256 --seconds 1 -o "$TMP/slow.json" --force --json
@@ -57,7 +57,7 @@ import json, sys; d = json.load(open(sys.argv[1])); assert d["spread"] > 0.10, d
   check "a v5 file without dataset_huge_pages or allocations for sha3" python3 -c '
 import json, sys; d = json.load(open(sys.argv[1])); assert d["rxlock_calibration"] == 5 and "dataset_huge_pages" not in d and "allocations" not in d' "$TMP/.out"
 fi
-# issue 19: full-mode RandomX measures several placements of the dataset
+# the promise: full-mode RandomX measures several placements of the dataset
 for n in 0 9 x 1.5; do
   expect_rc 2 "--allocations $n refused" "$RXLOCK" calibrate --allocations "$n"
   check "--allocations $n: the refusal says the range" grep -q -- "--allocations '$n': need a whole number 1..8" "$TMP/.err"

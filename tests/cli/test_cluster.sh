@@ -24,7 +24,7 @@ HAVE_YAML=0; python3 -c 'import yaml' 2>/dev/null && HAVE_YAML=1
 
 # run_slurm DIR INDEX: what slurmd does for one array task: run the batch
 # script with bash and the task's environment.  run_slurm_verify: the same
-# for the verification array (slurm-verify.sbatch, issue 20).
+# for the verification array (slurm-verify.sbatch).
 run_slurm() { SLURM_ARRAY_TASK_ID=$2 SLURM_ARRAY_JOB_ID=1 SLURM_JOB_ID=$(( 100 + $2 )) RXLOCK=$R bash "$1/slurm.sbatch"; }
 run_slurm_verify() { SLURM_ARRAY_TASK_ID=$2 SLURM_ARRAY_JOB_ID=2 SLURM_JOB_ID=$(( 200 + $2 )) RXLOCK=$R bash "$1/slurm-verify.sbatch"; }
 # k8s_cmd DIR: the pod's command from the manifest, one argument per line,
@@ -103,7 +103,7 @@ assert "secret" in vols["worker-key"] and "persistentVolumeClaim" in vols["plan"
 ' P/k8s-job.yaml
 fi
 
-# --- the job files' settings (issue 25) ---------------------------------------------
+# --- the job files' settings ---------------------------------------------
 check "no rate: no --time, says why" sh -c "! grep -q '^#SBATCH --time' P/slurm.sbatch && grep -q '^# No --time: the plan has no rate' P/slurm.sbatch"
 check "node worker key as given" grep -qx "export RXLOCK_WORKER_KEY=\${RXLOCK_WORKER_KEY:-$TMP/keys/worker.key}" P/slurm.sbatch
 check "light, batch 1: --mem=544M (RandomX) / sha3 136M" grep -qx '#SBATCH --mem=136M' P/slurm.sbatch
@@ -294,7 +294,7 @@ check "checkpoint removed" test ! -e B/results/group-0001.ckpt
 flipbyte B/jobs/group-0002.job 0
 expect_rc 1 "B: job 2 damaged" "$R" group B 1 --worker-key keys/wb.key
 
-# --- issue 20: a verified plan: group array, verification array, assemble ---------
+# --- a verified plan: group array, verification array, assemble ---------
 VLOCK="--work sha3-256 --groups 4 --steps 40000 --checkpoint-steps 10000"
 VOPT="$VLOCK --batch 2"
 # shellcheck disable=SC2086
@@ -414,7 +414,7 @@ check "batch: cpus-per-task 3" grep -qx '#SBATCH --cpus-per-task=3' S/slurm.sbat
 for i in 2 0 1; do run_slurm S $i > "s-$i.log" 2>&1 & done; wait
 check "batch: last task has group 7 only" grep -q 'groups 7..7' s-2.log
 check "batch: 7 results" test "$(ls S/results/*.result | wc -l)" -eq 7
-# issue 20: verified by default; the verification array's tasks fork per group too
+# chain verification: verified by default; the verification array's tasks fork per group too
 for i in 1 2 0; do run_slurm_verify S $i > "sv-$i.log" 2>&1 & done; wait
 check "batch: verification task 2 checks groups 1..3" grep -q 'task 2 (groups 1..3): every picked segment matched' sv-2.log
 check "batch: 7 verification files" test "$(ls S/results/*.verify | wc -l)" -eq 7
@@ -492,7 +492,7 @@ if [ "${RXLOCK_TEST_SLURM:-0}" = 1 ]; then
     expect_rc 0 "slurm: assemble" "$R" assemble SL --planner-key keys/ps.key -o sl.json
     expect_rc 0 "slurm: solve" "$R" solve sl.json -o sl-id.txt
     check "slurm: solves to the planned recipient" test "$(publine sl-id.txt)" = "$rcps"
-    # issue 20: a verified plan, submitted as plan says (slurm-submit.sh: the
+    # chain verification: a verified plan, submitted as plan says (slurm-submit.sh: the
     # verification array after the group array, --dependency=afterok)
     expect_rc 0 "slurm: verified plan" "$R" plan --work sha3-256 --groups 4 --steps 40000 --batch 2 --checkpoint-steps 10000 \
       --slurm-time 10m --slurm-partition local --node-worker-key "$TMP/keys/wsv.key" \

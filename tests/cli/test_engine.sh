@@ -50,7 +50,7 @@ if [ $jit_here -eq 1 ]; then
   expect_rc 0 "calibrate jit --json" "$T" calibrate --work randomx-v2 --mode light --seconds 0.1 -o jit.json --json
   check "calibrate: file says jit" grep -q '"engine": "jit"' jit.json
   check "calibrate --json: engine jit, no fallback" grep -q '"engine":"jit".*"fallback":null' "$TMP/.out"
-  # issue 19: a light-mode rate never sizes a RandomX puzzle
+  # the promise: a light-mode rate never sizes a RandomX puzzle
   expect_rc 1 "lock refuses a light-mode calibration" "$T" lock --work randomx-v2 --mode light --time 5s --calibration jit.json --groups 1 -o pj.json
   check "light refusal: says why" grep -q 'a light-mode rate .* cannot size a RandomX puzzle: anyone with 2.3 GiB' "$TMP/.err"
   check "light refusal: says by how much" grep -q '2.7-4.5x faster (recorded), so it would open in as little as' "$TMP/.err"
@@ -86,7 +86,7 @@ if [ $jit_here -eq 1 ]; then
   check "solve jit: no warning" sh -c "! grep -q warning '$TMP/.err'"
 fi
 
-# --- issue 19: the one mode policy (the test build's low-memory switch) ------
+# --- the promise: the one mode policy (the test build's low-memory switch) ------
 lowmem='warning: full mode needs 2.3 GiB, not available here (RXLOCK_TEST_LOWMEM=1): using light mode, 2.7-4.5x slower'
 RXLOCK_TEST_LOWMEM=1 expect_rc 0 "solve, low memory: light" "$T" solve p.json -o lm1.txt
 check "solve, low memory: one warning line" test "$(grep -c "$lowmem" "$TMP/.err")" -eq 1

@@ -41,7 +41,7 @@ cd "$TMP" || exit 1
 
 expect_rc 0 "plan (defaults)" "$R" plan --work sha3-256 --groups 3 --steps 100 --planner-key keys/p1.key --worker-key keys/w1.key -o A
 check "defaults: valid Job" valid A/k8s-job.yaml
-check "defaults: valid verification Job (issue 20)" valid A/k8s-verify-job.yaml
+check "defaults: valid verification Job" valid A/k8s-verify-job.yaml
 expect_rc 0 "plan (every k8s option, full mode, batch 2)" "$R" plan --work randomx-v2 --mode full --groups 5 --steps 100 \
   --batch 2 --image registry.example.org/team/rxlock:0.1.0 --pvc rxlock-shared:plans/b --namespace timelock \
   --k8s-user 1000:2000 --planner-key keys/p2.key --worker-key keys/w2.key -o B

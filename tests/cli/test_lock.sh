@@ -186,7 +186,7 @@ check "truncated solve: one line" one_line
 expect_rc 1 "oversized" "$R" verify big.json
 check "oversized: one line" one_line
 check "oversized: says so" grep -q 'larger than' "$TMP/.err"
-# issue 19: version-1 puzzles (made before puzzle version 2) still solve
+# the promise: version-1 puzzles (made before puzzle version 2) still solve
 V=${RXLOCK_VECTORS:-$OLDPWD/tests/vectors}
 expect_rc 0 "version-1 puzzle: solve" "$R" solve "$V/puzzle-v1.json" -o v1id.txt
 check "version-1 puzzle: the identity it was made with" test "$(idline v1id.txt)" = "$(idline "$V/puzzle-v1.identity")"

@@ -1,5 +1,5 @@
 # SPDX-License-Identifier: ISC
-# tests/cli/test_lock_multi.sh — issue 23: `rxlock lock --work sha3-256`
+# tests/cli/test_lock_multi.sh — SHA3 lanes and the fused chain: `rxlock lock --work sha3-256`
 # with workers that run bundles of groups in SIMD lanes (avx512x8, avx2x4)
 # writes the same puzzle, byte for byte (test-only deterministic mode), as
 # the single-chain path (RXLOCK_SHA3_MULTI=portable: one lane, one group
@@ -8,7 +8,7 @@
 # a flipped bit in a bundled group's chain is caught by verification,
 # named, corrected, and the puzzle is the clean one.  `rxlock group` (one
 # cluster task of several groups, pinned to one CPU so its groups bundle)
-# of a verified plan (issue 20: each chain's value recorded at every
+# of a verified plan (chain verification: each chain's value recorded at every
 # multiple of C) gives records that the verification task recomputes and
 # results that assemble to the same puzzle on every backend, also after a
 # SIGTERM (checkpoints) and a re-run, and with the bundle's chains at

@@ -3,7 +3,7 @@
 # trip, notice contents, no clobber, interrupted + resumed unlock with the
 # journal beside the file, damaged containers, and the solved identity
 # opening age files made by Debian's age for the epoch recipient (a
-# --classic container); the default container is post-quantum (issue 21).
+# --classic container); the default container is post-quantum (post-quantum epochs).
 # Uses --work sha3-256 so everything takes seconds.
 . tests/cli/lib.sh
 cd "$TMP" || exit 1
@@ -16,7 +16,7 @@ expect_rc 0 "lock small file" "$RXLOCK" lock s.txt $W --groups 2 --steps 20000 -
 check "container written" test -f s.txt.rxlock
 check "container magic" sh -c "head -n 1 s.txt.rxlock | grep -qx 'rxlock time-locked file v1'"
 check "notice: how to open" grep -q '^#     rxlock unlock s.txt.rxlock$' s.txt.rxlock
-# issue 19: the notice states the promise (floor and assumed rate, setup included)
+# the notice states the promise (floor and assumed rate, setup included)
 notice_has() { sed -n 's/^# //p' "$1" | tr '\n' ' ' | grep -qF "$2"; }
 notice_re() { sed -n 's/^# //p' "$1" | tr '\n' ' ' | grep -qE "$2"; }
 D='[0-9]{4}-[0-9]{2}-[0-9]{2} [0-9]{2}:[0-9]{2} UTC'
@@ -117,7 +117,7 @@ if command -v script >/dev/null 2>&1; then
   check "lock - to a terminal: says why" grep -q 'refusing to write the container to a terminal' tty.log
 fi
 expect_rc 0 "lock --time --rate" "$RXLOCK" lock s.orig $W --time 2s --rate 5000 --groups 2 -q
-# issue 19: the lock summary states the promise and how to open it
+# the lock summary states the promise and how to open it
 expect_rc 0 "lock FILE: summary" "$RXLOCK" lock s.orig $W --time 20s --rate 5000 --groups 2 -o sum.rxlock
 check "summary: the promise" grep -qE "^rxlock: promise: published $D: opens no sooner than 0\\.0s \\($D\\) on the fastest known hardware \\($KF\\), about 20\\.0s \\($D\\) at the assumed rate \\(20\\.0s hashing \\+ 0\\.0s setup\\) \\[--time includes setup\\]$" "$TMP/.err"
 check "summary: the command to open it" grep -q '^rxlock: open with: rxlock unlock sum.rxlock$' "$TMP/.err"

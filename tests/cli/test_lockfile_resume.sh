@@ -1,5 +1,5 @@
 # SPDX-License-Identifier: ISC
-# tests/cli/test_lockfile_resume.sh — issue 20: `rxlock lock FILE` keeps its
+# tests/cli/test_lockfile_resume.sh — chain verification: `rxlock lock FILE` keeps its
 # generation state, sealed, in OUT.state/ (0700) and resumes it.  A
 # multi-group lock killed (kill -9) at 10 random points finishes with a
 # container whose puzzle is the one an uninterrupted run gives (test-only

@@ -1,5 +1,5 @@
 # SPDX-License-Identifier: ISC
-# tests/cli/test_misuse.sh — issue 22 "hard to misuse": one section per
+# tests/cli/test_misuse.sh — "hard to misuse": one section per
 # item of the issue (data and secrets, signatures, CLI consistency), each a
 # case that today's rxlock got wrong.  sha3-256 with small step counts, so
 # everything takes seconds; the fault injection uses the test build's

@@ -1,5 +1,5 @@
 # SPDX-License-Identifier: ISC
-# tests/cli/test_pq_epoch.sh — post-quantum epochs (issue 21, puzzle format
+# tests/cli/test_pq_epoch.sh — post-quantum epochs (puzzle format
 # version 2): lock --pq prints an age1pq1 recipient and the puzzle commits to
 # it; records encrypted to it open with the identity `solve` recovers (and
 # not before); inspect says which kind; the format's checks (the recipient's

@@ -36,7 +36,7 @@ on_tty lockjson lock $W --groups 2 --steps 1000 --json -o j1.json; check "lock -
 on_tty solvejson solve big.json --json -o j2.txt; check "solve --json on a TTY: no bar" no_bar solvejson.tty
 on_tty lockq lock s.txt $W --groups 2 --steps 1000 -q -o q.rxlock; check "lock FILE -q on a TTY: no bar" no_bar lockq.tty
 on_tty unlockq unlock big.rxlock -q -o q.txt; check "unlock -q on a TTY: no bar" no_bar unlockq.tty
-# issue 19: a full-mode solve shows the dataset build ("dataset: N/2080 (P%)
+# the promise: a full-mode solve shows the dataset build ("dataset: N/2080 (P%)
 # ... ETA", the ETA counting the hashing after it).  It builds the real
 # 2080 MiB dataset (~25-40 s on 2 cores): only under check-full
 # (RXLOCK_TEST_FULL=1; tests/run.sh full runs this file).

@@ -1,5 +1,5 @@
 # SPDX-License-Identifier: ISC
-# tests/cli/test_resume.sh — issue 20: a multi-group `rxlock lock` killed
+# tests/cli/test_resume.sh — chain verification: a multi-group `rxlock lock` killed
 # (kill -9) at 10 random points resumes from its sealed generation state
 # (PUZZLE.state/) and finishes with the puzzle an uninterrupted run gives
 # (byte for byte, test-only deterministic mode), which solves to the right
