@@ -22,6 +22,7 @@
 # rxlock/beacon.h = lock/beacon.  The
 # CLI uses the public headers only (no lock-internal header).  Only
 # #include "..." lines are checked (system headers use <...>).
+# Also: no tracker numbers ("issue N") anywhere in the tree.
 # Usage: sh tests/cli/test_layers.sh [ROOT]
 . tests/cli/lib.sh
 ROOT=${1:-.}
@@ -108,6 +109,12 @@ check "bench/: no CPU-model reader of its own (tl_cpu_model)" sh -c "! grep -l '
 check "bench/: no engine error names of its own (rxlock_strerror)" sh -c "! grep -l 'page-permission change failed' '$ROOT'/bench/*.c '$ROOT'/bench/*.h"
 check "bench/: no code in headers (static functions)" sh -c "! grep -l '^static [^=]*(' '$ROOT'/bench/*.h"
 check "src/util: no progress display (the CLI's)" test ! -e "$ROOT/src/util/progress.c"
+# the tree speaks of the product: a feature or a document section, never a
+# tracker number ("issue 19" means nothing to the next maintainer)
+trk=$(grep -rnIE '[Ii]ssue #?[0-9]+' "$ROOT/include" "$ROOT/src" "$ROOT/docs" "$ROOT/bench" "$ROOT/tests" "$ROOT/tools" \
+        "$ROOT/fuzz" "$ROOT/README.md" "$ROOT/Makefile" 2>/dev/null | grep -v '^[^:]*/test_layers.sh:')
+[ -n "$trk" ] && printf '%s\n' "$trk" | head -5 >&2
+check "no tracker numbers in the tree" test -z "$trk"
 
 # The checker itself: a clean tree passes, a planted violation of each kind fails.
 T="$TMP/t"
