@@ -45,6 +45,9 @@ const char *cli_kind_hint(cli_file_kind k) {
 
 int cli_solve_error(const char *puzzle_path, const char *journal, int rc, const tl_solve_stats *st,
                     tl_work_type work) {
+    if (rc == TL_EAUTH)
+        return cli_fail(CLI_VERIFY, "%s: group %u: wrap failed to authenticate: the puzzle was tampered with or "
+                        "corrupted", puzzle_path, st->failed_group);
     if (!st->journal_failed || !journal) return cli_work_error(puzzle_path, rc, work);
     int e = st->journal_errno;
     if (rc == TL_EJOURNAL && e == EBUSY)

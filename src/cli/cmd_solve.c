@@ -47,8 +47,9 @@ const char cmd_solve_usage[] =
     "                           {\"event\":\"start\"} line names the engine)\n"
     "  --progress               progress line on stderr even when it is not a TTY\n"
     "  --force                  overwrite an existing IDENTITY\n"
-    "exit: 0 solved, 1 failure (bad puzzle, tampered wrap, I/O), 2 usage error,\n"
-    "      3 signature / pin check failed, 128+N killed by signal N (130: Ctrl-C)\n";
+    "exit: 0 solved, 1 failure (bad puzzle, I/O), 2 usage error, 3 verification failed\n"
+    "      (signature / pin, or a wrap that does not open: tampered), 128+N killed by\n"
+    "      signal N (130: Ctrl-C)\n";
 
 typedef struct {
     tl_solve_opts so;
@@ -114,7 +115,7 @@ static int parse_args(int argc, char **argv, solve_args *a) {
 
 static int report_failure(const solve_args *a, const tl_puzzle *pz, int rc, const tl_solve_stats *st) {
     if (rc == TL_EAUTH)
-        return cli_error("%s: group %u of %u: wrap failed to authenticate: the puzzle was tampered with or corrupted",
+        return cli_fail(CLI_VERIFY, "%s: group %u of %u: wrap failed to authenticate: the puzzle was tampered with or corrupted",
                          a->path, st->failed_group, pz->groups);
     if (rc == TL_EINTR) {
         cli_error("interrupted; %s", a->so.journal ? "progress saved: re-run the same command to resume"

@@ -208,7 +208,7 @@ check "tampered header solve: one line" one_line
 flip ct 2 p1.json > tc.json
 cmp -s p1.json tc.json && fail "ciphertext tamper did not change the file"
 expect_rc 0 "tampered ciphertext still parses" "$R" verify tc.json
-expect_rc 1 "tampered ciphertext solve" "$R" solve tc.json -o t.txt
+expect_rc 3 "tampered ciphertext solve: a verification failure (3)" "$R" solve tc.json -o t.txt
 check "tampered ciphertext: one line" one_line
 check "tampered ciphertext: detected at group 2" grep -q 'group 2 of 3' "$TMP/.err"
 check "tampered ciphertext: no identity" test ! -e t.txt
