@@ -388,6 +388,18 @@ check "sample: plan.json" grep -q '"sample_ppm": 500000' VS/plan.json
 for i in 0 1; do "$R" group VS $i --worker-key keys/wvs.key -q; done
 for i in 0 1; do "$R" group --verify VS $i --worker-key keys/wvs.key -q; done
 expect_rc 0 "assemble sampled" "$R" assemble VS --planner-key keys/pvs.key -o vs.json
+# plan.json edited to ask for no verification (version 1, "verify" gone): the
+# planner's secrets are bound to the plan's verification, assemble refuses
+cp VS/plan.json vs-plan.good
+python3 -c 'import json,sys; d=json.load(open(sys.argv[1])); d.pop("verify"); d["rxlock_plan"]=1; json.dump(d,open(sys.argv[1],"w"))' VS/plan.json
+expect_rc 1 "plan.json downgraded to no verification: assemble refuses" "$R" assemble VS --planner-key keys/pvs.key -o vs-down.json
+check "... says plan.json was modified" grep -q 'plan.json, its verification included, or plan.secrets was modified' "$TMP/.err"
+check "... no puzzle" test ! -e vs-down.json
+cp vs-plan.good VS/plan.json
+python3 -c 'import json,sys; d=json.load(open(sys.argv[1])); d["verify"]["sample_ppm"]=250000; json.dump(d,open(sys.argv[1],"w"))' VS/plan.json
+check "... (the sample edited)" grep -q '"sample_ppm": 250000' VS/plan.json
+expect_rc 1 "plan.json with a smaller sample: assemble refuses" "$R" assemble VS --planner-key keys/pvs.key -o vs-down.json
+cp vs-plan.good VS/plan.json
 expect_rc 0 "inspect sampled" "$R" inspect vs.json
 check "inspect: sampled, the rest UNVERIFIED" grep -q 'sampled: [0-9]* of 16 chain segments recomputed and matched; the others are UNVERIFIED' "$TMP/.out"
 # a group task's worker crashes: its chain runs once more from its last

@@ -154,9 +154,9 @@ int tl_plan_assemble(const char *dir, const tl_assemble_opts *o, char **json, si
         rc = TL_EIO;
         goto out;
     }
-    if ((rc = tl_secrets_open(sec, blob, blen, pi->D, G, psk))) {
+    if ((rc = tl_plan_secrets_open(sec, blob, blen, pi, psk))) {
         tl_set_err(err, errlen, "%s: does not open with this planner key for this plan.json "
-                             "(plan.json or plan.secrets was modified)", path);
+                             "(plan.json, its verification included, or plan.secrets was modified)", path);
         goto out;
     }
     if (tl_epoch_check(&pi->pub, sec) != TL_OK ||

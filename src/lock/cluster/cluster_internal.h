@@ -18,6 +18,14 @@
 #define TL_CKPT_SIZE    (TL_CKPT_HDR + 48)                  /* 136 */
 
 
+/* plan.secrets of a cluster plan: tl_secrets_seal / _open under a binding
+ * of D and the plan's verification (method, share, C), so that plan.json
+ * cannot be edited to verify less (open: a plan sealed before the binding,
+ * under D alone, still opens). */
+int tl_plan_secrets_seal(uint8_t *out, const tl_plan_info *pi, const uint8_t *pt, const uint8_t planner_sk[32]);
+int tl_plan_secrets_open(uint8_t *pt, const uint8_t *in, size_t len, const tl_plan_info *pi,
+                         const uint8_t planner_sk[32]);
+
 /* Is segment k (1-based) of the group with result key rkey picked for
  * verification at ppm per million?  BLAKE2b keyed with r_g, so only the
  * planner and the workers know the sample (docs/FORMAT.md §Cluster plan). */

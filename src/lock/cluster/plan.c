@@ -255,7 +255,7 @@ int tl_plan_create(const tl_params *p, const tl_plan_opts *o, const char *dir,
             goto out;
         }
     }
-    if ((rc = tl_secrets_seal(blob, pi->D, G, sec, planner_sk))) goto out;
+    if ((rc = tl_plan_secrets_seal(blob, pi, sec, planner_sk))) goto out;
     if (tl_plan_path(path, sizeof path, dir, "plan.secrets", 0) != 0 ||
         util_write_file_atomic(path, blob, blen, 1, 0600) != 0) {
         tl_set_err(err, errlen, "%s: %s", path, strerror(errno));

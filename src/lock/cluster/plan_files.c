@@ -158,3 +158,35 @@ int tl_plan_verify_pick(const uint8_t rkey[32], uint32_t k, uint32_t ppm) {
     sodium_memzero(h, sizeof h);
     return pick;
 }
+
+/* ---- plan.secrets bound to plan.json's verification --------------------- */
+/* The plan's secrets are sealed under a binding of D and the verification
+ * the plan asks for (method, share, C): plan.json's "verify" is not part of
+ * the puzzle header D covers, so without it a plan.json edited to ask for
+ * none (or version 1) would let assemble publish an unverified puzzle. */
+static void secrets_binding(uint8_t out[32], const tl_plan_info *pi) {
+    uint8_t m[24 + 32 + 1 + 4 + 8];
+    memcpy(m, "rxlock/plan-secrets/vfy", 24);   /* + NUL */
+    memcpy(m + 24, pi->D, 32);
+    m[56] = (uint8_t)pi->verify;
+    tl_put32(m + 57, TL_PLAN_VERIFIES(pi) ? pi->verify_ppm : 0);
+    tl_put64(m + 61, TL_PLAN_VERIFIES(pi) ? pi->ckpt_steps : 0);
+    crypto_generichash(out, 32, m, sizeof m, NULL, 0);
+}
+
+int tl_plan_secrets_seal(uint8_t *out, const tl_plan_info *pi, const uint8_t *pt, const uint8_t planner_sk[32]) {
+    uint8_t b[32];
+    secrets_binding(b, pi);
+    return tl_secrets_seal(out, b, pi->pub.groups, pt, planner_sk);
+}
+
+int tl_plan_secrets_open(uint8_t *pt, const uint8_t *in, size_t len, const tl_plan_info *pi,
+                         const uint8_t planner_sk[32]) {
+    uint8_t b[32];
+    secrets_binding(b, pi);
+    int rc = tl_secrets_open(pt, in, len, b, pi->pub.groups, planner_sk);
+    /* a plan made before the binding: its secrets are sealed under D alone */
+    if (rc == TL_EFORMAT && len >= 48 && sodium_memcmp(in + 16, pi->D, 32) == 0)
+        rc = tl_secrets_open(pt, in, len, pi->D, pi->pub.groups, planner_sk);
+    return rc;
+}
