@@ -79,6 +79,7 @@ rm -f PL/jobs/group-0001.job; mkfifo PL/jobs/group-0001.job
 expect_rc 1 "a FIFO job file: refused, no hang" timeout 20 "$R" group PL 0 --worker-key keys/w.key -q
 mkfifo PL/results/group-0002.segs
 expect_rc 1 "a FIFO segment file: refused, no hang" timeout 20 "$R" group PL 1 --worker-key keys/w.key -q
+check "  names the directory and the way out" grep -q 'group 2: its records in PL/results/ cannot be read .*remove it and run the task again' "$TMP/.err"
 
 # --- a lost segment file beside a valid result: the group task computes again ---
 "$R" plan --work sha3-256 --groups 2 --steps 3000 --verify=full --checkpoint-steps 1000 --planner-key keys/p2.key \

@@ -416,7 +416,12 @@ static int run_groups(run_ctx *c, tl_work *w, tl_job *jobs, const uint32_t *pend
             q->d = arena + k * per;
             rc = chain_setup(c, q);
         }
-        if (rc) group_err(err, errlen, c, q->g, rc, 0);
+        if (rc == TL_EIO)
+            tl_set_err(err, errlen, "group %u: its records in %s/results/ cannot be read (%s): a file there that is "
+                       "not a regular file (a link, a FIFO) is refused; remove it and run the task again", q->g,
+                       c->dir, strerror(errno));
+        else if (rc)
+            group_err(err, errlen, c, q->g, rc, 0);
     }
     if (rc) goto out;
     /* The pool: a group task's chains in bundles of B (SHA3 lanes,
