@@ -22,6 +22,10 @@
 static void print_event(const tl_event *ev, void *ctx) {
     cli_lock_opts *o = ctx;
     if (ev->kind == TL_EVENT_STATE && o) o->state_refused = 1;
+    if (ev->kind == TL_EVENT_STATE && o && ev->group) {   /* a write mid-generation: the final error says it */
+        snprintf(o->state_write, sizeof o->state_write, "%s", ev->message);
+        return;
+    }
     fprintf(stderr, "rxlock: %s\n", ev->message);
 }
 
