@@ -14,6 +14,7 @@
 #include <sodium.h>
 #include <stdio.h>
 #include <string.h>
+#include <unistd.h>
 
 const char cmd_decrypt_usage[] =
     "usage: rxlock decrypt -i IDENTITY [-i IDENTITY ...] [-o OUT] [--force] [FILE|-]\n"
@@ -87,13 +88,19 @@ int cmd_decrypt(int argc, char **argv) {
         rc = cli_error("%s is not an age file: it is %s", in_path, cli_kind_hint(kind));
         goto wipe;
     }
+    /* stdout a regular file: whether anything was written can be seen
+     * (a pipe or terminal: it may have been) */
+    off_t at0 = io.out_path ? -1 : lseek(io.out_fd, 0, SEEK_CUR);
     int e = age_decrypt_fd_any(io.in_fd, io.out_fd, nsk ? (const uint8_t (*)[32])sks : NULL, nsk,
                                   nseed ? (const uint8_t (*)[32])seeds : NULL, nseed);
     int saved = errno;
+    int wrote = !io.out_path && !(at0 >= 0 && lseek(io.out_fd, 0, SEEK_CUR) == at0);
     rc = cli_io_finish(&io, e == 0);
-    if (e == TL_AGE_EIO) rc = cli_error("decrypt: %s: %s", age_strerror(e), strerror(saved));
-    else if (e) rc = cli_error("decrypt: %s%s", age_strerror(e),   /* header errors come before any output */
-                               io.out_path || !cli_age_payload_error(e) ? ""
+    const char *name = cli_path_is_std(in_path) ? "standard input" : in_path;
+    if (e == TL_AGE_EIO) rc = cli_error("decrypt: %s: %s: %s", name, age_strerror(e), strerror(saved));
+    else if (e) rc = cli_error("decrypt: %s: %s%s", name, age_strerror(e),   /* header errors come before any output */
+                               e == TL_AGE_ENOMATCH ? ": give the identity it was encrypted to with -i"
+                               : !wrote || !cli_age_payload_error(e) ? ""
                                : " (output written so far to stdout is not to be trusted)");
     if (e == TL_AGE_ENOMATCH) rc = CLI_VERIFY;
 wipe:
