@@ -5,10 +5,12 @@
 #include "cli/lock_opts.h"
 #include "cli/cli.h"
 #include "cli/cli_calib.h"
+#include "cli/cli_puzzle.h"
 #include "cli/cli_util.h"
 #include "rxlock/calibrate.h"
 #include "util/util.h"
 #include <errno.h>
+#include <fcntl.h>
 #include <getopt.h>
 #include <math.h>
 #include <sodium.h>
@@ -170,9 +172,22 @@ static int load_calibration(cli_lock_opts *o) {
     tl_params *p = &o->p;
     tl_calibration *cal = &o->cal;
     char err[256];
-    if (tl_calibration_load(o->calib, cal, err, sizeof err))   /* name the file and the way out */
+    char looks[64] = "";
+    int fd = open(o->calib, O_RDONLY | O_CLOEXEC);   /* a file of another kind: say which */
+    cli_file_kind k = fd >= 0 ? cli_file_kind_fd(fd) : CLI_KIND_OTHER;
+    if (fd >= 0 && k == CLI_KIND_OTHER) cli_file_looks(fd, looks, sizeof looks);
+    if (fd >= 0) close(fd);
+    if (k != CLI_KIND_OTHER)
+        return cli_error("--calibration %s: %s, not a calibration: give the file `rxlock calibrate -o FILE` wrote",
+                         o->calib, cli_kind_name(k));
+    if (tl_calibration_load(o->calib, cal, err, sizeof err)) {   /* name the file and the way out */
+        if (looks[0] && (strstr(err, "missing \"rxlock_calibration\"") || strstr(err, "not valid JSON")))
+            /* no calibration at all: what it is */
+            return cli_error("--calibration %s: %s, not a calibration: give the file `rxlock calibrate -o FILE` "
+                             "wrote", o->calib, looks);
         return cli_error("--calibration %s: %s%s", o->calib, err, strstr(err, o->calib) ? ""
                          : " (want a file from rxlock calibrate -o FILE)");
+    }
     if (cal->work != p->work)
         return cli_error("%s: calibration is for %s, not %s", o->calib, tl_work_name(cal->work), tl_work_name(p->work));
     if (p->work != TL_WORK_SHA3_256 && cal->mode != TL_MODE_FULL) return refuse_light_rate(o);
