@@ -56,6 +56,10 @@ expect_rc 2 "encrypt --armour" "$R" encrypt --armour -r "$(cat a.rcp)" f.txt
 check "encrypt --armour: did you mean --armor" grep -q "did you mean '--armor'" "$TMP/.err"
 expect_rc 2 "inspect --jsn" "$R" inspect --jsn p.json
 check "inspect --jsn: did you mean --json" grep -q "did you mean '--json'" "$TMP/.err"
+expect_rc 2 "beacon status --jsn (a subcommand)" "$R" beacon status --jsn x
+check "beacon status --jsn: did you mean --json" grep -q "beacon status: unknown option '--jsn': did you mean '--json'" "$TMP/.err"
+expect_rc 2 "beacon run --onse" "$R" beacon run x --onse
+check "beacon run --onse: did you mean --once" grep -q "did you mean '--once'" "$TMP/.err"
 expect_rc 2 "solve --xyzzy-foo" "$R" solve --xyzzy-foo p.json
 check "no suggestion when nothing is close" sh -c "! grep -q 'did you mean' '$TMP/.err'"
 # keygen -y: the recipient of an identity file, X25519 and post-quantum, file and stdin
