@@ -10,10 +10,12 @@
 #include "rxlock/age.h"
 #include "util/util.h"
 #include <errno.h>
+#include <fcntl.h>
 #include <getopt.h>
 #include <sodium.h>
 #include <stdio.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 const char cmd_decrypt_usage[] =
@@ -73,8 +75,21 @@ int cmd_decrypt(int argc, char **argv) {
         }
         int pq = 0;
         if (age_identity_file_read_any(ids[i], key, &pq) != 0) {
-            rc = cli_error("%s: cannot read an age identity (AGE-SECRET-KEY-1... or AGE-SECRET-KEY-PQ-1...): %s",
-                           ids[i], errno == EINVAL ? "no valid key line" : strerror(errno));
+            struct stat sb;   /* a regular file only: a FIFO's open could block */
+            int e = errno, fd = cli_path_is_std(ids[i]) || stat(ids[i], &sb) != 0 || !S_ISREG(sb.st_mode) ? -1
+                                : open(ids[i], O_RDONLY | O_CLOEXEC | O_NONBLOCK);
+            cli_file_kind k = fd >= 0 ? cli_file_kind_fd(fd) : CLI_KIND_OTHER;
+            if (fd >= 0) close(fd);
+            errno = e;
+            if (k == CLI_KIND_PUZZLE)   /* the puzzle itself, not what solving it gives */
+                rc = cli_error("-i %s: a puzzle, not an identity: solve it first (rxlock solve %s -o IDENTITY), then "
+                               "give -i IDENTITY", ids[i], ids[i]);
+            else if (k != CLI_KIND_OTHER)
+                rc = cli_error("-i %s: %s, not an identity (AGE-SECRET-KEY-1... or AGE-SECRET-KEY-PQ-1...)", ids[i],
+                               cli_kind_name(k));
+            else
+                rc = cli_error("%s: cannot read an age identity (AGE-SECRET-KEY-1... or AGE-SECRET-KEY-PQ-1...): %s",
+                               ids[i], errno == EINVAL ? "no valid key line" : strerror(errno));
             goto wipe;
         }
         memcpy(pq ? seeds[nseed++] : sks[nsk++], key, 32);

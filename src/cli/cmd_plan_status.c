@@ -5,6 +5,7 @@
  * or --json lines (docs/JSON.md).  The reading is tl_plan_status_read's
  * (src/lock/cluster/status.c). */
 #include "cli/cli.h"
+#include "cli/cli_paths.h"
 #include "cli/cli_util.h"
 #include "rxlock/rxlock.h"
 #include <getopt.h>
@@ -71,6 +72,7 @@ int cmd_plan_status(int argc, char **argv) {
     if (wk && !*wk) wk = NULL;
     tl_plan_status st;
     char err[512];
+    if (cli_plan_dir_check(dir)) return CLI_FAIL;
     int rc = tl_plan_status_read(dir, wk, &st, err, sizeof err);
     if (rc) return cli_error("%s: %s", dir, err[0] ? err : rxlock_strerror(rc));
     uint32_t count[2][5] = {{0}};

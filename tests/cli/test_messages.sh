@@ -2,7 +2,8 @@
 # tests/cli/test_messages.sh — operator conventions: each message names
 # the file, the cause and the way out (unlock of a puzzle, inspect of a
 # non-puzzle, a bad --calibration file, decrypt with the wrong key or a
-# damaged file, warning about output only when some was written); the closest option name for a typo, in every command;
+# damaged file, warning about output only when some was written; -i of a
+# puzzle; unlock of a text file; plan status / assemble of a non-plan); the closest option name for a typo, in every command;
 # the age habits keygen -y, encrypt -R FILE and encrypt -r PUZZLE.
 . tests/cli/lib.sh
 R=$RXLOCK
@@ -14,6 +15,15 @@ expect_rc 0 "lock a puzzle" "$R" lock $W --groups 1 --steps 200 --rate 1000 -o p
 expect_rc 1 "unlock p.json" "$R" unlock p.json
 check "unlock p.json: it is a puzzle, solve it" grep -q "p.json is a puzzle (JSON): solve it with 'rxlock solve" "$TMP/.err"
 check "unlock p.json: no -o request" sh -c "! grep -q 'give -o' '$TMP/.err'"
+# unlock a text file: what it is (not first "give -o OUT")
+expect_rc 1 "unlock f.txt" "$R" unlock f.txt
+check "unlock f.txt: text, not a time-locked file" grep -q "f.txt: text (6 bytes), not a time-locked file: unlock opens what .rxlock lock FILE. wrote" "$TMP/.err"
+# plan status / assemble of a directory that is no plan
+mkdir notaplan
+expect_rc 1 "plan status notaplan" "$R" plan status notaplan
+check "plan status notaplan: no plan.json, which directory to give" grep -q "notaplan: not a plan directory (no plan.json): give the directory .rxlock plan -o DIR. wrote" "$TMP/.err"
+expect_rc 1 "assemble notaplan" "$R" assemble notaplan --planner-key nokey -o np.json
+check "assemble notaplan: the same" grep -q "notaplan: not a plan directory (no plan.json)" "$TMP/.err"
 # inspect a text file: not 'not valid JSON'
 expect_rc 1 "inspect f.txt" "$R" inspect f.txt --no-estimate
 check "inspect f.txt: what it is, neither a puzzle nor a .rxlock file" grep -q "f.txt: text (6 bytes), neither a puzzle" "$TMP/.err"
@@ -36,6 +46,9 @@ expect_rc 3 "decrypt, wrong key" "$R" decrypt -i b.key f.age
 check "wrong key: says so, names the file and the way out" \
   grep -q "decrypt: f.age: no identity matched .*: give the identity it was encrypted to with -i" "$TMP/.err"
 check "wrong key: no 'output written so far' (nothing was)" sh -c "! grep -q 'written so far' '$TMP/.err'"
+# decrypt -i PUZZLE: solve it first
+expect_rc 1 "decrypt -i p.json" "$R" decrypt -i p.json f.age
+check "-i p.json: a puzzle, solve it first" grep -q -- "-i p.json: a puzzle, not an identity: solve it first (rxlock solve p.json -o IDENTITY)" "$TMP/.err"
 # a damaged file to stdout: the warning only when something was written
 head -c 100 f.age > cut.age
 expect_rc 1 "decrypt, cut in the header, to stdout" "$R" decrypt -i a.key cut.age
