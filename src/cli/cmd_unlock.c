@@ -203,13 +203,15 @@ static int deliver(const unlock_args *a, int fd, off_t off, const uint8_t *x) {
     cli_io io = { .in_fd = -1 };
     int rc = cli_io_open_out(&io, a->out, a->force, 0600);
     if (rc) return rc;
+    off_t at0 = io.out_path ? -1 : lseek(io.out_fd, 0, SEEK_CUR);   /* stdout a regular file: see what was written */
     int e = tl_container_open_payload(fd, off, x, io.out_fd);
     int saved = errno;
+    int wrote = !io.out_path && !(at0 >= 0 && lseek(io.out_fd, 0, SEEK_CUR) == at0);
     int fin = cli_io_finish(&io, e == 0);
     if (e) {
         if (e == TL_AGE_EIO) cli_error("%s: payload: %s: %s", a->in_path, age_strerror(e), strerror(saved));
         else cli_error("%s: payload: %s%s", a->in_path, age_strerror(e),
-                       io.out_path || !cli_age_payload_error(e) ? ""
+                       !wrote || !cli_age_payload_error(e) ? ""
                        : " (output written so far to stdout is not to be trusted)");
         return e == TL_AGE_ENOMATCH ? CLI_VERIFY : CLI_FAIL;
     }

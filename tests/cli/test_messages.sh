@@ -60,6 +60,19 @@ head -c 100000 big.age > bigcut.age
 expect_rc 1 "decrypt, cut in the 2nd chunk, to stdout" "$R" decrypt -i a.key bigcut.age
 check "cut in the 2nd chunk: 64 KiB written, says not to trust it" \
   sh -c "grep -q 'written so far to stdout is not to be trusted' '$TMP/.err' && test \$(wc -c < '$TMP/.out') -eq 65536"
+# unlock to stdout: the same for a container's payload
+"$R" lock big.bin $W --groups 1 --steps 200 -q -o big.rxlock
+sz=$(wc -c < big.rxlock)
+flipat() { cp "$1" "$2"; v=$(od -An -tu1 -j "$3" -N1 "$1" | tr -d ' ')
+  printf "\\$(printf %o $(( v ^ 1 )))" | dd of="$2" bs=1 seek="$3" conv=notrunc 2>/dev/null; }
+flipat big.rxlock last.rxlock $((sz - 10))
+expect_rc 1 "unlock -o -, damaged last chunk" "$R" unlock last.rxlock -q -o -
+check "damaged last chunk: the chunks before it out, says not to trust it" \
+  sh -c "grep -q 'written so far to stdout is not to be trusted' '$TMP/.err' && test \$(wc -c < '$TMP/.out') -eq 131072"
+flipat big.rxlock first.rxlock $((sz - 150000))
+expect_rc 1 "unlock -o -, damaged first chunk" "$R" unlock first.rxlock -q -o -
+check "damaged first chunk: nothing out, no 'written so far'" \
+  sh -c "grep -q 'payload' '$TMP/.err' && ! grep -q 'written so far' '$TMP/.err' && test ! -s '$TMP/.out'"
 expect_rc 1 "decrypt, empty standard input" sh -c "'$R' decrypt -i a.key < /dev/null"
 check "empty standard input: named" grep -q "decrypt: standard input: " "$TMP/.err"
 # option typos: the closest option, in several commands
