@@ -17,6 +17,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -173,7 +174,8 @@ static int load_calibration(cli_lock_opts *o) {
     tl_calibration *cal = &o->cal;
     char err[256];
     char looks[64] = "";
-    int fd = open(o->calib, O_RDONLY | O_CLOEXEC);   /* a file of another kind: say which */
+    struct stat sb;   /* a regular file of another kind: say which (a FIFO is left to the reader) */
+    int fd = stat(o->calib, &sb) == 0 && S_ISREG(sb.st_mode) ? open(o->calib, O_RDONLY | O_CLOEXEC | O_NONBLOCK) : -1;
     cli_file_kind k = fd >= 0 ? cli_file_kind_fd(fd) : CLI_KIND_OTHER;
     if (fd >= 0 && k == CLI_KIND_OTHER) cli_file_looks(fd, looks, sizeof looks);
     if (fd >= 0) close(fd);
