@@ -229,7 +229,11 @@ typedef enum {
     TL_EVENT_STATE         = 7    /* the state directory (tl_gen_opts.state_dir)
                                      was refused or could not be used; the
                                      message names the file and the way out,
-                                     and the call fails with the code given */
+                                     and the call fails with the code given.
+                                     With a group: that group's record could
+                                     not be written (e.g. a full disk; TL_EIO),
+                                     what was sealed before stays and the
+                                     same call again resumes from it        */
 } tl_event_kind;
 typedef struct {
     tl_event_kind kind;

@@ -104,10 +104,18 @@ static size_t edit_distance(const char *a, size_t na, const char *b, size_t nb) 
 
 /* The option of cmd's usage text closest to `given` ("--name", without
  * "=VALUE"): written to out when at most 2 edits (a third of the name for
- * long ones) away, else out = "". */
+ * long ones) away, else out = "".  A subcommand ("beacon status") looks in
+ * its command's usage, which lists every subcommand's options. */
 static void closest_option(const char *cmd, const char *given, char *out, size_t cap) {
     out[0] = 0;
     const char *u = cli_command_usage(cmd);
+    char top[32];
+    size_t nt = strcspn(cmd, " ");
+    if (!u && cmd[nt] && nt < sizeof top) {
+        memcpy(top, cmd, nt);
+        top[nt] = 0;
+        u = cli_command_usage(top);
+    }
     if (!u || strncmp(given, "--", 2) != 0) return;
     size_t ng = strcspn(given + 2, "="), best = (size_t)-1;
     size_t limit = ng / 3 > 2 ? ng / 3 : 2;

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: ISC */
 /* src/cli/cli_paths.c — checks of a command's files before any work (see
  * cli_paths.h): outputs that exist, unwritable output directories, and two
- * names for one file. */
+ * names for one file; a plan directory without plan.json. */
 #include "cli/cli_paths.h"
 #include "cli/cli.h"
 #include <errno.h>
@@ -95,4 +95,16 @@ int cli_paths_check(const cli_path *paths, size_t n, int force) {
         if (!cli_path_is_std(paths[i].path) && paths[i].kind != CLI_PATH_IN) rc = check_output(&paths[i], force);
     free(ids);
     return rc;
+}
+
+int cli_plan_dir_check(const char *dir) {
+    struct stat sb;
+    char p[PATH_MAX];
+    if (stat(dir, &sb) != 0) return cli_error("%s: %s: give the directory `rxlock plan -o DIR` wrote", dir, strerror(errno));
+    if (!S_ISDIR(sb.st_mode))
+        return cli_error("%s: not a directory: give the plan directory `rxlock plan -o DIR` wrote", dir);
+    if (snprintf(p, sizeof p, "%s/plan.json", dir) >= (int)sizeof p) return cli_error("%s: path too long", dir);
+    if (lstat(p, &sb) != 0 && errno == ENOENT)
+        return cli_error("%s: not a plan directory (no plan.json): give the directory `rxlock plan -o DIR` wrote", dir);
+    return CLI_OK;   /* anything else: the reader says what is wrong */
 }

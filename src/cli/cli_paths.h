@@ -4,7 +4,8 @@
  * input, may be the same file (device + inode where they exist, resolved
  * paths otherwise); an output must not exist unless --force, must not be a
  * directory, and its directory must exist and be writable.  NULL paths and
- * "-" (standard input / output) are skipped. */
+ * "-" (standard input / output) are skipped.  Also the plan directory's
+ * first check (plan status, assemble): a directory holding plan.json. */
 #ifndef RXLOCK_CLI_PATHS_H
 #define RXLOCK_CLI_PATHS_H
 #include <stddef.h>
@@ -25,4 +26,7 @@ typedef struct {
 int cli_paths_check(const cli_path *paths, size_t n, int force);
 /* "-" or NULL: the standard stream. */
 int cli_path_is_std(const char *path);
+/* dir is a plan directory (holds plan.json): CLI_OK, or CLI_FAIL after a
+ * message saying what dir is instead and which directory to give. */
+int cli_plan_dir_check(const char *dir);
 #endif

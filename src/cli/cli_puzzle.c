@@ -12,6 +12,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 /* The kind of the first n bytes of buf (buf[n] == 0). */
@@ -32,6 +33,31 @@ cli_file_kind cli_file_kind_fd(int fd) {
     if (n <= 0) return CLI_KIND_OTHER;
     buf[n] = 0;
     return kind_of(buf, (size_t)n);
+}
+
+const char *cli_kind_name(cli_file_kind k) {
+    switch (k) {
+    case CLI_KIND_PUZZLE: return "a puzzle";
+    case CLI_KIND_CONTAINER: return "a time-locked file (.rxlock)";
+    case CLI_KIND_AGE: return "an age file";
+    default: return NULL;
+    }
+}
+
+void cli_file_looks(int fd, char *buf, size_t cap) {
+    unsigned char b[512];
+    struct stat st;
+    ssize_t n = pread(fd, b, sizeof b, 0);
+    long long size = fstat(fd, &st) == 0 && S_ISREG(st.st_mode) ? (long long)st.st_size : -1;
+    if (n <= 0) { snprintf(buf, cap, n == 0 ? "empty" : "unreadable"); return; }
+    size_t i = 0;
+    while (i < (size_t)n && (b[i] == ' ' || b[i] == '\n' || b[i] == '\r' || b[i] == '\t')) i++;
+    int text = 1;
+    for (size_t k = 0; k < (size_t)n; k++)   /* UTF-8 bytes count as text */
+        if (b[k] == 0 || (b[k] < 0x20 && b[k] != '\n' && b[k] != '\r' && b[k] != '\t')) text = 0;
+    const char *what = i < (size_t)n && (b[i] == '{' || b[i] == '[') ? "JSON of another kind" : text ? "text" : "binary data";
+    if (size >= 0) snprintf(buf, cap, "%s (%lld bytes)", what, size);
+    else snprintf(buf, cap, "%s", what);
 }
 
 const char *cli_kind_hint(cli_file_kind k) {
@@ -124,10 +150,13 @@ int cli_puzzle_load(const char *path, int allow_container, tl_puzzle **pz, int *
     } else if (k == CLI_KIND_CONTAINER || k == CLI_KIND_AGE) {
         rc = cli_error("%s is %s", path, cli_kind_hint(k));
     }
+    char looks[64] = "";
+    if (rc < 0 && k == CLI_KIND_OTHER) cli_file_looks(fd, looks, sizeof looks);
     close(fd);
     if (rc >= 0) return rc;
     if (k == CLI_KIND_OTHER)
-        return cli_error("%s: neither a puzzle (a JSON object from rxlock lock or assemble) nor a .rxlock file", path);
+        return cli_error("%s: %s, neither a puzzle (a JSON object from rxlock lock or assemble) nor a .rxlock file",
+                         path, looks);
     if (tl_puzzle_load(path, pz, err, sizeof err)) return cli_error("%s", err);
     return CLI_OK;
 }

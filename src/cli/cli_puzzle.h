@@ -13,6 +13,13 @@ typedef enum { CLI_KIND_OTHER, CLI_KIND_PUZZLE, CLI_KIND_CONTAINER, CLI_KIND_AGE
 cli_file_kind cli_file_kind_fd(int fd);
 /* "rxlock solve PATH -o IDENTITY" etc.: the command for a kind. */
 const char *cli_kind_hint(cli_file_kind k);
+/* "a puzzle", "a time-locked file (.rxlock)", "an age file"; NULL for
+ * CLI_KIND_OTHER. */
+const char *cli_kind_name(cli_file_kind k);
+/* What the regular file open on fd looks like when it is none of the kinds,
+ * for a message: "empty", "JSON of another kind (N bytes)", "text (N
+ * bytes)" or "binary data (N bytes)". */
+void cli_file_looks(int fd, char *buf, size_t cap);
 
 /* Load path ("-" = stdin, recognised by its content) as a puzzle; with
  * allow_container a .rxlock file gives its puzzle (*was_container = 1).

@@ -73,7 +73,7 @@ int cmd_assemble(int argc, char **argv) {
         { ao.planner_key, "--planner-key", CLI_PATH_IN }, { sign, "--sign-key", CLI_PATH_IN },
         { out, "-o", CLI_PATH_OUT }, { keep, "--keep-epoch-key", CLI_PATH_OUT }
     };
-    if (cli_paths_check(files, sizeof files / sizeof files[0], force)) return CLI_FAIL;
+    if (cli_paths_check(files, sizeof files / sizeof files[0], force) || cli_plan_dir_check(dir)) return CLI_FAIL;
     uint8_t sk[64], spk[32], pk[32], x[32];
     if (sign) {
         int rc = tl_signer_load(sign, sk, spk);

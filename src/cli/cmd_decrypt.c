@@ -10,10 +10,13 @@
 #include "rxlock/age.h"
 #include "util/util.h"
 #include <errno.h>
+#include <fcntl.h>
 #include <getopt.h>
 #include <sodium.h>
 #include <stdio.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 const char cmd_decrypt_usage[] =
     "usage: rxlock decrypt -i IDENTITY [-i IDENTITY ...] [-o OUT] [--force] [FILE|-]\n"
@@ -72,8 +75,21 @@ int cmd_decrypt(int argc, char **argv) {
         }
         int pq = 0;
         if (age_identity_file_read_any(ids[i], key, &pq) != 0) {
-            rc = cli_error("%s: cannot read an age identity (AGE-SECRET-KEY-1... or AGE-SECRET-KEY-PQ-1...): %s",
-                           ids[i], errno == EINVAL ? "no valid key line" : strerror(errno));
+            struct stat sb;   /* a regular file only: a FIFO's open could block */
+            int e = errno, fd = cli_path_is_std(ids[i]) || stat(ids[i], &sb) != 0 || !S_ISREG(sb.st_mode) ? -1
+                                : open(ids[i], O_RDONLY | O_CLOEXEC | O_NONBLOCK);
+            cli_file_kind k = fd >= 0 ? cli_file_kind_fd(fd) : CLI_KIND_OTHER;
+            if (fd >= 0) close(fd);
+            errno = e;
+            if (k == CLI_KIND_PUZZLE)   /* the puzzle itself, not what solving it gives */
+                rc = cli_error("-i %s: a puzzle, not an identity: solve it first (rxlock solve %s -o IDENTITY), then "
+                               "give -i IDENTITY", ids[i], ids[i]);
+            else if (k != CLI_KIND_OTHER)
+                rc = cli_error("-i %s: %s, not an identity (AGE-SECRET-KEY-1... or AGE-SECRET-KEY-PQ-1...)", ids[i],
+                               cli_kind_name(k));
+            else
+                rc = cli_error("%s: cannot read an age identity (AGE-SECRET-KEY-1... or AGE-SECRET-KEY-PQ-1...): %s",
+                               ids[i], errno == EINVAL ? "no valid key line" : strerror(errno));
             goto wipe;
         }
         memcpy(pq ? seeds[nseed++] : sks[nsk++], key, 32);
@@ -87,13 +103,19 @@ int cmd_decrypt(int argc, char **argv) {
         rc = cli_error("%s is not an age file: it is %s", in_path, cli_kind_hint(kind));
         goto wipe;
     }
+    /* stdout a regular file: whether anything was written can be seen
+     * (a pipe or terminal: it may have been) */
+    off_t at0 = io.out_path ? -1 : lseek(io.out_fd, 0, SEEK_CUR);
     int e = age_decrypt_fd_any(io.in_fd, io.out_fd, nsk ? (const uint8_t (*)[32])sks : NULL, nsk,
                                   nseed ? (const uint8_t (*)[32])seeds : NULL, nseed);
     int saved = errno;
+    int wrote = !io.out_path && !(at0 >= 0 && lseek(io.out_fd, 0, SEEK_CUR) == at0);
     rc = cli_io_finish(&io, e == 0);
-    if (e == TL_AGE_EIO) rc = cli_error("decrypt: %s: %s", age_strerror(e), strerror(saved));
-    else if (e) rc = cli_error("decrypt: %s%s", age_strerror(e),   /* header errors come before any output */
-                               io.out_path || !cli_age_payload_error(e) ? ""
+    const char *name = cli_path_is_std(in_path) ? "standard input" : in_path;
+    if (e == TL_AGE_EIO) rc = cli_error("decrypt: %s: %s: %s", name, age_strerror(e), strerror(saved));
+    else if (e) rc = cli_error("decrypt: %s: %s%s", name, age_strerror(e),   /* header errors come before any output */
+                               e == TL_AGE_ENOMATCH ? ": give the identity it was encrypted to with -i"
+                               : !wrote || !cli_age_payload_error(e) ? ""
                                : " (output written so far to stdout is not to be trusted)");
     if (e == TL_AGE_ENOMATCH) rc = CLI_VERIFY;
 wipe:

@@ -174,11 +174,16 @@ static int write_container(const lockfile_args *a, int out_fd, int in_fd, const 
         const char *name = a->to_stdout ? "FILE.rxlock" : a->out;   /* for the notice */
         if (cli_epoch_recipient(pz, rcp) != CLI_OK) strcpy(rcp, "?");
         char notice[TL_CONTAINER_NOTICE_MAX];
+        const int state = a->st.dir[0] != 0 && !a->to_stdout;   /* written inside OUT.state/ */
         int e = tl_container_notice(notice, sizeof notice, pz, name);
-        if (e == 0) e = tl_container_write(out_fd, in_fd, pz, json, len, notice);
+        if (e == 0 && state && util_test_enospc(a->st.fin)) e = TL_AGE_EIO;   /* test build: a full disk */
+        else if (e == 0) e = tl_container_write(out_fd, in_fd, pz, json, len, notice);
         else e = TL_AGE_EINVAL;
-        if (e != 0) ret = cli_error("%s: %s%s%s", a->to_stdout ? "stdout" : a->out, age_strerror(e), e == TL_AGE_EIO ? ": " : "",
-                                    e == TL_AGE_EIO ? strerror(errno) : "");
+        if (e == TL_AGE_EIO && state && (errno == ENOSPC || errno == EDQUOT))
+            ret = cli_lock_state_write_error(&a->st, a->st.fin, errno);
+        else if (e != 0)
+            ret = cli_error("%s: %s%s%s", a->to_stdout ? "stdout" : a->out, age_strerror(e), e == TL_AGE_EIO ? ": " : "",
+                            e == TL_AGE_EIO ? strerror(errno) : "");
     }
     return ret;
 }

@@ -77,8 +77,10 @@ const char cmd_plan_usage[] =
     "                       (e.g. `rxlock calibrate` there), for the default --slurm-time\n"
     "  --slurm-partition P, --slurm-account A   #SBATCH --partition / --account\n"
     "  --slurm-log-dir D    the tasks' log directory in #SBATCH --output, as the\n"
-    "                       nodes see it (relative: to sbatch's working directory;\n"
-    "                       default DIR/logs, resolved on this host)\n"
+    "                       nodes see it (relative: to the job's working directory);\n"
+    "                       default logs, the plan's logs/ when submitted from the\n"
+    "                       plan directory (cd DIR && sbatch slurm.sbatch; slurm-submit.sh\n"
+    "                       does so); no path of this host is written\n"
     "  --sbatch --OPT[=VALUE]  one more #SBATCH line (repeatable, up to 32), e.g.\n"
     "                       --sbatch --qos=long\n"
     "  --node-worker-key PATH  the worker key's absolute path on the nodes (default\n"
@@ -288,14 +290,14 @@ int cmd_plan(int argc, char **argv) {
     fprintf(stderr,
             "rxlock: planned %u groups x %llu %s steps in %s (%u task%s of %u group%s)\n"
             "  verification: %s\n"
-            "  Slurm:      %s %s/%s\n"
+            "  Slurm:      %s%s%s\n"
             "              time limit %s\n"
             "              the worker key at %s%s on the nodes first\n"
             "  Kubernetes: see the steps at the top of %s/k8s-job.yaml%s\n"
             "  then:       rxlock assemble %s --planner-key %s -o puzzle.json\n",
             lo.p.groups, (unsigned long long)lo.p.steps, tl_work_name(lo.p.work), out, tasks, tasks == 1 ? "" : "s",
-            po.batch, po.batch == 1 ? "" : "s", vline, ver ? "sh" : "sbatch", out,
-            ver ? "slurm-submit.sh" : "slurm.sbatch", tlim,
+            po.batch, po.batch == 1 ? "" : "s", vline, ver ? "sh " : "cd ", out,
+            ver ? "/slurm-submit.sh" : " && sbatch slurm.sbatch", tlim,
             jo.node_worker_key ? jo.node_worker_key : "~/.rxlock/", jo.node_worker_key ? "" : wkbase,
             out, ver ? "; then sh k8s-submit.sh there applies both Jobs" : "", out, po.planner_key);
     if (json) {

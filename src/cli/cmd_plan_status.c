@@ -5,6 +5,7 @@
  * or --json lines (docs/JSON.md).  The reading is tl_plan_status_read's
  * (src/lock/cluster/status.c). */
 #include "cli/cli.h"
+#include "cli/cli_paths.h"
 #include "cli/cli_util.h"
 #include "rxlock/rxlock.h"
 #include <getopt.h>
@@ -27,15 +28,15 @@ static void next_step(const tl_plan_status *st, const char *dir, char *buf, size
                  "`rxlock group %s %u` again", t->bad_group, dir, t->bad_group, dir, t->task);
     else if ((t = first[TL_TASK_MISSING][0]) || (t = first[TL_TASK_RUNNING][0]))
         snprintf(buf, cap, "finish the group tasks: `rxlock group %s %u` (task %u is %s), or submit the array again "
-                 "(%s %s/%s; finished tasks return at once)", dir, t->task, t->task, state_name[t->state],
-                 st->verifies ? "sh" : "sbatch", dir, st->verifies ? "slurm-submit.sh" : "slurm.sbatch");
+                 "(%s%s%s; finished tasks return at once)", dir, t->task, t->task, state_name[t->state],
+                 st->verifies ? "sh " : "cd ", dir, st->verifies ? "/slurm-submit.sh" : " && sbatch slurm.sbatch");
     else if ((t = first[TL_TASK_FAILED][1]))
         snprintf(buf, cap, "group %u segment %u differs: remove %s/results/group-%04u.*, run `rxlock group %s %u` and "
                  "`rxlock group --verify %s %u` on other hosts", t->bad_group, t->bad_segment, dir, t->bad_group, dir,
                  (t->task + 1) % st->tasks, dir, t->task);
     else if ((t = first[TL_TASK_MISSING][1]) || (t = first[TL_TASK_RUNNING][1]))
-        snprintf(buf, cap, "run the verification tasks: `rxlock group --verify %s %u` (task %u is %s), or sbatch "
-                 "%s/slurm-verify.sbatch", dir, t->task, t->task, state_name[t->state], dir);
+        snprintf(buf, cap, "run the verification tasks: `rxlock group --verify %s %u` (task %u is %s), or `cd %s && "
+                 "sbatch slurm-verify.sbatch`", dir, t->task, t->task, state_name[t->state], dir);
     else if (first[TL_TASK_RECORDED][1])
         snprintf(buf, cap, "every verification task recorded its segments: give --worker-key to compare them, or "
                  "`rxlock assemble %s --planner-key PLANNER.key -o puzzle.json` (it checks them)", dir);
@@ -71,6 +72,7 @@ int cmd_plan_status(int argc, char **argv) {
     if (wk && !*wk) wk = NULL;
     tl_plan_status st;
     char err[512];
+    if (cli_plan_dir_check(dir)) return CLI_FAIL;
     int rc = tl_plan_status_read(dir, wk, &st, err, sizeof err);
     if (rc) return cli_error("%s: %s", dir, err[0] ? err : rxlock_strerror(rc));
     uint32_t count[2][5] = {{0}};

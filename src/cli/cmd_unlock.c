@@ -93,11 +93,20 @@ static int parse_args(int argc, char **argv, unlock_args *a) {
     a->in_path = argv[optind];
     int from_stdin = !strcmp(a->in_path, "-");
     size_t il = strlen(a->in_path);
-    if (!from_stdin) {                   /* a puzzle or an age file: say so first */
+    if (!from_stdin) {                   /* a puzzle, an age or another file: say so first */
         int fd = open(a->in_path, O_RDONLY | O_CLOEXEC);
         cli_file_kind k = fd >= 0 ? cli_file_kind_fd(fd) : CLI_KIND_OTHER;
+        struct stat sb;
+        char looks[64] = "";
+        char head[24] = "";   /* a container of another version or damaged: the parser says what */
+        if (fd >= 0 && k == CLI_KIND_OTHER && fstat(fd, &sb) == 0 && S_ISREG(sb.st_mode) &&
+            !(pread(fd, head, sizeof head, 0) == (ssize_t)sizeof head && !memcmp(head, "rxlock time-locked file ", 24)))
+            cli_file_looks(fd, looks, sizeof looks);
         if (fd >= 0) close(fd);
         if (k == CLI_KIND_PUZZLE || k == CLI_KIND_AGE) return cli_error("%s is %s", a->in_path, cli_kind_hint(k));
+        if (looks[0])
+            return cli_error("%s: %s, not a time-locked file: unlock opens what `rxlock lock FILE` wrote "
+                             "(FILE.rxlock)", a->in_path, looks);
     }
     if (!a->out) {
         if (from_stdin) return cli_usage_error(argv[0], "reading standard input: give -o OUT");
@@ -194,13 +203,15 @@ static int deliver(const unlock_args *a, int fd, off_t off, const uint8_t *x) {
     cli_io io = { .in_fd = -1 };
     int rc = cli_io_open_out(&io, a->out, a->force, 0600);
     if (rc) return rc;
+    off_t at0 = io.out_path ? -1 : lseek(io.out_fd, 0, SEEK_CUR);   /* stdout a regular file: see what was written */
     int e = tl_container_open_payload(fd, off, x, io.out_fd);
     int saved = errno;
+    int wrote = !io.out_path && !(at0 >= 0 && lseek(io.out_fd, 0, SEEK_CUR) == at0);
     int fin = cli_io_finish(&io, e == 0);
     if (e) {
         if (e == TL_AGE_EIO) cli_error("%s: payload: %s: %s", a->in_path, age_strerror(e), strerror(saved));
         else cli_error("%s: payload: %s%s", a->in_path, age_strerror(e),
-                       io.out_path || !cli_age_payload_error(e) ? ""
+                       !wrote || !cli_age_payload_error(e) ? ""
                        : " (output written so far to stdout is not to be trusted)");
         return e == TL_AGE_ENOMATCH ? CLI_VERIFY : CLI_FAIL;
     }

@@ -5,16 +5,19 @@
 #include "cli/lock_opts.h"
 #include "cli/cli.h"
 #include "cli/cli_calib.h"
+#include "cli/cli_puzzle.h"
 #include "cli/cli_util.h"
 #include "rxlock/calibrate.h"
 #include "util/util.h"
 #include <errno.h>
+#include <fcntl.h>
 #include <getopt.h>
 #include <math.h>
 #include <sodium.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -22,6 +25,10 @@
 static void print_event(const tl_event *ev, void *ctx) {
     cli_lock_opts *o = ctx;
     if (ev->kind == TL_EVENT_STATE && o) o->state_refused = 1;
+    if (ev->kind == TL_EVENT_STATE && o && ev->group) {   /* a write mid-generation: the final error says it */
+        snprintf(o->state_write, sizeof o->state_write, "%s", ev->message);
+        return;
+    }
     fprintf(stderr, "rxlock: %s\n", ev->message);
 }
 
@@ -166,9 +173,23 @@ static int load_calibration(cli_lock_opts *o) {
     tl_params *p = &o->p;
     tl_calibration *cal = &o->cal;
     char err[256];
-    if (tl_calibration_load(o->calib, cal, err, sizeof err))   /* name the file and the way out */
+    char looks[64] = "";
+    struct stat sb;   /* a regular file of another kind: say which (a FIFO is left to the reader) */
+    int fd = stat(o->calib, &sb) == 0 && S_ISREG(sb.st_mode) ? open(o->calib, O_RDONLY | O_CLOEXEC | O_NONBLOCK) : -1;
+    cli_file_kind k = fd >= 0 ? cli_file_kind_fd(fd) : CLI_KIND_OTHER;
+    if (fd >= 0 && k == CLI_KIND_OTHER) cli_file_looks(fd, looks, sizeof looks);
+    if (fd >= 0) close(fd);
+    if (k != CLI_KIND_OTHER)
+        return cli_error("--calibration %s: %s, not a calibration: give the file `rxlock calibrate -o FILE` wrote",
+                         o->calib, cli_kind_name(k));
+    if (tl_calibration_load(o->calib, cal, err, sizeof err)) {   /* name the file and the way out */
+        if (looks[0] && (strstr(err, "missing \"rxlock_calibration\"") || strstr(err, "not valid JSON")))
+            /* no calibration at all: what it is */
+            return cli_error("--calibration %s: %s, not a calibration: give the file `rxlock calibrate -o FILE` "
+                             "wrote", o->calib, looks);
         return cli_error("--calibration %s: %s%s", o->calib, err, strstr(err, o->calib) ? ""
                          : " (want a file from rxlock calibrate -o FILE)");
+    }
     if (cal->work != p->work)
         return cli_error("%s: calibration is for %s, not %s", o->calib, tl_work_name(cal->work), tl_work_name(p->work));
     if (p->work != TL_WORK_SHA3_256 && cal->mode != TL_MODE_FULL) return refuse_light_rate(o);

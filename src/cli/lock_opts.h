@@ -40,6 +40,8 @@ typedef struct {
     int         have_saved;    /* 1: `saved` loaded */
     int         rate_saved;    /* 1: the assumed rate is the saved one's */
     int state_refused;         /* a TL_EVENT_STATE was printed: the state is why */
+    char state_write[320];     /* a state write that failed mid-generation (its
+                                  TL_EVENT_STATE names a group): the file, the cause */
 } cli_lock_opts;
 
 /* The help lines of the verification and checkpoint options. */

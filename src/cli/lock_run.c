@@ -65,6 +65,13 @@ int cli_lock_generate(cli_lock_opts *o, const char *label, int when, int json,
     if (keep_sk) sodium_memzero(keep_sk, 32);
     if (rc == TL_ENOMEM && o->go.mode == TL_MODE_FULL)
         fprintf(stderr, "rxlock: not enough memory for full mode; try --mode light\n");
+    if (o->go.state_dir && o->stats.steps_total && o->state_write[0] && rc == TL_EIO) {
+        /* a state write failed mid-generation (the event named the file):
+         * what was sealed before stays, the same command resumes */
+        cli_error("lock failed: %s; no puzzle written; the generation state is kept in %s/: run the same command "
+                  "again to resume once there is space (or the cause is fixed)", o->state_write, o->go.state_dir);
+        return CLI_FAIL;
+    }
     if (o->go.state_dir && o->stats.steps_total && (*o->go.stop || rc == TL_EINTR || rc == TL_EWORKER)) {
         /* the sealed state stays; the same command resumes it */
         int intr = *o->go.stop || rc == TL_EINTR;

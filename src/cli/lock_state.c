@@ -124,11 +124,18 @@ int cli_lock_state_linked(const cli_lock_state *s, const char *name, const char 
 
 int cli_lock_state_out_is_fin(const cli_lock_state *s) { return cli_lock_state_linked(s, s->fin, s->out); }
 
+int cli_lock_state_write_error(const cli_lock_state *s, const char *name, int e) {
+    if (e == ENOSPC || e == EDQUOT)   /* the work so far is sealed in the state */
+        return cli_error("%s/%s: %s: the generation state is kept in %s/: run the same command again once there is "
+                         "space to finish", s->dir, name, strerror(e), s->dir);
+    return cli_error("%s/%s: %s", s->dir, name, why(e));
+}
+
 int cli_lock_state_write(const cli_lock_state *s, const char *name, const void *data, size_t len, int mode) {
     int dfd = open_dir(s);
     if (dfd < 0) return cli_error("%s: %s", s->dir, why(errno));
-    int rc = util_write_at_atomic(dfd, name, data, len, 1, (mode_t)mode) == 0 ? CLI_OK
-             : cli_error("%s/%s: %s", s->dir, name, why(errno));
+    int rc = !util_test_enospc(name) && util_write_at_atomic(dfd, name, data, len, 1, (mode_t)mode) == 0 ? CLI_OK
+             : cli_lock_state_write_error(s, name, errno);
     close(dfd);
     return rc;
 }

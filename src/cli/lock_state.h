@@ -48,6 +48,10 @@ int cli_lock_state_linked(const cli_lock_state *s, const char *name, const char 
 /* Write name (the finished output or "epoch.key") inside the state,
  * atomically, through its handle.  CLI_OK or CLI_FAIL after a message. */
 int cli_lock_state_write(const cli_lock_state *s, const char *name, const void *data, size_t len, int mode);
+/* The message for a failed write of name inside the state (errno e): on a
+ * full disk (ENOSPC, EDQUOT) it says the state is kept and that the same
+ * command finishes once there is space.  CLI_FAIL. */
+int cli_lock_state_write_error(const cli_lock_state *s, const char *name, int e);
 /* Link the finished output to OUT and epoch.key to --keep-epoch-key
  * (nothing to do for what is already linked; with force an existing other
  * file is replaced atomically), sync, then remove the state.  CLI_OK, or

@@ -169,7 +169,8 @@ static void sbatch(FILE *f, const job_in *in, int vf) {
             "# got; `rxlock assemble` refuses until every picked segment matched.\n"
             "# It needs the group array done: submit both with  sh %s/slurm-submit.sh\n"
             "# (it submits this array with --dependency=afterok on the group array), or, once\n"
-            "# every group task has finished:  sbatch %s/slurm-verify.sbatch\n"
+            "# every group task has finished, from the plan directory:\n"
+            "#   cd %s && sbatch slurm-verify.sbatch\n"
             "# Every array task runs `rxlock group --verify DIR $SLURM_ARRAY_TASK_ID`; it is\n"
             "# idempotent and records each segment as it is checked (a re-run goes on).\n",
             in->s->id, pi->verify == TL_VERIFY_FULL ? "all of them" : "a sample", (unsigned long long)pi->ckpt_steps,
@@ -177,12 +178,12 @@ static void sbatch(FILE *f, const job_in *in, int vf) {
     else
         fprintf(f,
             "# slurm.sbatch - rxlock plan %s: %u groups x %llu %s steps (%s mode), %u group(s) per task.\n"
-            "# Submit it as it is, from anywhere:  %s %s/%s\n"
+            "# Submit it as it is:  %s%s%s\n"
             "# Every array task runs `rxlock group DIR $SLURM_ARRAY_TASK_ID`.  A task is\n"
             "# idempotent and checkpoints (sealed) while it runs and on SIGTERM: a requeued,\n"
             "# preempted, timed-out or resubmitted task redoes only what is missing.\n",
-            in->s->id, pz->groups, (unsigned long long)pz->steps, wn, md, pi->batch, vp ? "sh" : "sbatch", in->s->dir,
-            vp ? "slurm-submit.sh" : "slurm.sbatch");
+            in->s->id, pz->groups, (unsigned long long)pz->steps, wn, md, pi->batch, vp ? "sh " : "cd ", in->s->dir,
+            vp ? "/slurm-submit.sh" : " && sbatch slurm.sbatch");
     if (vp && !vf)
         fprintf(f,
             "# The plan verifies its chains (%s): slurm-submit.sh submits this array and then\n"
@@ -190,6 +191,14 @@ static void sbatch(FILE *f, const job_in *in, int vf) {
             "# chain value every %llu steps for it.\n",
             pi->verify == TL_VERIFY_FULL ? "every segment" : "a sample of the segments",
             (unsigned long long)pi->ckpt_steps);
+    if (o->slurm_log_dir)
+        fprintf(f, "# The tasks' logs go to %s (rxlock plan --slurm-log-dir).\n", o->slurm_log_dir);
+    else
+        fprintf(f,
+            "# The job runs in the directory sbatch is called from (or its --chdir): submit it\n"
+            "# from the plan directory as the nodes see it; the tasks' logs go to logs/ there\n"
+            "# (sbatch from elsewhere: the job fails, having no logs/ to write to) and the\n"
+            "# tasks use that directory (RXLOCK_PLAN_DIR sets another).\n");
     fprintf(f,
         "# Before submitting:\n"
         "#  - rxlock on the nodes' PATH (or export RXLOCK=/path/to/rxlock);\n"
@@ -225,18 +234,22 @@ static void sbatch(FILE *f, const job_in *in, int vf) {
     if (o->slurm_partition) fprintf(f, "#SBATCH --partition=%s\n", o->slurm_partition);
     if (o->slurm_account) fprintf(f, "#SBATCH --account=%s\n", o->slurm_account);
     fprintf(f,
-        "#SBATCH --output=%s%s/%s-%%A_%%a.out\n"
+        "#SBATCH --output=%s/%s-%%A_%%a.out\n"
         "#SBATCH --open-mode=append\n"
-        "#SBATCH --requeue\n", o->slurm_log_dir ? o->slurm_log_dir : in->s->dir, o->slurm_log_dir ? "" : "/logs",
+        "#SBATCH --requeue\n", o->slurm_log_dir ? o->slurm_log_dir : "logs",   /* logs/: the job's working directory's */
         vf ? "verify" : "slurm");
     for (uint32_t k = 0; k < o->n_sbatch_extra; k++) fprintf(f, "#SBATCH %s\n", o->sbatch_extra[k]);
     fprintf(f,
         "set -eu\n"
         "RXLOCK=${RXLOCK:-rxlock}\n"
-        "RXLOCK_PLAN_DIR=${RXLOCK_PLAN_DIR:-%s}\n"
+        "# the plan: RXLOCK_PLAN_DIR, else the job's working directory when it is the plan\n"
+        "# directory (submitted from it), else where it was planned\n"
+        "if [ -z \"${RXLOCK_PLAN_DIR:-}\" ]; then\n"
+        "  if [ -f plan.json ] && [ -f %s ]; then RXLOCK_PLAN_DIR=$PWD; else RXLOCK_PLAN_DIR=%s; fi\n"
+        "fi\n"
         "export RXLOCK_WORKER_KEY=${RXLOCK_WORKER_KEY:-%s}\n"
         "exec \"$RXLOCK\" group %s\"$RXLOCK_PLAN_DIR\" \"$SLURM_ARRAY_TASK_ID\"\n",
-        in->s->dir, wkdef, vf ? "--verify " : "");
+        vf ? "slurm-verify.sbatch" : "slurm.sbatch", in->s->dir, wkdef, vf ? "--verify " : "");
 }
 
 /* slurm-submit.sh: the group array, then the verification array after it. */
@@ -246,19 +259,22 @@ static void submit(FILE *f, const job_in *in) {
         "# slurm-submit.sh - rxlock plan %s: submit the group array (slurm.sbatch), then\n"
         "# the verification array (slurm-verify.sbatch) to start when every group task\n"
         "# has succeeded (--dependency=afterok; cancelled if one fails for good: then\n"
-        "# fix it, re-run its task and `sbatch %s/slurm-verify.sbatch`).\n"
+        "# fix it, re-run its task and `cd %s && sbatch slurm-verify.sbatch`).\n"
         "# Usage: sh %s/slurm-submit.sh [--wait] [SBATCH OPTION...]\n"
         "#   --wait  return when the verification array has finished (its exit status)\n"
         "#   other options go to both sbatch calls (e.g. --qos=long).\n"
+        "# It submits from the directory it is in (the plan directory as this host sees\n"
+        "# it): the jobs run there and log to its logs/.\n"
         "set -eu\n"
+        "cd \"$(dirname -- \"$0\")\"\n"
         "wait=\n"
         "if [ \"${1:-}\" = --wait ]; then wait=--wait; shift; fi\n"
-        "jid=$(sbatch --parsable \"$@\" %s/slurm.sbatch)\n"
+        "jid=$(sbatch --parsable \"$@\" slurm.sbatch)\n"
         "jid=${jid%%%%;*}\n"
         "echo \"rxlock: group array: job $jid\"\n"
         "echo \"rxlock: verification array: submitted with --dependency=afterok:$jid\"\n"
-        "exec sbatch $wait --dependency=afterok:\"$jid\" --kill-on-invalid-dep=yes \"$@\" %s/slurm-verify.sbatch\n",
-        in->s->id, in->s->dir, in->s->dir, in->s->dir, in->s->dir);
+        "exec sbatch $wait --dependency=afterok:\"$jid\" --kill-on-invalid-dep=yes \"$@\" slurm-verify.sbatch\n",
+        in->s->id, in->s->dir, in->s->dir);
 }
 
 /* k8s-job.yaml (vf = 0) or k8s-verify-job.yaml (vf = 1: the verification

@@ -18,7 +18,9 @@ typedef struct {
                                      mode, milli-hashes/s; 0 = the plan's rate */
     const char *slurm_partition;  /* #SBATCH --partition                    */
     const char *slurm_account;    /* #SBATCH --account                      */
-    const char *slurm_log_dir;    /* #SBATCH --output's directory; NULL = DIR/logs */
+    const char *slurm_log_dir;    /* #SBATCH --output's directory; NULL = logs
+                                     (relative: the job's working directory, the
+                                     plan directory it is submitted from) */
     const char *const *sbatch_extra; /* n_sbatch_extra lines "--opt[=value]" */
     uint32_t n_sbatch_extra;      /* at most CLI_PLAN_SBATCH_EXTRA_MAX       */
     const char *node_worker_key;  /* the worker key's absolute path on the nodes

@@ -1,10 +1,14 @@
 /* SPDX-License-Identifier: ISC */
 /* src/util/killpoint.c — named points where the test build can kill the
  * process (SIGKILL, as a power cut or kill -9 would): RXLOCK_TEST_KILL_AT=
- * NAME together with RXLOCK_TEST_INSECURE=1.  The shipping build's call
- * does nothing.  Used by `lock FILE` between its commit steps
- * (tests/cli/test_lockfile_resume.sh). */
+ * NAME together with RXLOCK_TEST_INSECURE=1; and named writes of a
+ * generation state it can fail as on a full disk: RXLOCK_TEST_STATE_ENOSPC=
+ * NAME, also with the insecure mode.  The shipping build's calls do
+ * nothing.  Used by `lock FILE` between its commit steps
+ * (tests/cli/test_lockfile_resume.sh) and by the full-disk cases of `lock`
+ * (tests/cli/test_misuse.sh). */
 #include "util/util.h"
+#include <errno.h>
 #include <signal.h>
 #include <stdlib.h>
 #include <string.h>
@@ -16,4 +20,17 @@ void util_kill_point(const char *name) {
 #else
     (void)name;
 #endif
+}
+
+int util_test_enospc(const char *name) {
+#ifdef RXLOCK_TESTING
+    const char *at = getenv("RXLOCK_TEST_STATE_ENOSPC"), *ins = getenv("RXLOCK_TEST_INSECURE");
+    if (at && ins && !strcmp(ins, "1") && !strcmp(at, name)) {
+        errno = ENOSPC;
+        return 1;
+    }
+#else
+    (void)name;
+#endif
+    return 0;
 }

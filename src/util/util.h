@@ -74,6 +74,11 @@ int  util_no_core_dumps(void);
 /* Test build: SIGKILL here when RXLOCK_TEST_KILL_AT=name (and the insecure
  * test mode); the shipping build does nothing (killpoint.c). */
 void util_kill_point(const char *name);
+/* Test build: 1 with errno = ENOSPC when RXLOCK_TEST_STATE_ENOSPC=name (and
+ * the insecure test mode): the caller's write of the generation state's
+ * file `name` then fails as on a full disk; the shipping build returns 0
+ * (killpoint.c). */
+int  util_test_enospc(const char *name);
 
 /* CPUs this process may run on: its affinity mask's size (what Slurm,
  * cpusets and taskset allow), else the online CPUs; at least 1. */

@@ -61,6 +61,7 @@ export RXLOCK_TEST_INSECURE=1 RXLOCK_TEST_SEED=0f0e0d0c0b0a09080706050403020100
 # --- plan ------------------------------------------------------------------------
 expect_rc 0 "plan sha3" "$R" plan --no-verify --work sha3-256 --groups 6 --steps 30000 --planner-key keys/planner.key --worker-key keys/worker.key --node-worker-key "$TMP/keys/worker.key" -o P
 rcp=$(cat "$TMP/.out")
+check "plan says: submit from the plan directory" grep -q 'Slurm: *cd P && sbatch slurm.sbatch' "$TMP/.err"
 check "plan prints an age recipient" sh -c "echo '$rcp' | grep -q '^age1'"
 check "plan files" test -f P/plan.json -a -f P/plan.secrets -a -f P/slurm.sbatch -a -f P/k8s-job.yaml -a -d P/results -a -d P/logs
 check "6 job files" test "$(ls P/jobs | wc -l)" -eq 6
@@ -85,6 +86,8 @@ expect_rc 2 "plan: batch > groups" "$R" plan --work sha3-256 --groups 2 --steps 
 check "slurm.sbatch: bash -n" bash -n P/slurm.sbatch
 check "slurm.sbatch: array 0-5" grep -qx '#SBATCH --array=0-5' P/slurm.sbatch
 check "slurm.sbatch: uses SLURM_ARRAY_TASK_ID" grep -q 'group "$RXLOCK_PLAN_DIR" "$SLURM_ARRAY_TASK_ID"' P/slurm.sbatch
+check "slurm.sbatch: logs to logs/ of the job's working directory (the plan directory)" grep -qx '#SBATCH --output=logs/slurm-%A_%a.out' P/slurm.sbatch
+check "slurm.sbatch: no path of the planning host in an #SBATCH line" sh -c "! grep '^#SBATCH' P/slurm.sbatch | grep -q '$TMP'"
 if [ $HAVE_YAML = 1 ]; then
   check "k8s-job.yaml: Indexed Job, completions 6" python3 -c '
 import sys, yaml
@@ -198,6 +201,12 @@ cp P/results/group-0003.result g3.before
 expect_rc 0 "idempotent re-run" run_slurm P 2
 check "idempotent: already done" grep -q '0 computed, 1 already done' "$TMP/.out"
 check "idempotent: result untouched" cmp P/results/group-0003.result g3.before
+# the nodes may see the plan at another path: run in the plan directory, the
+# script takes its working directory (as sbatch from there does), not the planner's path
+cp -r P Pn && rm Pn/results/group-0003.result
+expect_rc 0 "run from a copy of the plan directory" sh -c "cd Pn && SLURM_ARRAY_TASK_ID=2 RXLOCK='$R' bash slurm.sbatch"
+check "... used that directory" sh -c "grep -q '1 computed, 0 already done' '$TMP/.out' && test -f Pn/results/group-0003.result && cmp -s P/results/group-0003.result g3.before"
+rm -rf Pn
 
 # --- the Kubernetes Indexed Job, locally: pod 3 only (JOB_COMPLETION_INDEX) -----
 if [ $HAVE_YAML = 1 ]; then
@@ -311,7 +320,8 @@ check "slurm-verify.sbatch: bash -n" bash -n VP/slurm-verify.sbatch
 check "slurm-submit.sh: sh -n" sh -n VP/slurm-submit.sh
 check "slurm-verify.sbatch: array 0-1, group --verify" sh -c "grep -qx '#SBATCH --array=0-1' VP/slurm-verify.sbatch && grep -q 'group --verify \"\$RXLOCK_PLAN_DIR\" \"\$SLURM_ARRAY_TASK_ID\"' VP/slurm-verify.sbatch"
 check "slurm-submit.sh: afterok on the group array" grep -q -- '--dependency=afterok:"$jid" --kill-on-invalid-dep=yes' VP/slurm-submit.sh
-check "verification logs apart" grep -q '^#SBATCH --output=.*/logs/verify-%A_%a.out' VP/slurm-verify.sbatch
+check "verification logs apart" grep -qx '#SBATCH --output=logs/verify-%A_%a.out' VP/slurm-verify.sbatch
+check "slurm-submit.sh: submits from the plan directory" sh -c "grep -qx 'cd \"\$(dirname -- \"\$0\")\"' VP/slurm-submit.sh && grep -q 'sbatch --parsable \"\$@\" slurm.sbatch)\$' VP/slurm-submit.sh"
 if [ $HAVE_YAML = 1 ]; then
   check "k8s-verify-job.yaml: Indexed Job rxlock-ID-verify, group --verify" python3 -c '
 import sys, yaml
@@ -493,13 +503,14 @@ if [ "${RXLOCK_TEST_SLURM:-0}" = 1 ]; then
     expect_rc 0 "slurm: plan full mode, batch 2, derived limit" "$R" plan --work randomx-v2 --mode full --batch 2 \
       --groups 4 --time 1h --rate 100 --planner-key keys/psf.key --worker-key keys/wsf.key -o SF
     expect_rc 0 "slurm: sbatch --test-only (full mode, 2656M, derived --time)" sbatch --test-only SF/slurm.sbatch
-    expect_rc 0 "slurm: sbatch --wait (array 0-3)" env PATH="$TMP/bin:$PATH" timeout 300 sbatch --wait SL/slurm.sbatch
+        # submitted as plan says: from the plan directory (logs/ there)
+    expect_rc 0 "slurm: cd SL && sbatch --wait (array 0-3)" sh -c "cd SL && PATH='$TMP/bin:$PATH' timeout 300 sbatch --wait slurm.sbatch"
     jid=$(sed -n 's/^Submitted batch job \([0-9]*\).*/\1/p' "$TMP/.out")
     check "slurm: the job ran with the time limit (job $jid)" sh -c "scontrol show job '$jid' | grep -q 'TimeLimit=00:10:00'"
     check "slurm: 4 results" test "$(ls SL/results/*.result | wc -l)" -eq 4
     check "slurm: per-task logs" test -f "$(ls SL/logs/slurm-*_3.out | head -n 1)"
     rm SL/results/group-0003.result
-    expect_rc 0 "slurm: resubmit the whole array (idempotent)" env PATH="$TMP/bin:$PATH" timeout 300 sbatch --wait SL/slurm.sbatch
+    expect_rc 0 "slurm: resubmit the whole array with --chdir (idempotent)" env PATH="$TMP/bin:$PATH" timeout 300 sbatch --wait --chdir=SL SL/slurm.sbatch
     check "slurm: only group 3 recomputed" test "$(cat SL/logs/slurm-*.out | grep -c '1 computed')" -eq 5
     expect_rc 0 "slurm: assemble" "$R" assemble SL --planner-key keys/ps.key -o sl.json
     expect_rc 0 "slurm: solve" "$R" solve sl.json -o sl-id.txt

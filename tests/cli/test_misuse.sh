@@ -127,12 +127,39 @@ check "3: fallback: ... the killed run's temp file is removed" sh -c "test \"\$(
 expect_rc 3 "3: decrypt with the wrong identity" "$R" decrypt -i e3w.id -o e3w.out e3.age
 check "3: ... leaves nothing" sh -c "! ls e3w.out* 2>/dev/null | grep -q ."
 
-# --- 4. a failed plan leaves nothing ------------------------------------------
+# --- 4. a failed plan leaves nothing; a failed lock says what it kept ----------
 expect_rc 1 "4: plan with ENOSPC at the 2nd job file fails" env RXLOCK_TEST_PLAN_ENOSPC=2 \
   "$T" plan $W --groups 3 --steps 10 --planner-key pk4 --worker-key wk4 -o plan4
 check "4: ... saying why" grep -q 'No space left on device' "$TMP/.err"
 check "4: no key and no plan directory left" sh -c "! ls -d pk4 wk4 plan4 2>/dev/null | grep -q ."
 expect_rc 0 "4: the retry succeeds" "$T" plan $W --groups 3 --steps 10 --planner-key pk4 --worker-key wk4 -o plan4
+# a full disk during lock / lock FILE keeps the generation state and says how to go on
+IS="RXLOCK_TEST_INSECURE=1 RXLOCK_TEST_SEED=0f1e2d3c4b5a69788796a5b4c3d2e1f0"
+expect_rc 1 "4: lock, disk full writing a segment record, fails" env $IS RXLOCK_TEST_STATE_ENOSPC=group-0002.segs \
+  "$T" lock $W --groups 2 --steps 3000 -q -o p4.json
+check "4: ... names the file and the cause" grep -q 'p4.json.state/results/group-0002.segs: cannot write the generation state: No space left on device' "$TMP/.err"
+check "4: ... says the state is kept and to run the same command once there is space" \
+  grep -q 'the generation state is kept in p4.json.state/: run the same command again to resume once there is space' "$TMP/.err"
+check "4: ... no puzzle, the state kept" sh -c "test ! -e p4.json && test -f p4.json.state/plan.json"
+expect_rc 1 "4: lock, disk full writing the finished puzzle, fails" env $IS RXLOCK_TEST_STATE_ENOSPC=puzzle.json \
+  "$T" lock $W --groups 2 --steps 3000 -q -o p4.json
+check "4: ... names the file, says the state is kept and the way on" \
+  grep -q 'p4.json.state/puzzle.json: No space left on device: the generation state is kept in p4.json.state/: run the same command again once there is space' "$TMP/.err"
+expect_rc 0 "4: the same command then finishes" env $IS "$T" lock $W --groups 2 --steps 3000 -q -o p4.json
+check "4: ... resuming the kept work" grep -q 'resumed: 6000 of 6000 chain steps' "$TMP/.err"
+check "4: ... the state removed" test ! -e p4.json.state
+printf 'four\n' > f4.txt
+expect_rc 1 "4: lock FILE, disk full writing a segment record (--json)" env $IS RXLOCK_TEST_STATE_ENOSPC=group-0001.segs \
+  "$T" lock f4.txt $W --groups 2 --steps 3000 --json
+check "4: ... the error event names the file and the way on" \
+  grep -q '"event":"error".*f4.txt.rxlock.state/results/group-0001.segs: cannot write the generation state: No space left on device.*run the same command again to resume once there is space' "$TMP/.out"
+expect_rc 1 "4: lock FILE, disk full writing the container" env $IS RXLOCK_TEST_STATE_ENOSPC=container.rxlock \
+  "$T" lock f4.txt $W --groups 2 --steps 3000 -q
+check "4: ... names the file, says the state is kept and the way on" \
+  grep -q 'f4.txt.rxlock.state/container.rxlock: No space left on device: the generation state is kept in f4.txt.rxlock.state/: run the same command again once there is space' "$TMP/.err"
+check "4: ... no container beside it" test ! -e f4.txt.rxlock
+expect_rc 0 "4: the same command then finishes" env $IS "$T" lock f4.txt $W --groups 2 --steps 3000 -q
+check "4: ... and the container opens" sh -c "'$R' unlock f4.txt.rxlock -q -o f4.out && cmp -s f4.out f4.txt"
 
 # --- 5. no core dumps in processes that hold secrets -------------------------
 for cmd in "keygen-signer -o k5.key" "decrypt -i signer.key -o d5 s.orig" "lock $W --groups 1 --steps 10 -o p5.json" \

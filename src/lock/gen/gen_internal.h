@@ -176,8 +176,11 @@ typedef int (*tl_seg_fn)(void *ctx, uint32_t g, int kind, uint64_t i, const uint
 int  tl_state_open(tl_state **st, const char *dir, const char *const *extra, const tl_params *p, uint64_t C_new,
                    tl_plan_info *pi, uint8_t *sec, uint64_t *C, int *resumed, char *err, size_t errlen);
 int  tl_state_read(tl_state *st, uint32_t g, const uint8_t rkey[32], tl_seg_fn fn, void *ctx);
+/* Append one sealed record to group g's file; a failed write (TL_EIO, as
+ * on a full disk) leaves err naming the file and the cause (what was
+ * written before stays). */
 int  tl_state_append(tl_state *st, uint32_t g, int kind, uint64_t i, const uint8_t d[32], long pid,
-                     const char host[TL_HOST_MAX], const uint8_t rkey[32]);
+                     const char host[TL_HOST_MAX], const uint8_t rkey[32], char *err, size_t errlen);
 /* The highest chain step each group had reached (progress, about every
  * 0.1 s, not synced): what a resumed run reports as lost. */
 void tl_state_progress_save(tl_state *st, const uint64_t *reached, uint32_t G);

@@ -61,7 +61,10 @@ static int persist(sched *s, uint32_t g, int kind, uint32_t k, const uint8_t *d,
     if (!s->st) return TL_OK;
     char h[TL_HOST_MAX] = {0};
     snprintf(h, sizeof h, "%s", host);
-    return tl_state_append(s->st, g, kind, pos(s, k), d, pid, h, rkey(s, g));
+    char err[600];
+    int rc = tl_state_append(s->st, g, kind, pos(s, k), d, pid, h, rkey(s, g), err, sizeof err);
+    if (rc == TL_EIO) tl_event_emit(s->o, TL_EVENT_STATE, g, 0, "%s", err);   /* names the file (a full disk?) */
+    return rc;
 }
 
 /* A segment just got its recorded end: is it to be verified? */

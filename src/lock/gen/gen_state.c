@@ -309,10 +309,14 @@ int tl_state_read(tl_state *st, uint32_t g, const uint8_t rkey[32], tl_seg_fn fn
 }
 
 int tl_state_append(tl_state *st, uint32_t g, int kind, uint64_t i, const uint8_t d[32], long pid,
-                    const char host[TL_HOST_MAX], const uint8_t rkey[32]) {
+                    const char host[TL_HOST_MAX], const uint8_t rkey[32], char *err, size_t errlen) {
     char name[32];
     if (seg_name(name, sizeof name, g) != 0) return TL_EINVAL;
-    return tl_seg_file_append(st->rfd, name, st->D, g, kind, i, d, pid, host, rkey);
+    int rc = tl_seg_file_append(st->rfd, name, st->D, g, kind, i, d, pid, host, rkey);
+    if (rc == TL_EIO)
+        tl_set_err(err, errlen, "%s/results/%s: cannot write the generation state: %s",
+                   st->dir, name, open_why(errno));
+    return rc;
 }
 
 void tl_state_progress_save(tl_state *st, const uint64_t *reached, uint32_t G) {

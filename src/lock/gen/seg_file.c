@@ -22,6 +22,7 @@ int tl_seg_file_append(int dfd, const char *name, const uint8_t D[32], uint32_t 
                        const uint8_t d[32], long pid, const char host[TL_HOST_MAX], const uint8_t rkey[32]) {
     uint8_t rec[TL_SEG_SIZE];
     struct stat sb;
+    if (util_test_enospc(name)) return TL_EIO;   /* test build: a full disk */
     int created = fstatat(dfd, name, &sb, AT_SYMLINK_NOFOLLOW) != 0;
     int fd = util_open_reg_at(dfd, name, O_WRONLY | O_APPEND | O_CREAT, 0600);
     if (fd < 0) return TL_EIO;
