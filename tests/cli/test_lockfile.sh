@@ -230,7 +230,10 @@ expect_rc 0 "lock for resume test" "$RXLOCK" lock r.bin $W --groups 2 --steps 60
 mv r.bin r.orig
 "$RXLOCK" unlock r.bin.rxlock -q 2> int.err &
 pid=$!
-sleep 1.5
+# the journal appears when the solve starts (a sanitizer build under load
+# takes seconds to get there): interrupt only then, a moment into the work
+k=0; while [ $k -lt 400 ] && [ ! -e r.bin.rxlock.journal ] && kill -0 "$pid" 2>/dev/null; do sleep 0.05; k=$((k + 1)); done
+sleep 0.5
 kill -INT "$pid" 2>/dev/null
 wait "$pid"; irc=$?
 if [ "$irc" -eq 0 ]; then
