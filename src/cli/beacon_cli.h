@@ -77,8 +77,6 @@ int  bcn_parse_when(const char *s, int64_t now, int64_t *out);
 void bcn_sha256(const uint8_t *buf, size_t len, uint8_t out[32]);
 /* Parse an age identity file's text (either kind): 0 and key / *pq, or -1. */
 int  bcn_identity_parse(const uint8_t *text, size_t len, uint8_t key[32], int *pq);
-/* The recipient string of identity key (classic or pq). 0 or -1. */
-int  bcn_identity_recipient(const uint8_t key[32], int pq, char out[TL_AGE_PQ_RECIPIENT_MAX]);
 
 /* The web page (beacon_web.c): copy index.html, app.js, style.css into
  * public_dir, each atomically, from $RXLOCK_WEB_DIR, else build/web beside

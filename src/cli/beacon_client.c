@@ -252,7 +252,7 @@ static int layer_identity(const layer *l, const char *src_arg, const char *ids, 
         tl_beacon_feed_free(f);
         return 0;
     }
-    int ok = rcp && bcn_identity_parse(t, tl, key, pq) == 0 && bcn_identity_recipient(key, *pq, rcp) == 0 &&
+    int ok = rcp && bcn_identity_parse(t, tl, key, pq) == 0 && cli_identity_recipient(key, *pq, rcp) == 0 &&
              !strcmp(rcp, l->recipient);
     sodium_memzero(t, tl);
     free(t);

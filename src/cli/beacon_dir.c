@@ -70,17 +70,6 @@ int bcn_identity_parse(const uint8_t *text, size_t len, uint8_t key[32], int *pq
     return -1;
 }
 
-int bcn_identity_recipient(const uint8_t key[32], int pq, char out[TL_AGE_PQ_RECIPIENT_MAX]) {
-    if (pq) {
-        uint8_t *r = malloc(TL_AGE_PQ_RECIPIENT_BYTES);
-        int rc = r && age_pq_public_key(key, r) == 0 && age_pq_recipient_encode(r, out) == 0 ? 0 : -1;
-        free(r);
-        return rc;
-    }
-    uint8_t pk[32];
-    return age_public_key(key, pk) == 0 && age_recipient_encode(pk, out) == 0 ? 0 : -1;
-}
-
 void bcn_file(const bcn_dir *b, char out[PATH_MAX], const char *fmt, ...) {
     char rel[PATH_MAX];
     va_list ap;

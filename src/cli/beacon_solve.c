@@ -52,7 +52,7 @@ static int have_identity(const solver *sv, const char *stem, const char *recipie
         return -1;
     }
     char *rcp = malloc(TL_AGE_PQ_RECIPIENT_MAX);
-    int ok = rcp && bcn_identity_parse(t, l, key, pq) == 0 && bcn_identity_recipient(key, *pq, rcp) == 0 &&
+    int ok = rcp && bcn_identity_parse(t, l, key, pq) == 0 && cli_identity_recipient(key, *pq, rcp) == 0 &&
              !strcmp(rcp, recipient);
     sodium_memzero(t, l);
     free(t);

@@ -63,6 +63,17 @@ int cli_epoch_recipient(const tl_puzzle *pz, char out[TL_AGE_PQ_RECIPIENT_MAX]) 
     return rc ? cli_error("cannot encode the epoch recipient") : CLI_OK;
 }
 
+int cli_identity_recipient(const uint8_t key[32], int pq, char out[TL_AGE_PQ_RECIPIENT_MAX]) {
+    if (pq) {
+        uint8_t *r = malloc(TL_AGE_PQ_RECIPIENT_BYTES);
+        int rc = r && age_pq_public_key(key, r) == 0 && age_pq_recipient_encode(r, out) == 0 ? 0 : -1;
+        free(r);
+        return rc;
+    }
+    uint8_t pk[32];
+    return age_public_key(key, pk) == 0 && age_recipient_encode(pk, out) == 0 ? 0 : -1;
+}
+
 int cli_check_puzzle(const char *path, const tl_puzzle *pz, const uint8_t *pin) {
     int rc = tl_puzzle_verify(pz, pin);
     if (rc == TL_OK) return CLI_OK;

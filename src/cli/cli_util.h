@@ -66,6 +66,9 @@ int cli_write_identity(const char *path, const uint8_t x[32], const tl_puzzle *p
 /* The epoch recipient string: age1... or, for a post-quantum epoch, the
  * age1pq1... one.  CLI_OK or CLI_FAIL after saying why. */
 int cli_epoch_recipient(const tl_puzzle *pz, char out[TL_AGE_PQ_RECIPIENT_MAX]);
+/* The recipient string (age1... or age1pq1...) of an identity's key (pq:
+ * its seed, else its X25519 scalar).  0 or -1; nothing printed. */
+int cli_identity_recipient(const uint8_t key[32], int pq, char out[TL_AGE_PQ_RECIPIENT_MAX]);
 
 /* A whole output at once: atomically to path (no clobber without force),
  * or to stdout for NULL / "-".  CLI_OK, or CLI_FAIL after a message. */

@@ -34,15 +34,12 @@ const char cmd_keygen_usage[] =
 static int convert(const char *path) {
     const char *name = strcmp(path, "-") ? path : "/dev/stdin";
     uint8_t *sk = sodium_malloc(32);
-    static uint8_t rcp[TL_AGE_PQ_RECIPIENT_BYTES];
     static char rec[TL_AGE_PQ_RECIPIENT_MAX];
-    uint8_t pk[32];
     int pq = 0;
     if (!sk) return cli_error("out of memory");
     int rc = age_identity_file_read_any(name, sk, &pq);
     int saved = errno;
-    if (rc == 0) rc = pq ? (age_pq_public_key(sk, rcp) || age_pq_recipient_encode(rcp, rec))
-                         : (age_public_key(sk, pk) || age_recipient_encode(pk, rec));
+    if (rc == 0 && cli_identity_recipient(sk, pq, rec) != 0) rc = TL_AGE_EKEY;
     sodium_free(sk);
     if (rc == TL_AGE_EIO) return cli_error("failed to open input file %s: %s", path, strerror(saved));
     if (rc) return cli_error("failed to parse input %s: %s (want an age identity file: AGE-SECRET-KEY-1... or "
@@ -79,14 +76,12 @@ int cmd_keygen(int argc, char **argv) {
     const cli_path files[] = { { out, "-o", CLI_PATH_OUT } };
     if (cli_paths_check(files, 1, force)) return CLI_FAIL;
     if (sodium_init() < 0) return cli_error("random generator failed");
-    uint8_t *sk = sodium_malloc(32), pk[32];
+    uint8_t *sk = sodium_malloc(32);
     char *line = sodium_malloc(TL_AGE_IDENTITY_MAX);
-    static uint8_t rcp[TL_AGE_PQ_RECIPIENT_BYTES];
     static char rec[TL_AGE_PQ_RECIPIENT_MAX];
     if (!sk || !line) { sodium_free(sk); sodium_free(line); return cli_error("out of memory"); }
     randombytes_buf(sk, 32);
-    int rc = pq ? (age_pq_public_key(sk, rcp) || age_pq_recipient_encode(rcp, rec))
-                : (age_public_key(sk, pk) || age_recipient_encode(pk, rec));
+    int rc = cli_identity_recipient(sk, pq, rec) != 0 ? TL_AGE_EKEY : 0;
     int std = cli_path_is_std(out), saved = 0;
     if (rc == 0 && std) {   /* the identity on stdout, the recipient on stderr (as age-keygen) */
         rc = (pq ? age_pq_identity_encode(sk, line) : age_identity_encode(sk, line)) ||
