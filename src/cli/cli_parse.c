@@ -74,22 +74,23 @@ static const char *duration(const char *s, double *out, int need_unit) {
 
 int cli_parse_duration(const char *s, double *out) { return duration(s, out, 0) ? -1 : 0; }
 
-int cli_parse_span_opt(const char *cmd, const char *opt, const char *s, double lo, double hi, double *out) {
+/* A duration option within lo..hi seconds; need_unit: as duration(). */
+static int duration_opt(const char *cmd, const char *opt, const char *s, double lo, double hi, double *out,
+                        int need_unit) {
     double v;
-    const char *why = duration(s, &v, 1);
+    const char *why = duration(s, &v, need_unit);
     if (why) return cli_usage_error(cmd, "%s '%s': %s", opt, s, why);
     if (v < lo || v > hi) return cli_usage_error(cmd, "%s '%s': want %g..%g seconds", opt, s, lo, hi);
     *out = v;
     return CLI_OK;
 }
 
+int cli_parse_span_opt(const char *cmd, const char *opt, const char *s, double lo, double hi, double *out) {
+    return duration_opt(cmd, opt, s, lo, hi, out, 1);
+}
+
 int cli_parse_seconds_opt(const char *cmd, const char *opt, const char *s, double lo, double hi, double *out) {
-    double v;
-    const char *why = duration(s, &v, 0);
-    if (why) return cli_usage_error(cmd, "%s '%s': %s", opt, s, why);
-    if (v < lo || v > hi) return cli_usage_error(cmd, "%s '%s': want %g..%g seconds", opt, s, lo, hi);
-    *out = v;
-    return CLI_OK;
+    return duration_opt(cmd, opt, s, lo, hi, out, 0);
 }
 
 int cli_parse_mode(const char *s, tl_mode *out) {

@@ -380,6 +380,14 @@ static int report(pool *P, double now, double t_start, uint64_t done_start) {
     return o->progress(&p, o->progress_ctx) ? TL_EINTR : TL_OK;
 }
 
+/* The running slots' pipes into P->pf, in slot order: how many. */
+static unsigned poll_set(pool *P) {
+    unsigned np = 0;
+    for (unsigned k = 0; k < P->nw; k++)
+        if (P->sl[k].pid > 0) { P->pf[np].fd = P->sl[k].fd; P->pf[np].events = POLLIN; P->pf[np].revents = 0; np++; }
+    return np;
+}
+
 /* Drain (a checkpointing pool, stopped): ask every worker to report where
  * its chains are and end (SIGTERM), and hand on what it sends until each
  * pipe closes or TL_POOL_DRAIN_SECONDS pass. */
@@ -388,9 +396,7 @@ static void drain(pool *P) {
     for (unsigned k = 0; k < P->nw; k++) if (P->sl[k].pid > 0) kill(P->sl[k].pid, SIGTERM);
     double deadline = util_now() + TL_POOL_DRAIN_SECONDS;
     for (;;) {
-        unsigned np = 0;
-        for (unsigned k = 0; k < P->nw; k++)
-            if (P->sl[k].pid > 0) { P->pf[np].fd = P->sl[k].fd; P->pf[np].events = POLLIN; P->pf[np].revents = 0; np++; }
+        unsigned np = poll_set(P);
         double now = util_now();
         if (np == 0 || now >= deadline) return;
         int pr = poll(P->pf, np, 100);
@@ -424,9 +430,7 @@ int tl_pool_run(tl_work *w, const tl_pool_cb *cb, const tl_wipe *wipe, const tl_
     int rc = TL_OK;
     while (rc == TL_OK && !cb->done(cb->ctx)) {
         if ((rc = spawn(&P))) break;
-        unsigned np = 0;
-        for (unsigned k = 0; k < P.nw; k++)
-            if (P.sl[k].pid > 0) { P.pf[np].fd = P.sl[k].fd; P.pf[np].events = POLLIN; P.pf[np].revents = 0; np++; }
+        unsigned np = poll_set(&P);
         if (np == 0) { rc = TL_EWORKER; break; }   /* nothing runs, nothing to run, not done */
         int pr = poll(P.pf, np, 100);
         if (pr < 0 && errno != EINTR) { rc = TL_EWORKER; break; }
