@@ -5,6 +5,8 @@
  *   bench screen  [opts] VARIANT...   few repetitions, many variants
  *   bench confirm [opts] VARIANT...   many repetitions (default 2 variants)
  *   bench scale   [opts] VARIANT...   W workers as threads vs processes
+ *   bench pair    [opts] VARIANT...   2-4 engines interleaved hash by hash, on
+ *                                     one shared dataset, W workers each
  *
  * Variants run in alternating order (A B B A ...), caches/datasets are
  * built outside the timed part, and every run's final chain digest must
@@ -14,6 +16,7 @@
  */
 #include "bench_host.h"
 #include "bench_variant.h"
+#include "bench_workers.h"
 #include "cli/progress.h"
 #include "rxlock/rxlock.h"
 #include "rxlock/sha3.h"
@@ -35,15 +38,16 @@
 
 #define MAX_VARIANTS 32
 #define MAX_REPS     1000
-#define MAX_WORKERS  256
+#define MAX_WORKERS  BENCH_MAX_WORKERS
 
 static const char usage_text[] =
-    "usage: bench screen|confirm|scale [options] VARIANT...\n"
+    "usage: bench screen|confirm|scale|pair [options] VARIANT...\n"
     "  -n, --n N            hashes per chain (default: light 32 / full 256 / sha3 1000000;\n"
     "                       confirm x4)\n"
     "  -r, --reps R         repetitions per variant (screen 3, confirm 10, scale 3)\n"
     "  -m, --mode MODE      light (default) or full for every RandomX variant\n"
-    "  -w, --workers LIST   scale: comma-separated worker counts (default 1,<cpus>)\n"
+    "  -w, --workers LIST   scale, pair: comma-separated worker counts (scale default 1,<cpus>;\n"
+    "                       pair default 1)\n"
     "  -t, --threads T      dataset build threads (default: online CPUs)\n"
     "  -o, --out FILE       append one JSON object per run to FILE\n"
     "  -k, --key HEX        32-byte RandomX key / SHA3 prefix (default 00 01 .. 1f)\n"
@@ -52,6 +56,8 @@ static const char usage_text[] =
     "      --no-warmup      skip the untimed warm-up chain (n/8 hashes) per variant\n"
     "      --test-wrong     allow the test-only variant test-wrong-sha3\n"
     "      --ref-lib PATH   librandomx.so for the ref-* variants (else $RXLOCK_BENCH_REF_LIB)\n"
+    "      --ref-prefix P   its randomx_* API under the names P + randomx_* (else\n"
+    "                       $RXLOCK_BENCH_REF_PREFIX; e.g. xmrig_ for a shim around XMRig)\n"
     "      --list           list the variant syntax\n"
     "exit: 0 ok, 1 digest mismatch or engine failure, 2 usage\n";
 
@@ -336,148 +342,37 @@ out:
 }
 
 /* ---- scale: W workers as threads vs processes --------------------------- */
+struct sres { double seconds, user_s, sys_s; uint8_t digest[32]; };
 struct sworker {
+    struct bench_job job;         /* first: the launcher sees a bench_job */
     const struct opts *o;
     struct bench_variant *v;
     uint32_t g;
-    pthread_barrier_t *bar;
-    int rc;
-    double seconds, user_s, sys_s;
-    uint8_t digest[32];
+    struct sres r;
 };
 
 /* Create the VM, wait for go, run the chain, measure own CPU time. */
-static void sworker_run(struct sworker *s, int (*wait_go)(void *), void *ctx, int who) {
+static void sworker_run(struct bench_job *job, int (*wait_go)(void *), void *ctx, int who) {
+    struct sworker *s = (struct sworker *)job;
     char err[256];
     struct bench_worker w;
     struct rusage ru0, ru1;
-    s->rc = -1;
+    job->rc = -1;
     int made = bench_worker_new(&w, s->v, err, sizeof err) == 0;
     if (!made) fprintf(stderr, "bench: %s\n", err);
     if (wait_go(ctx) != 0 || !made) { if (made) bench_worker_free(&w); return; }
-    memcpy(s->digest, s->o->seed, 32);
+    memcpy(s->r.digest, s->o->seed, 32);
     if (getrusage(who, &ru0) != 0) goto done;
     double t0 = util_now();
-    int rc = bench_chain(&w, s->o->key, s->g, s->o->n, s->digest, err, sizeof err);
-    s->seconds = util_now() - t0;
+    int rc = bench_chain(&w, s->o->key, s->g, s->o->n, s->r.digest, err, sizeof err);
+    s->r.seconds = util_now() - t0;
     if (getrusage(who, &ru1) != 0) goto done;
     if (rc) { fprintf(stderr, "bench: %s\n", err); goto done; }
-    s->user_s = rusage_s(&ru1.ru_utime) - rusage_s(&ru0.ru_utime);
-    s->sys_s = rusage_s(&ru1.ru_stime) - rusage_s(&ru0.ru_stime);
-    s->rc = 0;
+    s->r.user_s = rusage_s(&ru1.ru_utime) - rusage_s(&ru0.ru_utime);
+    s->r.sys_s = rusage_s(&ru1.ru_stime) - rusage_s(&ru0.ru_stime);
+    job->rc = 0;
 done:
     bench_worker_free(&w);
-}
-
-static int barrier_go(void *ctx) { pthread_barrier_wait(ctx); return 0; }
-static void *thread_main(void *arg) {
-    struct sworker *s = arg;
-    sworker_run(s, barrier_go, s->bar, RUSAGE_THREAD);
-    return NULL;
-}
-
-static int run_threads(struct sworker *s, unsigned W, double *wall) {
-    pthread_t th[MAX_WORKERS];
-    pthread_barrier_t bar;
-    unsigned started = 0;
-    if (pthread_barrier_init(&bar, NULL, W + 1) != 0) return -1;
-    for (unsigned i = 0; i < W; i++) {
-        s[i].bar = &bar;
-        if (pthread_create(&th[i], NULL, thread_main, &s[i]) != 0) break;
-        started++;
-    }
-    if (started != W) {           /* cannot release a W+1 barrier: bail out hard */
-        fprintf(stderr, "bench: pthread_create failed\n");
-        exit(1);
-    }
-    pthread_barrier_wait(&bar);
-    double t0 = util_now();
-    for (unsigned i = 0; i < W; i++) pthread_join(th[i], NULL);
-    *wall = util_now() - t0;
-    pthread_barrier_destroy(&bar);
-    for (unsigned i = 0; i < W; i++) if (s[i].rc) return -1;
-    return 0;
-}
-
-struct pipe_go { int ready_fd, go_fd; };
-static int pipe_go(void *ctx) {
-    struct pipe_go *p = ctx;
-    char c = 'R';
-    if (write(p->ready_fd, &c, 1) != 1) return -1;
-    ssize_t k;
-    do k = read(p->go_fd, &c, 1); while (k < 0 && errno == EINTR);
-    return k == 1 ? 0 : -1;
-}
-
-struct presult { int rc; double seconds, user_s, sys_s; uint8_t digest[32]; };
-
-static int read_full(int fd, void *buf, size_t len) {
-    uint8_t *p = buf;
-    while (len) {
-        ssize_t k = read(fd, p, len);
-        if (k < 0 && errno == EINTR) continue;
-        if (k <= 0) return -1;
-        p += k; len -= (size_t)k;
-    }
-    return 0;
-}
-
-/* The supervisor is single-threaded here (dataset threads are joined). */
-static int run_procs(struct sworker *s, unsigned W, double *wall) {
-    int gofd[2], res[MAX_WORKERS][2];
-    pid_t pid[MAX_WORKERS];
-    unsigned started = 0;
-    int ok = 0;
-    if (pipe(gofd) != 0) return -1;
-    fflush(NULL);
-    for (unsigned i = 0; i < W; i++) {
-        if (pipe(res[i]) != 0) break;
-        pid[i] = fork();
-        if (pid[i] < 0) { close(res[i][0]); close(res[i][1]); break; }
-        if (pid[i] == 0) {
-            close(gofd[1]);
-            close(res[i][0]);
-            struct pipe_go pg = { res[i][1], gofd[0] };
-            sworker_run(&s[i], pipe_go, &pg, RUSAGE_SELF);
-            struct presult pr = { s[i].rc, s[i].seconds, s[i].user_s, s[i].sys_s, {0} };
-            memcpy(pr.digest, s[i].digest, 32);
-            _exit(util_write_all(res[i][1], &pr, sizeof pr) == 0 && pr.rc == 0 ? 0 : 1);
-        }
-        close(res[i][1]);
-        started++;
-    }
-    close(gofd[0]);
-    if (started == W) {
-        ok = 1;
-        for (unsigned i = 0; i < W; i++) {
-            char c;
-            if (read_full(res[i][0], &c, 1) || c != 'R') ok = 0;
-        }
-    }
-    double t0 = util_now();
-    if (ok) {
-        char go[MAX_WORKERS];
-        memset(go, 'G', W);
-        if (util_write_all(gofd[1], go, W) != 0) ok = 0;
-    }
-    close(gofd[1]);             /* unstarted / waiting children see EOF */
-    for (unsigned i = 0; i < started; i++) {
-        struct presult pr;
-        if (ok && read_full(res[i][0], &pr, sizeof pr) == 0) {
-            s[i].rc = pr.rc; s[i].seconds = pr.seconds; s[i].user_s = pr.user_s; s[i].sys_s = pr.sys_s;
-            memcpy(s[i].digest, pr.digest, 32);
-        } else {
-            s[i].rc = -1; ok = 0;
-        }
-    }
-    *wall = util_now() - t0;
-    for (unsigned i = 0; i < started; i++) {
-        int st;
-        close(res[i][0]);
-        while (waitpid(pid[i], &st, 0) < 0 && errno == EINTR) {}
-        if (!WIFEXITED(st) || WEXITSTATUS(st) != 0) ok = 0;
-    }
-    return ok ? 0 : -1;
 }
 
 static int run_scale(const struct opts *o, struct bench_variant *vs, size_t nv) {
@@ -501,23 +396,26 @@ static int run_scale(const struct opts *o, struct bench_variant *vs, size_t nv) 
                 for (int j = 0; j < 2; j++) {
                     int kind = rep % 2 ? 1 - j : j;          /* T P, P T, ... */
                     double wall = 0;
+                    struct bench_job *jobs[MAX_WORKERS];
                     for (unsigned i = 0; i < W; i++) {
                         memset(&s[i], 0, sizeof s[i]);
+                        s[i].job.run = sworker_run; s[i].job.result = &s[i].r; s[i].job.result_size = sizeof s[i].r;
                         s[i].o = o; s[i].v = &vs[v]; s[i].g = o->group + i;
+                        jobs[i] = &s[i].job;
                     }
-                    int rc = kind == 0 ? run_threads(s, W, &wall) : run_procs(s, W, &wall);
+                    int rc = kind == 0 ? bench_run_threads(jobs, W, &wall) : bench_run_procs(jobs, W, &wall);
                     if (rc) { fprintf(stderr, "bench: %s: %u %s failed\n", vs[v].name, W, kind ? "processes" : "threads"); goto out; }
                     double user = 0, sys = 0, psum = 0;
                     json_t *pw = json_array(), *dg = json_array();
                     for (unsigned i = 0; i < W; i++) {
                         char hex[65];
-                        double pr = s[i].seconds > 0 ? (double)o->n / s[i].seconds : 0;
-                        user += s[i].user_s; sys += s[i].sys_s; psum += pr;
+                        double pr = s[i].r.seconds > 0 ? (double)o->n / s[i].r.seconds : 0;
+                        user += s[i].r.user_s; sys += s[i].r.sys_s; psum += pr;
                         json_array_append_new(pw, json_real(pr));
-                        util_hex_encode(hex, s[i].digest, 32);
+                        util_hex_encode(hex, s[i].r.digest, 32);
                         json_array_append_new(dg, json_string(hex));
-                        if (!have_ref) memcpy(ref[i], s[i].digest, 32);
-                        else if (memcmp(ref[i], s[i].digest, 32)) {
+                        if (!have_ref) memcpy(ref[i], s[i].r.digest, 32);
+                        else if (memcmp(ref[i], s[i].r.digest, 32)) {
                             char a[65];
                             util_hex_encode(a, ref[i], 32);
                             fprintf(stderr, "bench: DIGEST MISMATCH (%s worker %u, %s rep %u): %s vs %s\n",
@@ -567,9 +465,202 @@ out:
     return ret;
 }
 
+/* ---- pair: engines interleaved hash by hash ----------------------------- */
+/* Every worker holds one VM of each variant and computes its chain once per
+ * variant, step by step: at step i every variant hashes the same message
+ * (the order rotates each step: A B, B A, ...), each hash timed alone, and
+ * all results must be equal before the chain goes on.  Whatever slows the
+ * machine down (another tenant, the clock, the placement of memory) then
+ * falls on every engine alike, and full-mode variants read one dataset. */
+#define PAIR_MAX 4
+struct pres {
+    double secs[PAIR_MAX];        /* hashing seconds per variant */
+    double user_s, sys_s;
+    uint64_t bad_step;            /* 1 + the step whose results differed, or 0 */
+    uint8_t digest[32];
+};
+struct pworker {
+    struct bench_job job;         /* first: the launcher sees a bench_job */
+    const struct opts *o;
+    struct bench_variant *vs;
+    size_t nv;
+    uint32_t g;
+    struct pres r;
+};
+
+static void pworker_run(struct bench_job *job, int (*wait_go)(void *), void *ctx, int who) {
+    struct pworker *p = (struct pworker *)job;
+    const struct opts *o = p->o;
+    char err[256];
+    struct bench_worker w[PAIR_MAX];
+    struct rusage ru0, ru1;
+    uint8_t d[32], out[PAIR_MAX][32];
+    size_t made = 0;
+    job->rc = -1;
+    for (; made < p->nv; made++)
+        if (bench_worker_new(&w[made], &p->vs[made], err, sizeof err)) { fprintf(stderr, "bench: %s\n", err); break; }
+    /* untimed warm-up: a few paired steps of another chain */
+    uint64_t wn = o->warmup ? (o->n / 8 < 8 ? o->n / 8 : 8) : 0;
+    memcpy(d, o->seed, 32);
+    for (uint64_t i = 0; made == p->nv && i < wn; i++)
+        for (size_t v = 0; v < p->nv; v++)
+            if (bench_step(&w[v], o->key, p->g + MAX_WORKERS, i, d, out[v], err, sizeof err)) made = 0;
+    if (wait_go(ctx) != 0 || made != p->nv) goto done;
+    memcpy(d, o->seed, 32);
+    if (getrusage(who, &ru0) != 0) goto done;
+    for (uint64_t i = 0; i < o->n; i++) {
+        for (size_t k = 0; k < p->nv; k++) {
+            size_t v = (size_t)((i + k) % p->nv);
+            double t0 = util_now();
+            if (bench_step(&w[v], o->key, p->g, i, d, out[v], err, sizeof err)) { fprintf(stderr, "bench: %s\n", err); goto done; }
+            p->r.secs[v] += util_now() - t0;
+        }
+        for (size_t v = 1; v < p->nv; v++)
+            if (memcmp(out[v], out[0], 32)) { p->r.bad_step = i + 1; memcpy(p->r.digest, d, 32); goto done; }
+        memcpy(d, out[0], 32);
+    }
+    if (getrusage(who, &ru1) != 0) goto done;
+    p->r.user_s = rusage_s(&ru1.ru_utime) - rusage_s(&ru0.ru_utime);
+    p->r.sys_s = rusage_s(&ru1.ru_stime) - rusage_s(&ru0.ru_stime);
+    memcpy(p->r.digest, d, 32);
+    job->rc = 0;
+done:
+    for (size_t v = 0; v < made; v++) bench_worker_free(&w[v]);
+}
+
+static int pair_check(const struct bench_variant *vs, size_t nv) {
+    if (nv < 2 || nv > PAIR_MAX) return usage_err("pair takes 2 to 4 variants%s", "");
+    for (size_t i = 1; i < nv; i++) {
+        if (vs[i].work != vs[0].work)
+            return usage_err("pair: every variant must compute the same work function (%s)", bench_work_names[vs[0].work]);
+        if (vs[i].work != WORK_SHA3 && vs[i].full != vs[0].full)
+            return usage_err("pair: every RandomX variant in the same mode (%s)", vs[0].full ? "full" : "light");
+    }
+    return 0;
+}
+
+static int run_pair(const struct opts *o, struct bench_variant *vs, size_t nv) {
+    /* peers first, so that ours can read their dataset */
+    bench_share_dataset = 1;
+    for (int peers = 1; peers >= 0; peers--)
+        for (size_t i = 0; i < nv; i++)
+            if (bench_is_peer(vs[i].impl) == peers && setup_all(o, &vs[i], 1)) return 1;
+    int ret = 1, bad = 0;
+    struct pworker *p = calloc(MAX_WORKERS, sizeof *p);
+    uint8_t (*ref)[32] = calloc(MAX_WORKERS, 32);
+    double (*rates)[16][2][MAX_REPS] = calloc(PAIR_MAX, sizeof *rates);   /* [v][wi][kind][rep] */
+    double (*ratio)[16][2][MAX_REPS] = calloc(PAIR_MAX, sizeof *ratio);   /* over the first variant */
+    uint8_t *have_ref = calloc(MAX_WORKERS, 1);   /* ref[i] holds worker i's chain digest */
+    if (!p || !ref || !rates || !ratio || !have_ref) goto out;
+    printf("\npair: n=%llu per worker, %u reps, %zu variants interleaved hash by hash, threads/processes alternating; %s\n",
+           (unsigned long long)o->n, o->reps, nv, json_string_value(json_object_get(host, "cpu")));
+    for (size_t wi = 0; wi < o->nworkers; wi++) {
+        unsigned W = o->workers[wi];
+        for (unsigned rep = 0; rep < o->reps; rep++) {
+            for (int j = 0; j < 2; j++) {
+                int kind = rep % 2 ? 1 - j : j;          /* T P, P T, ... */
+                struct bench_job *jobs[MAX_WORKERS];
+                double wall = 0;
+                for (unsigned i = 0; i < W; i++) {
+                    memset(&p[i], 0, sizeof p[i]);
+                    p[i].job.run = pworker_run; p[i].job.result = &p[i].r; p[i].job.result_size = sizeof p[i].r;
+                    p[i].o = o; p[i].vs = vs; p[i].nv = nv; p[i].g = o->group + i;
+                    jobs[i] = &p[i].job;
+                }
+                int rc = kind == 0 ? bench_run_threads(jobs, W, &wall) : bench_run_procs(jobs, W, &wall);
+                for (unsigned i = 0; i < W; i++) {
+                    if (!p[i].r.bad_step) continue;
+                    fprintf(stderr, "bench: DIGEST MISMATCH (%s, worker %u, %s rep %u): the variants disagree at step %llu\n",
+                            bench_work_names[vs[0].work], i, kind ? "processes" : "threads", rep,
+                            (unsigned long long)(p[i].r.bad_step - 1));
+                    if (out_fp) fprintf(out_fp, "{\"event\":\"digest_mismatch\",\"run_id\":\"%s\",\"step\":%llu}\n",
+                                        run_id, (unsigned long long)(p[i].r.bad_step - 1));
+                    bad++;
+                }
+                if (bad) goto out;
+                if (rc) { fprintf(stderr, "bench: pair: %u %s failed\n", W, kind ? "processes" : "threads"); goto out; }
+                double first = 0;
+                for (size_t v = 0; v < nv; v++) {
+                    double tot = 0, secs = 0;
+                    json_t *pw = json_array(), *dg = json_array();
+                    for (unsigned i = 0; i < W; i++) {
+                        char hex[65];
+                        double r = p[i].r.secs[v] > 0 ? (double)o->n / p[i].r.secs[v] : 0;
+                        tot += r; secs += p[i].r.secs[v];
+                        json_array_append_new(pw, json_real(r));
+                        util_hex_encode(hex, p[i].r.digest, 32);
+                        json_array_append_new(dg, json_string(hex));
+                        if (v) continue;
+                        if (!have_ref[i]) { memcpy(ref[i], p[i].r.digest, 32); have_ref[i] = 1; }
+                        else if (memcmp(ref[i], p[i].r.digest, 32)) {
+                            fprintf(stderr, "bench: DIGEST MISMATCH (worker %u, %s rep %u): its chain differs from an earlier run\n",
+                                    i, kind ? "processes" : "threads", rep);
+                            bad++;
+                        }
+                    }
+                    if (!v) first = tot;
+                    rates[v][wi][kind][rep] = tot;
+                    ratio[v][wi][kind][rep] = first > 0 ? tot / first : 0;
+                    json_t *jj = base_json(o, &vs[v]);
+                    json_object_set_new(jj, "event", json_string("pair"));
+                    json_object_set_new(jj, "kind", json_string(kind ? "processes" : "threads"));
+                    json_object_set_new(jj, "workers", json_integer(W));
+                    json_object_set_new(jj, "rep", json_integer(rep));
+                    json_object_set_new(jj, "seconds", json_real(secs));
+                    json_object_set_new(jj, "rate", json_real(tot));
+                    json_object_set_new(jj, "rate_per_worker", json_real(tot / W));
+                    json_object_set_new(jj, "worker_rates", pw);
+                    json_object_set_new(jj, "ratio_to_first", json_real(ratio[v][wi][kind][rep]));
+                    json_object_set_new(jj, "first", json_string(vs[0].name));
+                    json_object_set_new(jj, "wall_seconds", json_real(wall));
+                    json_object_set_new(jj, "digests", dg);
+                    emit(jj);
+                }
+                if (bad) goto out;
+            }
+        }
+    }
+    printf("%-30s %3s %-9s %12s %21s %10s %17s %6s\n", "variant", "W", "kind", "total H/s", "min–max total",
+           "/ first", "paired min–max", "eff.");
+    for (size_t v = 0; v < nv; v++) {
+        double one = NAN;   /* median one-worker rate over both kinds: the efficiency's base */
+        for (size_t wi = 0; wi < o->nworkers; wi++) {
+            if (o->workers[wi] != 1) continue;
+            double both[2 * MAX_REPS];
+            for (unsigned r = 0; r < o->reps; r++) { both[2 * r] = rates[v][wi][0][r]; both[2 * r + 1] = rates[v][wi][1][r]; }
+            one = median(both, 2 * o->reps);
+        }
+        for (size_t wi = 0; wi < o->nworkers; wi++)
+            for (int kind = 0; kind < 2; kind++) {
+                double t[MAX_REPS], q[MAX_REPS], lo = INFINITY, hi = 0, qlo = INFINITY, qhi = 0;
+                for (unsigned r = 0; r < o->reps; r++) {
+                    t[r] = rates[v][wi][kind][r]; q[r] = ratio[v][wi][kind][r];
+                    if (t[r] < lo) lo = t[r];
+                    if (t[r] > hi) hi = t[r];
+                    if (q[r] < qlo) qlo = q[r];
+                    if (q[r] > qhi) qhi = q[r];
+                }
+                char range[64], qr[64];
+                snprintf(range, sizeof range, "%.6g–%.6g", lo, hi);
+                snprintf(qr, sizeof qr, "%.4f–%.4f", qlo, qhi);
+                double mt = median(t, o->reps);
+                printf("%-30s %3u %-9s %12.6g %21s %10.4f %17s %6.3f\n", vs[v].name, o->workers[wi],
+                       kind ? "processes" : "threads", mt, range, median(q, o->reps), qr,
+                       mt / ((double)o->workers[wi] * one));
+            }
+    }
+    printf("digests: every step agreed across the variants; every worker's chain agrees across runs\n");
+    ret = 0;
+out:
+    if (bad) fprintf(stderr, "bench: FAILED: %d disagreement(s) — the numbers are not comparable\n", bad);
+    free(p); free(ref); free(rates); free(ratio); free(have_ref);
+    return ret;
+}
+
 static void list_variants(void) {
     puts("variants (dash-separated tokens; flags are exactly what the name says):\n"
-         "  [rx-]v1|v2[-interp|-jit-secure][-hardaes|-softaes][-nothp][-light|-full]     ours (our JIT is always W^X)\n"
+         "  [rx-]v1|v2[-interp|-jit-secure[-mprotect]][-hardaes|-softaes][-nothp][-light|-full]  ours (our JIT is always W^X;\n"
+         "                  -mprotect: install by page-permission flips, else through /proc/self/mem)\n"
          "  librandomx-v1[-interp|-jit][-secure][-hardaes|-softaes][-light|-full]          Debian librandomx 1.1.10\n"
          "  ref-v1|v2[-interp|-jit][-secure][-hardaes|-softaes][-light|-full]              --ref-lib PATH (dlopen)\n"
          "  sha3            ours: d <- SHA3-256(K || m), fused (sha3_chain_ctr)\n"
@@ -587,7 +678,7 @@ int main(int argc, char **argv) {
         {"key", required_argument, 0, 'k'}, {"seed", required_argument, 0, 's'},
         {"group", required_argument, 0, 'g'}, {"no-warmup", no_argument, 0, 'W'},
         {"test-wrong", no_argument, 0, 'T'}, {"list", no_argument, 0, 'L'},
-        {"ref-lib", required_argument, 0, 'R'},
+        {"ref-lib", required_argument, 0, 'R'}, {"ref-prefix", required_argument, 0, 'P'},
         {"help", no_argument, 0, 'h'}, {0, 0, 0, 0}
     };
     struct opts o;
@@ -600,8 +691,9 @@ int main(int argc, char **argv) {
     opterr = 0;
     if (argc >= 2 && (!strcmp(argv[1], "--help") || !strcmp(argv[1], "-h"))) { fputs(usage_text, stdout); return 0; }
     if (argc >= 2 && !strcmp(argv[1], "--list")) { list_variants(); return 0; }
-    if (argc < 2 || (strcmp(argv[1], "screen") && strcmp(argv[1], "confirm") && strcmp(argv[1], "scale")))
-        return usage_err("first argument must be screen, confirm or scale%s", "");
+    if (argc < 2 || (strcmp(argv[1], "screen") && strcmp(argv[1], "confirm") && strcmp(argv[1], "scale") &&
+                     strcmp(argv[1], "pair")))
+        return usage_err("first argument must be screen, confirm, scale or pair%s", "");
     o.bench = argv[1];
     argv++; argc--;
     while ((c = getopt_long(argc, argv, "n:r:m:w:t:o:k:s:g:h", lo, NULL)) != -1) {
@@ -632,6 +724,7 @@ int main(int argc, char **argv) {
         case 'W': o.warmup = 0; break;
         case 'T': o.test_wrong = 1; break;
         case 'R': bench_ref_path = optarg; break;
+        case 'P': bench_ref_prefix = optarg; break;
         case 'L': list_variants(); return 0;
         case 'h': fputs(usage_text, stdout); return 0;
         default: return usage_err("unknown or incomplete option '%s'", argv[optind - 1]);
@@ -648,7 +741,9 @@ int main(int argc, char **argv) {
             return usage_err("%s", err);
         if (vs[i].work != WORK_SHA3) { any_rx = 1; if (vs[i].full) any_full = 1; }
     }
-    int scale = !strcmp(o.bench, "scale"), confirm = !strcmp(o.bench, "confirm");
+    int scale = !strcmp(o.bench, "scale"), confirm = !strcmp(o.bench, "confirm"), pair = !strcmp(o.bench, "pair");
+    if (pair && pair_check(vs, nv)) return 2;
+    if (pair && !o.nworkers) o.workers[o.nworkers++] = 1;
     if (!o.n) o.n = (any_full ? 256 : any_rx ? 32 : 1000000) * (confirm ? 4u : 1u);
     if (!o.reps) o.reps = confirm ? 10 : 3;
     if (!o.nworkers) {
@@ -668,7 +763,7 @@ int main(int argc, char **argv) {
     strftime(run_id, sizeof run_id, "%Y-%m-%dT%H:%M:%SZ", &tm);
     snprintf(run_id + strlen(run_id), sizeof run_id - strlen(run_id), "-%ld", (long)getpid());
     host = bench_host_json();
-    int ret = scale ? run_scale(&o, vs, nv) : run_screen(&o, vs, nv);
+    int ret = scale ? run_scale(&o, vs, nv) : pair ? run_pair(&o, vs, nv) : run_screen(&o, vs, nv);
     bench_pool_free();
     json_decref(host);
     if (out_fp && fclose(out_fp) != 0) { fprintf(stderr, "bench: %s: %s\n", o.out, strerror(errno)); ret = 1; }

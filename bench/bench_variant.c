@@ -4,6 +4,7 @@
  * the dependent chain, for our engine, Debian's librandomx, a dlopen'ed
  * reference library, our SHA3 and OpenSSL's. */
 #include "bench_variant.h"
+#include "rx/cache_internal.h"   /* struct rx_dataset: a view over a peer's dataset */
 #include "rxlock/rxlock.h"
 #include "rxlock/sha3.h"
 #include "util/util.h"
@@ -23,6 +24,8 @@ static const struct bench_rxapi bench_debian_api = {
 static struct bench_rxapi bench_ref_api;
 static int bench_ref_loaded;
 const char *bench_ref_path;   /* --ref-lib, else $RXLOCK_BENCH_REF_LIB */
+const char *bench_ref_prefix; /* --ref-prefix, else $RXLOCK_BENCH_REF_PREFIX, else "" */
+int bench_share_dataset;      /* ours reads a full-mode peer's dataset memory */
 
 /* Load the reference library once.  0, or -1 with a message in err. */
 static int bench_ref_load(char *err, size_t errlen) {
@@ -44,10 +47,16 @@ static int bench_ref_load(char *err, size_t errlen) {
         BENCH_SYM(calculate_hash),
 #undef BENCH_SYM
     };
+    const char *prefix = bench_ref_prefix ? bench_ref_prefix : getenv("RXLOCK_BENCH_REF_PREFIX");
+    if (!prefix) prefix = "";
     for (size_t i = 0; i < sizeof syms / sizeof syms[0]; i++) {
-        void *p = dlsym(h, syms[i].name);
+        char name[128];
+        if (snprintf(name, sizeof name, "%s%s", prefix, syms[i].name) >= (int)sizeof name) {
+            snprintf(err, errlen, "--ref-prefix too long"); dlclose(h); return -1;
+        }
+        void *p = dlsym(h, name);
         if (!p && syms[i].slot == (void **)&bench_ref_api.get_cache_memory) continue;
-        if (!p) { snprintf(err, errlen, "%s: no symbol %s", path, syms[i].name); dlclose(h); return -1; }
+        if (!p) { snprintf(err, errlen, "%s: no symbol %s", path, name); dlclose(h); return -1; }
         memcpy(syms[i].slot, &p, sizeof p);   /* object -> function pointer (POSIX) */
     }
     bench_ref_loaded = 1;
@@ -100,7 +109,7 @@ int bench_parse_variant(const char *name, int mode_full, int allow_test, struct 
     snprintf(buf, sizeof buf, "%s", name);
     char *save = NULL, *t = strtok_r(buf, "-", &save);
     if (!t) { snprintf(err, errlen, "empty variant name"); return -1; }
-    int have_version = 0, jit = 0, secure = 0, hard = 0, soft = 0, nothp = 0;
+    int have_version = 0, jit = 0, secure = 0, hard = 0, soft = 0, nothp = 0, flips = 0;
     v->full = mode_full;
     if (!strcmp(t, "sha3")) {
         v->impl = IMPL_SHA3; v->work = WORK_SHA3; t = strtok_r(NULL, "-", &save);
@@ -132,6 +141,7 @@ int bench_parse_variant(const char *name, int mode_full, int allow_test, struct 
             else if (!strcmp(t, "hardaes")) hard = 1;
             else if (!strcmp(t, "softaes")) soft = 1;
             else if (!strcmp(t, "nothp")) nothp = 1;
+            else if (!strcmp(t, "mprotect")) flips = 1;
             else if (!strcmp(t, "thp")) nothp = 0;
             else if (!strcmp(t, "full")) v->full = 1;
             else if (!strcmp(t, "light")) v->full = 0;
@@ -141,6 +151,7 @@ int bench_parse_variant(const char *name, int mode_full, int allow_test, struct 
         if (hard && soft) { snprintf(err, errlen, "%s: hardaes and softaes together", name); return -1; }
         if (bench_is_peer(v->impl)) {
             if (v->impl == IMPL_LIBRX && v->work != WORK_V1) { snprintf(err, errlen, "%s: librandomx 1.1.10 is v1 only", name); return -1; }
+            if (flips) { snprintf(err, errlen, "%s: -mprotect names our JIT's install path; a peer's is -jit or -jit-secure", name); return -1; }
             if (nothp) { snprintf(err, errlen, "%s: %s has no THP switch (see bench/RESULTS.md: GLIBC_TUNABLES)", name, v->impl == IMPL_REF ? "ref" : "librandomx"); return -1; }
             if (v->impl == IMPL_REF && bench_ref_load(err, errlen)) return -1;
             randomx_flags host_flags = bench_api(v->impl)->get_flags();
@@ -153,10 +164,11 @@ int bench_parse_variant(const char *name, int mode_full, int allow_test, struct 
             if (v->impl == IMPL_REF && v->work == WORK_V2) f |= BENCH_REF_FLAG_V2;
             v->flags = f;
         } else {
-            if (jit && !secure) {   /* SHA3 lanes and the fused chain: no non-W^X mode to suggest */
-                snprintf(err, errlen, "%s: our JIT is always W^X (code pages flip RW -> RX); name it with -jit-secure", name);
+            if (jit && !secure) {   /* no JIT without W^X to suggest */
+                snprintf(err, errlen, "%s: our JIT is always W^X (its code pages are never writable and executable); name it with -jit-secure", name);
                 return -1;
             }
+            if (flips && !jit) { snprintf(err, errlen, "%s: -mprotect is a JIT install path: add -jit-secure", name); return -1; }
             unsigned f = 0;
             if (v->work == WORK_V2) f |= RX_FLAG_V2;
             if (jit) f |= RX_FLAG_JIT;
@@ -164,6 +176,7 @@ int bench_parse_variant(const char *name, int mode_full, int allow_test, struct 
             if (hard) f |= RX_FLAG_HARD_AES;
             if (soft) f |= RX_FLAG_SOFT_AES;
             if (nothp) f |= RX_FLAG_NO_THP;
+            if (flips) f |= RX_FLAG_JIT_MPROTECT;
             if (v->full) f |= RX_FLAG_FULL;
             v->flags = f;
         }
@@ -250,6 +263,20 @@ dataset:
             return 0;
         }
     }
+    if (v->impl == IMPL_RX && bench_share_dataset) {
+        /* one shared dataset: ours reads the peer's memory (same bytes, the
+         * same pages), so placement cannot favour either engine */
+        for (size_t i = 0; i < bench_pool_n; i++) {
+            struct bench_shared *o = &bench_pool[i];
+            if (!bench_is_peer(o->impl) || !o->full || !o->lds) continue;
+            s->ds = calloc(1, sizeof *s->ds);
+            if (!s->ds) { snprintf(err, errlen, "%s: out of memory", v->name); return -1; }
+            s->ds->memory = bench_api(o->impl)->get_dataset_memory(o->lds);
+            s->ds->flags = v->flags;
+            s->ds_view = 1; s->full = 1;
+            return 0;
+        }
+    }
     t0 = util_now();
     if (v->impl == IMPL_RX) {
         int rc = rx_dataset_new(&s->ds, v->flags);
@@ -282,7 +309,8 @@ dataset:
 void bench_pool_free(void) {
     for (size_t i = 0; i < bench_pool_n; i++) {
         struct bench_shared *s = &bench_pool[i];
-        if (!s->ds_borrowed) {
+        if (s->ds_view) free(s->ds);      /* the memory is the peer's */
+        else if (!s->ds_borrowed) {
             rx_dataset_free(s->ds);
             if (s->lds) bench_api(s->impl)->release_dataset(s->lds);
         }
@@ -341,37 +369,50 @@ int bench_chain(struct bench_worker *w, const uint8_t key[32], uint32_t g, uint6
         sha3_chain_ctr(buf, 0, n, d);
         return 0;
     }
-    for (uint64_t i = 0; i < n; i++) {
-        tl_chain_message(m, g, i, out);
-        switch (v->impl) {
-        case IMPL_RX: {
-            int rc = rx_vm_hash(w->vm, m, 68, out);
-            if (rc) { snprintf(err, errlen, "%s: rx_vm_hash: %s", v->name, rxlock_strerror(rc)); return -1; }
-            break;
-        }
-        case IMPL_LIBRX: case IMPL_REF:
-            bench_api(v->impl)->calculate_hash(w->lvm, m, 68, out);
-            break;
-        case IMPL_SHA3: case IMPL_SHA3_SPONGE:
-            sha3_256(out, buf, 100);
-            break;
-        case IMPL_WRONG:
-            sha3_256(out, buf, 100);
-            out[31] ^= 1;   /* deliberately wrong: the harness must notice */
-            break;
-        case IMPL_OPENSSL: {
-            unsigned olen = 0;
-            if (EVP_DigestInit_ex(w->md, EVP_sha3_256(), NULL) != 1 ||
-                EVP_DigestUpdate(w->md, buf, 100) != 1 ||
-                EVP_DigestFinal_ex(w->md, out, &olen) != 1 || olen != 32) {
-                snprintf(err, errlen, "openssl sha3 failed"); return -1;
-            }
-            break;
-        }
-        }
-    }
+    for (uint64_t i = 0; i < n; i++)
+        if (bench_step(w, key, g, i, out, out, err, errlen)) return -1;
     memcpy(d, out, 32);
     return 0;
+}
+
+/* One step of the chain, d_out = W(K, m(g, i, d_in)), one hash however the
+ * variant computes it (sha3: the plain sponge, not the fused chain).
+ * d_out may be d_in.  0 ok, -1 on an engine error. */
+int bench_step(struct bench_worker *w, const uint8_t key[32], uint32_t g, uint64_t i,
+               const uint8_t d_in[32], uint8_t d_out[32], char *err, size_t errlen) {
+    uint8_t buf[100];
+    uint8_t *m = buf + 32;
+    struct bench_variant *v = w->v;
+    memcpy(buf, key, 32);
+    tl_chain_message(m, g, i, d_in);
+    switch (v->impl) {
+    case IMPL_RX: {
+        int rc = rx_vm_hash(w->vm, m, 68, d_out);
+        if (rc) { snprintf(err, errlen, "%s: rx_vm_hash: %s", v->name, rxlock_strerror(rc)); return -1; }
+        return 0;
+    }
+    case IMPL_LIBRX: case IMPL_REF:
+        bench_api(v->impl)->calculate_hash(w->lvm, m, 68, d_out);
+        return 0;
+    case IMPL_SHA3: case IMPL_SHA3_SPONGE:
+        sha3_256(d_out, buf, 100);
+        return 0;
+    case IMPL_WRONG:
+        sha3_256(d_out, buf, 100);
+        d_out[31] ^= 1;   /* deliberately wrong: the harness must notice */
+        return 0;
+    case IMPL_OPENSSL: {
+        unsigned olen = 0;
+        if (EVP_DigestInit_ex(w->md, EVP_sha3_256(), NULL) != 1 ||
+            EVP_DigestUpdate(w->md, buf, 100) != 1 ||
+            EVP_DigestFinal_ex(w->md, d_out, &olen) != 1 || olen != 32) {
+            snprintf(err, errlen, "openssl sha3 failed"); return -1;
+        }
+        return 0;
+    }
+    }
+    snprintf(err, errlen, "%s: no step function", v->name);
+    return -1;
 }
 
 /* The engine a VM really runs ("jit"/"interp"), for the JSON lines. */

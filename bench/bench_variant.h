@@ -4,8 +4,10 @@
  * by the library's tl_chain_message).  Implemented in bench/bench_variant.c.
  *
  * A variant name is dash-separated tokens:
- *   [rx-]v1|v2 [-interp|-jit-secure] [-hardaes|-softaes] [-nothp] [-light|-full]
- *                                      ours (include/rxlock/rx.h)
+ *   [rx-]v1|v2 [-interp|-jit-secure[-mprotect]] [-hardaes|-softaes] [-nothp] [-light|-full]
+ *                                      ours (include/rxlock/rx.h); -mprotect: the JIT
+ *                                      installs by page-permission flips (else through
+ *                                      /proc/self/mem where the kernel allows it)
  *   librandomx-v1 [-interp|-jit] [-secure] [-hardaes|-softaes] [-light|-full]
  *                                      Debian's librandomx 1.1.10 (oracle, bench only)
  *   ref-v1|v2 [-interp|-jit] [-secure] [-hardaes|-softaes] [-light|-full]
@@ -21,9 +23,9 @@
  *   test-wrong-sha3                    TEST ONLY (needs --test-wrong): the sha3
  *                                      chain with one bit of every digest flipped,
  *                                      so the digest check must fail
- * Flags are exactly what the name says.  Ours has no JIT without W^X (the
- * x86-64 and AArch64 JITs always flip code pages RW -> RX; RX_FLAG_SECURE is
- * only echoed), so ours is named "jit-secure" and a bare "jit" for ours is
+ * Flags are exactly what the name says.  Ours has no JIT without W^X (code
+ * pages are never writable and executable at once; RX_FLAG_SECURE is only
+ * echoed), so ours is named "jit-secure" and a bare "jit" for ours is
  * refused; the peers' "jit" is their JIT without W^X, "jit-secure" with it.
  * No AES token = the engine's automatic choice.
  * Mode: light unless the name or --mode says full.
@@ -84,6 +86,8 @@ struct bench_shared {
     randomx_cache *lcache;
     randomx_dataset *lds;
     int ds_borrowed;              /* dataset belongs to another entry      */
+    int ds_view;                  /* ours over a peer's dataset memory
+                                     (bench_share_dataset): free the struct only */
 };
 
 /* One VM / hashing context; single-threaded. */
@@ -97,6 +101,14 @@ struct bench_worker {
 extern const char *const bench_work_names[3];
 /* --ref-lib PATH (else $RXLOCK_BENCH_REF_LIB): the ref-* variants' library */
 extern const char *bench_ref_path;
+/* --ref-prefix P (else $RXLOCK_BENCH_REF_PREFIX, else none): the library's
+ * randomx_* API under symbol names P + "randomx_" + name, e.g. a shim that
+ * exports another engine (XMRig's RandomX) as xmrig_randomx_* */
+extern const char *bench_ref_prefix;
+/* Set before bench_setup: a full-mode variant of ours set up after a peer's
+ * reads the peer's dataset memory instead of building its own (one shared
+ * dataset for a paired run: the same bytes on the same pages). */
+extern int bench_share_dataset;
 
 /* The randomx_* API of a peer variant: Debian's (linked) or the reference
  * library's (loaded by bench_parse_variant). */
@@ -125,6 +137,10 @@ void bench_worker_free(struct bench_worker *w);
  * an engine error (message in err). */
 int  bench_chain(struct bench_worker *w, const uint8_t key[32], uint32_t g, uint64_t n,
                  uint8_t d[32], char *err, size_t errlen);
+/* One step: d_out = W(K, m(g, i, d_in)), one hash (sha3: the sponge, not the
+ * fused chain); d_out may be d_in.  0 ok, -1 on an engine error. */
+int  bench_step(struct bench_worker *w, const uint8_t key[32], uint32_t g, uint64_t i,
+                const uint8_t d_in[32], uint8_t d_out[32], char *err, size_t errlen);
 /* The engine a VM really runs ("jit"/"interp"/"openssl"/"native"). */
 const char *bench_engine_actual(const struct bench_variant *v);
 #endif

@@ -91,16 +91,20 @@ int cli_lock_generate(cli_lock_opts *o, const char *label, int when, int json,
     return cli_work_error("lock failed (nothing written)", rc, o->p.work);
 }
 
-/* This machine's per-worker generation rate: the saved calibration's (in
- * the generation's mode: a full-mode rate scaled down by the recorded
- * full/light ratio for a light generation, a light one up by the smaller
- * ratio for a full one), else the floor's rate as an upper bound (then the
- * time is a lower bound).  0 when neither is known. */
+/* This machine's per-worker generation rate: the calibration given with
+ * --calibration when it was measured on this CPU model, else the saved
+ * calibration's (in the generation's mode: a full-mode rate scaled down by
+ * the recorded full/light ratio for a light generation, a light one up by
+ * the smaller ratio for a full one), else the floor's rate as an upper
+ * bound (then the time is a lower bound).  0 when none is known. */
 static double gen_rate(const cli_lock_opts *o, char *src, size_t cap, int *bound, double *setup) {
     *bound = 0;
     *setup = 0;
-    if (o->have_saved) {
-        const tl_calibration *c = &o->saved;
+    char here[sizeof o->cal.cpu];
+    tl_cpu_model(here, sizeof here);
+    int given = o->calib && o->cal.cpu[0] && strcmp(o->cal.cpu, here) == 0;
+    if (given || o->have_saved) {
+        const tl_calibration *c = given ? &o->cal : &o->saved;
         double r = tl_calibration_sizing_rate(c);
         const char *scaled = "";
         if (o->p.work != TL_WORK_SHA3_256 && c->mode != o->mc.mode) {
@@ -109,7 +113,8 @@ static double gen_rate(const cli_lock_opts *o, char *src, size_t cap, int *bound
         } else {
             *setup = c->setup_seconds;
         }
-        snprintf(src, cap, "the saved calibration of %.60s%s", c->cpu, scaled);
+        snprintf(src, cap, "%s of %.60s%s", given ? "the --calibration file's rate" : "the saved calibration",
+                 c->cpu, scaled);
         return r;
     }
     const tl_floor_row *row = tl_floor_fastest(&o->ft, o->p.work);

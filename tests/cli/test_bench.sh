@@ -2,7 +2,9 @@
 # tests/cli/test_bench.sh — the bench harness (bench/bench.c, bench/compare):
 # it must fail loudly when two variants disagree on the chain digest (the
 # test-only deliberately wrong variant), keep A B B A order, write complete
-# JSON lines, and agree with librandomx on a tiny v1 light chain; and
+# JSON lines, and agree with librandomx on a tiny v1 light chain; pair
+# mode interleaves engines hash by hash and stops at the first step they
+# disagree on, and --ref-prefix finds a peer's API under other names; and
 # bench_dataset's label for our build names the form that ran.
 . tests/cli/lib.sh
 BENCH=${RXLOCK_BENCH:-$PWD/build/bench/bench}
@@ -60,6 +62,56 @@ for r in rows:
 PY
 expect_rc 0 "compare scale" bench/compare "$S"
 check "compare prints processes/threads" grep -q 'processes/threads' "$TMP/.out"
+
+# pair: engines interleaved hash by hash; every step must agree.
+P=$TMP/pair.jsonl
+expect_rc 0 "pair: sha3-sponge vs openssl-sha3, 1 and 2 workers" "$BENCH" pair -n 5000 -r 2 -w 1,2 sha3-sponge openssl-sha3 -o "$P"
+check "pair lines: both variants, both kinds, both worker counts" python3 - "$P" <<'PY'
+import json, sys
+rows = [r for r in map(json.loads, open(sys.argv[1])) if r["event"] == "pair"]
+keys = {(r["variant"], r["kind"], r["workers"]) for r in rows}
+assert keys == {(v, k, w) for v in ("sha3-sponge", "openssl-sha3") for k in ("threads", "processes") for w in (1, 2)}, keys
+for r in rows:
+    assert r["rate"] > 0 and len(r["worker_rates"]) == r["workers"] and r["first"] == "sha3-sponge"
+    assert (r["ratio_to_first"] == 1.0) == (r["variant"] == "sha3-sponge")
+    assert len(set(r["digests"])) == r["workers"]   # each worker its own chain
+PY
+expect_rc 0 "compare pair" bench/compare "$P"
+check "compare prints the pair table" grep -q '^pair run' "$TMP/.out"
+expect_rc 1 "pair: a deliberately wrong variant fails at its first step" "$BENCH" pair --test-wrong -n 100 -r 1 sha3-sponge test-wrong-sha3
+check "pair names the step" grep -q 'disagree at step 0' "$TMP/.err"
+expect_rc 2 "pair: one variant is refused" "$BENCH" pair -n 1 sha3
+expect_rc 2 "pair: different work functions are refused" "$BENCH" pair -n 1 sha3 v2-interp
+expect_rc 2 "-mprotect is ours only" "$BENCH" screen -n 1 librandomx-v1-jit-mprotect
+expect_rc 2 "-mprotect needs the JIT" "$BENCH" screen -n 1 v2-interp-mprotect
+# --ref-prefix: a library exporting the randomx_* API under other names
+# (here Debian's librandomx behind a test-only forwarding shim, "t_").
+if [ "${RXLOCK_TEST_QUICK:-0}" = 0 ] && [ -e /usr/include/randomx.h ]; then
+  cat > "$TMP/pfx.c" <<'C'
+#include <randomx.h>
+randomx_flags t_randomx_get_flags(void) { return randomx_get_flags(); }
+randomx_cache *t_randomx_alloc_cache(randomx_flags f) { return randomx_alloc_cache(f); }
+void t_randomx_init_cache(randomx_cache *c, const void *k, size_t n) { randomx_init_cache(c, k, n); }
+void t_randomx_release_cache(randomx_cache *c) { randomx_release_cache(c); }
+randomx_dataset *t_randomx_alloc_dataset(randomx_flags f) { return randomx_alloc_dataset(f); }
+unsigned long t_randomx_dataset_item_count(void) { return randomx_dataset_item_count(); }
+void t_randomx_init_dataset(randomx_dataset *d, randomx_cache *c, unsigned long a, unsigned long n) { randomx_init_dataset(d, c, a, n); }
+void *t_randomx_get_dataset_memory(randomx_dataset *d) { return randomx_get_dataset_memory(d); }
+void t_randomx_release_dataset(randomx_dataset *d) { randomx_release_dataset(d); }
+randomx_vm *t_randomx_create_vm(randomx_flags f, randomx_cache *c, randomx_dataset *d) { return randomx_create_vm(f, c, d); }
+void t_randomx_destroy_vm(randomx_vm *v) { randomx_destroy_vm(v); }
+void t_randomx_calculate_hash(randomx_vm *v, const void *i, size_t n, void *o) { randomx_calculate_hash(v, i, n, o); }
+C
+  if ${CC:-cc} -shared -fPIC -o "$TMP/libpfx.so" "$TMP/pfx.c" -lrandomx 2>"$TMP/cc.err"; then
+    expect_rc 0 "pair: ours vs a prefixed peer (--ref-prefix t_), v1 light, every step agrees" \
+      "$BENCH" pair --no-warmup -n 2 -r 1 --ref-lib "$TMP/libpfx.so" --ref-prefix t_ v1-interp ref-v1-interp
+    expect_rc 2 "--ref-prefix that the library lacks names the symbol" \
+      "$BENCH" screen -n 1 --ref-lib "$TMP/libpfx.so" --ref-prefix no_ ref-v1-interp
+    check "names the missing prefixed symbol" grep -q 'no symbol no_randomx_get_flags' "$TMP/.err"
+  else
+    fail "the test-only prefix shim does not build"; cat "$TMP/cc.err" >&2
+  fi
+fi
 
 # bench_dataset labels our dataset build by the SuperscalarHash form that
 # ran (SHA3 lanes and the fused chain: it said "(JIT)" for the vector form); 64 items, byte-checked.

@@ -130,6 +130,15 @@ expect_rc 0 "lock --time with a setup" "$RXLOCK" lock s.orig $W --time 3s --cali
 check "setup subtracted from --time" notice_has setup.rxlock 'Work: 1 group(s) x 1800 sequential'
 check "setup in the promise" grep -qE "about 3\\.0s \\($D\\) at the assumed rate \\(2\\.0s hashing \\+ 1\\.0s setup\\)" "$TMP/.err"
 check "setup in the puzzle" grep -aq '"setup_ms": 1000' setup.rxlock
+check "a --calibration of another CPU: the estimate stays a bound" grep -q '^rxlock: generation here: 1 x 1800 = 1800 sha3-256 hashes on 1 worker at no more than 20\.80 MH/s each' "$TMP/.err"
+# a --calibration measured on this CPU model gives the generation estimate
+# its rate (not only the saved one)
+if "$RXLOCK" calibrate --work sha3-256 --seconds 1 -o here.json -q 2>/dev/null; then
+  expect_rc 0 "lock --calibration (this CPU)" "$RXLOCK" lock s.orig $W --time 3s --calibration here.json --groups 1 -o here.rxlock
+  check "the estimate uses the --calibration file's rate" grep -qE "^rxlock: generation here: 1 x [0-9]+ = [0-9]+ sha3-256 hashes on 1 worker at [0-9.]+ MH/s each \(the --calibration file's rate of .*\): about [0-9.]+s wall" "$TMP/.err"
+else
+  fail "calibrate --work sha3-256 --seconds 1"
+fi
 expect_rc 1 "--time not above the setup" "$RXLOCK" lock s.orig $W --time 1s --calibration cal.json -o x1.rxlock
 check "--time below setup: says why" grep -q 'not more than the 1.0 s of setup' "$TMP/.err"
 # --time alone sizes against the floor (built-in: the Keccak fast core,
