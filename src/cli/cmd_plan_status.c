@@ -62,13 +62,13 @@ int cmd_plan_status(int argc, char **argv) {
         switch (c) {
         case 'W': wk = optarg; break;
         case 'j': json = 1; break;
-        case ':': return cli_usage_error("plan", "option '%s' needs a value", argv[optind - 1]);
-        default: return cli_bad_option("plan", optopt, argv[optind - 1]);
+        case ':': return cli_usage_error("plan status", "option '%s' needs a value", argv[optind - 1]);
+        default: return cli_bad_option("plan status", optopt, argv[optind - 1]);
         }
     }
-    if (optind >= argc) return cli_usage_error("plan", "plan status: missing DIR");
+    if (optind >= argc) return cli_usage_error("plan status", "missing DIR");
     const char *dir = argv[optind++];
-    if (optind < argc) return cli_usage_error("plan", "plan status: unexpected argument '%s'", argv[optind]);
+    if (optind < argc) return cli_usage_error("plan status", "unexpected argument '%s'", argv[optind]);
     if (wk && !*wk) wk = NULL;
     tl_plan_status st;
     char err[512];

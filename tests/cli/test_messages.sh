@@ -84,6 +84,10 @@ expect_rc 2 "inspect --jsn" "$R" inspect --jsn p.json
 check "inspect --jsn: did you mean --json" grep -q "did you mean '--json'" "$TMP/.err"
 expect_rc 2 "beacon status --jsn (a subcommand)" "$R" beacon status --jsn x
 check "beacon status --jsn: did you mean --json" grep -q "beacon status: unknown option '--jsn': did you mean '--json'" "$TMP/.err"
+expect_rc 2 "plan status --josn (a subcommand)" "$R" plan status --josn x
+check "plan status --josn: named as plan status, did you mean --json" grep -q "^rxlock plan status: unknown option '--josn': did you mean '--json'? (see 'rxlock help plan status')" "$TMP/.err"
+expect_rc 2 "plan status without DIR" "$R" plan status
+check "plan status: missing DIR" grep -q "^rxlock plan status: missing DIR" "$TMP/.err"
 expect_rc 2 "beacon run --onse" "$R" beacon run x --onse
 check "beacon run --onse: did you mean --once" grep -q "did you mean '--once'" "$TMP/.err"
 expect_rc 2 "solve --xyzzy-foo" "$R" solve --xyzzy-foo p.json
