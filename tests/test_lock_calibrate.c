@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: ISC */
 /* tests/test_lock_calibrate.c — src/lock/measure/calibrate.c: the calibration file
- * round trip (version 5 — allocations, allocation_rates, window_spread for
+ * round trip (version 6 — jit_install with the JIT; version 5 — allocations, allocation_rates, window_spread for
  * full-mode RandomX; version 4 — dataset_huge_pages; version 3: RandomX records mode / engine / AES, SHA3 none of
  * them; setup, windows, load average) and its validation (version-1 files still read), and short real
  * measurements (sha3-256; RandomX light with an injected JIT failure) with
@@ -20,7 +20,8 @@ static void t_roundtrip(void) {
     char *j = NULL; size_t n = 0; char err[128];
     CHECK(tl_calibration_to_json(&c, &j, &n) == 0 && j && n == strlen(j));
     if (!j) return;
-    CHECK(strstr(j, "\"rxlock_calibration\": 5") != NULL);
+    CHECK(strstr(j, "\"rxlock_calibration\": 6") != NULL);
+    CHECK(!strstr(j, "jit_install"));   /* not recorded: left out */
     CHECK(!strstr(j, "allocations"));   /* a measurement always sets it: 0 = not recorded */
     CHECK(strstr(j, "\"dataset_huge_pages\": ") != NULL);   /* full-mode RandomX: version 4 */
     CHECK(strstr(j, "\"setup_seconds\": ") && strstr(j, "\"windows\": ") && strstr(j, "\"load_average\": "));
@@ -32,7 +33,15 @@ static void t_roundtrip(void) {
     CHECK(fabs(d.rate - 1234.5) < 1e-6 && fabs(d.rate_min - 1200.25) < 1e-6 && d.rate_max == 1250);
     CHECK(strcmp(d.cpu, c.cpu) == 0 && strcmp(d.created, c.created) == 0);
     CHECK(d.huge_share == 0);
+    CHECK(d.engine.install == NULL);
     free(j);
+    c.engine.install = "proc-mem";   /* version 6: the JIT's install */
+    CHECK(tl_calibration_to_json(&c, &j, &n) == 0 && j);
+    if (!j) return;
+    CHECK(strstr(j, "\"jit_install\": \"proc-mem\"") != NULL && strstr(j, "\"aes\"") < strstr(j, "\"jit_install\""));
+    CHECK(tl_calibration_parse(j, n, &d, err, sizeof err) == 0 && d.engine.install && !strcmp(d.engine.install, "proc-mem"));
+    free(j);
+    c.engine.install = NULL;
     c.huge_share = 0.75;
     CHECK(tl_calibration_to_json(&c, &j, &n) == 0 && j);
     if (!j) return;
@@ -101,7 +110,7 @@ static void t_validation(void) {
     CHECK(bad("{\"rxlock_calibration\":2,\"work\":\"sha3-256\"," GOOD_TAIL, 0));
     CHECK(bad("{\"rxlock_calibration\":2,\"work\":\"sha3-256\",\"mode\":\"light\"," GOOD_TAIL, TL_EFORMAT));
     CHECK(bad("{\"rxlock_calibration\":2,\"work\":\"sha3-256\",\"engine\":\"jit\"," GOOD_TAIL, TL_EFORMAT));
-    CHECK(bad("{\"rxlock_calibration\":6,\"work\":\"randomx-v2\",\"mode\":\"light\"," GOOD_TAIL, TL_EVERSION));
+    CHECK(bad("{\"rxlock_calibration\":7,\"work\":\"randomx-v2\",\"mode\":\"light\"," GOOD_TAIL, TL_EVERSION));
     /* version 3 (the promise): setup_seconds, windows, load_average required; not in version 2 */
 #define V3_TAIL "\"rate\":10,\"rate_min\":9,\"rate_max\":11,\"seconds\":5,\"cpu\":\"x\",\"created\":\"2026-01-01T00:00:00Z\""
     CHECK(bad("{\"rxlock_calibration\":3,\"work\":\"sha3-256\"," V3_TAIL ",\"setup_seconds\":0.5,\"windows\":5,\"load_average\":0.2}", 0));
@@ -121,6 +130,17 @@ static void t_validation(void) {
 #define V5_RX "{\"rxlock_calibration\":5,\"work\":\"randomx-v2\",\"mode\":\"full\",\"engine\":\"jit\",\"aes\":\"hardware\"," V3_TAIL ",\"setup_seconds\":30,\"windows\":6,\"load_average\":0.2,\"dataset_huge_pages\":1"
     CHECK(bad(V5_RX ",\"allocations\":2,\"allocation_rates\":[10,11],\"window_spread\":0.05}", 0));
     CHECK(bad(V5_RX "}", 0));
+    /* version 6: jit_install, with the JIT only, one of two values; not before version 6 */
+#define V6_RX "{\"rxlock_calibration\":6,\"work\":\"randomx-v2\",\"mode\":\"full\",\"engine\":\"jit\",\"aes\":\"hardware\""
+#define V6_TAIL "," V3_TAIL ",\"setup_seconds\":30,\"windows\":6,\"load_average\":0.2,\"dataset_huge_pages\":1}"
+    CHECK(bad(V6_RX ",\"jit_install\":\"mprotect\"" V6_TAIL, 0));
+    CHECK(bad(V6_RX ",\"jit_install\":\"proc-mem\"" V6_TAIL, 0));
+    CHECK(bad(V6_RX V6_TAIL, 0));
+    CHECK(bad(V6_RX ",\"jit_install\":\"rwx\"" V6_TAIL, TL_EFORMAT));
+    CHECK(bad(V6_RX ",\"jit_install\":1" V6_TAIL, TL_EFORMAT));
+    CHECK(bad(V5_RX ",\"jit_install\":\"mprotect\"}", TL_EFORMAT));
+    CHECK(bad("{\"rxlock_calibration\":6,\"work\":\"randomx-v2\",\"mode\":\"full\",\"engine\":\"interpreter\",\"aes\":\"hardware\""
+              ",\"jit_install\":\"mprotect\"" V6_TAIL, TL_EFORMAT));
     CHECK(bad(V5_RX ",\"allocations\":2,\"allocation_rates\":[10,11]}", TL_EFORMAT));
     CHECK(bad(V5_RX ",\"allocations\":3,\"allocation_rates\":[10,11],\"window_spread\":0.05}", TL_EFORMAT));
     CHECK(bad(V5_RX ",\"allocations\":0,\"allocation_rates\":[],\"window_spread\":0.05}", TL_EFORMAT));

@@ -41,7 +41,7 @@ extern "C" {
 #endif
 #pragma GCC visibility push(default)   /* public API, also under -fvisibility=hidden */
 
-#define TL_CALIBRATION_VERSION   5
+#define TL_CALIBRATION_VERSION   6
 #define TL_CALIBRATION_MAX_BYTES 4096     /* bound on a file we read        */
 #define TL_CALIBRATE_MIN_SECONDS 0.05
 #define TL_CALIBRATE_MAX_SECONDS 86400.0

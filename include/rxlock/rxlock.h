@@ -148,6 +148,10 @@ typedef struct {
     const char *mode;        /* "light" / "full"; NULL for sha3-256         */
     const char *engine;      /* "jit" / "interpreter"; NULL for sha3-256    */
     const char *aes;         /* "hardware" / "software"; NULL for sha3-256  */
+    const char *install;     /* the JIT's program install: "proc-mem" (pages
+                                stay read+execute, written through
+                                /proc/self/mem) or "mprotect" (pages flipped);
+                                NULL for the interpreter and sha3-256       */
     const char *fallback;    /* NULL, or why the JIT did not start          */
 } tl_engine_info;
 int tl_work_engine(const tl_work *w, tl_engine_info *out);

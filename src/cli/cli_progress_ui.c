@@ -66,7 +66,8 @@ static void setup_progress(cli_progress *cp, const tl_progress *p) {
 
 void cli_engine_text(const tl_engine_info *e, char *buf, size_t cap) {
     if (!e->engine) snprintf(buf, cap, "%s", tl_work_name(e->work) ? tl_work_name(e->work) : "?");
-    else snprintf(buf, cap, "%s, %s AES, %s mode", e->engine, e->aes, e->mode);
+    else snprintf(buf, cap, "%s%s%s%s, %s AES, %s mode", e->engine, e->install ? " (install: " : "",
+                  e->install ? e->install : "", e->install ? ")" : "", e->aes, e->mode);
 }
 
 /* The first call: the engine is known, no work done yet. */

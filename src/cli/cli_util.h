@@ -49,7 +49,8 @@ void cli_progress_init(cli_progress *cp, const char *label, uint64_t total, int 
 int  cli_progress_cb(const tl_progress *p, void *ctx);      /* a tl_progress_fn */
 /* ok: draw the final line; else erase it (before an error message). */
 void cli_progress_end(cli_progress *cp, int ok);
-/* "jit, hardware AES, full mode" / "interpreter, ..." / "sha3-256". */
+/* "jit (install: proc-mem), hardware AES, full mode" / "interpreter, ..." /
+ * "sha3-256". */
 void cli_engine_text(const tl_engine_info *e, char *buf, size_t cap);
 /* Print a JSON object as one compact line on stdout and free it.  CLI_OK,
  * or CLI_FAIL after a message (NULL object, write error). */

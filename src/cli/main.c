@@ -61,19 +61,51 @@ static int wants_json(const struct command *c, int argc, char **argv) {
 static void usage(FILE *fp) {
     fprintf(fp,
         "rxlock %s — time-lock encryption over sequential RandomX v2 / v1 / SHA3-256 chains\n\n"
-        "usage: rxlock [--version] [--help] COMMAND [ARGS]\n\ncommands:\n", RXLOCK_VERSION);
+        "usage: rxlock [--version] [--help] [--jit-install mprotect|proc-mem] COMMAND [ARGS]\n\ncommands:\n",
+        RXLOCK_VERSION);
     for (size_t i = 0; i < NCOMMANDS; i++) {
         fputs("  ", fp);
         print_name(fp, commands[i].name);
         fprintf(fp, "%*s%s\n", (int)(16 - strlen(commands[i].name)), "", commands[i].summary);
     }
-    fprintf(fp, "\n'rxlock help COMMAND' shows a command's options.\n"
+    fprintf(fp, "\n--jit-install mprotect: the RandomX JIT installs each program by flipping its code pages\n"
+                "writable and back (as RXLOCK_JIT_INSTALL=mprotect); proc-mem, the default where the\n"
+                "system allows it, writes it through /proc/self/mem into pages that stay read+execute.\n"
+                "\n'rxlock help COMMAND' shows a command's options.\n"
                 "exit codes: 0 ok, 1 failure, 2 usage error, 3 verification failed,\n"
                 "            128+N killed by signal N (130: Ctrl-C)\n");
 }
 
+/* --jit-install WHICH / --jit-install=WHICH before the command: the one
+ * switch is the environment variable (worker processes inherit it).  The
+ * number of arguments it took (0 none), or -1 after a usage message. */
+static int jit_install_opt(int argc, char **argv) {
+    const char *a = argv[1], *v;
+    int used;
+    if (!strncmp(a, "--jit-install=", 14)) { v = a + 14; used = 1; }
+    else if (!strcmp(a, "--jit-install")) {
+        if (argc < 3) { fprintf(stderr, "rxlock: --jit-install needs mprotect or proc-mem\n"); return -1; }
+        v = argv[2]; used = 2;
+    } else {
+        return 0;
+    }
+    if (strcmp(v, "mprotect") && strcmp(v, "proc-mem")) {
+        fprintf(stderr, "rxlock: --jit-install '%s': want mprotect or proc-mem (see 'rxlock --help')\n", v);
+        return -1;
+    }
+    if (setenv("RXLOCK_JIT_INSTALL", v, 1) != 0) { perror("rxlock: setenv"); return -1; }
+    return used;
+}
+
 int main(int argc, char **argv) {
     if (argc < 2) { usage(stderr); return CLI_USAGE; }
+    int g = jit_install_opt(argc, argv);
+    if (g < 0) return CLI_USAGE;
+    if (g > 0) {   /* the command's argv[0] is its name, as without the option */
+        argc -= g;
+        argv += g;
+        if (argc < 2) { usage(stderr); return CLI_USAGE; }
+    }
     const char *a = argv[1];
     if (!strcmp(a, "--help") || !strcmp(a, "-h")) { usage(stdout); return CLI_OK; }
     if (!strcmp(a, "--version") || !strcmp(a, "-V")) { printf("rxlock %s\n", RXLOCK_VERSION); return CLI_OK; }

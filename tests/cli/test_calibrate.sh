@@ -17,7 +17,7 @@ import json, sys, re
 d = json.load(open(sys.argv[1]))
 assert list(d) == ["rxlock_calibration", "work", "rate", "rate_min", "rate_max",
                    "seconds", "cpu", "created", "setup_seconds", "windows", "load_average"], list(d)
-assert d["rxlock_calibration"] == 5 and d["work"] == "sha3-256"
+assert d["rxlock_calibration"] == 6 and d["work"] == "sha3-256"
 assert d["setup_seconds"] >= 0 and d["windows"] >= 3
 assert 0 < d["rate_min"] <= d["rate"] <= d["rate_max"], d
 assert 0.9 < d["seconds"] < 5, d
@@ -32,7 +32,7 @@ expect_rc 0 "--force --json" "$RXLOCK" calibrate --work sha3-256 --seconds 0.1 -
 check "--json is one JSON object with file and hashes" python3 -c '
 import json, sys
 d = json.loads(open(sys.argv[1]).read())
-assert d["output"] == sys.argv[2] and d["hashes"] > 0 and d["rxlock_calibration"] == 5
+assert d["output"] == sys.argv[2] and d["hashes"] > 0 and d["rxlock_calibration"] == 6
 assert d["placement_spread"] == 0 and "allocations" not in d
 assert d["sizing_statistic"] == "the mean over the run" and d["sizing_rate"] == d["rate"] and 0 <= d["spread"] < 1
 assert "mode" not in d and "engine" not in d and d["fallback"] is None' "$TMP/.out" "$OUT"
@@ -74,10 +74,11 @@ if [ "${RXLOCK_TEST_FULL:-0}" = 1 ]; then   # make check-full: the real 2080 MiB
   expect_rc 0 "full mode, 2 placements" "$RXLOCK" calibrate --mode full --allocations 2 --seconds 2 -o "$TMP/full.json"
   check "the placements line" grep -q '^placements: 2 copies of the cache + dataset in RAM, .* H/s (.*% apart); windows inside one differ by up to' "$TMP/.out"
   check "sized with the best placement's mean" grep -q "^sizing rate: .* (the best placement's mean" "$TMP/.out"
-  check "version 5 keys, 2 placement rates, 4 windows" python3 - "$TMP/full.json" <<'PY'
+  check "version 6 keys, 2 placement rates, 4 windows" python3 - "$TMP/full.json" <<'PY'
 import json, sys
 d = json.load(open(sys.argv[1]))
-assert d["rxlock_calibration"] == 5 and d["mode"] == "full", d
+assert d["rxlock_calibration"] == 6 and d["mode"] == "full", d
+assert d["engine"] != "jit" or d["jit_install"] in ("proc-mem", "mprotect"), d
 assert list(d)[-4:] == ["dataset_huge_pages", "allocations", "allocation_rates", "window_spread"], list(d)
 assert d["allocations"] == 2 and len(d["allocation_rates"]) == 2 and d["windows"] == 4, d
 assert all(0 < r <= d["rate_max"] for r in d["allocation_rates"]) and 0 <= d["window_spread"] < 1, d

@@ -82,9 +82,20 @@ check "solve --json done event names the engine" grep -q '"event":"done".*"engin
 check "solve fallback: identity written" grep -q '^AGE-SECRET-KEY-1' id.txt
 if [ $jit_here -eq 1 ]; then
   expect_rc 0 "solve jit" "$T" solve p.json --mode light -o id2.txt
-  check "solve: summary names the jit" grep -q 'jit, .* AES, light mode' "$TMP/.err"
+  check "solve: summary names the jit and its install" grep -qE 'jit \(install: (proc-mem|mprotect)\), .* AES, light mode' "$TMP/.err"
   check "solve jit: no warning" sh -c "! grep -q warning '$TMP/.err'"
+  # --jit-install before the command forces the flips for that run (as
+  # RXLOCK_JIT_INSTALL=mprotect); the summary names what ran
+  expect_rc 0 "--jit-install mprotect solve" "$T" --jit-install mprotect solve p.json --mode light -o id3.txt
+  check "--jit-install mprotect: the summary says mprotect" grep -q 'jit (install: mprotect), .* AES, light mode' "$TMP/.err"
+  check "--jit-install mprotect: the same identity" cmp -s id2.txt id3.txt
+  printf abc > abc.bin
+  expect_rc 0 "--jit-install=mprotect hash -v" "$T" --jit-install=mprotect hash -v --key 00 abc.bin
+  check "hash -v names the forced install" grep -q 'engine: jit (install: mprotect)' "$TMP/.err"
 fi
+expect_rc 2 "--jit-install with a bad value" "$T" --jit-install rwx solve p.json -o x.txt
+check "--jit-install: says what it wants" grep -q "want mprotect or proc-mem" "$TMP/.err"
+expect_rc 2 "--jit-install without a value" "$T" --jit-install
 
 # --- the promise: the one mode policy (the test build's low-memory switch) ------
 lowmem='warning: full mode needs 2.3 GiB, not available here (RXLOCK_TEST_LOWMEM=1): using light mode, 2.7-4.5x slower'

@@ -160,6 +160,7 @@ static int work_new(tl_work **out, tl_work_type type, const uint8_t key[32], tl_
     w->info.mode = (eff & RX_FLAG_FULL) ? "full" : "light";
     w->info.engine = (eff & RX_FLAG_JIT) ? "jit" : "interpreter";
     w->info.aes = (eff & RX_FLAG_HARD_AES) ? "hardware" : "software";
+    w->info.install = (eff & RX_FLAG_JIT) ? rx_vm_jit_install(w->vm) : NULL;
     w->info.fallback = rx_vm_fallback_reason(w->vm);
     *out = w;
     return TL_OK;

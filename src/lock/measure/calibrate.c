@@ -268,7 +268,9 @@ int tl_calibration_to_json(const tl_calibration *c, char **json, size_t *len) {
     if (o && is_randomx(c->work) &&   /* what applies to RandomX only */
         (json_object_set_new(o, "mode", json_string(mode_name(c->mode))) ||
          json_object_set_new(o, "engine", json_string(c->engine.engine ? c->engine.engine : "interpreter")) ||
-         json_object_set_new(o, "aes", json_string(c->engine.aes ? c->engine.aes : "software")))) {
+         json_object_set_new(o, "aes", json_string(c->engine.aes ? c->engine.aes : "software")) ||
+         (c->engine.install &&   /* version 6 */
+          json_object_set_new(o, "jit_install", json_string(c->engine.install))))) {
         json_decref(o);
         o = NULL;
     }
@@ -374,6 +376,7 @@ int tl_calibration_parse(const char *json, size_t len, tl_calibration *out, char
         for (size_t i = 0; i < sizeof common / sizeof common[0]; i++) if (!strcmp(k, common[i])) known = 1;
         for (size_t i = 0; version >= 3 && i < sizeof v3 / sizeof v3[0]; i++) if (!strcmp(k, v3[i])) known = 1;
         if (version >= 4 && rx && !strcmp(k, "dataset_huge_pages")) known = 1;
+        if (version >= 6 && rx && !strcmp(k, "jit_install")) known = 1;
         if (version >= 5 && rx && (!strcmp(k, "allocations") || !strcmp(k, "allocation_rates") ||
                                    !strcmp(k, "window_spread"))) known = 1;
         if (!known) { why = "unknown key in calibration file"; goto out; }
@@ -393,6 +396,12 @@ int tl_calibration_parse(const char *json, size_t len, tl_calibration *out, char
         out->engine.aes = one_of(json_string_value(json_object_get(o, "aes")), "hardware", "software");
         if (!out->engine.engine) { why = "bad \"engine\" (jit, interpreter)"; goto out; }
         if (!out->engine.aes) { why = "bad \"aes\" (hardware, software)"; goto out; }
+        json_t *inst = json_object_get(o, "jit_install");   /* version 6: with the JIT only */
+        if (inst) {
+            out->engine.install = one_of(json_string_value(inst), "proc-mem", "mprotect");
+            if (!out->engine.install) { why = "bad \"jit_install\" (proc-mem, mprotect)"; goto out; }
+            if (strcmp(out->engine.engine, "jit")) { why = "\"jit_install\" without \"engine\": \"jit\""; goto out; }
+        }
     }
     const char *cpu = json_string_value(json_object_get(o, "cpu"));
     const char *created = json_string_value(json_object_get(o, "created"));
