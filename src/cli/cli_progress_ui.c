@@ -78,9 +78,9 @@ static void progress_start(cli_progress *cp, const tl_progress *p) {
     if (e->fallback) cli_warn_fallback(e->fallback);
     if (cp->json) {
         /* RandomX-only keys are left out for SHA3 (s*: omitted when NULL) */
-        (void)cli_print_json(json_pack("{s:s, s:s, s:s*, s:s*, s:s*, s:s*}", "event", "start",
+        (void)cli_print_json(json_pack("{s:s, s:s, s:s*, s:s*, s:s*, s:s*, s:s*}", "event", "start",
                                        "work", tl_work_name(e->work), "engine", e->engine, "aes", e->aes,
-                                       "mode", e->mode, "fallback", e->fallback));
+                                       "mode", e->mode, "fallback", e->fallback, "jit_install", e->install));
         return;
     }
     if (p->hashes_done && p->group && p->hashes_total && cp->when != PBAR_NEVER)
