@@ -341,6 +341,22 @@ out:
     return ret;
 }
 
+/* The keys a scale / pair line shares (worker_rates: taken). */
+static json_t *workers_json(const struct opts *o, const struct bench_variant *v, const char *event, int kind,
+                            unsigned W, unsigned rep, double seconds, double rate, double per_worker,
+                            json_t *worker_rates) {
+    json_t *jj = base_json(o, v);
+    json_object_set_new(jj, "event", json_string(event));
+    json_object_set_new(jj, "kind", json_string(kind ? "processes" : "threads"));
+    json_object_set_new(jj, "workers", json_integer(W));
+    json_object_set_new(jj, "rep", json_integer(rep));
+    json_object_set_new(jj, "seconds", json_real(seconds));
+    json_object_set_new(jj, "rate", json_real(rate));
+    json_object_set_new(jj, "rate_per_worker", json_real(per_worker));
+    json_object_set_new(jj, "worker_rates", worker_rates);
+    return jj;
+}
+
 /* ---- scale: W workers as threads vs processes --------------------------- */
 struct sres { double seconds, user_s, sys_s; uint8_t digest[32]; };
 struct sworker {
@@ -425,15 +441,7 @@ static int run_scale(const struct opts *o, struct bench_variant *vs, size_t nv) 
                     }
                     have_ref = 1;
                     double total = wall > 0 ? (double)W * (double)o->n / wall : 0;
-                    json_t *jj = base_json(o, &vs[v]);
-                    json_object_set_new(jj, "event", json_string("scale"));
-                    json_object_set_new(jj, "kind", json_string(kind ? "processes" : "threads"));
-                    json_object_set_new(jj, "workers", json_integer(W));
-                    json_object_set_new(jj, "rep", json_integer(rep));
-                    json_object_set_new(jj, "seconds", json_real(wall));
-                    json_object_set_new(jj, "rate", json_real(total));
-                    json_object_set_new(jj, "rate_per_worker", json_real(psum / W));
-                    json_object_set_new(jj, "worker_rates", pw);
+                    json_t *jj = workers_json(o, &vs[v], "scale", kind, W, rep, wall, total, psum / W, pw);
                     json_object_set_new(jj, "user_s", json_real(user));
                     json_object_set_new(jj, "sys_s", json_real(sys));
                     json_object_set_new(jj, "digests", dg);
@@ -601,15 +609,7 @@ static int run_pair(const struct opts *o, struct bench_variant *vs, size_t nv) {
                     if (!v) first = tot;
                     rates[v][wi][kind][rep] = tot;
                     ratio[v][wi][kind][rep] = first > 0 ? tot / first : 0;
-                    json_t *jj = base_json(o, &vs[v]);
-                    json_object_set_new(jj, "event", json_string("pair"));
-                    json_object_set_new(jj, "kind", json_string(kind ? "processes" : "threads"));
-                    json_object_set_new(jj, "workers", json_integer(W));
-                    json_object_set_new(jj, "rep", json_integer(rep));
-                    json_object_set_new(jj, "seconds", json_real(secs));
-                    json_object_set_new(jj, "rate", json_real(tot));
-                    json_object_set_new(jj, "rate_per_worker", json_real(tot / W));
-                    json_object_set_new(jj, "worker_rates", pw);
+                    json_t *jj = workers_json(o, &vs[v], "pair", kind, W, rep, secs, tot, tot / W, pw);
                     json_object_set_new(jj, "ratio_to_first", json_real(ratio[v][wi][kind][rep]));
                     json_object_set_new(jj, "first", json_string(vs[0].name));
                     json_object_set_new(jj, "wall_seconds", json_real(wall));
