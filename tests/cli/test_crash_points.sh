@@ -1,24 +1,23 @@
 # SPDX-License-Identifier: ISC
-# tests/cli/test_crash_points.sh — the enumerated crash test: every
-# mutating file-system call (open with O_CREAT, write, fsync, rename,
-# link, unlink, rmdir, mkdir, truncate: tests/shim/killshim.c, preloaded)
-# of `lock -o` (with --keep-epoch-key), `lock FILE`, `plan` + `group` +
-# `group --verify` + `assemble`, `solve`, `unlock` and the beacon's
-# `beacon init`, `beacon run --once` (before the start: generate, seal,
-# publish; at a release: release, generate, seal, publish) and `beacon
+# tests/cli/test_crash_points.sh — the enumerated crash test: every mutating
+# file-system call (open with O_CREAT, write, fsync, rename, link, unlink,
+# rmdir, mkdir, truncate: tests/shim/killshim.c, preloaded) of `lock -o`
+# (with --keep-epoch-key), `lock FILE`, `plan` + `group` + `group --verify`
+# + `assemble`, `solve`, `unlock` and the beacon's `beacon init`, `beacon
+# run --once` (before the start: generate, seal, publish; at a release:
+# release, generate, seal, publish), `beacon run --plan-only` and `beacon
 # solve` on the beacon's DIR is in turn the last thing the process does
 # (SIGKILL right after it).  Each killed run is then run again (the same
 # command) and must finish: the outputs byte-identical to an uninterrupted
 # run's (test-only deterministic mode) or opening to the original bytes, no
 # state, temp file or journal left, and nothing published that does not
 # verify (the beacon's feed checked with its pin, every file it names
-# against its digest).  The last line before the summary says how many
-# crash points were covered.  Default: every point of lock -o and lock
-# FILE, every 2nd of solve and unlock, every 3rd of the cluster steps,
-# every 8th of the beacon's; RXLOCK_TEST_CRASH_ALL=1 walks every point of
-# every command.  A killed `plan` (every 6th point) is made again by the
-# same command or, as its message says, with --force, and the plan then
-# works.
+# against its digest).  The last line before the summary says how many crash
+# points were covered.  Default: every point of lock -o and lock FILE, every
+# 2nd of solve and unlock, every 3rd of the cluster steps, every 8th of the
+# beacon's; RXLOCK_TEST_CRASH_ALL=1 walks every point of every command.  A
+# killed `plan` (every 6th point) is made again by the same command or, as
+# its message says, with --force, and the plan then works.
 . "$(dirname "$0")/lib.sh"
 R=$RXLOCK_TESTBIN
 SHIM=${RXLOCK_SHIM:-$(dirname "$RXLOCK_TESTBIN")/tests/killshim.so}
@@ -204,6 +203,19 @@ from() { cp -a "$_from/B" "$1/"; }
 _from=pre0; rm -rf cnt; cp -a pre0 cnt; NBR=$(count cnt $BRUN)
 brun_ok() { beacon_sound "$1" 2 && [ -z "$(ls -A "$1/B/public/puzzles")" ]; }
 walk "beacon run" "$NBR" from "$BRUN" brun_ok
+# run --plan-only (a beacon without verification): a cluster plan per
+# epoch; killed while it writes one, the same command writes it again (a
+# plan directory without plan.json is no plan); epoch 0's plan then works
+# (its tasks and assembly make a puzzle that verifies with the pin)
+BPLAN="$R beacon run B --plan-only"
+mkdir prp; (cd prp && $BINIT --no-verify >../P.pin 2>/dev/null); PPIN=$(cat P.pin)
+_from=prp; rm -rf cnt; cp -a prp cnt; NBP=$(count cnt $BPLAN)
+bplan_ok() { _w=$1/B
+  [ -f "$_w/plans/0/plan.json" ] && [ -f "$_w/plans/1/plan.json" ] && ! find "$1" -name '*.tmp-*' | grep -q . &&
+  (cd "$_w" && for _t in 0 1; do "$R" group plans/0 $_t --worker-key private/plans/0.worker.key -q || exit 1; done &&
+   "$R" assemble plans/0 --planner-key private/plans/0.planner.key --sign-key private/signer.key \
+     -o private/puzzles/0.json) >/dev/null 2>&1 && "$R" verify "$_w/private/puzzles/0.json" --signer-pin "$PPIN" -q >/dev/null 2>&1; }
+walk "beacon run --plan-only" "$NBP" from "$BPLAN" bplan_ok
 # run at epoch 0's release: releases 0, generates and seals 2
 export RXLOCK_TEST_CLOCK_SKEW=@$((T0 + 1))
 _from=pre1; rm -rf cnt; cp -a pre1 cnt; NBC=$(count cnt $BRUN)
@@ -218,5 +230,5 @@ walk "beacon solve" "$NBS" from "$BSOLVE" bsolve_ok
 unset RXLOCK_TEST_CLOCK_SKEW
 BSTRIDE=$STRIDE; STRIDE=$STRIDE0
 
-echo "crash points covered: $points (lock -o $N, lock FILE $NF, solve $NS, unlock $NU, plan $NP points per run; cluster stride $STRIDE; beacon init $NBI, run $NBR, run at a release $NBC, solve $NBS, stride $BSTRIDE)"
+echo "crash points covered: $points (lock -o $N, lock FILE $NF, solve $NS, unlock $NU, plan $NP points per run; cluster stride $STRIDE; beacon init $NBI, run $NBR, run --plan-only $NBP, run at a release $NBC, solve $NBS, stride $BSTRIDE)"
 summary
