@@ -3,7 +3,8 @@
  * generate -> parse -> verify -> solve (sha3 always; RandomX light when the
  * engine produces the reference vector), signatures and pins, tamper
  * detection at the affected group, worker-count independence in the
- * test-only deterministic mode, journal resume and foreign-journal refusal. */
+ * test-only deterministic mode, journal resume and foreign-journal refusal,
+ * x from a journal's final state alone (tl_solve_from_journal). */
 #include "test.h"
 #include "rxlock/rxlock.h"
 #include "rxlock/rx.h"
@@ -128,9 +129,20 @@ static void t_journal_resume(void) {
     if (f) { fwrite("garbage-tail", 1, 12, f); fclose(f); }
     CHECK(tl_solve(pz, &o, got, &st) == 0);
     CHECK(st.resumed_group == 3 && st.resumed_step == 200);
+    /* The final state alone gives x, with nothing computed or built */
+    memset(got, 0, 32);
+    CHECK(tl_solve_from_journal(pz, path, got) == TL_OK);
+    CHECK_MEM(got, x, 32);
+    CHECK(tl_solve_from_journal(other, path, got) == TL_EJOURNAL);   /* another puzzle's */
     /* Another puzzle's journal is refused before any work */
     CHECK(tl_solve(other, &o, got, &st) == TL_EJOURNAL);
     CHECK(st.steps_computed == 0);
+    unlink(path);
+    CHECK(tl_solve_from_journal(pz, path, got) == TL_EJOURNAL);   /* none: none made */
+    CHECK(access(path, F_OK) != 0);
+    stop = 1;   /* stopped after its first batch: a journal short of the final state */
+    CHECK(tl_solve(pz, &o, got, &st) == TL_EINTR);
+    CHECK(tl_solve_from_journal(pz, path, got) == TL_EJOURNAL);
     unlink(path);
     tl_puzzle_free(pz);
     tl_puzzle_free(other);

@@ -419,6 +419,15 @@ typedef struct {
  * removed again when it fails before writing any entry (refused puzzle,
  * engine that cannot start).  stats may be NULL. */
 int tl_solve(const tl_puzzle *pz, const tl_solve_opts *o, uint8_t x[32], tl_solve_stats *stats);
+/* x from a journal that already holds the final chain state (G, S): a
+ * solve that finished and was stopped before its caller removed the
+ * journal.  Nothing is computed or built; the journal is only read (a torn
+ * tail cut, as tl_solve would).  TL_OK with x (the last wrap opened with
+ * the journal's value, X25519(x) checked against the puzzle's key);
+ * TL_EJOURNAL when the journal is missing, held by a running solve, of
+ * another puzzle or short of the final state; TL_EAUTH when its final
+ * value does not open the last wrap.  The caller wipes x. */
+int tl_solve_from_journal(const tl_puzzle *pz, const char *journal, uint8_t x[32]);
 
 /* Ed25519 signer key file helpers (docs/FORMAT.md §Signer key). */
 int tl_signer_keygen(uint8_t pk[32], uint8_t sk[64]);

@@ -13,6 +13,7 @@
 #include "cli/cli_util.h"
 #include "rxlock/calibrate.h"
 #include "util/util.h"
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <getopt.h>
@@ -121,7 +122,9 @@ static int plan_epoch(run_ctx *r, uint64_t E, int kind) {
     bcn_file(&r->b, dir, "plans/%s", stem);
     bcn_file(&r->b, pk_path, "private/plans/%s.planner.key", stem);
     bcn_file(&r->b, wk_path, "private/plans/%s.worker.key", stem);
-    if (access(dir, F_OK) == 0) return CLI_OK;   /* planned before: waiting for its assembly */
+    char pj[PATH_MAX];
+    bcn_file(&r->b, pj, "plans/%s/plan.json", stem);
+    if (access(pj, F_OK) == 0) return CLI_OK;   /* planned before: waiting for its assembly (plan.json is written last) */
     bcn_file(&r->b, kdir, "plans");
     if (mkdir(kdir, 0755) != 0 && errno != EEXIST) return cli_error("%s: %s", kdir, strerror(errno));
     bcn_file(&r->b, kdir, "private/plans");
@@ -207,6 +210,31 @@ static int generate(run_ctx *r, uint64_t E, int kind) {
     return CLI_OK;
 }
 
+/* A run stopped after an epoch's puzzle was written and before its
+ * generation state was removed left that state (sealed secrets and the key
+ * that opens them): every state whose puzzle is there is removed now, as
+ * generate() would have.  A state without its puzzle is resumed there. */
+static void drop_finished_states(const bcn_dir *b) {
+    char sdir[PATH_MAX];
+    bcn_file(b, sdir, "private/state");
+    DIR *d = opendir(sdir);
+    if (!d) return;
+    struct dirent *de;
+    while ((de = readdir(d))) {
+        char puzzle[PATH_MAX], state[PATH_MAX];
+        struct stat st;
+        if (de->d_name[0] == '.' || strlen(de->d_name) >= 48) continue;
+        bcn_file(b, puzzle, "private/puzzles/%s.json", de->d_name);
+        if (lstat(puzzle, &st) != 0 || !S_ISREG(st.st_mode)) continue;
+        bcn_file(b, state, "private/state/%s", de->d_name);
+        if (tl_generate_state_remove(state, NULL) != TL_OK)
+            bcn_log("warning: %s: could not remove the generation state", state);
+        else
+            bcn_log("removed %s: its puzzle was written by a run that stopped before removing it", state);
+    }
+    closedir(d);
+}
+
 /* Does this machine keep up?  CLI_OK, or CLI_FAIL after saying what would. */
 static int keeps_up(run_ctx *r, double gen_rate) {
     const tl_beacon_config *c = &r->b.cfg;
@@ -278,6 +306,7 @@ int bcn_cmd_run(int argc, char **argv) {
     if (rc) { close(lfd); return rc; }
     if (!(r.sk = sodium_malloc(64))) { close(lfd); return cli_error("out of memory"); }
     if ((rc = bcn_signer_load(&r.b, r.sk)) != CLI_OK) goto out;
+    drop_finished_states(&r.b);
     bcn_file(&r.b, p, "public");
     if (cli_beacon_web_publish(p, err, sizeof err) != 0) bcn_log("warning: the web page was not published: %s", err);
     int kinds[2];

@@ -223,6 +223,7 @@ static int solve_one(const solver *sv, const job *jb) {
     if (rc == CLI_OK && have_identity(sv, stem, y->recipient, k2, &pq) != 1) rc = CLI_FAIL;   /* as written */
     sodium_memzero(k2, sizeof k2);
     if (rc == CLI_OK) {
+        util_kill_point("beacon-solved");   /* test build: stopped before the journal is removed */
         unlink(jp);
         if (!sv->quiet)
             fprintf(stderr, "rxlock: epoch %llu%s%s solved in %.1f s: %s\n", (unsigned long long)ep->index,
@@ -234,26 +235,42 @@ out:
     return rc;
 }
 
-/* The beacon's own DIR: copy new identities into public/identities/ and
- * republish the feed (needs its signer key). */
-static int publish_own(const solver *sv, const job *jobs, size_t n) {
+/* The beacon's own DIR: every identity OUTDIR holds (checked) for a listed
+ * epoch that the feed does not list yet is copied into public/identities/
+ * and the feed republished (needs its signer key).  Also what a solver
+ * stopped before it published left: the next run finishes it. */
+static int publish_own(solver *sv) {
     bcn_dir b;
+    size_t added = 0;
     if (bcn_open(&b, sv->src.own_dir) != CLI_OK) return CLI_FAIL;
-    for (size_t k = 0; k < n; k++) {
-        const tl_beacon_epoch *ep = &sv->f->epochs[jobs[k].e];
-        char stem[48], src[PATH_MAX], dst[PATH_MAX];
-        bcn_stem(&sv->f->beacon, ep->index, ep->keys[jobs[k].q].kind, stem);
-        out_path(sv, src, stem, ".txt", 0);
-        bcn_file(&b, dst, "public/identities/%s.txt", stem);
-        uint8_t *t = NULL;
-        size_t l = 0;
-        if (util_read_file(src, 65536, &t, &l) != 0) continue;
-        int w = util_write_file_atomic(dst, t, l, 0, 0644);
-        sodium_memzero(t, l);
-        free(t);
-        if (w != 0 && errno != EEXIST) return cli_error("%s: %s", dst, strerror(errno));
-        util_kill_point("beacon-identity");
+    for (size_t e = 0; e < sv->f->n; e++) {
+        tl_beacon_epoch *ep = &sv->f->epochs[e];
+        for (unsigned q = 0; q < ep->nkeys; q++) {
+            tl_beacon_key *y = &ep->keys[q];
+            char stem[48], src[PATH_MAX], dst[PATH_MAX];
+            uint8_t key[32];
+            int pq = 0;
+            if (y->identity[0]) continue;   /* listed: published */
+            bcn_stem(&sv->f->beacon, ep->index, y->kind, stem);
+            int h = have_identity(sv, stem, y->recipient, key, &pq);
+            sodium_memzero(key, sizeof key);
+            if (h < 0) return CLI_FAIL;
+            if (h == 0) continue;
+            out_path(sv, src, stem, ".txt", 0);
+            bcn_file(&b, dst, "public/identities/%s.txt", stem);
+            uint8_t *t = NULL;
+            size_t l = 0;
+            if (util_read_file(src, 65536, &t, &l) != 0) return cli_error("%s: %s", src, strerror(errno));
+            int w = util_write_file_atomic(dst, t, l, 0, 0644);
+            sodium_memzero(t, l);
+            free(t);
+            if (w != 0 && errno != EEXIST) return cli_error("%s: %s", dst, strerror(errno));
+            util_kill_point("beacon-identity");
+            tl_beacon_path(&sv->f->beacon, "identities", ep->index, y->kind, ".txt", y->identity);
+            added++;
+        }
     }
+    if (!added) return CLI_OK;
     uint8_t *sk = sodium_malloc(64);
     if (!sk) return cli_error("out of memory");
     char kp[PATH_MAX];
@@ -290,7 +307,13 @@ static int solve_pass(solver *sv, job *jobs, size_t par, size_t *solved, size_t 
                 int h = have_identity(sv, stem, ep->keys[q].recipient, key, &pq);
                 sodium_memzero(key, sizeof key);
                 if (h < 0) { rc = CLI_FAIL; break; }
-                if (h) { (*have)++; continue; }
+                if (h) {   /* solved: a journal still there is one a stopped run did not remove */
+                    char jp[PATH_MAX];
+                    out_path(sv, jp, stem, ".journal", 1);
+                    if (unlink(jp) != 0 && errno != ENOENT) { rc = cli_error("%s: %s", jp, strerror(errno)); break; }
+                    (*have)++;
+                    continue;
+                }
                 if (nj == par) { (*waiting)++; continue; }
                 int g = get_puzzle(sv, e, q, &jobs[nj].buf, &jobs[nj].len, why, sizeof why);
                 if (g < 0) { rc = CLI_FAIL; break; }
@@ -305,7 +328,11 @@ static int solve_pass(solver *sv, job *jobs, size_t par, size_t *solved, size_t 
             }
         }
         if (nf) fclose(nf);
-        if (rc || nj == 0) { for (size_t k = 0; k < nj; k++) free(jobs[k].buf); break; }
+        if (rc || nj == 0) {
+            for (size_t k = 0; k < nj; k++) free(jobs[k].buf);
+            if (rc == CLI_OK && sv->src.own) rc = publish_own(sv);   /* what a stopped run left unpublished */
+            break;
+        }
         if (nj == 1) rc = solve_one(sv, &jobs[0]);
         else {
             pid_t pids[64];
@@ -320,7 +347,7 @@ static int solve_pass(solver *sv, job *jobs, size_t par, size_t *solved, size_t 
                     rc = WIFEXITED(ws) ? WEXITSTATUS(ws) : CLI_FAIL;
             }
         }
-        if (rc == CLI_OK && sv->src.own) rc = publish_own(sv, jobs, nj);
+        if (rc == CLI_OK && sv->src.own) rc = publish_own(sv);
         for (size_t k = 0; k < nj; k++) { free(jobs[k].buf); jobs[k].buf = NULL; }
         if (rc || *sv->stop) break;
         *solved += nj;

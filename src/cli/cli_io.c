@@ -74,6 +74,18 @@ int cli_identity_recipient(const uint8_t key[32], int pq, char out[TL_AGE_PQ_REC
     return age_public_key(key, pk) == 0 && age_recipient_encode(pk, out) == 0 ? 0 : -1;
 }
 
+int cli_identity_file_is_epoch(const char *path, const tl_puzzle *pz) {
+    uint8_t *key = sodium_malloc(32);
+    char *have = malloc(TL_AGE_PQ_RECIPIENT_MAX), *want = malloc(TL_AGE_PQ_RECIPIENT_MAX);
+    int pq = 0, same = key && have && want && age_identity_file_read_any(path, key, &pq) == 0 &&
+                       cli_identity_recipient(key, pq, have) == 0 && cli_epoch_recipient(pz, want) == CLI_OK &&
+                       strcmp(have, want) == 0;
+    if (key) sodium_free(key);
+    free(have);
+    free(want);
+    return same;
+}
+
 int cli_check_puzzle(const char *path, const tl_puzzle *pz, const uint8_t *pin) {
     int rc = tl_puzzle_verify(pz, pin);
     if (rc == TL_OK) return CLI_OK;

@@ -70,6 +70,10 @@ int cli_epoch_recipient(const tl_puzzle *pz, char out[TL_AGE_PQ_RECIPIENT_MAX]);
 /* The recipient string (age1... or age1pq1...) of an identity's key (pq:
  * its seed, else its X25519 scalar).  0 or -1; nothing printed. */
 int cli_identity_recipient(const uint8_t key[32], int pq, char out[TL_AGE_PQ_RECIPIENT_MAX]);
+/* 1 when the age identity file at path (either kind) holds pz's epoch
+ * identity (its recipient is the puzzle's epoch recipient), else 0 (a file
+ * that is missing or no identity: nothing printed). */
+int cli_identity_file_is_epoch(const char *path, const tl_puzzle *pz);
 
 /* A whole output at once: atomically to path (no clobber without force),
  * or to stdout for NULL / "-".  CLI_OK, or CLI_FAIL after a message. */

@@ -17,6 +17,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 const char cmd_beacon_usage[] =
     "usage: rxlock beacon init DIR --every D --opens-after T [--ahead N] [--start WHEN]\n"
@@ -83,6 +84,9 @@ const char cmd_beacon_usage[] =
 #define OPT_START   0x203
 #define OPT_BOTH    0x204
 
+/* DIR's directories.  One that is there already (an init stopped before
+ * beacon.json) is kept when it is a directory of ours, not a link, and a
+ * private one is closed to others.  CLI_OK or CLI_FAIL (message). */
 static int mkdirs(const char *dir) {
     static const struct { const char *rel; mode_t mode; } dirs[] = {
         { "", 0755 }, { "/private", 0700 }, { "/private/puzzles", 0700 }, { "/private/state", 0700 },
@@ -90,10 +94,36 @@ static int mkdirs(const char *dir) {
     };
     for (size_t k = 0; k < sizeof dirs / sizeof dirs[0]; k++) {
         char p[PATH_MAX];
+        struct stat st;
         snprintf(p, sizeof p, "%s%s", dir, dirs[k].rel);
-        if (mkdir(p, dirs[k].mode) != 0 && !(errno == EEXIST && k == 0)) return cli_error("%s: %s", p, strerror(errno));
+        if (mkdir(p, dirs[k].mode) == 0) continue;
+        if (errno != EEXIST) return cli_error("%s: %s", p, strerror(errno));
+        if (k == 0) continue;
+        if (lstat(p, &st) != 0 || !S_ISDIR(st.st_mode) || st.st_uid != geteuid() ||
+            ((dirs[k].mode & 077) == 0 && (st.st_mode & 077) != 0))
+            return cli_error("%s: exists and is not a directory an earlier `beacon init` of this DIR made (a link, "
+                             "another owner, or open to others): give a new DIR", p);
     }
     return CLI_OK;
+}
+
+/* An init stopped before beacon.json may have saved DIR/private/signer.key
+ * (never published: nothing signed with it is out).  1 and sk / pk when it
+ * is there and usable (the same key as --sign-key, when given), 0 when it
+ * is not there, or -1 after a message. */
+static int stopped_init_signer(const char *path, int given, uint8_t *sk, uint8_t pk[32]) {
+    struct stat st;
+    if (lstat(path, &st) != 0 && errno == ENOENT) return 0;
+    uint8_t *had = sodium_malloc(64), hpk[32];
+    int rc = had && tl_signer_load(path, had, hpk) == TL_OK ? 1 : -1;
+    if (rc == 1 && given && memcmp(hpk, pk, 32) != 0) rc = -2;
+    if (rc == 1 && !given) { memcpy(sk, had, 64); memcpy(pk, hpk, 32); }
+    if (had) sodium_free(had);
+    if (rc == -2) cli_error("%s: holds another key than --sign-key (left by an init that was stopped): give a new "
+                            "DIR, or remove this one", path);
+    else if (rc < 0) cli_error("%s: not a usable signer key (left by an init that was stopped?): give a new DIR, or "
+                               "remove this one", path);
+    return rc < 0 ? -1 : 1;
 }
 
 static void say_sealing(const tl_beacon_sched *s) {
@@ -191,9 +221,12 @@ static int beacon_init(int argc, char **argv) {
     struct stat st;
     if (stat(p, &st) == 0) { sodium_free(sk); return cli_error("%s: exists: DIR already holds a beacon", p); }
     rc = mkdirs(dir);
-    if (rc == CLI_OK) {
+    if (rc == CLI_OK) {   /* the signer key saved, or kept from an init that was stopped before beacon.json */
         snprintf(p, sizeof p, "%s/private/signer.key", dir);
-        if (tl_signer_save(p, sk, 0) != TL_OK) rc = cli_error("%s: %s", p, strerror(errno));
+        int had = stopped_init_signer(p, lo.sign_key != NULL, sk, s->signer);
+        if (had < 0) rc = CLI_FAIL;
+        else if (had == 1) fprintf(stderr, "rxlock: %s: kept from an init of %s that was stopped\n", p, dir);
+        else if (tl_signer_save(p, sk, 0) != TL_OK) rc = cli_error("%s: %s", p, strerror(errno));
     }
     sodium_free(sk);
     if (rc == CLI_OK && tl_beacon_config_write(&cfg, &text, &len) != TL_OK) rc = cli_error("cannot write beacon.json");

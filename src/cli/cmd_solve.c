@@ -156,14 +156,8 @@ static int finished_before(const solve_args *a) {
         lstat(a->journal, &sj) != 0 || !S_ISREG(sj.st_mode))
         return 0;
     tl_puzzle *pz = NULL;
-    uint8_t *key = sodium_malloc(32);
-    static char have[TL_AGE_PQ_RECIPIENT_MAX], want[TL_AGE_PQ_RECIPIENT_MAX];
-    int pq = 0, same = 0;
-    if (key && age_identity_file_read_any(a->out, key, &pq) == 0 &&
-        tl_puzzle_load(a->path, &pz, NULL, 0) == TL_OK && tl_puzzle_verify(pz, a->pinhex ? a->pin : NULL) == TL_OK)
-        same = cli_identity_recipient(key, pq, have) == 0 && cli_epoch_recipient(pz, want) == CLI_OK &&
-               strcmp(have, want) == 0;
-    if (key) sodium_free(key);
+    int same = tl_puzzle_load(a->path, &pz, NULL, 0) == TL_OK && tl_puzzle_verify(pz, a->pinhex ? a->pin : NULL) == TL_OK &&
+               cli_identity_file_is_epoch(a->out, pz);
     tl_puzzle_free(pz);
     if (!same) return 0;
     if (unlink(a->journal) != 0) return 0;

@@ -1,7 +1,10 @@
 /* SPDX-License-Identifier: ISC */
 /* src/cli/cmd_unlock.c — `rxlock unlock FILE.rxlock`: read the container,
  * solve its puzzle sequentially (resumable through FILE.rxlock.journal),
- * then decrypt the age payload with the recovered epoch identity. */
+ * then decrypt the age payload with the recovered epoch identity.  A run
+ * stopped after it wrote OUT and before it removed the journal is finished
+ * by the same command: the payload opened again from the journal's final
+ * state and compared, streaming, with OUT. */
 #include "cli/cli.h"
 #include "cli/cli_paths.h"
 #include "cli/cli_puzzle.h"
@@ -15,6 +18,7 @@
 #include <fcntl.h>
 #include <getopt.h>
 #include <jansson.h>
+#include <pthread.h>
 #include <sys/mman.h>
 #include <sodium.h>
 #include <stdio.h>
@@ -34,7 +38,9 @@ const char cmd_unlock_usage[] =
     "  before the work: outputs must not exist (unless --force) nor name the same\n"
     "  file as another, and the payload's header and length are checked.  The\n"
     "  journal is removed only once everything was written; a puzzle refused\n"
-    "  before any work leaves no file.\n"
+    "  before any work leaves no file.  A run stopped after writing OUT, before\n"
+    "  removing the journal, is finished by the same command (OUT compared with\n"
+    "  the plaintext the journal's final state opens; nothing recomputed).\n"
     "  '-' as FILE reads standard input (then give -o OUT, or --journal PATH);\n"
     "  '-o -' writes the plaintext to standard output.\n"
     "  -o, --output OUT       plaintext output (never overwritten without --force)\n"
@@ -218,6 +224,100 @@ static int deliver(const unlock_args *a, int fd, off_t off, const uint8_t *x) {
     return fin;
 }
 
+/* OUT and the journal both there (no --force), two files: what a run
+ * stopped between writing OUT and removing the journal leaves. */
+static int stopped_before_journal(const unlock_args *a) {
+    struct stat so, sj;
+    return !a->force && !cli_path_is_std(a->out) && lstat(a->out, &so) == 0 && S_ISREG(so.st_mode) &&
+           lstat(a->journal, &sj) == 0 && S_ISREG(sj.st_mode) && !(so.st_dev == sj.st_dev && so.st_ino == sj.st_ino);
+}
+
+/* The comparing side of output_matches: reads the plaintext from the pipe
+ * to its end (the writer never blocks) and the file beside it, both
+ * unbuffered (no plaintext in stdio's buffers). */
+enum { CMP_CHUNK = 65536 };
+typedef struct {
+    FILE *pipe, *file;
+    uint8_t *buf;   /* 2 x CMP_CHUNK, locked, wiped: plaintext and OUT's bytes */
+    int same;       /* 1 so far, 0 they differ, -1 a read failed */
+} cmp_job;
+
+static void *cmp_run(void *arg) {
+    cmp_job *c = arg;
+    uint8_t *pt = c->buf, *file = c->buf + CMP_CHUNK;
+    size_t n, m;
+    while ((n = fread(pt, 1, CMP_CHUNK, c->pipe)) > 0) {
+        if (c->same != 1) continue;
+        m = fread(file, 1, n, c->file);
+        if (m != n && ferror(c->file)) c->same = -1;
+        else if (m != n || sodium_memcmp(pt, file, n) != 0) c->same = 0;
+    }
+    if (ferror(c->pipe)) c->same = -1;
+    else if (c->same == 1 && fread(file, 1, 1, c->file) != 0) c->same = 0;   /* OUT goes on */
+    else if (c->same == 1 && ferror(c->file)) c->same = -1;
+    return NULL;
+}
+
+/* The payload at off of fd, opened with x, compared with the file at path
+ * as it is decrypted (through a pipe, in bounded memory: no plaintext
+ * stored).  1 the same bytes, 0 they differ, -1 cannot be compared (the
+ * payload does not open, or a read failed). */
+static int output_matches(int fd, off_t off, const uint8_t *x, const char *path) {
+    int p[2] = { -1, -1 }, ffd = util_open_reg_at(AT_FDCWD, path, O_RDONLY, 0), e = -1;
+    cmp_job c = { .buf = sodium_malloc(2 * CMP_CHUNK), .same = 1 };
+    pthread_t t;
+    if (ffd >= 0 && (c.file = fdopen(ffd, "rb"))) ffd = -1;
+    if (c.file && c.buf && pipe2(p, O_CLOEXEC) == 0 && (c.pipe = fdopen(p[0], "rb"))) {
+        p[0] = -1;
+        setvbuf(c.file, NULL, _IONBF, 0);
+        setvbuf(c.pipe, NULL, _IONBF, 0);
+        if (pthread_create(&t, NULL, cmp_run, &c) == 0) {
+            e = tl_container_open_payload(fd, off, x, p[1]);
+            close(p[1]);   /* the end of the plaintext */
+            p[1] = -1;
+            pthread_join(t, NULL);
+        }
+    }
+    for (int k = 0; k < 2; k++) if (p[k] >= 0) close(p[k]);
+    if (ffd >= 0) close(ffd);
+    if (c.pipe) fclose(c.pipe);
+    if (c.file) fclose(c.file);
+    if (c.buf) sodium_free(c.buf);
+    return e ? -1 : c.same;
+}
+
+/* A run stopped after it wrote OUT and before it removed the journal:
+ * x from the journal's final chain state (nothing computed), the payload
+ * opened again and compared with OUT.  The same bytes: that run is
+ * finished here (--save-identity written if it was not yet, the journal
+ * removed), *ret its exit code, 1.  Else 0 with why: the refusal follows. */
+static int finish_earlier(const unlock_args *a, int fd, off_t off, const tl_puzzle *pz, int *ret, const char **why) {
+    uint8_t *x = sodium_malloc(32);
+    int rc = x ? tl_solve_from_journal(pz, a->journal, x) : TL_ENOMEM;
+    int m = rc == TL_OK ? output_matches(fd, off, x, a->out) : -1;
+    int id_ok = m == 1 && (!a->save_id || cli_path_is_std(a->save_id) || access(a->save_id, F_OK) != 0 ||
+                           cli_identity_file_is_epoch(a->save_id, pz));
+    if (rc != TL_OK) *why = rc == TL_EJOURNAL ? "the journal does not hold a finished solve"
+                                              : "the journal's final state does not open this file";
+    else if (m != 1) *why = m == 0 ? "it differs from the plaintext" : "it could not be compared with the plaintext";
+    else if (!id_ok) *why = "the --save-identity file is not this file's epoch identity";
+    if (!id_ok) {
+        if (x) sodium_free(x);
+        return 0;
+    }
+    *ret = CLI_OK;
+    if (a->save_id && (cli_path_is_std(a->save_id) || access(a->save_id, F_OK) != 0))
+        *ret = cli_write_identity(a->save_id, x, pz, "", 0);   /* stopped before it was written */
+    sodium_free(x);
+    if (*ret != CLI_OK) return 1;
+    if (unlink(a->journal) != 0 && errno != ENOENT)
+        fprintf(stderr, "rxlock: warning: cannot remove %s: %s\n", a->journal, strerror(errno));
+    else
+        fprintf(stderr, "rxlock: %s already holds this file's plaintext (an earlier run wrote it and stopped before "
+                "it removed %s): removed the journal; nothing else to do\n", a->out, a->journal);
+    return 1;
+}
+
 int cmd_unlock(int argc, char **argv) {
     unlock_args a = { .mode = TL_MODE_LIGHT, .mode_req = -1 };
     int ret = parse_args(argc, argv, &a);
@@ -227,16 +327,10 @@ int cmd_unlock(int argc, char **argv) {
         { a.in_path, "FILE", CLI_PATH_IN }, { a.out, "-o", CLI_PATH_OUT },
         { a.save_id, "--save-identity", CLI_PATH_OUT }, { a.journal, "--journal", CLI_PATH_STATE }
     };
-    if ((ret = cli_paths_check(files, sizeof files / sizeof files[0], a.force))) {
-        struct stat so, sj;
-        if (!a.force && !cli_path_is_std(a.out) && lstat(a.out, &so) == 0 && lstat(a.journal, &sj) == 0 &&
-            S_ISREG(sj.st_mode))   /* stopped after the output was written, before the journal was removed */
-            fprintf(stderr, "rxlock: %s and the journal %s are both there: an earlier run wrote %s and stopped "
-                    "before removing the journal (it holds the solved chain state).  If %s is complete, remove %s; "
-                    "or give --force to write it again (the journal makes that quick)\n",
-                    a.out, a.journal, a.out, a.out, a.journal);
-        return ret;
-    }
+    /* OUT and the journal both there: an earlier run may have finished
+     * but for removing the journal; checked once the container is read */
+    int stopped = stopped_before_journal(&a);
+    if (!stopped && (ret = cli_paths_check(files, sizeof files / sizeof files[0], a.force))) return ret;
     int fd = !strcmp(a.in_path, "-") ? stdin_copy() : open(a.in_path, O_RDONLY | O_CLOEXEC);
     if (fd < 0) return cli_error("%s: %s", a.in_path, strerror(errno));
     tl_puzzle *pz = NULL;
@@ -244,6 +338,15 @@ int cmd_unlock(int argc, char **argv) {
     off_t off = 0;
     tl_solve_stats st;
     if ((ret = load_puzzle(&a, fd, &pz, &off))) goto done;
+    if (stopped) {
+        const char *why = "";
+        if (finish_earlier(&a, fd, off, pz, &ret, &why)) goto done;
+        if (!(ret = cli_paths_check(files, sizeof files / sizeof files[0], a.force))) ret = CLI_FAIL;
+        fprintf(stderr, "rxlock: %s and the journal %s are both there, but %s is not what an earlier run wrote "
+                "before it stopped (%s).  Move %s away and run the same command again (the journal keeps the "
+                "work done), or give --force to replace it\n", a.out, a.journal, a.out, why, a.out);
+        goto done;
+    }
     a.mode = cli_mode_pick(pz->work, a.mode_req);   /* the one mode policy */
     if (!(x = sodium_malloc(32))) { ret = cli_error("out of memory"); goto done; }
     if ((ret = solve(&a, pz, x, &st))) goto done;
@@ -256,6 +359,7 @@ int cmd_unlock(int argc, char **argv) {
                 a.journal);
         goto done;
     }
+    util_kill_point("unlock-written");   /* test build: stopped before the journal is removed */
     if (unlink(a.journal) != 0 && errno != ENOENT)
         fprintf(stderr, "rxlock: warning: cannot remove %s: %s\n", a.journal, strerror(errno));
     char eng[64];

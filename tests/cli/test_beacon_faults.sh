@@ -3,7 +3,8 @@
 # tests/cli/test_beacon_faults.sh — a beacon killed (kill -9) at every
 # publish step (the test build's RXLOCK_TEST_KILL_AT: after a puzzle is
 # generated, after a sealed file, after a release, after the feed, after a
-# solver's identity), at random moments of its generation and on a full
+# solver's identity: written, before its journal is removed; published,
+# before the feed), at random moments of its generation and on a full
 # disk (a file size limit): the next run finishes, nothing is lost, the feed verifies and lists only what
 # verifies (a solver opens every listed epoch through both paths), no
 # puzzle is public before its release time, no temp file is left.  Also
@@ -41,6 +42,7 @@ for k in beacon-generated beacon-sealed beacon-feed; do
   expect_rc 0 "$k: the next run finishes" "$R" beacon run "$k" --once --gen-rate 1e6
   check "$k: nothing public before the release" test "$(ls "$k/public/puzzles" | wc -l)" -eq 0
   check "$k: 4 epochs generated" test "$(ls "$k/private/puzzles" | wc -l)" -eq 4
+  check "$k: no generation state left (one whose puzzle was written is removed)" test -z "$(ls -A "$k/private/state")"
   sound "$k" "$k"
   expect_rc 0 "$k: release" at 1000 beacon run "$k" --once --gen-rate 1e6
   solves_all "$k" "$k"
@@ -59,6 +61,20 @@ check "rel: solver killed after an identity" test $? -eq 137
 expect_rc 0 "rel: the solver run again finishes" at 1000 beacon solve rel --ids RI -q
 check "rel: identity 0 in the feed" grep -q '"identity":"identities/0.txt"' rel/public/feed.json
 sound rel "rel after the solver"
+# a solver killed after it wrote an identity, before it removed the journal
+# and published: the same command removes the journal, publishes the
+# identity and the feed
+mk sol
+expect_rc 0 "sol: generate" "$R" beacon run sol --once --gen-rate 1e6
+expect_rc 0 "sol: release epoch 0" at 1000 beacon run sol --once --gen-rate 1e6
+RXLOCK_TEST_KILL_AT=beacon-solved RXLOCK_TEST_CLOCK_SKEW=$((start - $(date +%s))) "$R" beacon solve sol --ids SI -q >/dev/null 2>&1
+check "sol: solver killed after an identity, before its journal was removed" test $? -eq 137
+check "  the identity written, the journal kept, nothing published yet" sh -c \
+  'test -s SI/0.txt && test -f SI/.rxlock-beacon/0.journal && test ! -e sol/public/identities/0.txt'
+expect_rc 0 "  the solver run again finishes" at 1000 beacon solve sol --ids SI -q
+check "  no journal left" sh -c '! ls SI/.rxlock-beacon | grep -q journal'
+check "  identity 0 published and in the feed" grep -q '"identity":"identities/0.txt"' sol/public/feed.json
+sound sol "sol after the solver"
 
 # kill -9 at random moments of a longer generation: 8 kills, then finish
 mk long 1500000 50000

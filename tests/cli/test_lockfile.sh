@@ -1,7 +1,9 @@
 # SPDX-License-Identifier: ISC
 # tests/cli/test_lockfile.sh — `rxlock lock FILE` / `rxlock unlock`: round
 # trip, notice contents, no clobber, interrupted + resumed unlock with the
-# journal beside the file, damaged containers, and the solved identity
+# journal beside the file, a run stopped before removing its journal
+# finished by the same command (or refused when the output differs),
+# damaged containers, and the solved identity
 # opening age files made by Debian's age for the epoch recipient (a
 # --classic container); the default container is post-quantum (post-quantum epochs).
 # Uses --work sha3-256 so everything takes seconds.
@@ -36,12 +38,47 @@ check "clobber message" grep -q 'use --force' "$TMP/.err"
 mv s.txt s.orig
 expect_rc 0 "unlock" "$RXLOCK" unlock s.txt.rxlock -q --save-identity id.txt
 check "unlocked plaintext matches" cmp -s s.txt s.orig
-# stopped after the plaintext was written, before the journal was removed: the
-# re-run is refused (the output exists) and says what happened and the way out
+# stopped after the plaintext was written, before the journal was removed
+# (the test build's kill point): the same command finishes that run: the
+# payload opened again from the journal's final state (nothing computed)
+# and compared with the output; the journal removed
+KILLED="env RXLOCK_TEST_INSECURE=1 RXLOCK_TEST_KILL_AT=unlock-written $RXLOCK_TESTBIN"
+rm -f s.txt
+expect_rc 137 "unlock killed after writing its output" $KILLED unlock s.txt.rxlock -q
+check "  the output written, the journal kept" sh -c 'cmp -s s.txt s.orig && test -s s.txt.rxlock.journal'
+cp s.txt.rxlock.journal done.journal
+expect_rc 0 "  the same command finishes that run" "$RXLOCK" unlock s.txt.rxlock
+check "  says so" grep -q "s.txt already holds this file's plaintext (an earlier run wrote it and stopped before it removed s.txt.rxlock.journal): removed the journal" "$TMP/.err"
+check "  nothing computed (no hash count, no progress)" sh -c "! grep -q 'hashes' '$TMP/.err'"
+check "  the journal removed, the output unchanged" sh -c '! test -e s.txt.rxlock.journal && cmp -s s.txt s.orig'
+# the output differs (other bytes, one byte more, one byte less): refused,
+# both files named with the way out, both untouched
+for how in other longer shorter; do
+  case $how in
+    other) head -c "$(wc -c < s.orig)" /dev/zero > s.txt ;;
+    longer) { cat s.orig; printf x; } > s.txt ;;
+    shorter) head -c "$(($(wc -c < s.orig) - 1))" s.orig > s.txt ;;
+  esac
+  cp s.txt s.want; cp done.journal s.txt.rxlock.journal
+  expect_rc 1 "  a different output ($how): refused" "$RXLOCK" unlock s.txt.rxlock -q
+  check "  ... names both files, why and the way out" grep -q 's.txt and the journal s.txt.rxlock.journal are both there, but s.txt is not what an earlier run wrote before it stopped (it differs from the plaintext).  Move s.txt away and run the same command again' "$TMP/.err"
+  check "  ... both untouched" sh -c 'cmp -s s.txt s.want && cmp -s s.txt.rxlock.journal done.journal'
+done
+rm s.txt s.want
+expect_rc 0 "  moved away, the same command writes it from the journal" "$RXLOCK" unlock s.txt.rxlock -q
+check "  ... the plaintext, the journal removed" sh -c 'cmp -s s.txt s.orig && ! test -e s.txt.rxlock.journal'
+# killed with --save-identity, the identity not written yet: written now
+rm s.txt
+expect_rc 137 "unlock --save-identity killed after its outputs" $KILLED unlock s.txt.rxlock --save-identity id2.txt -q
+rm id2.txt
+expect_rc 0 "  the same command writes the missing identity and finishes" "$RXLOCK" unlock s.txt.rxlock --save-identity id2.txt
+check "  ... this file's identity" test "$(grep '^AGE-SECRET-KEY' id2.txt)" = "$(grep '^AGE-SECRET-KEY' id.txt)"
+check "  ... the journal removed" test ! -e s.txt.rxlock.journal
+# a journal that holds no finished solve beside an output: refused as above
 printf 'journal left by a stopped run' > s.txt.rxlock.journal
-expect_rc 1 "output and journal both there: refused" "$RXLOCK" unlock s.txt.rxlock -q
-check "... names both and the way out" grep -q 'stopped before removing the journal' "$TMP/.err"
-rm -f s.txt.rxlock.journal
+expect_rc 1 "output and an unfinished journal: refused" "$RXLOCK" unlock s.txt.rxlock -q
+check "  ... says why" grep -q 'both there, but s.txt is not what an earlier run wrote before it stopped (the journal does not hold a finished solve)' "$TMP/.err"
+rm -f s.txt.rxlock.journal done.journal id2.txt
 # the notice's manual path, run as written (a post-quantum identity: rxlock
 # decrypt reads it, Debian's age 1.1 cannot)
 mkdir man && cp s.txt.rxlock man/

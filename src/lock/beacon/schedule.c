@@ -132,7 +132,7 @@ int64_t tl_beacon_now(void) {
     int64_t t = (int64_t)time(NULL);
 #ifdef RXLOCK_TESTING
     const char *ins = getenv("RXLOCK_TEST_INSECURE"), *sk = getenv("RXLOCK_TEST_CLOCK_SKEW");
-    if (ins && !strcmp(ins, "1") && sk && *sk) t += strtoll(sk, NULL, 10);
+    if (ins && !strcmp(ins, "1") && sk && *sk) t = *sk == '@' ? strtoll(sk + 1, NULL, 10) : t + strtoll(sk, NULL, 10);
 #endif
     return t;
 }
