@@ -247,7 +247,7 @@ static const uint8_t op_type[256] = {
 #undef RX_X_
 };
 
-static void emit_instr(xe_buf *b, const struct rx_instr *in, int v2, struct emit_st *es, int i) {
+static inline __attribute__((always_inline)) void emit_instr(xe_buf *b, const struct rx_instr *in, int v2, struct emit_st *es, int i) {
     unsigned dst = in->dst & 7u, src = in->src & 7u, mod = in->mod;
     uint32_t imm = in->imm32;
     enum rx_instr_type t = (enum rx_instr_type)op_type[in->opcode];
