@@ -78,7 +78,10 @@ int main(int argc, char **argv) {
     size_t tlen = (size_t)thrash_mib << 20;
     uint8_t *thrash = tlen ? malloc(tlen) : NULL;
     if (tlen && !thrash) return 1;
-    uint64_t gen_ns = 0, comp_ns = 0, flips0 = rx_jit_core_of(jit)->mem.flips;
+    const struct rx_jit_core *c = rx_jit_core_of(jit);
+    uint64_t gen_ns = 0, comp_ns = 0, flips0 = c->mem.flips;
+    crypto_generichash_state code_h;
+    (void)crypto_generichash_init(&code_h, NULL, 0, 32);
     for (long i = 0; i < n && rc == 0; i++) {
         if (thrash) memset(thrash, (int)i, tlen);
         uint64_t t0 = util_now_ns();
@@ -88,15 +91,19 @@ int main(int argc, char **argv) {
         uint64_t t2 = util_now_ns();
         gen_ns += t1 - t0;
         comp_ns += t2 - t1;
+        if (rc == 0) (void)crypto_generichash_update(&code_h, c->mem.base + c->prog_off, c->mem.written);
     }
     if (rc) { fprintf(stderr, "rx_jit_compile: %d\n", rc); return 1; }
-    const struct rx_jit_core *c = rx_jit_core_of(jit);
+    uint8_t digest[32];
+    char hex[65];
+    (void)crypto_generichash_final(&code_h, digest, sizeof digest);
+    util_hex_encode(hex, digest, sizeof digest);
     printf("{\"type\":\"compile\",\"version\":%d,\"mode\":\"%s\",\"programs\":%ld,\"thrash_mib\":%ld,"
            "\"gen_us_per_program\":%.3f,\"compile_us_per_program\":%.3f,\"flips_per_program\":%.2f,"
-           "\"install\":\"%s\",\"code_bytes_last\":%zu}\n",
+           "\"install\":\"%s\",\"code_bytes_last\":%zu,\"code_digest\":\"%s\"}\n",
            v1 ? 1 : 2, full ? "full" : "light", n, thrash_mib, (double)gen_ns / 1e3 / (double)n,
            (double)comp_ns / 1e3 / (double)n, (double)(c->mem.flips - flips0) / (double)n, rx_jit_install(jit),
-           c->mem.written);
+           c->mem.written, hex);
     rx_jit_free(jit);
     free(thrash);
     return 0;
