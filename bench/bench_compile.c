@@ -10,7 +10,7 @@
  * programs (outside the timing), so the compile starts cold as after a
  * program run.  One JSON line on stdout.
  *
- * usage: bench_compile [-n PROGRAMS] [-t THRASH_MIB] [--v1] [--full] [--mprotect]
+ * usage: bench_compile [-n PROGRAMS] [-t THRASH_MIB] [--v1] [--full] [--mprotect] [--emit-only]
  */
 #include "rxlock/rx.h"
 #include "rx/aes.h"
@@ -45,11 +45,20 @@ __attribute__((noinline)) static int compile_program(rx_jit *jit, struct gen *g)
     return rx_jit_compile(jit, &g->prog, &g->st);
 }
 
+/* --emit-only: the backend's emitter alone (into its staging buffer), no install */
+__attribute__((noinline)) static int emit_only(rx_jit *jit, struct gen *g) {
+    unsigned rr[4];
+    size_t len = 0;
+    for (int i = 0; i < 4; i++) rr[i] = g->st.read_reg[i];
+    return rx_jit_core_of(jit)->arch->emit_program(jit, g->prog.instructions, g->prog.count, rr, &len);
+}
+
 int main(int argc, char **argv) {
     long n = 2000, thrash_mib = 0;
-    int v1 = 0, full = 0, mprot = 0, o;
+    int v1 = 0, full = 0, mprot = 0, emit = 0, o;
     static const struct option lo[] = { { "v1", no_argument, 0, '1' }, { "full", no_argument, 0, 'f' },
-                                        { "mprotect", no_argument, 0, 'm' }, { 0, 0, 0, 0 } };
+                                        { "mprotect", no_argument, 0, 'm' },
+                                        { "emit-only", no_argument, 0, 'e' }, { 0, 0, 0, 0 } };
     while ((o = getopt_long(argc, argv, "n:t:", lo, NULL)) != -1) {
         switch (o) {
         case 'n': n = atol(optarg); break;
@@ -57,8 +66,9 @@ int main(int argc, char **argv) {
         case '1': v1 = 1; break;
         case 'f': full = 1; break;
         case 'm': mprot = 1; break;
+        case 'e': emit = 1; break;
         default:
-            fprintf(stderr, "usage: bench_compile [-n PROGRAMS] [-t THRASH_MIB] [--v1] [--full] [--mprotect]\n");
+            fprintf(stderr, "usage: bench_compile [-n PROGRAMS] [-t THRASH_MIB] [--v1] [--full] [--mprotect] [--emit-only]\n");
             return 2;
         }
     }
@@ -87,21 +97,21 @@ int main(int argc, char **argv) {
         uint64_t t0 = util_now_ns();
         gen_program(&g);
         uint64_t t1 = util_now_ns();
-        rc = compile_program(jit, &g);
+        rc = emit ? emit_only(jit, &g) : compile_program(jit, &g);
         uint64_t t2 = util_now_ns();
         gen_ns += t1 - t0;
         comp_ns += t2 - t1;
-        if (rc == 0) (void)crypto_generichash_update(&code_h, c->mem.base + c->prog_off, c->mem.written);
+        if (rc == 0 && !emit) (void)crypto_generichash_update(&code_h, c->mem.base + c->prog_off, c->mem.written);
     }
     if (rc) { fprintf(stderr, "rx_jit_compile: %d\n", rc); return 1; }
     uint8_t digest[32];
     char hex[65];
     (void)crypto_generichash_final(&code_h, digest, sizeof digest);
     util_hex_encode(hex, digest, sizeof digest);
-    printf("{\"type\":\"compile\",\"version\":%d,\"mode\":\"%s\",\"programs\":%ld,\"thrash_mib\":%ld,"
+    printf("{\"type\":\"%s\",\"version\":%d,\"mode\":\"%s\",\"programs\":%ld,\"thrash_mib\":%ld,"
            "\"gen_us_per_program\":%.3f,\"compile_us_per_program\":%.3f,\"flips_per_program\":%.2f,"
            "\"install\":\"%s\",\"code_bytes_last\":%zu,\"code_digest\":\"%s\"}\n",
-           v1 ? 1 : 2, full ? "full" : "light", n, thrash_mib, (double)gen_ns / 1e3 / (double)n,
+           emit ? "emit" : "compile", v1 ? 1 : 2, full ? "full" : "light", n, thrash_mib, (double)gen_ns / 1e3 / (double)n,
            (double)comp_ns / 1e3 / (double)n, (double)(c->mem.flips - flips0) / (double)n, rx_jit_install(jit),
            c->mem.written, hex);
     rx_jit_free(jit);
