@@ -10,6 +10,10 @@ void rx_program_parse(struct rx_program *prog, const uint8_t *bytes, uint32_t co
     if (count > RX_PROGRAM_MAX_SIZE) count = RX_PROGRAM_MAX_SIZE;
     for (int i = 0; i < 16; i++) prog->entropy[i] = util_load64le(bytes + 8 * i);
     const uint8_t *p = bytes + 128;
+#if UTIL_LE_HOST
+    /* struct rx_instr is the instruction word's own byte layout here */
+    memcpy(prog->instructions, p, sizeof(struct rx_instr) * count);
+#else
     for (uint32_t i = 0; i < count; i++, p += 8) {
         struct rx_instr *in = &prog->instructions[i];
         in->opcode = p[0];
@@ -18,6 +22,7 @@ void rx_program_parse(struct rx_program *prog, const uint8_t *bytes, uint32_t co
         in->mod = p[3];
         in->imm32 = util_load32le(p + 4);
     }
+#endif
     if (count < RX_PROGRAM_MAX_SIZE)
         memset(&prog->instructions[count], 0, sizeof(struct rx_instr) * (RX_PROGRAM_MAX_SIZE - count));
     prog->count = count;

@@ -49,6 +49,9 @@ struct rx_instr {
     uint32_t imm32;
 };
 _Static_assert(sizeof(struct rx_instr) == 8, "rx_instr is one 8-byte word");
+_Static_assert(offsetof(struct rx_instr, dst) == 1 && offsetof(struct rx_instr, src) == 2 &&
+               offsetof(struct rx_instr, mod) == 3 && offsetof(struct rx_instr, imm32) == 4,
+               "rx_instr has the word's byte layout (a little-endian host parses with one copy)");
 
 static inline unsigned rx_mod_mem(const struct rx_instr *in)   { return in->mod & 3u; }
 static inline unsigned rx_mod_shift(const struct rx_instr *in) { return (in->mod >> 2) & 3u; }
