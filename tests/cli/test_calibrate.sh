@@ -54,8 +54,8 @@ if [ -n "${RXLOCK_TESTBIN:-}" ]; then
   check "--json reports the spread over 10%" python3 -c '
 import json, sys; d = json.load(open(sys.argv[1])); assert d["spread"] > 0.10, d' "$TMP/.out"
   expect_rc 0 "a steady run (test build)" "$RXLOCK_TESTBIN" calibrate --work sha3-256 --seconds 1 -o "$TMP/slow.json" --force --json
-  check "a v5 file without dataset_huge_pages or allocations for sha3" python3 -c '
-import json, sys; d = json.load(open(sys.argv[1])); assert d["rxlock_calibration"] == 5 and "dataset_huge_pages" not in d and "allocations" not in d' "$TMP/.out"
+  check "a v6 file without dataset_huge_pages or allocations for sha3" python3 -c '
+import json, sys; d = json.load(open(sys.argv[1])); assert d["rxlock_calibration"] == 6 and "dataset_huge_pages" not in d and "allocations" not in d' "$TMP/.out"
 fi
 # the promise: full-mode RandomX measures several placements of the dataset
 for n in 0 9 x 1.5; do
