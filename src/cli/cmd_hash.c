@@ -107,11 +107,15 @@ static void report_engine(const rx_vm *vm, int verbose) {
     unsigned f = rx_vm_flags(vm);
     const char *why = rx_vm_fallback_reason(vm);
     if (why) cli_warn_fallback(why);
-    if (verbose)
-        fprintf(stderr, "rxlock: engine: %s%s%s%s, %s AES, %s mode, RandomX v%d\n", (f & RX_FLAG_JIT) ? "jit" : "interpreter",
-                rx_vm_jit_install(vm) ? " (install: " : "", rx_vm_jit_install(vm) ? rx_vm_jit_install(vm) : "", rx_vm_jit_install(vm) ? ")" : "",
-                (f & RX_FLAG_HARD_AES) ? "hardware" : "software", (f & RX_FLAG_FULL) ? "full" : "light",
-                (f & RX_FLAG_V2) ? 2 : 1);
+    if (!verbose) return;
+    tl_engine_info e = { .work = (f & RX_FLAG_V2) ? TL_WORK_RANDOMX_V2 : TL_WORK_RANDOMX_V1,
+                         .engine = (f & RX_FLAG_JIT) ? "jit" : "interpreter",
+                         .aes = (f & RX_FLAG_HARD_AES) ? "hardware" : "software",
+                         .mode = (f & RX_FLAG_FULL) ? "full" : "light",
+                         .install = (f & RX_FLAG_JIT) ? rx_vm_jit_install(vm) : NULL };
+    char eng[160];
+    cli_engine_text(&e, eng, sizeof eng);
+    fprintf(stderr, "rxlock: engine: %s, RandomX v%d\n", eng, (f & RX_FLAG_V2) ? 2 : 1);
 }
 
 /* cache [+ dataset] -> VM -> one hash; CLI_OK or the exit code after a message. */
