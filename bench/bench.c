@@ -560,11 +560,14 @@ static int run_pair(const struct opts *o, struct bench_variant *vs, size_t nv) {
     double (*ratio)[16][2][MAX_REPS] = calloc(PAIR_MAX, sizeof *ratio);   /* over the first variant */
     uint8_t *have_ref = calloc(MAX_WORKERS, 1);   /* ref[i] holds worker i's chain digest */
     if (!p || !ref || !rates || !ratio || !have_ref) goto out;
-    printf("\npair: n=%llu per worker, %u reps, %zu variants interleaved hash by hash, threads/processes alternating; %s\n",
+    printf("\npair: n=%llu per worker, %u reps, %zu variants interleaved hash by hash, worker counts and threads/processes in turn each rep; eff. = W workers' rate / (W x one worker's), paired by rep and kind; %s\n",
            (unsigned long long)o->n, o->reps, nv, json_string_value(json_object_get(host, "cpu")));
-    for (size_t wi = 0; wi < o->nworkers; wi++) {
-        unsigned W = o->workers[wi];
-        for (unsigned rep = 0; rep < o->reps; rep++) {
+    /* rep by rep, every worker count and both kinds in turn (T P, then P T
+     * the next rep): a worker count's rate is paired with the one-worker
+     * rate of its own rep and kind, measured minutes apart at most */
+    for (unsigned rep = 0; rep < o->reps; rep++) {
+        for (size_t wi = 0; wi < o->nworkers; wi++) {
+            unsigned W = o->workers[wi];
             for (int j = 0; j < 2; j++) {
                 int kind = rep % 2 ? 1 - j : j;          /* T P, P T, ... */
                 struct bench_job *jobs[MAX_WORKERS];
@@ -623,17 +626,17 @@ static int run_pair(const struct opts *o, struct bench_variant *vs, size_t nv) {
     printf("%-30s %3s %-9s %12s %21s %10s %17s %6s\n", "variant", "W", "kind", "total H/s", "min–max total",
            "/ first", "paired min–max", "eff.");
     for (size_t v = 0; v < nv; v++) {
-        double one = NAN;   /* median one-worker rate over both kinds: the efficiency's base */
-        for (size_t wi = 0; wi < o->nworkers; wi++) {
-            if (o->workers[wi] != 1) continue;
-            double both[2 * MAX_REPS];
-            for (unsigned r = 0; r < o->reps; r++) { both[2 * r] = rates[v][wi][0][r]; both[2 * r + 1] = rates[v][wi][1][r]; }
-            one = median(both, 2 * o->reps);
-        }
+        int w1 = -1;        /* the one-worker entry: each efficiency's base */
+        for (size_t wi = 0; wi < o->nworkers; wi++)
+            if (o->workers[wi] == 1) w1 = (int)wi;
         for (size_t wi = 0; wi < o->nworkers; wi++)
             for (int kind = 0; kind < 2; kind++) {
-                double t[MAX_REPS], q[MAX_REPS], lo = INFINITY, hi = 0, qlo = INFINITY, qhi = 0;
+                double t[MAX_REPS], q[MAX_REPS], e[MAX_REPS], lo = INFINITY, hi = 0, qlo = INFINITY, qhi = 0;
                 for (unsigned r = 0; r < o->reps; r++) {
+                    /* paired: this rep's rate over W x the same rep's and
+                     * kind's one-worker rate (NAN without a one-worker run) */
+                    double base = w1 < 0 ? NAN : rates[v][w1][kind][r];
+                    e[r] = base > 0 ? rates[v][wi][kind][r] / ((double)o->workers[wi] * base) : NAN;
                     t[r] = rates[v][wi][kind][r]; q[r] = ratio[v][wi][kind][r];
                     if (t[r] < lo) lo = t[r];
                     if (t[r] > hi) hi = t[r];
@@ -646,7 +649,7 @@ static int run_pair(const struct opts *o, struct bench_variant *vs, size_t nv) {
                 double mt = median(t, o->reps);
                 printf("%-30s %3u %-9s %12.6g %21s %10.4f %17s %6.3f\n", vs[v].name, o->workers[wi],
                        kind ? "processes" : "threads", mt, range, median(q, o->reps), qr,
-                       mt / ((double)o->workers[wi] * one));
+                       w1 < 0 ? NAN : median(e, o->reps));
             }
     }
     printf("digests: every step agreed across the variants; every worker's chain agrees across runs\n");

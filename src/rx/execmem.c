@@ -13,7 +13,6 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
-#include <sys/uio.h>
 #include <unistd.h>
 
 #ifdef RXLOCK_TESTING
@@ -102,26 +101,32 @@ void rx_execmem_writer_close(rx_execmem *m) {
 
 int rx_execmem_has_writer(const rx_execmem *m) { return m && m->writer != 0; }
 
-/* Write code at off through the writer, then `fill` over the code the last
- * install left beyond len; read it back.  0, RX_EPROT (refused, short,
- * misdirected: the caller drops the writer) or RX_ENOMEM. */
+/* Write code at off through the writer, with `fill` over the code the last
+ * install left beyond len, in one write: /proc/self/mem has no vectored
+ * write, so each iovec of a pwritev is a write of its own, every one with
+ * its own page walk in the kernel.  Then read it back.  0, RX_EPROT
+ * (refused, short, misdirected: the caller drops the writer) or RX_ENOMEM. */
 static int writer_install(rx_execmem *m, size_t off, size_t cap, const uint8_t *code, size_t len,
                           uint8_t fill, void (*flush)(uint8_t *p, size_t n), uint64_t phase_ns[3]) {
     if (__atomic_load_n(&fork_gen, __ATOMIC_RELAXED) != m->writer_gen) return RX_EPROT;
     size_t stale = m->written > len ? m->written - len : 0;
-    if (stale && (m->fill_len < stale || m->fill[0] != fill)) {
-        free(m->fill);
-        m->fill_len = 0;
-        m->fill = malloc(cap);
-        if (!m->fill) return RX_ENOMEM;
-        memset(m->fill, fill, cap);
-        m->fill_len = cap;
+    const uint8_t *src = code;
+    if (stale) {
+        if (m->wbuf_len < cap) {
+            free(m->wbuf);
+            m->wbuf_len = 0;
+            m->wbuf = malloc(cap);
+            if (!m->wbuf) return RX_ENOMEM;
+            m->wbuf_len = cap;
+        }
+        memcpy(m->wbuf, code, len);
+        memset(m->wbuf + len, fill, stale);
+        src = m->wbuf;
     }
     if (phase_ns) phase_ns[0] = util_now_ns();
     uint8_t *dst = m->base + off;
-    struct iovec iov[2] = { { (void *)(uintptr_t)code, len }, { m->fill, stale } };
     if (writer_refused(RX_EXECMEM_SITE_WRITE)) return RX_EPROT;
-    ssize_t n = pwritev(m->writer - 1, iov, stale ? 2 : 1, (off_t)(uintptr_t)dst);
+    ssize_t n = pwrite(m->writer - 1, src, len + stale, (off_t)(uintptr_t)dst);
     if (n < 0 || (size_t)n != len + stale) return RX_EPROT;
     if (flush) flush(dst, len + stale);
     if (memcmp(dst, code, len) != 0) return RX_EPROT;   /* not our memory */
@@ -242,7 +247,8 @@ int rx_execmem_is_open(const rx_execmem *m) {
 void rx_execmem_free(rx_execmem *m) {
     if (!m || !m->base) return;
     rx_execmem_writer_close(m);
-    free(m->fill);
+    if (m->wbuf) sodium_memzero(m->wbuf, m->wbuf_len);
+    free(m->wbuf);
     if (do_mprotect(RX_EXECMEM_SITE_FREE, m->base, m->size, PERM_RW) == 0) {
         sodium_memzero(m->base, m->size);
 #ifdef RXLOCK_TESTING

@@ -55,8 +55,9 @@ typedef struct rx_execmem {
     int      writer;   /* /proc/self/mem descriptor + 1; 0: none (flips) */
     unsigned long writer_gen;  /* the fork generation it was opened in  */
     size_t   written;  /* writer installs: bytes of code last written   */
-    uint8_t *fill;     /* writer installs: trap bytes to cover stale code */
-    size_t   fill_len;
+    uint8_t *wbuf;     /* writer installs: code + trap bytes over stale code,
+                        * joined for one write (cap bytes, or NULL)       */
+    size_t   wbuf_len;
     uint64_t flips;    /* mprotect calls made since rx_execmem_init     */
 } rx_execmem;
 
