@@ -319,6 +319,25 @@ static void wipe_hook(const void *p, size_t size) {
     for (size_t i = 0; i < size; i++) if (b[i]) { wipe_dirty++; break; }
 }
 
+/* A THP allocation of 2 MiB or more starts on a 2 MiB boundary (so the
+ * scratchpad can be one huge page on any kernel); its whole range is usable
+ * and freed; RX_FLAG_NO_THP and small ones are only page aligned. */
+static void t_thp_alignment(void) {
+    const size_t sizes[] = { 2u << 20, (2u << 20) + 4096u, 5u << 20 };
+    for (size_t i = 0; i < sizeof sizes / sizeof sizes[0]; i++) {
+        uint8_t *p = rx_mem_alloc(sizes[i], 0);
+        CHECK(p != NULL);
+        if (!p) continue;
+        CHECK(((uintptr_t)p & ((2u << 20) - 1u)) == 0);
+        memset(p, 0x5a, sizes[i]);               /* all of it mapped, writable */
+        CHECK(p[0] == 0x5a && p[sizes[i] - 1] == 0x5a);
+        rx_mem_free(p, sizes[i]);
+    }
+    uint8_t *q = rx_mem_alloc(2u << 20, RX_FLAG_NO_THP);
+    CHECK(q != NULL && ((uintptr_t)q & 4095u) == 0);
+    if (q) rx_mem_free(q, 2u << 20);
+}
+
 static void t_wipe_on_free(void) {
     rx_cache *c = NULL;
     CHECK(rx_cache_new(&c, 0) == RX_OK);
@@ -526,6 +545,7 @@ int main(void) {
     RUN(t_key_lengths);
     RUN(t_errors);
     RUN(t_clone);
+    RUN(t_thp_alignment);
     RUN(t_wipe_on_free);
     rx_cache_free(g_cache);
     return test_summary();

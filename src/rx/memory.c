@@ -1,9 +1,11 @@
 /* SPDX-License-Identifier: ISC */
 /* src/rx/memory.c — large page-aligned allocations for the cache, dataset
- * and scratchpad: mmap + THP advice (or explicit hugetlb pages), wiped on
+ * and scratchpad: mmap + THP advice, 2 MiB aligned from 2 MiB up (or
+ * explicit hugetlb pages), wiped on
  * free.  Every failure is returned, never aborted on. */
 #include "rx/internal.h"
 #include <sodium.h>
+#include <stdint.h>
 #include <sys/mman.h>
 #include <unistd.h>
 
@@ -13,6 +15,24 @@ void (*rx_mem_free_hook)(const void *p, size_t size);
 
 static size_t page_round(size_t size, size_t page) {
     return (size + page - 1) / page * page;
+}
+
+/* psize bytes (whole pages) starting on a 2 MiB boundary, so that THP can
+ * back all of it: a kernel before 6.7 places a 2 MiB mapping anywhere, and
+ * a scratchpad that straddles two 2 MiB frames gets no huge page at all.
+ * Map 2 MiB more and unmap the slack on both sides.  MAP_FAILED on error. */
+static void *map_thp_aligned(size_t psize) {
+    const uintptr_t huge = (uintptr_t)2u << 20;
+    if (psize > SIZE_MAX - huge) return MAP_FAILED;
+    uint8_t *raw = mmap(NULL, psize + huge, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+    if (raw == MAP_FAILED) return MAP_FAILED;
+    uintptr_t a = ((uintptr_t)raw + huge - 1) & ~(huge - 1);
+    size_t head = (size_t)(a - (uintptr_t)raw), tail = (size_t)huge - head;
+    if ((head && munmap(raw, head) != 0) || (tail && munmap((uint8_t *)a + psize, tail) != 0)) {
+        (void)munmap(raw, psize + huge);   /* whatever of it is still mapped */
+        return MAP_FAILED;
+    }
+    return (void *)a;
 }
 
 void *rx_mem_alloc(size_t size, unsigned flags) {
@@ -27,10 +47,12 @@ void *rx_mem_alloc(size_t size, unsigned flags) {
 #endif
     if (p == MAP_FAILED) {
         size_t psize = page_round(size, (size_t)sysconf(_SC_PAGESIZE));
-        p = mmap(NULL, psize, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+        int thp = !(flags & RX_FLAG_NO_THP);
+        p = thp && psize >= (2u << 20) ? map_thp_aligned(psize) : MAP_FAILED;
+        if (p == MAP_FAILED) p = mmap(NULL, psize, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
         if (p == MAP_FAILED) return NULL;
 #ifdef MADV_HUGEPAGE
-        if (!(flags & RX_FLAG_NO_THP)) (void)madvise(p, psize, MADV_HUGEPAGE);
+        if (thp) (void)madvise(p, psize, MADV_HUGEPAGE);
 #endif
     }
     return p;
