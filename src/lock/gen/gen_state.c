@@ -23,6 +23,7 @@
 #include <string.h>
 #include <sys/file.h>
 #include <sys/stat.h>
+#include <time.h>
 #include <unistd.h>
 
 struct tl_state {
@@ -246,6 +247,20 @@ static int create(tl_state *st, const tl_params *p, uint64_t C, tl_plan_info *pi
     return rc;
 }
 
+/* Take the state's lock.  A run killed a moment ago may still hold it
+ * through its worker processes (they inherited the descriptor and die of
+ * PR_SET_PDEATHSIG, which takes a while on a loaded machine): wait up to
+ * 10 s for them before calling it another run.  0 or -1. */
+static int lock_state_dir(int dfd) {
+    for (int tries = 0; tries < 200; tries++) {
+        if (flock(dfd, LOCK_EX | LOCK_NB) == 0) return 0;
+        if (errno != EWOULDBLOCK && errno != EINTR) return -1;
+        struct timespec ts = { 0, 50 * 1000 * 1000 };
+        (void)nanosleep(&ts, NULL);
+    }
+    return -1;
+}
+
 int tl_state_open(tl_state **out, const char *dir, const char *const *extra, const tl_params *p, uint64_t C_new,
                   tl_plan_info *pi, uint8_t *sec, uint64_t *C, int *resumed, char *err, size_t errlen) {
     *out = NULL;
@@ -264,7 +279,7 @@ int tl_state_open(tl_state **out, const char *dir, const char *const *extra, con
         tl_set_err(err, errlen, "%s: not a directory of this user (a symbolic link or another file is refused): "
                    "remove it or give another output", dir);
         rc = TL_EIO;
-    } else if (flock(st->dfd, LOCK_EX | LOCK_NB) != 0) {
+    } else if (lock_state_dir(st->dfd) != 0) {
         tl_set_err(err, errlen, "%s: another rxlock run is using this generation state: wait for it to finish", dir);
         rc = TL_EIO;
     } else if ((sb.st_mode & 077) && fchmod(st->dfd, 0700) != 0) {
