@@ -411,8 +411,8 @@ static inline __attribute__((always_inline)) void emit_instr(xe_buf *b, const st
         uint64_t c = (uint64_t)(int64_t)(int32_t)in->imm32;
         c |= (uint64_t)1 << sh;
         c &= ~((uint64_t)1 << (sh - 1));
-        xe_alu_ri(b, 1, XA_ADD, P(es, dst), (int32_t)(uint32_t)c);
-        xe_test_ri(b, 1, P(es, dst), (int32_t)(255u << sh));
+        vm_digit(b, 0x81, XA_ADD >> 3, P(es, dst), 4, (uint32_t)c);     /* add d, imm32 */
+        vm_digit(b, 0xF7, 0, P(es, dst), 4, 255u << sh);                /* test d, imm32 */
         unsigned ti = last_mod[dst] < 0 ? 0u : (unsigned)last_mod[dst] + 1u;
         if (memcmp(es->lmap[ti], es->map, 8) == 0) {
             xe_jcc_to(b, XC_Z, es->labels[ti]);
@@ -426,7 +426,7 @@ static inline __attribute__((always_inline)) void emit_instr(xe_buf *b, const st
         break;
     }
     case RX_I_CFROUND: {
-        xe_mov_rr(b, 1, XR_RAX, P(es, src));
+        put_h(b, 0xC08B49u | ((uint64_t)es->map[src] << 16), 3);            /* mov rax, s */
         if (in->imm32 & 63u) xe_shift_ri(b, 1, XS_ROR, XR_RAX, in->imm32 & 63u);
         size_t skip = 0;
         if (v2) { xe_test_ri(b, 0, XR_RAX, 60); skip = xe_jcc8_fwd(b, XC_NZ); }
