@@ -181,16 +181,70 @@ static size_t emit_entry(xe_buf *b, const uint8_t *run_base) {
 /* ---- program loop ------------------------------------------------------ */
 static uint32_t read_mask(unsigned mod) { return (mod & 3u) ? L1_MASK : L2_MASK; }
 
-/* tmp32 = (host register reg + imm) & mask */
-static void emit_addr(xe_buf *b, int tmp, int reg, uint32_t imm, uint32_t mask) {
-    xe_lea(b, 0, tmp, xm(reg, (int32_t)imm));
-    xe_alu_ri(b, 0, XA_AND, tmp, (int32_t)mask);
+/* ---- the program's hot forms, specialised ----
+ * The VM registers are always r8-r15 and the scratchpad base rsi, so most
+ * of what x86_emit.h's generic encoder decides per call (REX bits, SIB,
+ * which registers need a displacement) is fixed here; what is left (the
+ * disp0/disp8/disp32 choice) is computed, not branched on, where it can
+ * be.  The bytes are exactly what the generic forms write (same
+ * code_digest).  Bytes past an instruction's length in head/tail are
+ * don't-care: xe_put's next store overwrites them. */
+XE_INLINE void put_h(xe_buf *b, uint64_t head, unsigned nh) {
+    xe_ins x = { head, 0, nh, 0 };
+    xe_put(b, &x);
 }
-/* memory operand of an integer read: [rsi + rax] or [rsi + (imm & L3)] */
-static xe_mem int_src_mem(xe_buf *b, int tmp, unsigned dst, unsigned src, int S, unsigned mod, uint32_t imm) {
-    if (src == dst) return xm(XR_RSI, (int32_t)(imm & L3_MASK));
+XE_INLINE void put_ht(xe_buf *b, uint64_t head, unsigned nh, uint32_t tail, unsigned nt) {
+    xe_ins x = { head, tail, nh, nt };
+    xe_put(b, &x);
+}
+/* ModRM.mod for [base + d]: 0 (no disp; not for base rbp/r13), 1 (disp8)
+ * or 2 (disp32), and the displacement's length */
+XE_INLINE unsigned disp_mod(int32_t d, unsigned base7) {
+    unsigned m8 = (uint32_t)d + 128u < 256u ? 1u : 2u;
+    return (d == 0 && base7 != 5u) ? 0u : m8;
+}
+XE_INLINE unsigned disp_len(unsigned mod) { return (0x040100u >> (8 * mod)) & 0xFFu; }
+/* op64 reg, rm: both r8-r15: REX.WRB op ModRM (opc: 1 or 2 opcode bytes) */
+XE_INLINE void vm_rr(xe_buf *b, uint32_t opc, unsigned nopc, int reg, int rm) {
+    uint64_t modrm = 0xC0u | (((unsigned)reg & 7u) << 3) | ((unsigned)rm & 7u);
+    put_h(b, 0x4Du | ((uint64_t)opc << 8) | (modrm << (8 * (1 + nopc))), 2 + nopc);
+}
+/* op64 /digit, rm (r8-r15) [, imm of nimm bytes]: REX.WB op ModRM */
+XE_INLINE void vm_digit(xe_buf *b, unsigned op, unsigned digit, int rm, unsigned nimm, uint32_t imm) {
+    uint64_t modrm = 0xC0u | (digit << 3) | ((unsigned)rm & 7u);
+    put_ht(b, 0x49u | ((uint64_t)op << 8) | (modrm << 16), 3, imm, nimm);
+}
+/* op reg, [rsi + idx] (idx rax or rcx) or [rsi + disp] (idx < 0); rex
+ * holds W and R for reg (r8-r15 or a /digit) */
+XE_INLINE void vm_rsi_mem(xe_buf *b, unsigned rex, uint32_t opc, unsigned nopc, unsigned reg, int idx, int32_t disp) {
+    uint64_t head = rex | ((uint64_t)opc << 8);
+    unsigned at = 8 * (1 + nopc);
+    if (idx >= 0) {
+        uint64_t ms = (0x04u | ((reg & 7u) << 3)) | ((0x06u | ((unsigned)idx << 3)) << 8);
+        put_h(b, head | (ms << at), 3 + nopc);
+    } else {
+        unsigned mod = disp_mod(disp, 6);
+        uint64_t modrm = (mod << 6) | ((reg & 7u) << 3) | 6u;
+        put_ht(b, head | (modrm << at), 2 + nopc, (uint32_t)disp, disp_len(mod));
+    }
+}
+
+/* tmp32 = (host register reg + imm) & mask: lea tmp32, [reg + imm];
+ * and tmp32, imm32 (81 /4).  tmp is rax or rcx, reg r8-r15. */
+XE_INLINE void emit_addr(xe_buf *b, int tmp, int reg, uint32_t imm, uint32_t mask) {
+    unsigned base7 = (unsigned)reg & 7u, mod = disp_mod((int32_t)imm, base7);
+    unsigned sib = base7 == 4u;                   /* r12 needs a SIB (24) */
+    uint64_t modrm = (mod << 6) | ((unsigned)tmp << 3) | base7;
+    put_ht(b, 0x8D41u | (modrm << 16) | (0x24ull << 24), 3 + sib, imm, disp_len(mod));
+    put_ht(b, 0xE081u + ((uint64_t)tmp << 8), 2, mask, 4);
+}
+/* op reg, [integer read]: [rsi + tmp] after tmp = (S + imm) & mask, or
+ * [rsi + (imm & L3)] when src == dst */
+XE_INLINE void int_src_op(xe_buf *b, int tmp, unsigned dst, unsigned src, int S, unsigned mod, uint32_t imm,
+                          unsigned rex, uint32_t opc, unsigned nopc, unsigned reg) {
+    if (src == dst) { vm_rsi_mem(b, rex, opc, nopc, reg, -1, (int32_t)(imm & L3_MASK)); return; }
     emit_addr(b, tmp, S, imm, read_mask(mod));
-    return xmi(XR_RSI, tmp, 1, 0);
+    vm_rsi_mem(b, rex, opc, nopc, reg, tmp, 0);
 }
 
 /* What the program emitter tracks.  ISWAP_R emits nothing: it swaps where
@@ -255,36 +309,46 @@ static inline __attribute__((always_inline)) void emit_instr(xe_buf *b, const st
     unsigned dst = in->dst & 7u, src = in->src & 7u;
     enum rx_instr_type t = (enum rx_instr_type)op_type[in->opcode];
     int *last_mod = es->last_mod;
-    xe_mem m;
     switch (t) {
     case RX_I_IADD_RS:
-        xe_lea(b, 1, P(es, dst), xmi(P(es, dst), P(es, src), 1 << ((in->mod >> 2) & 3u), dst == 5 ? (int32_t)in->imm32 : 0));
+    {   /* lea d, [d + s*scale + disp]: 4F 8D ModRM SIB [disp] */
+        unsigned d7 = es->map[dst], s7 = es->map[src];
+        int32_t disp = dst == 5 ? (int32_t)in->imm32 : 0;
+        unsigned md = disp_mod(disp, d7);
+        uint64_t ms = ((md << 6) | (d7 << 3) | 4u) | ((((in->mod >> 2) & 3u) << 6 | (s7 << 3) | d7) << 8);
+        put_ht(b, 0x8D4Fu | (ms << 16), 4, (uint32_t)disp, disp_len(md));
+    }
         last_mod[dst] = i; break;
     case RX_I_IADD_M:
-        m = int_src_mem(b, XR_RAX, dst, src, P(es, src), in->mod, in->imm32); xe_alu_rm(b, 1, XA_ADD, P(es, dst), m);
+        int_src_op(b, XR_RAX, dst, src, P(es, src), in->mod, in->imm32, 0x4C, XA_ADD, 1, es->map[dst]);
         last_mod[dst] = i; break;
     case RX_I_ISUB_R:
-        if (src == dst) xe_alu_ri(b, 1, XA_SUB, P(es, dst), (int32_t)in->imm32); else xe_alu_rr(b, 1, XA_SUB, P(es, dst), P(es, src));
+        if (src == dst) vm_digit(b, 0x81, XA_SUB >> 3, P(es, dst), 4, in->imm32); else vm_rr(b, XA_SUB, 1, P(es, dst), P(es, src));
         last_mod[dst] = i; break;
     case RX_I_ISUB_M:
-        m = int_src_mem(b, XR_RAX, dst, src, P(es, src), in->mod, in->imm32); xe_alu_rm(b, 1, XA_SUB, P(es, dst), m);
+        int_src_op(b, XR_RAX, dst, src, P(es, src), in->mod, in->imm32, 0x4C, XA_SUB, 1, es->map[dst]);
         last_mod[dst] = i; break;
     case RX_I_IMUL_R:
-        if (src == dst) xe_imul_rri(b, P(es, dst), P(es, dst), (int32_t)in->imm32); else xe_imul_rr(b, P(es, dst), P(es, src));
+        if (src == dst) {   /* imul d, d, imm32: 4D 69 ModRM id */
+            uint64_t d7 = es->map[dst];
+            put_ht(b, 0x694Du | ((0xC0u | (d7 << 3) | d7) << 16), 3, in->imm32, 4);
+        }
+        else vm_rr(b, 0xAF0F, 2, P(es, dst), P(es, src));
         last_mod[dst] = i; break;
     case RX_I_IMUL_M:
-        m = int_src_mem(b, XR_RAX, dst, src, P(es, src), in->mod, in->imm32); xe_imul_rm(b, P(es, dst), m);
+        int_src_op(b, XR_RAX, dst, src, P(es, src), in->mod, in->imm32, 0x4C, 0xAF0F, 2, es->map[dst]);
         last_mod[dst] = i; break;
     case RX_I_IMULH_R: case RX_I_ISMULH_R:
-        xe_mov_rr(b, 1, XR_RAX, P(es, dst));
-        xe_f7_r(b, t == RX_I_IMULH_R ? 4 : 5, P(es, src));
-        xe_mov_rr(b, 1, P(es, dst), XR_RDX);
+        put_h(b, 0xC08B49u | ((uint64_t)es->map[dst] << 16), 3);            /* mov rax, d */
+        vm_digit(b, 0xF7, t == RX_I_IMULH_R ? 4 : 5, P(es, src), 0, 0);       /* mul/imul s */
+        put_h(b, 0xC28B4Cu | ((uint64_t)es->map[dst] << 19), 3);            /* mov d, rdx */
         last_mod[dst] = i; break;
     case RX_I_IMULH_M: case RX_I_ISMULH_M:
-        m = int_src_mem(b, XR_RCX, dst, src, P(es, src), in->mod, in->imm32);
-        xe_mov_rr(b, 1, XR_RAX, P(es, dst));
-        xe_f7_m(b, t == RX_I_IMULH_M ? 4 : 5, m);
-        xe_mov_rr(b, 1, P(es, dst), XR_RDX);
+        if (src != dst) emit_addr(b, XR_RCX, P(es, src), in->imm32, read_mask(in->mod));
+        put_h(b, 0xC08B49u | ((uint64_t)es->map[dst] << 16), 3);            /* mov rax, d */
+        vm_rsi_mem(b, 0x48, 0xF7, 1, t == RX_I_IMULH_M ? 4u : 5u, src == dst ? -1 : XR_RCX,
+                   (int32_t)(in->imm32 & L3_MASK));
+        put_h(b, 0xC28B4Cu | ((uint64_t)es->map[dst] << 19), 3);            /* mov d, rdx */
         last_mod[dst] = i; break;
     case RX_I_IMUL_RCP:
         if (!is_pow2_or_zero(in->imm32)) {
@@ -295,17 +359,20 @@ static inline __attribute__((always_inline)) void emit_instr(xe_buf *b, const st
         }
         break;
     case RX_I_INEG_R:
-        xe_f7_r(b, 3, P(es, dst)); last_mod[dst] = i; break;
+        vm_digit(b, 0xF7, 3, P(es, dst), 0, 0); last_mod[dst] = i; break;
     case RX_I_IXOR_R:
-        if (src == dst) xe_alu_ri(b, 1, XA_XOR, P(es, dst), (int32_t)in->imm32); else xe_alu_rr(b, 1, XA_XOR, P(es, dst), P(es, src));
+        if (src == dst) vm_digit(b, 0x81, XA_XOR >> 3, P(es, dst), 4, in->imm32); else vm_rr(b, XA_XOR, 1, P(es, dst), P(es, src));
         last_mod[dst] = i; break;
     case RX_I_IXOR_M:
-        m = int_src_mem(b, XR_RAX, dst, src, P(es, src), in->mod, in->imm32); xe_alu_rm(b, 1, XA_XOR, P(es, dst), m);
+        int_src_op(b, XR_RAX, dst, src, P(es, src), in->mod, in->imm32, 0x4C, XA_XOR, 1, es->map[dst]);
         last_mod[dst] = i; break;
     case RX_I_IROR_R: case RX_I_IROL_R: {
         int kind = t == RX_I_IROR_R ? XS_ROR : XS_ROL;
-        if (src == dst) { if (in->imm32 & 63u) xe_shift_ri(b, 1, kind, P(es, dst), in->imm32 & 63u); }
-        else { xe_mov_rr(b, 0, XR_RCX, P(es, src)); xe_shift_cl(b, 1, kind, P(es, dst)); }
+        if (src == dst) { if (in->imm32 & 63u) vm_digit(b, 0xC1, (unsigned)kind, P(es, dst), 1, in->imm32 & 63u); }
+        else {   /* mov ecx, s32; ror/rol d, cl */
+            put_h(b, 0xC88B41u | ((uint64_t)es->map[src] << 16), 3);
+            vm_digit(b, 0xD3, (unsigned)kind, P(es, dst), 0, 0);
+        }
         last_mod[dst] = i; break;
     }
     case RX_I_ISWAP_R:
@@ -344,8 +411,8 @@ static inline __attribute__((always_inline)) void emit_instr(xe_buf *b, const st
         uint64_t c = (uint64_t)(int64_t)(int32_t)in->imm32;
         c |= (uint64_t)1 << sh;
         c &= ~((uint64_t)1 << (sh - 1));
-        xe_alu_ri(b, 1, XA_ADD, P(es, dst), (int32_t)(uint32_t)c);
-        xe_test_ri(b, 1, P(es, dst), (int32_t)(255u << sh));
+        vm_digit(b, 0x81, XA_ADD >> 3, P(es, dst), 4, (uint32_t)c);     /* add d, imm32 */
+        vm_digit(b, 0xF7, 0, P(es, dst), 4, 255u << sh);                /* test d, imm32 */
         unsigned ti = last_mod[dst] < 0 ? 0u : (unsigned)last_mod[dst] + 1u;
         if (memcmp(es->lmap[ti], es->map, 8) == 0) {
             xe_jcc_to(b, XC_Z, es->labels[ti]);
@@ -359,7 +426,7 @@ static inline __attribute__((always_inline)) void emit_instr(xe_buf *b, const st
         break;
     }
     case RX_I_CFROUND: {
-        xe_mov_rr(b, 1, XR_RAX, P(es, src));
+        put_h(b, 0xC08B49u | ((uint64_t)es->map[src] << 16), 3);            /* mov rax, s */
         if (in->imm32 & 63u) xe_shift_ri(b, 1, XS_ROR, XR_RAX, in->imm32 & 63u);
         size_t skip = 0;
         if (v2) { xe_test_ri(b, 0, XR_RAX, 60); skip = xe_jcc8_fwd(b, XC_NZ); }
@@ -374,7 +441,7 @@ static inline __attribute__((always_inline)) void emit_instr(xe_buf *b, const st
     case RX_I_ISTORE: {
         uint32_t mask = (in->mod >> 4) >= 14 ? L3_MASK : read_mask(in->mod);
         emit_addr(b, XR_RAX, P(es, dst), in->imm32, mask);
-        xe_store(b, 1, xmi(XR_RSI, XR_RAX, 1, 0), P(es, src));
+        vm_rsi_mem(b, 0x4C, 0x89, 1, es->map[src], XR_RAX, 0);   /* mov [rsi + rax], s */
         break;
     }
     default: break;
