@@ -229,6 +229,11 @@ XE_INLINE void vm_rsi_mem(xe_buf *b, unsigned rex, uint32_t opc, unsigned nopc, 
     }
 }
 
+/* mov rax, VM register in r8 + reg7 (49 8B C0+r) */
+XE_INLINE void mov_rax_vm(xe_buf *b, unsigned reg7) { put_h(b, 0xC08B49u | ((uint64_t)reg7 << 16), 3); }
+/* mov VM register in r8 + reg7, rdx (4C 8B C2+8r) */
+XE_INLINE void mov_vm_rdx(xe_buf *b, unsigned reg7) { put_h(b, 0xC28B4Cu | ((uint64_t)reg7 << 19), 3); }
+
 /* tmp32 = (host register reg + imm) & mask: lea tmp32, [reg + imm];
  * and tmp32, imm32 (81 /4).  tmp is rax or rcx, reg r8-r15. */
 XE_INLINE void emit_addr(xe_buf *b, int tmp, int reg, uint32_t imm, uint32_t mask) {
@@ -339,16 +344,16 @@ static inline __attribute__((always_inline)) void emit_instr(xe_buf *b, const st
         int_src_op(b, XR_RAX, dst, src, P(es, src), in->mod, in->imm32, 0x4C, 0xAF0F, 2, es->map[dst]);
         last_mod[dst] = i; break;
     case RX_I_IMULH_R: case RX_I_ISMULH_R:
-        put_h(b, 0xC08B49u | ((uint64_t)es->map[dst] << 16), 3);            /* mov rax, d */
+        mov_rax_vm(b, es->map[dst]);
         vm_digit(b, 0xF7, t == RX_I_IMULH_R ? 4 : 5, P(es, src), 0, 0);       /* mul/imul s */
-        put_h(b, 0xC28B4Cu | ((uint64_t)es->map[dst] << 19), 3);            /* mov d, rdx */
+        mov_vm_rdx(b, es->map[dst]);
         last_mod[dst] = i; break;
     case RX_I_IMULH_M: case RX_I_ISMULH_M:
         if (src != dst) emit_addr(b, XR_RCX, P(es, src), in->imm32, read_mask(in->mod));
-        put_h(b, 0xC08B49u | ((uint64_t)es->map[dst] << 16), 3);            /* mov rax, d */
+        mov_rax_vm(b, es->map[dst]);
         vm_rsi_mem(b, 0x48, 0xF7, 1, t == RX_I_IMULH_M ? 4u : 5u, src == dst ? -1 : XR_RCX,
                    (int32_t)(in->imm32 & L3_MASK));
-        put_h(b, 0xC28B4Cu | ((uint64_t)es->map[dst] << 19), 3);            /* mov d, rdx */
+        mov_vm_rdx(b, es->map[dst]);
         last_mod[dst] = i; break;
     case RX_I_IMUL_RCP:
         if (!is_pow2_or_zero(in->imm32)) {
@@ -426,7 +431,7 @@ static inline __attribute__((always_inline)) void emit_instr(xe_buf *b, const st
         break;
     }
     case RX_I_CFROUND: {
-        put_h(b, 0xC08B49u | ((uint64_t)es->map[src] << 16), 3);            /* mov rax, s */
+        mov_rax_vm(b, es->map[src]);
         if (in->imm32 & 63u) xe_shift_ri(b, 1, XS_ROR, XR_RAX, in->imm32 & 63u);
         size_t skip = 0;
         if (v2) { xe_test_ri(b, 0, XR_RAX, 60); skip = xe_jcc8_fwd(b, XC_NZ); }

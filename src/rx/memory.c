@@ -1,8 +1,8 @@
 /* SPDX-License-Identifier: ISC */
 /* src/rx/memory.c — large page-aligned allocations for the cache, dataset
  * and scratchpad: mmap + THP advice, 2 MiB aligned from 2 MiB up (or
- * explicit hugetlb pages), wiped on
- * free.  Every failure is returned, never aborted on. */
+ * explicit hugetlb pages), wiped on free.  Every failure is returned,
+ * never aborted on. */
 #include "rx/internal.h"
 #include <sodium.h>
 #include <stdint.h>
