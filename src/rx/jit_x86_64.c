@@ -64,6 +64,9 @@
  * count only grows, so the same VMA is flipped each time. */
 #define PAGE        4096u
 #define STAGE_CAP   (20u * 1024u)
+/* one instruction's bytes before the join (emit_program): more than the
+ * longest one (CFROUND in v2: 43 bytes) */
+#define SLOT        64u
 #define PROG_OFF    (2u * PAGE)
 #define RX_JIT_MAX_PROGRAM RX_PROGRAM_MAX_SIZE
 /* stack frame below the 6 saved registers: [rsp, rsp+128) is the light-mode
@@ -98,6 +101,7 @@ struct rx_jit {
     const uint8_t *ss_cache_mem;
     rx_ss_program *ss_progs;           /* RX_SS_PROGRAMS copies */
     uint8_t stage[STAGE_CAP];
+    uint8_t slots[RX_JIT_MAX_PROGRAM][SLOT];
     struct rx_jit_ctx ctx;
 };
 
@@ -256,12 +260,22 @@ XE_INLINE void int_src_op(xe_buf *b, int tmp, unsigned dst, unsigned src, int S,
  * two VM registers live (map).  A taken CBRANCH whose target was emitted
  * under another map goes through a stub that moves the registers back
  * (emitted after the loop, patched in), and the end of the program moves
- * them back to r8-r15 in order before step 5. */
+ * them back to r8-r15 in order before step 5.
+ *
+ * The program is emitted in three passes (emit_program): a plan in program
+ * order (the map before each instruction, each CBRANCH's target, the
+ * instructions by type), each instruction's bytes into a slot of its own,
+ * type by type, then the slots joined in program order with the CBRANCH
+ * jumps.  Emitting type by type is the point: one instruction after
+ * another of a random type made the emitter's dispatch an indirect branch
+ * mispredicted almost every instruction, two thirds of a compile's time. */
 struct emit_st {
-    uint8_t map[8];                           /* VM r[i] lives in r8 + map[i] */
-    int last_mod[8];
+    const uint8_t *map;                       /* VM r[i] lives in r8 + map[i] */
     size_t labels[RX_JIT_MAX_PROGRAM + 1];
     uint8_t lmap[RX_JIT_MAX_PROGRAM + 1][8];  /* map in force at labels[i]   */
+    uint16_t target[RX_JIT_MAX_PROGRAM];      /* CBRANCH: where it jumps     */
+    uint16_t order[RX_JIT_MAX_PROGRAM];       /* the instructions by type    */
+    uint8_t type[RX_JIT_MAX_PROGRAM], len[RX_JIT_MAX_PROGRAM];
     uint64_t *rcp;                            /* ctx.rcp                     */
     unsigned nrcp, nfix;
     struct { size_t pos; unsigned target; uint8_t from[8]; } fix[RX_JIT_MAX_PROGRAM];
@@ -306,14 +320,24 @@ static const uint8_t op_type[256] = {
 #undef RX_X_
 };
 
-static inline __attribute__((always_inline)) void emit_instr(xe_buf *b, const struct rx_instr *in, int v2, struct emit_st *es, int i) {
+/* Instruction types that write their integer dst (IMUL_RCP: unless a
+ * no-op; ISWAP_R and CBRANCH apart): what a CBRANCH's target depends on. */
+static const uint8_t writes_dst[RX_I_COUNT] = {
+    [RX_I_IADD_RS] = 1, [RX_I_IADD_M] = 1, [RX_I_ISUB_R] = 1, [RX_I_ISUB_M] = 1, [RX_I_IMUL_R] = 1,
+    [RX_I_IMUL_M] = 1, [RX_I_IMULH_R] = 1, [RX_I_IMULH_M] = 1, [RX_I_ISMULH_R] = 1, [RX_I_ISMULH_M] = 1,
+    [RX_I_IMUL_RCP] = 1, [RX_I_INEG_R] = 1, [RX_I_IXOR_R] = 1, [RX_I_IXOR_M] = 1, [RX_I_IROR_R] = 1,
+    [RX_I_IROL_R] = 1,
+};
+
+/* One instruction's bytes, CBRANCH's jump and ISWAP_R's renaming apart
+ * (the plan's and the join's: emit_program). */
+static inline __attribute__((always_inline)) void emit_instr(xe_buf *b, const struct rx_instr *in, enum rx_instr_type t,
+                                                             int v2, struct emit_st *es) {
     /* only the cheap operands up front: the host registers (P), mod and
      * the immediate are read where a case uses them, so fewer values stay
      * live across the switch (their up-front copies' spills were 18% of a
      * compile's instructions) */
     unsigned dst = in->dst & 7u, src = in->src & 7u;
-    enum rx_instr_type t = (enum rx_instr_type)op_type[in->opcode];
-    int *last_mod = es->last_mod;
     switch (t) {
     case RX_I_IADD_RS:
     {   /* lea d, [d + s*scale + disp]: 4F 8D ModRM SIB [disp] */
@@ -323,54 +347,53 @@ static inline __attribute__((always_inline)) void emit_instr(xe_buf *b, const st
         uint64_t ms = ((md << 6) | (d7 << 3) | 4u) | ((((in->mod >> 2) & 3u) << 6 | (s7 << 3) | d7) << 8);
         put_ht(b, 0x8D4Fu | (ms << 16), 4, (uint32_t)disp, disp_len(md));
     }
-        last_mod[dst] = i; break;
+        break;
     case RX_I_IADD_M:
         int_src_op(b, XR_RAX, dst, src, P(es, src), in->mod, in->imm32, 0x4C, XA_ADD, 1, es->map[dst]);
-        last_mod[dst] = i; break;
+        break;
     case RX_I_ISUB_R:
         if (src == dst) vm_digit(b, 0x81, XA_SUB >> 3, P(es, dst), 4, in->imm32); else vm_rr(b, XA_SUB, 1, P(es, dst), P(es, src));
-        last_mod[dst] = i; break;
+        break;
     case RX_I_ISUB_M:
         int_src_op(b, XR_RAX, dst, src, P(es, src), in->mod, in->imm32, 0x4C, XA_SUB, 1, es->map[dst]);
-        last_mod[dst] = i; break;
+        break;
     case RX_I_IMUL_R:
         if (src == dst) {   /* imul d, d, imm32: 4D 69 ModRM id */
             uint64_t d7 = es->map[dst];
             put_ht(b, 0x694Du | ((0xC0u | (d7 << 3) | d7) << 16), 3, in->imm32, 4);
         }
         else vm_rr(b, 0xAF0F, 2, P(es, dst), P(es, src));
-        last_mod[dst] = i; break;
+        break;
     case RX_I_IMUL_M:
         int_src_op(b, XR_RAX, dst, src, P(es, src), in->mod, in->imm32, 0x4C, 0xAF0F, 2, es->map[dst]);
-        last_mod[dst] = i; break;
+        break;
     case RX_I_IMULH_R: case RX_I_ISMULH_R:
         mov_rax_vm(b, es->map[dst]);
         vm_digit(b, 0xF7, t == RX_I_IMULH_R ? 4 : 5, P(es, src), 0, 0);       /* mul/imul s */
         mov_vm_rdx(b, es->map[dst]);
-        last_mod[dst] = i; break;
+        break;
     case RX_I_IMULH_M: case RX_I_ISMULH_M:
         if (src != dst) emit_addr(b, XR_RCX, P(es, src), in->imm32, read_mask(in->mod));
         mov_rax_vm(b, es->map[dst]);
         vm_rsi_mem(b, 0x48, 0xF7, 1, t == RX_I_IMULH_M ? 4u : 5u, src == dst ? -1 : XR_RCX,
                    (int32_t)(in->imm32 & L3_MASK));
         mov_vm_rdx(b, es->map[dst]);
-        last_mod[dst] = i; break;
+        break;
     case RX_I_IMUL_RCP:
         if (!is_pow2_or_zero(in->imm32)) {
             es->rcp[es->nrcp] = reciprocal_fast(in->imm32);
             xe_imul_rm(b, P(es, dst), CTXO(rcp, 8u * es->nrcp));
             es->nrcp++;
-            last_mod[dst] = i;
         }
         break;
     case RX_I_INEG_R:
-        vm_digit(b, 0xF7, 3, P(es, dst), 0, 0); last_mod[dst] = i; break;
+        vm_digit(b, 0xF7, 3, P(es, dst), 0, 0); break;
     case RX_I_IXOR_R:
         if (src == dst) vm_digit(b, 0x81, XA_XOR >> 3, P(es, dst), 4, in->imm32); else vm_rr(b, XA_XOR, 1, P(es, dst), P(es, src));
-        last_mod[dst] = i; break;
+        break;
     case RX_I_IXOR_M:
         int_src_op(b, XR_RAX, dst, src, P(es, src), in->mod, in->imm32, 0x4C, XA_XOR, 1, es->map[dst]);
-        last_mod[dst] = i; break;
+        break;
     case RX_I_IROR_R: case RX_I_IROL_R: {
         int kind = t == RX_I_IROR_R ? XS_ROR : XS_ROL;
         if (src == dst) { if (in->imm32 & 63u) vm_digit(b, 0xC1, (unsigned)kind, P(es, dst), 1, in->imm32 & 63u); }
@@ -378,17 +401,8 @@ static inline __attribute__((always_inline)) void emit_instr(xe_buf *b, const st
             put_h(b, 0xC88B41u | ((uint64_t)es->map[src] << 16), 3);
             vm_digit(b, 0xD3, (unsigned)kind, P(es, dst), 0, 0);
         }
-        last_mod[dst] = i; break;
-    }
-    case RX_I_ISWAP_R:
-        if (src != dst) {
-            uint8_t tmp = es->map[dst];
-            es->map[dst] = es->map[src];
-            es->map[src] = tmp;
-            last_mod[dst] = i;
-            last_mod[src] = i;
-        }
         break;
+    }
     case RX_I_FSWAP_R: {
         int x = (int)(in->dst & 7u);   /* F+E: 0-3 f, 4-7 e */
         xe_shufpd(b, x, x, 1); break;
@@ -417,17 +431,7 @@ static inline __attribute__((always_inline)) void emit_instr(xe_buf *b, const st
         c |= (uint64_t)1 << sh;
         c &= ~((uint64_t)1 << (sh - 1));
         vm_digit(b, 0x81, XA_ADD >> 3, P(es, dst), 4, (uint32_t)c);     /* add d, imm32 */
-        vm_digit(b, 0xF7, 0, P(es, dst), 4, 255u << sh);                /* test d, imm32 */
-        unsigned ti = last_mod[dst] < 0 ? 0u : (unsigned)last_mod[dst] + 1u;
-        if (memcmp(es->lmap[ti], es->map, 8) == 0) {
-            xe_jcc_to(b, XC_Z, es->labels[ti]);
-        } else {                /* jz rel32 to a remap stub, patched later */
-            es->fix[es->nfix].pos = xe_jcc32_fwd(b, XC_Z);
-            es->fix[es->nfix].target = ti;
-            memcpy(es->fix[es->nfix].from, es->map, 8);
-            es->nfix++;
-        }
-        for (int r = 0; r < 8; r++) last_mod[r] = i;
+        vm_digit(b, 0xF7, 0, P(es, dst), 4, 255u << sh);                /* test d, imm32; jz: the join's */
         break;
     }
     case RX_I_CFROUND: {
@@ -487,9 +491,9 @@ static void emit_light_item(xe_buf *b) {
 
 static void emit_program(xe_buf *b, const struct rx_instr *code, unsigned n, const unsigned rr[4],
                          int v2, int soft_aes, int full, const uint8_t *run_base,
-                         const uint8_t *epilogue, uint64_t *rcp) {
+                         const uint8_t *epilogue, uint64_t *rcp, uint8_t (*slots)[SLOT]) {
+    static const uint8_t ident[8] = { 0, 1, 2, 3, 4, 5, 6, 7 };
     struct emit_st es;
-    for (int r = 0; r < 8; r++) { es.map[r] = (uint8_t)r; es.last_mod[r] = -1; }
     es.rcp = rcp;
     es.nrcp = es.nfix = 0;
     /* full mode: dataset read mask, prefetch mask, prefetch on, added delay */
@@ -562,20 +566,91 @@ static void emit_program(xe_buf *b, const struct rx_instr *code, unsigned n, con
             if (writes_reg(&code[i], rr[2]) || writes_reg(&code[i], rr[3])) early = (int)i;
         if (early >= (int)n - 4) early = -1;    /* too close to the exact one */
     }
-    for (unsigned i = 0; i < n; i++) {
-        es.labels[i] = b->len;
-        memcpy(es.lmap[i], es.map, 8);
-        emit_instr(b, &code[i], v2, &es, (int)i);
-        if ((int)i == early) {
-            xe_mov_rr(b, 0, XR_RAX, P(&es, rr[2]));
-            xe_alu_rr(b, 0, XA_XOR, XR_RAX, P(&es, rr[3]));
-            xe_alu_rm(b, 0, XA_XOR, XR_RAX, CTX(mx));
-            xe_alu_ri(b, 0, XA_AND, XR_RAX, (int32_t)pf_mask);
-            xe_prefetch(b, 0, xmi(XR_RDI, XR_RAX, 1, 0));
+    /* The plan, in program order: the map before each instruction; each
+     * CBRANCH's target, the instruction after the last one that wrote its
+     * register (a CBRANCH writes every one for this: last_cb); how many of
+     * each type. */
+    unsigned start[RX_I_COUNT + 1] = { 0 };
+    {
+        uint8_t map[8];
+        int last_mod[9], last_cb = -1;      /* last_mod[8]: a sink for no write */
+        memcpy(map, ident, 8);
+        for (int r = 0; r < 9; r++) last_mod[r] = -1;
+        for (unsigned i = 0; i < n; i++) {
+            const struct rx_instr *in = &code[i];
+            unsigned dst = in->dst & 7u, src = in->src & 7u;
+            enum rx_instr_type t = (enum rx_instr_type)op_type[in->opcode];
+            memcpy(es.lmap[i], map, 8);
+            es.type[i] = (uint8_t)t;
+            int lm = last_mod[dst] > last_cb ? last_mod[dst] : last_cb;
+            es.target[i] = (uint16_t)(lm + 1);
+            unsigned w = writes_dst[t] & (t != RX_I_IMUL_RCP || !is_pow2_or_zero(in->imm32));
+            last_mod[w ? dst : 8u] = (int)i;
+            if (t == RX_I_ISWAP_R && src != dst) {
+                uint8_t tmp = map[dst];
+                map[dst] = map[src];
+                map[src] = tmp;
+                last_mod[dst] = last_mod[src] = (int)i;
+            }
+            last_cb = t == RX_I_CBRANCH ? (int)i : last_cb;
+            start[t + 1]++;
         }
+        memcpy(es.lmap[n], map, 8);
+        for (unsigned t = 0; t < RX_I_COUNT; t++) start[t + 1] += start[t];
+        for (unsigned i = 0; i < n; i++) es.order[start[es.type[i]]++] = (uint16_t)i;
     }
-    static const uint8_t ident[8] = { 0, 1, 2, 3, 4, 5, 6, 7 };
-    emit_remap(b, es.map, ident);    /* VM r0-r7 back in r8-r15 */
+    /* Each instruction's bytes into its slot, type by type (in program
+     * order within a type: IMUL_RCP's reciprocals keep their order).  A
+     * slot's cursor is a local whose address stays in inlined code, so it
+     * lives in registers. */
+    int slot_err = 0;
+    for (unsigned k = 0; k < n; k++) {
+        unsigned i = es.order[k];
+        xe_buf sb;
+        xe_init(&sb, slots[i], SLOT);
+        es.map = es.lmap[i];
+        emit_instr(&sb, &code[i], (enum rx_instr_type)es.type[i], v2, &es);
+        es.len[i] = (uint8_t)sb.len;
+        slot_err |= sb.err;
+    }
+    if (slot_err) xe_fail(b);
+    /* The join, in program order: each slot's bytes (copied whole, the
+     * length they hold kept), each CBRANCH's jz to its target, or to a
+     * stub that moves the registers to the target's map (emitted after
+     * the loop, patched in). */
+    {
+        xe_buf cur = *b;
+        for (unsigned i = 0; i < n; i++) {
+            es.labels[i] = cur.len;
+            if (!cur.err && cur.cap - cur.len >= SLOT) {
+                memcpy(cur.p + cur.len, slots[i], SLOT);
+                cur.len += es.len[i];
+            } else {
+                xe_bytes(&cur, slots[i], es.len[i]);
+            }
+            if (es.type[i] == RX_I_CBRANCH) {
+                unsigned ti = es.target[i];
+                if (memcmp(es.lmap[ti], es.lmap[i], 8) == 0) {
+                    xe_jcc_to(&cur, XC_Z, es.labels[ti]);
+                } else {        /* jz rel32 to a remap stub, patched later */
+                    es.fix[es.nfix].pos = xe_jcc32_fwd(&cur, XC_Z);
+                    es.fix[es.nfix].target = ti;
+                    memcpy(es.fix[es.nfix].from, es.lmap[i], 8);
+                    es.nfix++;
+                }
+            }
+            if ((int)i == early) {
+                es.map = es.lmap[i + 1];
+                xe_mov_rr(&cur, 0, XR_RAX, P(&es, rr[2]));
+                xe_alu_rr(&cur, 0, XA_XOR, XR_RAX, P(&es, rr[3]));
+                xe_alu_rm(&cur, 0, XA_XOR, XR_RAX, CTX(mx));
+                xe_alu_ri(&cur, 0, XA_AND, XR_RAX, (int32_t)pf_mask);
+                xe_prefetch(&cur, 0, xmi(XR_RDI, XR_RAX, 1, 0));
+            }
+        }
+        *b = cur;
+    }
+    emit_remap(b, es.lmap[n], ident);    /* VM r0-r7 back in r8-r15 */
     es.labels[n] = b->len;
     /* 5-8. dataset read, mx/ma update */
     xe_load(b, 0, XR_RAX, CTX(ma));                   /* eax = ma (read address) */
@@ -692,7 +767,7 @@ static int x86_emit_program(rx_jit *j, const struct rx_instr *code, unsigned n, 
     xe_init(&b, j->stage, STAGE_CAP);
     const struct rx_jit_mode *m = &j->core.mode;
     emit_program(&b, code, n, rr, m->v2, m->soft_aes, m->full, j->core.mem.base + PROG_OFF,
-                 j->core.mem.base + j->core.epilogue_off, j->ctx.rcp);
+                 j->core.mem.base + j->core.epilogue_off, j->ctx.rcp, j->slots);
     *len = b.len;
     return xe_ok(&b) ? 0 : RX_EINTERNAL;
 }
