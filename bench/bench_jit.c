@@ -254,7 +254,7 @@ int main(int argc, char **argv) {
                 rx_jit_profile_global(&p);
                 v->prof.compile_ns += p.compile_ns; v->prof.open_ns += p.open_ns;
                 v->prof.seal_ns += p.seal_ns; v->prof.exec_ns += p.exec_ns; v->prof.programs += p.programs;
-                v->prof.flips += p.flips;
+                v->prof.flips += p.flips; v->prof.emit_ns += p.emit_ns;
 #endif
                 v->secs += dt; v->hashes += steps; v->runs++;
                 double hps = (double)steps / dt;
@@ -304,19 +304,22 @@ int main(int argc, char **argv) {
         double gen = gen_one * (double)v->hashes * RX_PROGRAM_COUNT;
         double open = (double)v->prof.open_ns, comp = (double)v->prof.compile_ns;
         double seal = (double)v->prof.seal_ns, exec = (double)v->prof.exec_ns;
+        double emit = (double)v->prof.emit_ns, inst = comp - emit + open + seal, np = (double)v->prof.programs;
         double other = total - gen - open - comp - seal - exec;
         printf("{\"type\":\"profile\",\"variant\":\"%s\",\"programs\":%llu,\"program_generation_pct\":%.2f,"
                "\"make_writable_pct\":%.2f,\"compile_pct\":%.2f,\"make_executable_pct\":%.2f,\"execute_pct\":%.2f,"
                "\"other_pct\":%.2f,\"open_us_per_program\":%.2f,\"seal_us_per_program\":%.2f,"
                "\"compile_us_per_program\":%.2f,\"program_generation_us_per_program\":%.2f,"
-               "\"flips_per_program\":%.2f,\"install\":\"%s\"}\n",
+               "\"flips_per_program\":%.2f,\"install\":\"%s\",\"emit_us_per_program\":%.2f,"
+               "\"install_us_per_program\":%.2f}\n",
                v->name, (unsigned long long)v->prof.programs, 100 * gen / total, 100 * open / total,
                100 * comp / total, 100 * seal / total, 100 * exec / total, 100 * other / total,
                v->prof.programs ? open / 1e3 / (double)v->prof.programs : 0,
                v->prof.programs ? seal / 1e3 / (double)v->prof.programs : 0,
                v->prof.programs ? comp / 1e3 / (double)v->prof.programs : 0, gen_one / 1e3,
                v->prof.programs ? (double)v->prof.flips / (double)v->prof.programs : 0,
-               v->vm && rx_vm_jit_install(v->vm) ? rx_vm_jit_install(v->vm) : "-");
+               v->vm && rx_vm_jit_install(v->vm) ? rx_vm_jit_install(v->vm) : "-",
+               np > 0 ? emit / 1e3 / np : 0, np > 0 ? inst / 1e3 / np : 0);
     }
 #endif
     for (int i = 0; i < nv; i++) { rx_vm_free(vars[i].vm); if (vars[i].rvm) randomx_destroy_vm(vars[i].rvm); }

@@ -626,12 +626,13 @@ static void t_common(void) {
           !memcmp(out.a, st.a, sizeof out.a));
     /* profile: booked into the JIT and the process totals (with
      * RX_JIT_PROFILE), else RX_ENOTSUP and zeros */
-    struct rx_jit_profile p = { 1, 2, 3, 4, 5, 0 }, g0, g1, q;
+    struct rx_jit_profile p = { 1, 2, 3, 4, 5, 0, 6 }, g0, g1, q;
     rx_jit_profile_global(&g0);
-    rx_jit_profile_book(&p, 10, 20, 30, 40, 1);
+    rx_jit_profile_book(&p, 10, 20, 30, 40, 1, 7);
     rx_jit_profile_global(&g1);
-    CHECK(p.compile_ns == 11 && p.open_ns == 22 && p.seal_ns == 33 && p.exec_ns == 44 && p.programs == 6);
-    CHECK(g1.compile_ns - g0.compile_ns == 10 && g1.programs - g0.programs == 1);
+    CHECK(p.compile_ns == 11 && p.open_ns == 22 && p.seal_ns == 33 && p.exec_ns == 44 && p.programs == 6 &&
+          p.emit_ns == 13);
+    CHECK(g1.compile_ns - g0.compile_ns == 10 && g1.programs - g0.programs == 1 && g1.emit_ns - g0.emit_ns == 7);
     CHECK(rx_jit_profile_copy(NULL, &q) == RX_EINVAL);
     CHECK(rx_jit_profile_get(NULL, &q) == RX_EINVAL || !rx_jit_supported());
     memset(&q, 0xff, sizeof q);

@@ -79,6 +79,9 @@ struct rx_jit_profile {
     uint64_t programs;     /* number of compiles                          */
     uint64_t flips;        /* mprotect calls of the installs (0 per program
                             * with the /proc/self/mem writer)              */
+    uint64_t emit_ns;      /* code generation alone (within compile_ns);
+                            * the install is the rest of compile_ns plus
+                            * open_ns and seal_ns                          */
 };
 /* Accumulated since rx_jit_new (or the last reset); 0, or RX_ENOTSUP when
  * the build has no profile. */
@@ -102,8 +105,9 @@ void rx_jit_profile_global_reset(void);
 #define RX_PROF_PH(v) uint64_t v[3] = { 0, 0, 0 }
 #define RX_PROF_PH_ARG(v) (v)
 #define RX_PROF_COMPILED(j, t0, t1, ph) \
-    rx_jit_profile_book(&(j)->prof, (t1) - (t0) + (ph)[1] - (ph)[0], (ph)[0] - (t1), (ph)[2] - (ph)[1], 0, 1)
-#define RX_PROF_RAN(j, t0, t1) rx_jit_profile_book(&(j)->prof, 0, 0, 0, (t1) - (t0), 0)
+    rx_jit_profile_book(&(j)->prof, (t1) - (t0) + (ph)[1] - (ph)[0], (ph)[0] - (t1), (ph)[2] - (ph)[1], 0, 1, \
+                        (t1) - (t0))
+#define RX_PROF_RAN(j, t0, t1) rx_jit_profile_book(&(j)->prof, 0, 0, 0, (t1) - (t0), 0, 0)
 #define RX_PROF_FLIPS(j, n) rx_jit_profile_book_flips(&(j)->prof, (n))
 #else
 #define RX_PROF_T0(v) (void)0
@@ -166,7 +170,7 @@ int  rx_jit_args_ok(const void *jit, const struct rx_instr *code, unsigned n, un
 int  rx_jit_profile_copy(const struct rx_jit_profile *prof, struct rx_jit_profile *out);
 void rx_jit_profile_book_flips(struct rx_jit_profile *prof, uint64_t flips);
 void rx_jit_profile_book(struct rx_jit_profile *prof, uint64_t compile_ns, uint64_t open_ns,
-                         uint64_t seal_ns, uint64_t exec_ns, uint64_t programs);
+                         uint64_t seal_ns, uint64_t exec_ns, uint64_t programs, uint64_t emit_ns);
 /* ---- the lifecycle, once for every backend (jit_lifecycle.c) ----------
  * rx_jit_supported/new/compile/run/free and the profile entries above are
  * written once, in jit_lifecycle.c, over a per-architecture table

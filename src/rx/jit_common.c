@@ -91,9 +91,10 @@ int rx_jit_profile_copy(const struct rx_jit_profile *prof, struct rx_jit_profile
 }
 
 void rx_jit_profile_book(struct rx_jit_profile *prof, uint64_t compile_ns, uint64_t open_ns,
-                         uint64_t seal_ns, uint64_t exec_ns, uint64_t programs) {
-    struct rx_jit_profile d = { compile_ns, open_ns, seal_ns, exec_ns, programs, 0 };
+                         uint64_t seal_ns, uint64_t exec_ns, uint64_t programs, uint64_t emit_ns) {
+    struct rx_jit_profile d = { compile_ns, open_ns, seal_ns, exec_ns, programs, 0, emit_ns };
     if (prof) {
+        prof->emit_ns += emit_ns;
         prof->compile_ns += compile_ns;
         prof->open_ns += open_ns;
         prof->seal_ns += seal_ns;
@@ -104,7 +105,7 @@ void rx_jit_profile_book(struct rx_jit_profile *prof, uint64_t compile_ns, uint6
 }
 
 void rx_jit_profile_book_flips(struct rx_jit_profile *prof, uint64_t flips) {
-    struct rx_jit_profile d = { 0, 0, 0, 0, 0, flips };
+    struct rx_jit_profile d = { 0, 0, 0, 0, 0, flips, 0 };
     if (prof) prof->flips += flips;
     rx_jit_profile_account(&d);
 }
@@ -117,6 +118,7 @@ void rx_jit_profile_account(const struct rx_jit_profile *d) {
     __atomic_fetch_add(&rx_jit_prof_total.seal_ns, d->seal_ns, __ATOMIC_RELAXED);
     __atomic_fetch_add(&rx_jit_prof_total.exec_ns, d->exec_ns, __ATOMIC_RELAXED);
     __atomic_fetch_add(&rx_jit_prof_total.programs, d->programs, __ATOMIC_RELAXED);
+    __atomic_fetch_add(&rx_jit_prof_total.emit_ns, d->emit_ns, __ATOMIC_RELAXED);
 }
 
 void rx_jit_profile_global(struct rx_jit_profile *out) {
@@ -127,6 +129,7 @@ void rx_jit_profile_global(struct rx_jit_profile *out) {
     out->exec_ns = __atomic_load_n(&rx_jit_prof_total.exec_ns, __ATOMIC_RELAXED);
     out->programs = __atomic_load_n(&rx_jit_prof_total.programs, __ATOMIC_RELAXED);
     out->flips = __atomic_load_n(&rx_jit_prof_total.flips, __ATOMIC_RELAXED);
+    out->emit_ns = __atomic_load_n(&rx_jit_prof_total.emit_ns, __ATOMIC_RELAXED);
 }
 
 void rx_jit_profile_global_reset(void) { memset(&rx_jit_prof_total, 0, sizeof rx_jit_prof_total); }

@@ -64,8 +64,8 @@
  * count only grows, so the same VMA is flipped each time. */
 #define PAGE        4096u
 #define STAGE_CAP   (20u * 1024u)
-/* one instruction's bytes before the join (emit_program): more than the
- * longest one (CFROUND in v2: 43 bytes) */
+/* what the join copies of each instruction's bytes (emit_program): more
+ * than the longest one (CFROUND in v2: 43 bytes) */
 #define SLOT        64u
 #define PROG_OFF    (2u * PAGE)
 #define RX_JIT_MAX_PROGRAM RX_PROGRAM_MAX_SIZE
@@ -101,7 +101,7 @@ struct rx_jit {
     const uint8_t *ss_cache_mem;
     rx_ss_program *ss_progs;           /* RX_SS_PROGRAMS copies */
     uint8_t stage[STAGE_CAP];
-    uint8_t slots[RX_JIT_MAX_PROGRAM][SLOT];
+    uint8_t pieces[STAGE_CAP + SLOT];  /* the instructions by type (emit_program) */
     struct rx_jit_ctx ctx;
 };
 
@@ -264,17 +264,18 @@ XE_INLINE void int_src_op(xe_buf *b, int tmp, unsigned dst, unsigned src, int S,
  *
  * The program is emitted in three passes (emit_program): a plan in program
  * order (the map before each instruction, each CBRANCH's target, the
- * instructions by type), each instruction's bytes into a slot of its own,
- * type by type, then the slots joined in program order with the CBRANCH
- * jumps.  Emitting type by type is the point: one instruction after
+ * instructions by type), the instructions' bytes type by type (packed, each
+ * one's offset and length kept), then those joined in program order with
+ * the CBRANCH jumps.  Emitting type by type is the point: one instruction after
  * another of a random type made the emitter's dispatch an indirect branch
  * mispredicted almost every instruction, two thirds of a compile's time. */
 struct emit_st {
     const uint8_t *map;                       /* VM r[i] lives in r8 + map[i] */
-    size_t labels[RX_JIT_MAX_PROGRAM + 1];
+    uint32_t labels[RX_JIT_MAX_PROGRAM + 1];  /* offsets in the program      */
     uint8_t lmap[RX_JIT_MAX_PROGRAM + 1][8];  /* map in force at labels[i]   */
     uint16_t target[RX_JIT_MAX_PROGRAM];      /* CBRANCH: where it jumps     */
     uint16_t order[RX_JIT_MAX_PROGRAM];       /* the instructions by type    */
+    uint16_t off[RX_JIT_MAX_PROGRAM];         /* bytes in the pieces          */
     uint8_t type[RX_JIT_MAX_PROGRAM], len[RX_JIT_MAX_PROGRAM];
     uint64_t *rcp;                            /* ctx.rcp                     */
     unsigned nrcp, nfix;
@@ -491,7 +492,7 @@ static void emit_light_item(xe_buf *b) {
 
 static void emit_program(xe_buf *b, const struct rx_instr *code, unsigned n, const unsigned rr[4],
                          int v2, int soft_aes, int full, const uint8_t *run_base,
-                         const uint8_t *epilogue, uint64_t *rcp, uint8_t (*slots)[SLOT]) {
+                         const uint8_t *epilogue, uint64_t *rcp, uint8_t pieces[STAGE_CAP + SLOT]) {
     static const uint8_t ident[8] = { 0, 1, 2, 3, 4, 5, 6, 7 };
     struct emit_st es;
     es.rcp = rcp;
@@ -599,34 +600,36 @@ static void emit_program(xe_buf *b, const struct rx_instr *code, unsigned n, con
         for (unsigned t = 0; t < RX_I_COUNT; t++) start[t + 1] += start[t];
         for (unsigned i = 0; i < n; i++) es.order[start[es.type[i]]++] = (uint16_t)i;
     }
-    /* Each instruction's bytes into its slot, type by type (in program
-     * order within a type: IMUL_RCP's reciprocals keep their order).  A
-     * slot's cursor is a local whose address stays in inlined code, so it
+    /* The instructions' bytes, type by type (in program order within a
+     * type: IMUL_RCP's reciprocals keep their order), packed into pieces.
+     * The cursor is a local whose address stays in inlined code, so it
      * lives in registers. */
-    int slot_err = 0;
-    for (unsigned k = 0; k < n; k++) {
-        unsigned i = es.order[k];
-        xe_buf sb;
-        xe_init(&sb, slots[i], SLOT);
-        es.map = es.lmap[i];
-        emit_instr(&sb, &code[i], (enum rx_instr_type)es.type[i], v2, &es);
-        es.len[i] = (uint8_t)sb.len;
-        slot_err |= sb.err;
+    {
+        xe_buf pb;
+        xe_init(&pb, pieces, STAGE_CAP);
+        for (unsigned k = 0; k < n; k++) {
+            unsigned i = es.order[k];
+            size_t at = pb.len;
+            es.map = es.lmap[i];
+            emit_instr(&pb, &code[i], (enum rx_instr_type)es.type[i], v2, &es);
+            es.off[i] = (uint16_t)at;
+            es.len[i] = (uint8_t)(pb.len - at);
+        }
+        if (pb.err) { xe_fail(b); return; }
     }
-    if (slot_err) xe_fail(b);
-    /* The join, in program order: each slot's bytes (copied whole, the
-     * length they hold kept), each CBRANCH's jz to its target, or to a
+    /* The join, in program order: each instruction's bytes (SLOT bytes
+     * copied, its length kept), each CBRANCH's jz to its target, or to a
      * stub that moves the registers to the target's map (emitted after
      * the loop, patched in). */
     {
         xe_buf cur = *b;
         for (unsigned i = 0; i < n; i++) {
-            es.labels[i] = cur.len;
+            es.labels[i] = (uint32_t)cur.len;
             if (!cur.err && cur.cap - cur.len >= SLOT) {
-                memcpy(cur.p + cur.len, slots[i], SLOT);
+                memcpy(cur.p + cur.len, pieces + es.off[i], SLOT);
                 cur.len += es.len[i];
             } else {
-                xe_bytes(&cur, slots[i], es.len[i]);
+                xe_bytes(&cur, pieces + es.off[i], es.len[i]);
             }
             if (es.type[i] == RX_I_CBRANCH) {
                 unsigned ti = es.target[i];
@@ -651,7 +654,7 @@ static void emit_program(xe_buf *b, const struct rx_instr *code, unsigned n, con
         *b = cur;
     }
     emit_remap(b, es.lmap[n], ident);    /* VM r0-r7 back in r8-r15 */
-    es.labels[n] = b->len;
+    es.labels[n] = (uint32_t)b->len;
     /* 5-8. dataset read, mx/ma update */
     xe_load(b, 0, XR_RAX, CTX(ma));                   /* eax = ma (read address) */
     xe_mov_rr(b, 0, XR_RCX, RREG(rr[2]));
@@ -767,7 +770,7 @@ static int x86_emit_program(rx_jit *j, const struct rx_instr *code, unsigned n, 
     xe_init(&b, j->stage, STAGE_CAP);
     const struct rx_jit_mode *m = &j->core.mode;
     emit_program(&b, code, n, rr, m->v2, m->soft_aes, m->full, j->core.mem.base + PROG_OFF,
-                 j->core.mem.base + j->core.epilogue_off, j->ctx.rcp, j->slots);
+                 j->core.mem.base + j->core.epilogue_off, j->ctx.rcp, j->pieces);
     *len = b.len;
     return xe_ok(&b) ? 0 : RX_EINTERNAL;
 }
