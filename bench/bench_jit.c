@@ -305,6 +305,7 @@ int main(int argc, char **argv) {
         double open = (double)v->prof.open_ns, comp = (double)v->prof.compile_ns;
         double seal = (double)v->prof.seal_ns, exec = (double)v->prof.exec_ns;
         double emit = (double)v->prof.emit_ns, inst = comp - emit + open + seal, np = (double)v->prof.programs;
+#define PER_PROGRAM(x) (np > 0 ? (x) / np : 0)
         double other = total - gen - open - comp - seal - exec;
         printf("{\"type\":\"profile\",\"variant\":\"%s\",\"programs\":%llu,\"program_generation_pct\":%.2f,"
                "\"make_writable_pct\":%.2f,\"compile_pct\":%.2f,\"make_executable_pct\":%.2f,\"execute_pct\":%.2f,"
@@ -314,12 +315,11 @@ int main(int argc, char **argv) {
                "\"install_us_per_program\":%.2f}\n",
                v->name, (unsigned long long)v->prof.programs, 100 * gen / total, 100 * open / total,
                100 * comp / total, 100 * seal / total, 100 * exec / total, 100 * other / total,
-               v->prof.programs ? open / 1e3 / (double)v->prof.programs : 0,
-               v->prof.programs ? seal / 1e3 / (double)v->prof.programs : 0,
-               v->prof.programs ? comp / 1e3 / (double)v->prof.programs : 0, gen_one / 1e3,
-               v->prof.programs ? (double)v->prof.flips / (double)v->prof.programs : 0,
+               PER_PROGRAM(open / 1e3), PER_PROGRAM(seal / 1e3), PER_PROGRAM(comp / 1e3), gen_one / 1e3,
+               PER_PROGRAM((double)v->prof.flips),
                v->vm && rx_vm_jit_install(v->vm) ? rx_vm_jit_install(v->vm) : "-",
-               np > 0 ? emit / 1e3 / np : 0, np > 0 ? inst / 1e3 / np : 0);
+               PER_PROGRAM(emit / 1e3), PER_PROGRAM(inst / 1e3));
+#undef PER_PROGRAM
     }
 #endif
     for (int i = 0; i < nv; i++) { rx_vm_free(vars[i].vm); if (vars[i].rvm) randomx_destroy_vm(vars[i].rvm); }

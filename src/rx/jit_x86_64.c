@@ -279,7 +279,7 @@ struct emit_st {
     uint8_t type[RX_JIT_MAX_PROGRAM], len[RX_JIT_MAX_PROGRAM];
     uint64_t *rcp;                            /* ctx.rcp                     */
     unsigned nrcp, nfix;
-    struct { size_t pos; unsigned target; uint8_t from[8]; } fix[RX_JIT_MAX_PROGRAM];
+    struct { size_t pos; unsigned at, target; } fix[RX_JIT_MAX_PROGRAM];   /* jz at at -> target */
 };
 #define P(es, vreg) (XR_R8 + (int)(es)->map[vreg])
 
@@ -329,6 +329,11 @@ static const uint8_t writes_dst[RX_I_COUNT] = {
     [RX_I_IMUL_RCP] = 1, [RX_I_INEG_R] = 1, [RX_I_IXOR_R] = 1, [RX_I_IXOR_M] = 1, [RX_I_IROR_R] = 1,
     [RX_I_IROL_R] = 1,
 };
+/* 1 when instruction in (of type t) writes its integer dst, ISWAP_R and
+ * CBRANCH apart */
+static inline unsigned writes_own_dst(const struct rx_instr *in, enum rx_instr_type t) {
+    return writes_dst[t] & (t != RX_I_IMUL_RCP || !is_pow2_or_zero(in->imm32));
+}
 
 /* One instruction's bytes, CBRANCH's jump and ISWAP_R's renaming apart
  * (the plan's and the join's: emit_program). */
@@ -462,16 +467,9 @@ static inline __attribute__((always_inline)) void emit_instr(xe_buf *b, const st
  * executes it; CBRANCH adds to its dst). */
 static int writes_reg(const struct rx_instr *in, unsigned reg) {
     unsigned dst = in->dst & 7u, src = in->src & 7u;
-    switch ((enum rx_instr_type)op_type[in->opcode]) {
-    case RX_I_IADD_RS: case RX_I_IADD_M: case RX_I_ISUB_R: case RX_I_ISUB_M:
-    case RX_I_IMUL_R: case RX_I_IMUL_M: case RX_I_IMULH_R: case RX_I_IMULH_M:
-    case RX_I_ISMULH_R: case RX_I_ISMULH_M: case RX_I_INEG_R: case RX_I_IXOR_R:
-    case RX_I_IXOR_M: case RX_I_IROR_R: case RX_I_IROL_R: case RX_I_CBRANCH:
-        return dst == reg;
-    case RX_I_IMUL_RCP: return dst == reg && !is_pow2_or_zero(in->imm32);
-    case RX_I_ISWAP_R: return src != dst && (dst == reg || src == reg);
-    default: return 0;
-    }
+    enum rx_instr_type t = (enum rx_instr_type)op_type[in->opcode];
+    if (t == RX_I_ISWAP_R) return src != dst && (dst == reg || src == reg);
+    return dst == reg && (t == RX_I_CBRANCH || writes_own_dst(in, t));
 }
 
 /* rax = r[readReg0] ^ r[readReg1], rcx = its high 32 bits (spec 4.6.2 step 1) */
@@ -585,7 +583,7 @@ static void emit_program(xe_buf *b, const struct rx_instr *code, unsigned n, con
             es.type[i] = (uint8_t)t;
             int lm = last_mod[dst] > last_cb ? last_mod[dst] : last_cb;
             es.target[i] = (uint16_t)(lm + 1);
-            unsigned w = writes_dst[t] & (t != RX_I_IMUL_RCP || !is_pow2_or_zero(in->imm32));
+            unsigned w = writes_own_dst(in, t);
             last_mod[w ? dst : 8u] = (int)i;
             if (t == RX_I_ISWAP_R && src != dst) {
                 uint8_t tmp = map[dst];
@@ -637,8 +635,8 @@ static void emit_program(xe_buf *b, const struct rx_instr *code, unsigned n, con
                     xe_jcc_to(&cur, XC_Z, es.labels[ti]);
                 } else {        /* jz rel32 to a remap stub, patched later */
                     es.fix[es.nfix].pos = xe_jcc32_fwd(&cur, XC_Z);
+                    es.fix[es.nfix].at = i;
                     es.fix[es.nfix].target = ti;
-                    memcpy(es.fix[es.nfix].from, es.lmap[i], 8);
                     es.nfix++;
                 }
             }
@@ -720,7 +718,7 @@ static void emit_program(xe_buf *b, const struct rx_instr *code, unsigned n, con
     /* CBRANCH remap stubs (out of the loop's straight line) */
     for (unsigned k = 0; k < es.nfix; k++) {
         xe_patch32(b, es.fix[k].pos);
-        emit_remap(b, es.fix[k].from, es.lmap[es.fix[k].target]);
+        emit_remap(b, es.lmap[es.fix[k].at], es.lmap[es.fix[k].target]);
         xe_jmp_to(b, es.labels[es.fix[k].target]);
     }
 }
