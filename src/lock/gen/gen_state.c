@@ -248,9 +248,11 @@ static int create(tl_state *st, const tl_params *p, uint64_t C, tl_plan_info *pi
 }
 
 /* Take the state's lock.  A run killed a moment ago may still hold it
- * through its worker processes (they inherited the descriptor and die of
- * PR_SET_PDEATHSIG, which takes a while on a loaded machine): wait up to
- * 10 s for them before calling it another run.  0 or -1. */
+ * through a worker process it had just forked: the child inherits the
+ * descriptor and closes it first thing (worker.c, tl_wipe.fd), but on a
+ * loaded machine it may not run for a while, and then dies of
+ * PR_SET_PDEATHSIG.  Wait up to 10 s for it before calling it another
+ * run.  0 or -1. */
 static int lock_state_dir(int dfd) {
     for (int tries = 0; tries < 200; tries++) {
         if (flock(dfd, LOCK_EX | LOCK_NB) == 0) return 0;
