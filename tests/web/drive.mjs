@@ -11,7 +11,9 @@
 //       beacon   a real beacon's feed ($FEED): its epochs listed, a message
 //                encrypted to the epoch chosen for $WHEN ("INFO epoch E")
 //       decrypt FILE EXPECT   FILE opens in the page, its text equals EXPECT's
-//                (EXPECT "wait": the page says the epoch is not solved yet)
+//                (EXPECT "wait": the page says the epoch is not solved yet,
+//                naming epoch $EPOCH when set); $NOTE: the .beacon note given
+//                beside it
 //       banner STATUS [nopin] the signature banner says STATUS
 // Every step also checks that the page made no request but GETs under
 // BASE_URL (nothing leaves the browser).
@@ -30,13 +32,17 @@ mkdirSync(`${out}/dl`, { recursive: true });
 const browser = await pup.launch({
   executablePath: process.env.CHROMIUM || '/usr/bin/chromium',
   headless: true,
-  userDataDir: `${out}/profile-${step}`,
+  // a fresh profile (the page's storage) per run, unless $PROFILE names one
+  userDataDir: process.env.PROFILE || `${out}/profile-${step}-${process.pid}`,
   args: ['--no-sandbox', '--disable-dev-shm-usage', '--no-first-run', '--disable-gpu', '--disable-extensions'],
 });
 const requests = [];
 try {
   const page = await browser.newPage();
   await page.emulateTimezone('UTC');
+  // $CLOCK_SKEW: the page's clock that many seconds ahead of this machine's
+  const skew = Number(process.env.CLOCK_SKEW || 0);
+  if (skew) await page.evaluateOnNewDocument((s) => { const real = Date.now; Date.now = () => real() + s * 1000; }, skew);
   page.on('request', (r) => requests.push({ method: r.method(), url: r.url() }));
   const consoleErrors = [];
   page.on('pageerror', (e) => consoleErrors.push(String(e)));
@@ -94,7 +100,7 @@ try {
       await page.keyboard.press('Tab');
       seen.push(await page.evaluate(() => document.activeElement.id || document.activeElement.tagName));
     }
-    const want = ['pin', 'enc-when', 'enc-kind-classic', 'enc-what-text', 'enc-text', 'enc-armor', 'enc-go', 'dec-file', 'dec-epoch', 'dec-go'];
+    const want = ['pin', 'enc-when', 'enc-kind-classic', 'enc-what-text', 'enc-text', 'enc-armor', 'enc-go', 'dec-file', 'dec-note', 'dec-epoch', 'dec-go'];
     const missing = want.filter((w) => !seen.includes(w));
     check(missing.length === 0, `Tab reaches every control (missing: ${missing.join(' ') || 'none'})`);
     const order = want.map((w) => seen.indexOf(w));
@@ -191,10 +197,19 @@ try {
     check(s.status === 'pinned', 'pinned feed verifies');
     const dec = await page.$('#dec-file');
     await dec.uploadFile(a1);
+    if (process.env.NOTE) await (await page.$('#dec-note')).uploadFile(process.env.NOTE);
     await page.click('#dec-go');
     const r = await result('dec-result');
     if (a2 === 'wait') {
-      check(r.kind === 'wait' && /not solved yet.*expected about/.test(r.text), `before its epoch is solved the page says when (${r.text.slice(0, 90)})`);
+      // $EPOCH: the epoch the message must name (the .beacon note's)
+      const ep = process.env.EPOCH ? `Epoch ${process.env.EPOCH} ` : '';
+      check(r.kind === 'wait' && new RegExp(`${ep}is not solved yet.*expected about`).test(r.text),
+        `before its epoch is solved the page says when${ep ? `, naming ${ep.trim()}` : ''} (${r.text.slice(0, 90)})`);
+      if (process.env.SHOT) await page.screenshot({ path: process.env.SHOT, fullPage: true });
+    } else if (a2 === 'unknown') {
+      // no note, no epoch in the name: it names no epoch rather than a wrong one
+      check(r.kind === 'wait' && /nothing says which epoch/.test(r.text) && !/Epoch \d+ is not solved/.test(r.text),
+        `with no note and no epoch in its name the page asks for the note (${r.text.slice(0, 90)})`);
     } else {
       check(r.kind === 'ok', `${a1.split('/').pop()} opens in the page (${r.text.slice(0, 80)})`);
       const got = await page.$eval('#dec-text', (e) => e.value);

@@ -3,10 +3,12 @@
 // tests/cli/test_web.sh): the strict parser refuses what canon() could not
 // write, canon() sorts keys, the signature verifies through WebCrypto and
 // through @noble/curves alike and fails on a changed byte, a wrong pin or
-// a changed body, and the epoch choice rule picks as the CLI does.
+// a changed body, and the epoch choice rule (web/src/rule.js) picks as the
+// CLI does.
 // Prints one "PASS what" / "FAIL what" line per check.
 import { generateKeyPairSync, sign } from 'node:crypto';
-import { parseStrict, canon, readFeed, chooseEpoch, ed25519Verify, feedMessage, hexToBytes } from '../../web/src/feed.js';
+import { parseStrict, canon, readFeed, ed25519Verify, feedMessage, hexToBytes } from '../../web/src/feed.js';
+import { choose, floorOf, floorNote, CHOICE_MARGIN, CLOCK_TOLERANCE } from '../../web/src/rule.js';
 
 let failed = 0;
 const check = (ok, what) => { console.log(`${ok ? 'PASS' : 'FAIL'} ${what}`); if (!ok) failed++; };
@@ -65,12 +67,33 @@ check(!(await ed25519Verify(hexToBytes(pub, 32), hexToBytes(flip, 64), msg)), 'n
 check((await readFeed(text, pub)).status === 'pinned', 'noble: pinned');
 Object.defineProperty(globalThis, 'crypto', saved);
 
-// the epoch choice rule: earliest earliest_opening >= when, now < encrypt_until
-const pick = (when, now) => { const p = chooseEpoch(body, when, 'classic', now); return p ? p.epoch.index : null; };
-check(pick(1250, 999) === 0, 'choice: the first epoch opening after the moment');
-check(pick(1300, 999) === 0, 'choice: earliest_opening equal to the moment counts');
-check(pick(1301, 999) === 1, 'choice: the next one after');
-check(pick(1250, 1000) === 1, 'choice: an epoch whose encrypt_until has come is skipped');
-check(pick(1601, 999) === null, 'choice: none opens that late');
-check(chooseEpoch(body, 1250, 'pq', 1000) === null, 'choice: no key of that kind');
+// the choice rule (web/src/rule.js, as the C library's): state scheduled,
+// release at least CHOICE_MARGIN after now and updated, earliest opening at
+// the client's floor >= when; the clock and the feed's floor checked
+const early = structuredClone(body);
+early.updated = 900;
+const noRow = floorOf(early.beacon, 0);        // a client without a row for the work: the feed's floor
+const pick = (when, now, b = early, fl = noRow) => { const p = choose(b, when, 'classic', now, fl); return p.ok ? p.epoch.index : p.reason; };
+check(pick(1250, 899) === 0, 'choice: the first epoch opening after the moment');
+check(pick(1300, 899) === 0, 'choice: an opening equal to the moment counts');
+check(pick(1301, 899) === 1, 'choice: the next one after');
+check(pick(1250, 1000) === 1, 'choice: an epoch whose release has come is skipped');
+check(pick(1250, 1000 - CHOICE_MARGIN + 1) === 1, 'choice: an epoch releasing within the margin is skipped');
+check(pick(1250, 1000 - CHOICE_MARGIN) === 0, 'choice: one releasing just after the margin is taken');
+check(pick(1601, 899) === 'no_epoch', 'choice: none opens that late');
+check(!choose(early, 1250, 'pq', 899, noRow).ok, 'choice: no key of that kind');
+check(pick(1250, 900 - CLOCK_TOLERANCE - 1) === 'clock_behind', 'choice: a clock behind updated by more than the tolerance refuses');
+check(pick(1250, 900 - CLOCK_TOLERANCE) === 0, 'choice: within the tolerance it chooses');
+const fromUpdated = structuredClone(early); fromUpdated.updated = 1000;
+check(pick(1250, 899, fromUpdated) === 1, 'choice: release must also follow the feed\'s updated');
+// the built-in floor row for randomx-v2 is far faster than the feed's 1 H/s:
+// 300 hashes take 0 s there, so the opening is the release itself
+check(floorOf(early.beacon).recomputed && floorOf(early.beacon).seconds === 0, 'floor: the client\'s row is faster: recomputed');
+check(pick(1250, 899, early, floorOf(early.beacon)) === 3, 'choice: at the client\'s floor a later epoch holds the date');
+check(/this client's floor is/.test(floorNote(early.beacon) || ''), 'floor: the note says both floors');
+const released = structuredClone(early); released.epochs[1].state = 'released';
+const rs = choose(released, 1250, 'classic', 899, noRow);
+check(!rs.ok && rs.reason === 'field' && rs.field === 'epochs[1].state', 'sane: released before its release time refused, naming the field');
+const zero = structuredClone(early); zero.updated = 0;
+check(choose(zero, 1250, 'classic', 899, noRow).field === 'updated', 'sane: updated 0 refused');
 process.exit(failed ? 1 : 0);

@@ -6,13 +6,19 @@
 // (typage); the page fetches only feed.json and identities/ of its own
 // server (the Content-Security-Policy in index.html allows nothing else).
 import * as age from 'age-encryption';
-import { readFeed, chooseEpoch, FEED_MAX } from './feed.js';
+import { readFeed, FEED_MAX } from './feed.js';
+import { choose, feedSane, floorOf, floorOpening, floorNote, operatorOnly, feedStale } from './rule.js';
+import { continuity, seenOf } from './continuity.js';
+import { readNote, noteLayer } from './note.js';
+import { encryptToBlob } from './encrypt_stream.js';
 import { fmtTime, fmtCountdown, nowSec } from './time.js';
 
 const IDENTITY_MAX = 64 * 1024;           // bytes of an identity file
 const INPUT_MAX = 256 * 1024 * 1024;      // bytes the page encrypts / decrypts at most
 const $ = (id) => document.getElementById(id);
-const st = { body: null, status: null, urls: {}, lastText: null, lastPin: null };
+// body / status: the feed in use; good: the last one that verified (kept
+// when a later one fails); kept: the one shown is that kept one
+const st = { body: null, status: null, good: null, kept: false, urls: {}, lastText: null, lastPin: null };
 
 function el(tag, attrs, ...kids) {
   const e = document.createElement(tag);
@@ -41,9 +47,14 @@ function say(id, kind, ...parts) {
 
 // ---- the feed --------------------------------------------------------------
 
+// The #pin of the page's address: { pin } (lower case), { pin: '' } when
+// there is none, { bad } when a pin is there but is not 64 hex digits (it
+// is refused visibly, never dropped).
 function pinFromFragment() {
-  const m = /(?:^#|&)pin=([0-9a-fA-F]{64})(?:&|$)/.exec(location.hash);
-  return m ? m[1].toLowerCase() : '';
+  const m = /(?:^#|&)pin=([^&]*)/.exec(location.hash);
+  if (!m) return { pin: '' };
+  const v = decodeURIComponent(m[1]).trim();
+  return /^[0-9a-fA-F]{64}$/.test(v) ? { pin: v.toLowerCase() } : { bad: v };
 }
 
 async function fetchBounded(path, max) {
@@ -61,21 +72,62 @@ async function fetchBounded(path, max) {
   return buf;
 }
 
-function banner(status, text) {
+function banner(status, text, ...extra) {
   const b = $('feed-banner');
   b.dataset.status = status;
   b.className = `banner ${status}`;
-  b.textContent = text;
+  b.replaceChildren(text, ...extra);
+}
+
+// What this browser remembers of the beacon (web/src/continuity.js): the
+// signer, the newest `updated` and the epochs' states, and the last good
+// feed's text; per feed URL, in localStorage (none: nothing remembered).
+const SEEN_KEY = () => `rxlock-beacon-seen:${new URL('feed.json', location.href).href}`;
+const SEEN_TEXT_MAX = 2 * 1024 * 1024;
+function loadSeen() {
+  try {
+    const v = JSON.parse(localStorage.getItem(SEEN_KEY()) || 'null');
+    return v && typeof v.signer === 'string' && Number.isSafeInteger(v.updated) ? v : null;
+  } catch { return null; }
+}
+function saveSeen(seen, text) {
+  try { localStorage.setItem(SEEN_KEY(), JSON.stringify({ ...seen, text: text.length <= SEEN_TEXT_MAX ? text : null })); } catch { /* no storage */ }
+}
+
+// A feed that cannot be used: the one that had verified (this session's,
+// else the last good one this browser kept) stays shown and usable, and
+// the banner says both.
+async function refuse(status, text, ...extra) {
+  if (!st.good) {
+    const seen = loadSeen();
+    if (seen && seen.text) {
+      try {
+        const f = await readFeed(seen.text, seen.signer);
+        if (f.status === 'pinned') st.good = { body: f.body, status: 'pinned', signer: f.signer };
+      } catch { /* the kept text no longer reads: nothing kept */ }
+    }
+  }
+  if (st.good) {
+    st.body = st.good.body; st.status = st.good.status; st.kept = true;
+    banner(status, text, ...extra, el('br'), el('span', { class: 'kept' }, 'Still showing the feed that had verified ' +
+      `(signer ${st.good.signer.slice(0, 16)}…, updated `, timeEl(st.good.body.updated), ').'));
+  } else {
+    st.body = status === 'bad' || status === 'pin-mismatch' ? st.body : null; st.status = status; st.kept = false;
+    banner(status, text, ...extra);
+  }
+  render();
 }
 
 // quiet: the periodic refresh; it changes nothing unless feed.json did,
 // and keeps what is shown when the server is briefly unreachable.
-async function loadFeed(quiet = false) {
+// acceptSigner: the user accepted a new signer (a key rotation).
+async function loadFeed(quiet = false, acceptSigner = false) {
   const pin = $('pin').value.trim().toLowerCase();
   if (pin && !/^[0-9a-f]{64}$/.test(pin)) {
     if (quiet) return;
     $('pin').setAttribute('aria-invalid', 'true');
-    banner('error', 'The pin must be 64 hex digits (the beacon signer\'s public key).');
+    await refuse('error', `The pin must be 64 hex digits (the beacon signer's public key); this one has ${pin.length} ` +
+      'character(s) or a non-hex digit. Nothing was checked against it.');
     return;
   }
   $('pin').removeAttribute('aria-invalid');
@@ -86,9 +138,8 @@ async function loadFeed(quiet = false) {
     text = new TextDecoder('utf-8', { fatal: true }).decode(bytes);
   } catch (e) {
     if (quiet) return;
-    st.body = null; st.status = 'error'; st.lastText = null;
-    banner('error', `The beacon's feed cannot be used: ${e.message}`);
-    render();
+    st.lastText = null;
+    await refuse('error', `The beacon's feed cannot be used: ${e.message}.`);
     return;
   }
   if (quiet && text === st.lastText && pin === st.lastPin) { updateEncryptChoice(); return; }
@@ -96,22 +147,42 @@ async function loadFeed(quiet = false) {
   try {
     feed = await readFeed(text, pin || null);
   } catch (e) {
-    st.body = null; st.status = 'error';
-    banner('error', `The beacon's feed cannot be used: ${e.message}`);
-    render();
+    await refuse('error', `The beacon's feed cannot be used: ${e.message}.`);
     return;
   }
-  st.body = feed.body; st.status = feed.status;
+  if (feed.status === 'bad' || feed.status === 'pin-mismatch') {
+    if (!st.good) st.body = feed.body;
+    await refuse('bad', '✖ Warning: the feed\'s signature does NOT verify' + (pin ? ' against the pin' : '') +
+      '. It may have been tampered with: do not encrypt to it. Encryption is disabled.');
+    return;
+  }
+  // signer continuity and no rollback (what this browser saw before)
+  const seen = loadSeen();
+  const cont = continuity(seen, pin || null, acceptSigner ? feed.signer : null, feed.body);
+  if (cont) {
+    const accept = cont.reason === 'signer_changed'
+      ? el('button', { type: 'button', id: 'accept-signer', class: 'inline', text: `Accept the new signer ${feed.signer.slice(0, 16)}…` }) : null;
+    if (accept) accept.addEventListener('click', () => { st.good = null; loadFeed(false, true); });
+    await refuse('refused', `✖ The feed is refused (${cont.field}): ${cont.message}.`, ...(accept ? [' ', accept] : []));
+    return;
+  }
+  saveSeen(seenOf(feed.body), text);
+  st.body = feed.body; st.status = feed.status; st.kept = false;
+  st.good = { body: feed.body, status: feed.status, signer: feed.signer };
   const short = feed.signer.slice(0, 16) + '…';
-  if (feed.status === 'pinned') {
-    banner('pinned', `✔ Feed signature verified against the pin (signer ${short}).`);
-  } else if (feed.status === 'unpinned') {
+  const floor = floorNote(feed.body.beacon);
+  const floorEl = floor ? [el('br'), el('span', { class: 'floor-note', text: `Note: ${floor}.` })] : [];
+  const insane = feedSane(feed.body, nowSec());
+  if (insane) {
+    banner(insane.reason === 'clock_behind' ? 'clock' : 'refused', `✖ The feed verifies (signer ${short}), but ` +
+      `${insane.reason === 'clock_behind' ? '' : `its ${insane.field} is refused: `}${insane.message}. Nothing is encrypted to it.`, ...floorEl);
+  } else if (feed.status === 'pinned') {
+    banner('pinned', `✔ Feed signature verified against the pin (signer ${short}).`, ...floorEl);
+  } else {
     banner('unpinned', `⚠ Warning: not pinned. The feed is signed by the key it names (${short}), ` +
       'but nothing ties that key to the beacon you mean: whoever controls this server could have made it. ' +
-      'Get the beacon\'s pin from someone you trust and enter it above (or open the page with #pin=…).');
-  } else {
-    banner('bad', '✖ Warning: the feed\'s signature does NOT verify' + (pin ? ' against the pin' : '') +
-      '. It may have been tampered with: do not encrypt to it. Encryption is disabled.');
+      'Get the beacon\'s pin from someone you trust and enter it above (or open the page with #pin=…).' +
+      (seen && seen.signer === feed.signer ? ' This browser has seen this signer here before.' : ''), ...floorEl);
   }
   render();
 }
@@ -135,8 +206,12 @@ function render() {
     return;
   }
   const bc = b.beacon;
+  const floor = floorOf(bc);
+  const earliest = (e) => floorOpening(bc, floor, e);
   $('beacon-about').replaceChildren(`One epoch every ${fmtDuration(bc.every)}, ${bc.work}, ` +
-    `kinds: ${bc.kinds.map((k) => KIND_TEXT[k]).join(' and ')}; feed updated `, timeEl(b.updated), '.');
+    `kinds: ${bc.kinds.map((k) => KIND_TEXT[k]).join(' and ')}; feed updated `, timeEl(b.updated),
+    `. Earliest openings at the floor of ${(floor.mhps / 1000).toLocaleString('en-US', { maximumFractionDigits: 3 })} H/s ` +
+    `(${floor.recomputed ? `this client's row, faster than the feed's ${bc.floor.row}` : `the feed's row, ${bc.floor.row}`}).`);
   const epochs = [...b.epochs].sort((x, y) => x.index - y.index);
   if (!epochs.length) rows.append(el('tr', {}, el('td', { colspan: '7', text: 'This beacon has no epochs yet.' })));
   for (const e of epochs) {
@@ -156,7 +231,9 @@ function render() {
       el('th', { scope: 'row', 'data-label': 'Epoch', text: String(e.index) }),
       el('td', { 'data-label': 'State' }, el('span', { class: `state ${e.state}`, title: STATE_HELP[e.state], text: STATE_TEXT[e.state] })),
       el('td', { 'data-label': 'Released' }, timeEl(e.release)),
-      el('td', { 'data-label': 'Earliest opening' }, timeEl(e.earliest_opening), el('br'), countdownEl(e.earliest_opening)),
+      el('td', { 'data-label': 'Earliest opening' }, timeEl(earliest(e)), el('br'), countdownEl(earliest(e)),
+        earliest(e) !== e.earliest_opening ? el('div', { class: 'hint recomputed', title: 'at this client\'s floor, which is faster than the feed\'s' },
+          'the feed says ', timeEl(e.earliest_opening)) : null),
       el('td', { 'data-label': 'About' }, timeEl(e.about_opening), el('br'), countdownEl(e.about_opening), sealedNote(e)),
       el('td', { 'data-label': 'Recipients' }, recips),
       el('td', { 'data-label': 'Identity' }, ids)));
@@ -204,7 +281,7 @@ function currentChoice() {
   const when = requestedMoment();
   const kind = document.querySelector('input[name="kind"]:checked').value;
   if (!st.body || when === null) return { when, kind, pick: null };
-  return { when, kind, pick: chooseEpoch(st.body, when, kind, nowSec()) };
+  return { when, kind, pick: choose(st.body, when, kind, nowSec()) };
 }
 
 // Replace a live region's content only when its text changes (a screen
@@ -215,6 +292,19 @@ function setLive(box, ...parts) {
   if (box.textContent !== next.textContent) box.replaceChildren(...next.childNodes);
 }
 
+// What the page says of a chosen epoch beyond its times: the floor
+// recomputed, and a dead beacon's operator-only epoch.
+function choiceNotes(pick) {
+  const notes = [];
+  const floor = floorNote(st.body.beacon);
+  if (floor) notes.push(` (${floor})`);
+  if (operatorOnly(pick.epoch) && feedStale(st.body, nowSec())) {
+    notes.push(' Warning: this beacon\'s feed has not been updated since ', timeEl(st.body.updated),
+      ' and this epoch is operator-only: only the operator can release it; if the beacon is gone, it never opens.');
+  }
+  return notes;
+}
+
 function updateEncryptChoice() {
   const say1 = (...parts) => setLive($('enc-choice'), ...parts);
   const go = $('enc-go');
@@ -222,66 +312,89 @@ function updateEncryptChoice() {
   if (!st.body) { say1('Encryption needs the beacon\'s feed.'); return; }
   if (go.disabled) { say1('Encryption is disabled: the feed\'s signature does not verify.'); return; }
   const { when, kind, pick } = currentChoice();
-  if (when === null) { say1('Pick the date and time the message may open.'); return; }
-  if (!pick) {
-    say1(`No ${KIND_TEXT[kind]} epoch of this beacon opens at or after that moment yet; ` +
-      'pick an earlier date, or come back when later epochs are scheduled.');
+  if (when === null) {
+    const insane = feedSane(st.body, nowSec());
+    say1(insane ? `Encryption is refused: ${insane.message}.` : 'Pick the date and time the message may open.');
+    return;
+  }
+  if (!pick.ok) {
+    if (pick.reason === 'no_epoch') {
+      say1(`No ${KIND_TEXT[kind]} epoch of this beacon opens at or after that moment yet (at this client's floor, ` +
+        'among epochs still scheduled); pick an earlier date, or come back when later epochs are scheduled.');
+    } else {
+      say1(`Encryption is refused: ${pick.message}.`);
+    }
     return;
   }
   const e = pick.epoch;
-  say1(`Epoch ${e.index}: opens no earlier than `, timeEl(e.earliest_opening), ', about ', timeEl(e.about_opening), '.');
+  say1(`Epoch ${e.index}: opens no earlier than `, timeEl(pick.earliest), ', about ', timeEl(e.about_opening), '.',
+    ...choiceNotes(pick));
 }
 
-async function readInputFile(input) {
+function inputFile(input) {
   const f = input.files && input.files[0];
   if (!f) return null;
   if (f.size > INPUT_MAX) throw new Error(`${f.name} is larger than ${INPUT_MAX / (1024 * 1024)} MiB`);
-  return { name: f.name, bytes: new Uint8Array(await f.arrayBuffer()) };
+  return f;
 }
 
-function offerDownload(slot, bytes, name, type) {
+async function readInputFile(input) {
+  const f = inputFile(input);
+  return f ? { name: f.name, bytes: new Uint8Array(await f.arrayBuffer()) } : null;
+}
+
+function offerDownload(slot, data, name, type) {
   if (st.urls[slot]) URL.revokeObjectURL(st.urls[slot]);
-  st.urls[slot] = URL.createObjectURL(new Blob([bytes], { type }));
+  st.urls[slot] = URL.createObjectURL(data instanceof Blob ? data : new Blob([data], { type }));
   return el('a', { href: st.urls[slot], download: name, id: `${slot}-download`, class: 'download', text: `Download ${name}` });
 }
+
+const ARMOR_SHOWN_MAX = 64 * 1024;   // characters of armored text also shown to copy
 
 async function doEncrypt(ev) {
   ev.preventDefault();
   $('enc-armored-field').hidden = true;
+  $('enc-armored').value = '';
+  const bar = $('enc-progress');
+  const go = $('enc-go');
   try {
     const { when, pick } = currentChoice();
     if (!st.body) throw new Error('the beacon\'s feed is not loaded');
     if (when === null) throw new Error('pick the date and time the message may open');
-    if (!pick) throw new Error('no epoch of this beacon opens at or after that moment');
-    let data, base;
+    if (!pick.ok) throw new Error(pick.reason === 'no_epoch' ? `no epoch of this beacon opens at or after that moment: ${pick.message}` : pick.message);
+    let input, base;
     if ($('enc-what-file').checked) {
-      const f = await readInputFile($('enc-file'));
-      if (!f) throw new Error('choose a file to encrypt');
-      data = f.bytes; base = f.name;
+      input = inputFile($('enc-file'));
+      if (!input) throw new Error('choose a file to encrypt');
+      base = input.name;
     } else {
       const text = $('enc-text').value;
       if (!text) throw new Error('type a message to encrypt');
-      data = new TextEncoder().encode(text); base = 'message.txt';
+      input = new Blob([new TextEncoder().encode(text)]); base = 'message.txt';
     }
-    const e = new age.Encrypter();
-    e.addRecipient(pick.key.recipient);
-    const ct = await e.encrypt(data);
     const armored = $('enc-armor').checked;
     const name = `${base}.epoch-${pick.epoch.index}.age`;
-    const out = armored ? age.armor.encode(ct) : ct;
+    go.disabled = true;
+    bar.value = 0; bar.max = Math.max(1, input.size); bar.hidden = false;
+    say('enc-result', 'busy', `Encrypting ${base} (${input.size} bytes)…`);
+    const out = await encryptToBlob(pick.key.recipient, input, { armor: armored, textMax: ARMOR_SHOWN_MAX,
+      onProgress: (done) => { bar.value = done; } });
     // the note `rxlock decrypt --feed` reads beside the file (docs/FORMAT.md,
     // "Files encrypted to a beacon")
     const note = JSON.stringify({ rxlock_beacon_ref: 1, layers: [{
       feed: new URL('.', location.href).href.replace(/\/$/, ''), signer: st.body.beacon.signer, epoch: pick.epoch.index,
       kind: pick.key.kind, recipient: pick.key.recipient, earliest_opening: pick.epoch.earliest_opening }] }, null, 1) + '\n';
     say('enc-result', 'ok', `Encrypted to epoch ${pick.epoch.index} (${KIND_TEXT[pick.key.kind]}); it opens no earlier than `,
-      timeEl(pick.epoch.earliest_opening), ', about ', timeEl(pick.epoch.about_opening), '. ',
-      offerDownload('enc', out, name, armored ? 'text/plain' : 'application/octet-stream'), ' ',
+      timeEl(pick.earliest), ', about ', timeEl(pick.epoch.about_opening), '. ',
+      offerDownload('enc', out.blob, name), ` (${out.size} bytes) `,
       offerDownload('enc-note', note, `${name}.beacon`, 'application/json'),
-      el('span', { class: 'hint', text: ' (keep it beside the file: rxlock decrypt --feed reads it)' }));
-    if (armored) { $('enc-armored').value = out; $('enc-armored-field').hidden = false; }
+      el('span', { class: 'hint', text: ' (keep it beside the file: rxlock decrypt --feed and this page read it)' }));
+    if (out.text !== null) { $('enc-armored').value = out.text; $('enc-armored-field').hidden = false; }
   } catch (err) {
     say('enc-result', 'error', `Cannot encrypt: ${err.message}.`);
+  } finally {
+    bar.hidden = true;
+    updateEncryptChoice();
   }
 }
 
@@ -290,7 +403,7 @@ async function doEncrypt(ev) {
 function fillDecryptEpochs() {
   const sel = $('dec-epoch');
   const keep = sel.value;
-  sel.replaceChildren(el('option', { value: '', text: 'From the file name, else every solved epoch' }));
+  sel.replaceChildren(el('option', { value: '', text: 'From the .beacon note or the file name' }));
   for (const e of (st.body ? [...st.body.epochs].sort((x, y) => x.index - y.index) : [])) {
     sel.append(el('option', { value: String(e.index), text: `Epoch ${e.index} (${STATE_TEXT[e.state]})` }));
   }
@@ -309,9 +422,39 @@ async function identityFor(e, key) {
   return id;
 }
 
+// An unsolved epoch: when it is expected, or that it was never released.
 function notYet(e) {
+  const now = nowSec();
+  if (e.state === 'scheduled' && operatorOnly(e) && now - e.release > 2 * st.body.beacon.every) {
+    return [`Epoch ${e.index} was never released (its release was `, timeEl(e.release),
+      '); it is operator-only: it opens only if its operator returns.'];
+  }
+  const earliest = floorOpening(st.body.beacon, floorOf(st.body.beacon), e);
   return [`Epoch ${e.index} is not solved yet: its identity is expected about `, timeEl(e.about_opening),
-    ' (no earlier than ', timeEl(e.earliest_opening), '). Come back then.'];
+    ' (no earlier than ', timeEl(earliest), '). Come back then.'];
+}
+
+// Which epoch a file is for: the epoch chosen by hand, else the .beacon
+// note's (checked against the feed), else the file name's ".epoch-N";
+// { epoch: index or null, from }.
+async function fileEpoch(f) {
+  const chosen = $('dec-epoch').value;
+  if (chosen) return { epoch: Number(chosen), from: 'chosen' };
+  const nf = $('dec-note').files && $('dec-note').files[0];
+  if (nf) {
+    if (nf.size > 64 * 1024) throw new Error(`${nf.name} is larger than 64 KiB: not a .beacon note`);
+    let info;
+    try {
+      info = noteLayer(readNote(await nf.text()), st.body);
+    } catch (e) {
+      throw new Error(`${nf.name}: ${e.message}`);
+    }
+    if (!info.outer) throw new Error(`${nf.name}: the file is encrypted again to another beacon after this one; open that layer first`);
+    return { epoch: info.layer.epoch, from: 'note' };
+  }
+  const m = /\.epoch-(\d+)\.age$/.exec(f.name);
+  if (m) return { epoch: Number(m[1]), from: 'name' };
+  return { epoch: null, from: null };
 }
 
 async function doDecrypt(ev) {
@@ -331,19 +474,20 @@ async function doDecrypt(ev) {
       throw new Error(`${f.name} is not an age file; pick the .age file you were given`);
     }
     const epochs = st.body.epochs;
-    let chosen = $('dec-epoch').value;
-    if (!chosen) {
-      const m = /\.epoch-(\d+)\.age$/.exec(f.name);
-      if (m && epochs.some((e) => String(e.index) === m[1])) chosen = m[1];
+    const which = await fileEpoch(f);
+    const chosen = which.epoch;
+    if (chosen !== null && !epochs.some((e) => e.index === chosen)) {
+      throw new Error(`epoch ${chosen} (from the ${which.from === 'note' ? '.beacon note' : which.from === 'name' ? 'file name' : 'choice'}) ` +
+        'is not in this beacon\'s feed (it lists only its most recent epochs)');
     }
-    let tryEpochs = chosen ? epochs.filter((e) => String(e.index) === chosen) : epochs;
+    let tryEpochs = chosen !== null ? epochs.filter((e) => e.index === chosen) : epochs;
     const unsolved = tryEpochs.filter((e) => e.state !== 'solved');
     tryEpochs = tryEpochs.filter((e) => e.state === 'solved');
     if (!tryEpochs.length) {
-      if (chosen) { say('dec-result', 'wait', ...notYet(unsolved[0])); return; }
-      const next = [...epochs].sort((x, y) => x.about_opening - y.about_opening)[0];
-      if (next) { say('dec-result', 'wait', 'No epoch of this beacon is solved yet. ', ...notYet(next)); return; }
-      throw new Error('this beacon has no epochs');
+      if (chosen !== null) { say('dec-result', 'wait', ...notYet(unsolved[0])); return; }
+      say('dec-result', 'wait', 'No epoch of this beacon is solved yet, and nothing says which epoch ' +
+        `${f.name} is for: give its .beacon note (or choose its epoch) to learn when it opens.`);
+      return;
     }
     const d = new age.Decrypter();
     for (const e of tryEpochs) for (const k of e.keys) if (k.identity) d.addIdentity(await identityFor(e, k));
@@ -352,13 +496,12 @@ async function doDecrypt(ev) {
       pt = await d.decrypt(ct, 'uint8array');
     } catch (e) {
       if (/no identity matched/i.test(e.message)) {
-        const pending = unsolved.sort((x, y) => x.about_opening - y.about_opening)[0];
-        if (pending && !chosen) {
-          say('dec-result', 'wait', `${f.name} does not open with any solved epoch's identity. If it was encrypted ` +
-            'to a later epoch, it opens once that epoch is solved; the next is expected about ', timeEl(pending.about_opening), '.');
+        if (chosen === null && unsolved.length) {
+          say('dec-result', 'wait', `${f.name} does not open with any solved epoch's identity, and nothing says which ` +
+            'epoch it is for: give its .beacon note (or choose its epoch) to learn when it opens.');
           return;
         }
-        throw new Error(`${f.name} was not encrypted to ${chosen ? `epoch ${chosen}` : 'any solved epoch'} of this beacon`);
+        throw new Error(`${f.name} was not encrypted to ${chosen !== null ? `epoch ${chosen}` : 'any solved epoch'} of this beacon`);
       }
       throw new Error(`${f.name} is damaged or not an age file (${e.message})`);
     }
@@ -376,13 +519,13 @@ async function doDecrypt(ev) {
 // ---- wiring ----------------------------------------------------------------
 
 function init() {
-  $('pin').value = pinFromFragment();
+  const frag = pinFromFragment();
   const off = -new Date().getTimezoneOffset();
   const hh = String(Math.floor(Math.abs(off) / 60)).padStart(2, '0');
   const mm = String(Math.abs(off) % 60).padStart(2, '0');
   $('enc-tz').textContent = `(your local time, UTC${off < 0 ? '−' : '+'}${hh}:${mm})`;
   $('pin-form').addEventListener('submit', (ev) => { ev.preventDefault(); loadFeed(); });
-  window.addEventListener('hashchange', () => { const p = pinFromFragment(); if (p) { $('pin').value = p; loadFeed(); } });
+  window.addEventListener('hashchange', () => { const p = pinFromFragment(); if (p.pin || p.bad !== undefined) usePin(p); });
   for (const id of ['enc-when', 'enc-kind-classic', 'enc-kind-pq']) {
     $(id).addEventListener('input', updateEncryptChoice);
     $(id).addEventListener('change', updateEncryptChoice);
@@ -399,7 +542,19 @@ function init() {
   setInterval(tick, 1000);
   // the feed changes as epochs are released and solved
   setInterval(() => { if (document.visibilityState === 'visible') loadFeed(true); }, 60000);
-  loadFeed();
+  usePin(frag);
+}
+
+// The page's #pin: a good one is used; a bad one is shown in the pin field
+// and refused in the banner (nothing is loaded unpinned in its place).
+function usePin(p) {
+  if (p.bad === undefined) { $('pin').value = p.pin; loadFeed(); return; }
+  $('pin').value = p.bad.slice(0, 200);
+  $('pin').setAttribute('aria-invalid', 'true');
+  banner('error', `✖ The pin in this page's address (#pin=…) is not 64 hex digits: it has ${p.bad.length} ` +
+    `character(s)${/^[0-9a-fA-F]*$/.test(p.bad) ? '' : ', not all of them hex digits'}. The feed is not checked against ` +
+    'a pin that cannot be right: correct it above (the beacon signer\'s public key) and press "Check the feed".');
+  render();
 }
 
 if (document.readyState === 'loading') document.addEventListener('DOMContentLoaded', init); else init();

@@ -1,9 +1,9 @@
 // SPDX-License-Identifier: ISC
 // web/src/feed.js — the beacon feed in the browser (docs/FORMAT.md, "Beacon
 // feed"): a strict parser for feed.json, canon(), the Ed25519 signature
-// check against a pin (WebCrypto, else @noble/curves), the shape checks of
-// the signed body, and the epoch choice rule for "encrypt to a date".
-// No DOM here: tests/web/feed_test.mjs runs it under Node.
+// check against a pin (WebCrypto, else @noble/curves) and the shape checks
+// of the signed body (the choice rule and what the client checks beyond
+// the format: web/src/rule.js).  No DOM here: tests/web/ runs it under Node.
 import { ed25519 } from '@noble/curves/ed25519.js';
 
 export const FEED_MAX = 8 * 1024 * 1024;          // bytes of feed.json read at most
@@ -227,21 +227,4 @@ export async function readFeed(text, pinHex) {
   else if (!pin) status = 'unpinned';
   else status = pin === signer ? 'pinned' : 'pin-mismatch';
   return { body, signer, status };
-}
-
-// The epoch choice rule (the same as `rxlock encrypt --feed --open-after`):
-// the earliest epoch whose earliest_opening >= when and whose encrypt_until
-// has not passed (now < encrypt_until), among those with a key of `kind`.
-export function chooseEpoch(body, when, kind, now) {
-  let best = null;
-  for (const e of body.epochs) {
-    if (e.earliest_opening < when || !(now < e.encrypt_until)) continue;
-    const key = e.keys.find((k) => k.kind === kind);
-    if (!key) continue;
-    if (!best || e.earliest_opening < best.epoch.earliest_opening ||
-        (e.earliest_opening === best.epoch.earliest_opening && e.index < best.epoch.index)) {
-      best = { epoch: e, key };
-    }
-  }
-  return best;
 }
