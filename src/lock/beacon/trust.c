@@ -95,9 +95,10 @@ int tl_beacon_feed_sane(const tl_beacon_feed *f, int64_t now, tl_beacon_verdict 
         return refuse(v, TL_BEACON_R_CLOCK, "updated", "this machine's clock is %s behind the beacon's (the feed was "
                       "written %s): set the clock right, then try again", a, b);
     }
-    /* the generated window: at most `ahead` epochs not yet released, the
-     * last releasing at most ahead periods after `updated` */
-    int64_t horizon = f->updated + (int64_t)((uint64_t)s->ahead * s->every);
+    /* the generated window when the feed was written: the `ahead` epochs
+     * from the first one not yet released (epoch 0 before the start) */
+    uint64_t n0 = f->updated < s->start ? 0 : (uint64_t)(f->updated - s->start) / s->every + 1;
+    int64_t horizon = tl_beacon_release(s, n0 + s->ahead - 1);
     for (size_t k = 0; k < f->n; k++) {
         const tl_beacon_epoch *e = &f->epochs[k];
         if (e->state != TL_BEACON_SCHEDULED && e->release > f->updated) {
@@ -109,7 +110,7 @@ int tl_beacon_feed_sane(const tl_beacon_feed *f, int64_t now, tl_beacon_verdict 
                           e->state == TL_BEACON_SOLVED ? "solved" : "released", a, b);
         }
         if (e->release > horizon)
-            return refuse(v, TL_BEACON_R_FIELD, "ahead", "epoch %llu releases more than ahead (%u) periods after the "
+            return refuse(v, TL_BEACON_R_FIELD, "ahead", "epoch %llu lies beyond the %u epochs generated ahead when the "
                           "feed was written", (unsigned long long)e->index, s->ahead);
     }
     /* sealed.opening is derived (FORMAT §feed.json): derive it again */
