@@ -149,10 +149,18 @@ static void t_feed_roundtrip(void) {
             CHECK(!strcmp(g->epochs[4].keys[0].recipient, f->epochs[4].keys[0].recipient));
             CHECK(g->epochs[1].keys[0].sealed_opening == f->epochs[1].keys[0].sealed_opening);
             size_t idx = 99;
-            /* earliest with earliest_opening >= t and now < encrypt_until */
-            CHECK(tl_beacon_choose(g, g->epochs[3].earliest_opening - 5, g->epochs[1].release, g->epochs[0].keys[0].kind, &idx) == 0 && idx == 3);
-            CHECK(tl_beacon_choose(g, 0, g->epochs[2].release, g->epochs[0].keys[0].kind, &idx) == 0 && idx == 3);
-            CHECK(tl_beacon_choose(g, g->epochs[4].earliest_opening + 1, 0, g->epochs[0].keys[0].kind, &idx) == TL_EINVAL);
+            /* the checked rule at the feed's floor (client row 0): the
+             * earliest scheduled epoch releasing after now and updated
+             * with its opening >= t (trust.c; the corpus covers the rest) */
+            tl_beacon_floor fl;
+            tl_beacon_floor_of(&g->beacon, 0, &fl);
+            CHECK(fl.seconds == 6000);
+            g->updated = g->epochs[1].release;
+            int kd = g->epochs[0].keys[0].kind;
+            CHECK(tl_beacon_choose_checked(g, &fl, g->epochs[3].earliest_opening - 5, g->epochs[1].release, kd, &idx, NULL) == 0 && idx == 3);
+            CHECK(tl_beacon_choose_checked(g, &fl, 0, g->epochs[2].release, kd, &idx, NULL) == 0 && idx == 3);
+            CHECK(tl_beacon_choose_checked(g, &fl, 0, g->epochs[0].release - 10, kd, &idx, NULL) == 0 && idx == 2);
+            CHECK(tl_beacon_choose_checked(g, &fl, g->epochs[4].earliest_opening + 1, g->epochs[1].release, kd, &idx, NULL) == TL_EINVAL);
         }
         tl_beacon_feed_free(g);
         g = NULL;

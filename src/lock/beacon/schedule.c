@@ -109,13 +109,9 @@ uint64_t tl_beacon_operator_only(const tl_beacon_sched *s, uint64_t n) {
 }
 
 int tl_beacon_choose(const tl_beacon_feed *f, int64_t t, int64_t now, int kind, size_t *idx) {
-    for (size_t k = 0; k < f->n; k++) {
-        const tl_beacon_epoch *e = &f->epochs[k];
-        if (e->earliest_opening < t || now >= e->encrypt_until) continue;
-        for (unsigned q = 0; q < e->nkeys; q++)
-            if (e->keys[q].kind == kind) { *idx = k; return TL_OK; }
-    }
-    return TL_EINVAL;
+    tl_beacon_floor fl;   /* the checked rule at the built-in floor (trust.c) */
+    tl_beacon_floor_of(&f->beacon, tl_beacon_table_mhps(NULL, f->beacon.work), &fl);
+    return tl_beacon_choose_checked(f, &fl, t, now, kind, idx, NULL);
 }
 
 long tl_beacon_find(const tl_beacon_feed *f, uint64_t E) {
