@@ -8,13 +8,16 @@
 //                OUTDIR/dl, the "not solved yet" and "not an age file" errors,
 //                screenshots OUTDIR/page.png (the top, after an encryption),
 //                OUTDIR/desktop.png (the whole page) and OUTDIR/phone.png
+//       big FILE a large FILE encrypted armored: progress, the page painting
+//                frames meanwhile, no textarea, the download (OUTDIR/progress.png)
 //       beacon   a real beacon's feed ($FEED): its epochs listed, a message
 //                encrypted to the epoch chosen for $WHEN ("INFO epoch E")
 //       decrypt FILE EXPECT   FILE opens in the page, its text equals EXPECT's
 //                (EXPECT "wait": the page says the epoch is not solved yet,
 //                naming epoch $EPOCH when set); $NOTE: the .beacon note given
 //                beside it
-//       banner STATUS [nopin] the signature banner says STATUS
+//       banner STATUS [nopin] the signature banner says STATUS (refused: the pin is
+//                not the feed's signer, and both keys are named)
 // Every step also checks that the page made no request but GETs under
 // BASE_URL (nothing leaves the browser).
 import { mkdirSync, readdirSync, readFileSync, existsSync } from 'node:fs';
@@ -169,6 +172,43 @@ try {
     check(wide <= 390, `phone-sized viewport: no sideways scrolling (${wide} px)`);
     await page.screenshot({ path: `${out}/phone.png`, fullPage: false });
     check(consoleErrors.length === 0, `no script errors (${consoleErrors.join('; ')})`);
+  } else if (step === 'big') {
+    // a large file, armored (a1): built as a download without the textarea,
+    // with progress, the page painting frames while it works
+    const s = await status();
+    check(s.status === 'pinned', 'pinned feed verifies');
+    await setWhen(now + 3600);
+    await page.click('#enc-what-file');
+    await page.click('#enc-armor');
+    await (await page.$('#enc-file')).uploadFile(a1);
+    // every animation frame during the encryption records the progress bar:
+    // a tab that froze would paint none
+    await page.evaluate(() => {
+      window.frames_seen = [];
+      const bar = document.getElementById('enc-progress');
+      const tickf = () => { if (!bar.hidden) window.frames_seen.push([bar.value, bar.max]); requestAnimationFrame(tickf); };
+      requestAnimationFrame(tickf);
+    });
+    await page.click('#enc-go');
+    let shot = false;
+    for (let i = 0; i < 1200 && !shot; i++) {
+      const mid = await page.evaluate(() => window.frames_seen.some(([v, m]) => v > 0 && v < m));
+      if (mid) { await page.screenshot({ path: `${out}/progress.png` }); shot = true; }
+      else if (await page.$eval('#enc-result', (e) => e.dataset.kind !== 'busy')) break;
+      await sleep(50);
+    }
+    await page.waitForFunction(() => ['ok', 'error'].includes(document.getElementById('enc-result').dataset.kind), { timeout: 180000 });
+    const r = await page.$eval('#enc-result', (e) => ({ kind: e.dataset.kind, text: e.textContent }));
+    const fname = a1.split('/').pop();
+    check(r.kind === 'ok' && /epoch 4 \(classic\)/.test(r.text), `the large file is encrypted (${r.text.slice(0, 80)})`);
+    const frames = await page.evaluate(() => window.frames_seen);
+    const mid = frames.filter(([v, m]) => v > 0 && v < m).length;
+    check(mid > 0, `the page kept painting while it encrypted, the progress bar moving (${frames.length} frames, ${mid} mid-way)`);
+    check(await page.$eval('#enc-armored-field', (e) => e.hidden && !document.getElementById('enc-armored').value),
+      'the armored text is not put into a textarea');
+    check(await page.$eval('#enc-progress', (e) => e.hidden), 'the progress bar is gone when done');
+    await page.click('#enc-download');
+    check(await download(`${fname}.epoch-4.age`), 'the armored file downloads');
   } else if (step === 'beacon') {
     // a real beacon's feed (rxlock beacon run): every epoch listed, the
     // choice for $WHEN reported ("INFO epoch E") and a message encrypted to it
@@ -194,7 +234,9 @@ try {
     check(m && await download(`message.txt.epoch-${m[1]}.age.beacon`), 'its .beacon note downloaded');
   } else if (step === 'decrypt') {
     const s = await status();
-    check(s.status === 'pinned', 'pinned feed verifies');
+    // $BANNER_OK: banner states besides "pinned" this step accepts
+    const okStates = ['pinned', ...(process.env.BANNER_OK || '').split(' ').filter(Boolean)];
+    check(okStates.includes(s.status), `pinned feed verifies (${s.status}: ${s.text.slice(0, 160)})`);
     const dec = await page.$('#dec-file');
     await dec.uploadFile(a1);
     if (process.env.NOTE) await (await page.$('#dec-note')).uploadFile(process.env.NOTE);
@@ -221,6 +263,11 @@ try {
     const visible = await page.$eval('#feed-banner', (b) => b.offsetHeight > 0 && getComputedStyle(b).visibility !== 'hidden');
     check(visible, 'the banner is visible');
     if (a1 === 'bad') check(await page.$eval('#enc-go', (b) => b.disabled), 'encryption is disabled under a bad signature');
+    if (a1 === 'refused') {
+      // a pin that is not the feed's signer: refused naming both keys
+      check(await page.$eval('#enc-go', (b) => b.disabled), 'encryption is disabled under a refused feed');
+      check(new RegExp(`signed by [0-9a-f]{64}, not by ${pin}`).test(s.text), 'the refusal names both keys');
+    }
     if (a1 === 'unpinned') check(/not pinned/i.test(s.text), 'the warning says the feed is not pinned');
   } else {
     throw new Error(`unknown step ${step}`);

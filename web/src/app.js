@@ -6,10 +6,11 @@
 // (typage); the page fetches only feed.json and identities/ of its own
 // server (the Content-Security-Policy in index.html allows nothing else).
 import * as age from 'age-encryption';
-import { readFeed, FEED_MAX } from './feed.js';
+import { FEED_MAX } from './feed.js';
+import { judgeFeed } from './judge.js';
 import { choose, feedSane, floorOf, floorOpening, floorNote, operatorOnly, feedStale } from './rule.js';
-import { continuity, seenOf } from './continuity.js';
-import { readNote, noteLayer } from './note.js';
+import { seenOf } from './continuity.js';
+import { readNote, noteCheck, outerLayer } from './note.js';
 import { encryptToBlob } from './encrypt_stream.js';
 import { fmtTime, fmtCountdown, nowSec } from './time.js';
 
@@ -18,7 +19,7 @@ const INPUT_MAX = 256 * 1024 * 1024;      // bytes the page encrypts / decrypts 
 const $ = (id) => document.getElementById(id);
 // body / status: the feed in use; good: the last one that verified (kept
 // when a later one fails); kept: the one shown is that kept one
-const st = { body: null, status: null, good: null, kept: false, urls: {}, lastText: null, lastPin: null };
+const st = { body: null, status: null, good: null, kept: false, offered: null, urls: {}, lastText: null, lastPin: null };
 
 function el(tag, attrs, ...kids) {
   const e = document.createElement(tag);
@@ -42,6 +43,8 @@ function say(id, kind, ...parts) {
   const box = $(id);
   box.replaceChildren(...parts.map((p) => (typeof p === 'string' ? document.createTextNode(p) : p)));
   box.dataset.kind = kind;
+  delete box.dataset.reason;
+  delete box.dataset.field;
   box.className = `result ${kind}`;
 }
 
@@ -75,6 +78,8 @@ async function fetchBounded(path, max) {
 function banner(status, text, ...extra) {
   const b = $('feed-banner');
   b.dataset.status = status;
+  delete b.dataset.reason;
+  delete b.dataset.field;
   b.className = `banner ${status}`;
   b.replaceChildren(text, ...extra);
 }
@@ -94,17 +99,16 @@ function saveSeen(seen, text) {
   try { localStorage.setItem(SEEN_KEY(), JSON.stringify({ ...seen, text: text.length <= SEEN_TEXT_MAX ? text : null })); } catch { /* no storage */ }
 }
 
-// A feed that cannot be used: the one that had verified (this session's,
-// else the last good one this browser kept) stays shown and usable, and
-// the banner says both.
-async function refuse(status, text, ...extra) {
+// A feed that cannot be used (v: the verdict, web/src/judge.js): the one
+// that had verified (this session's, else the last good one this browser
+// kept) stays shown and usable, and the banner says both.  The banner's
+// data-reason / data-field are the verdict's (the corpus's keywords).
+async function refuse(status, v, text, ...extra) {
   if (!st.good) {
     const seen = loadSeen();
     if (seen && seen.text) {
-      try {
-        const f = await readFeed(seen.text, seen.signer);
-        if (f.status === 'pinned') st.good = { body: f.body, status: 'pinned', signer: f.signer };
-      } catch { /* the kept text no longer reads: nothing kept */ }
+      const j = await judgeFeed(seen.text, { pin: seen.signer });
+      if (j.ok) st.good = { body: j.body, status: 'kept', signer: j.signer };
     }
   }
   if (st.good) {
@@ -112,9 +116,11 @@ async function refuse(status, text, ...extra) {
     banner(status, text, ...extra, el('br'), el('span', { class: 'kept' }, 'Still showing the feed that had verified ' +
       `(signer ${st.good.signer.slice(0, 16)}…, updated `, timeEl(st.good.body.updated), ').'));
   } else {
-    st.body = status === 'bad' || status === 'pin-mismatch' ? st.body : null; st.status = status; st.kept = false;
+    st.body = null; st.status = status; st.kept = false;
     banner(status, text, ...extra);
   }
+  $('feed-banner').dataset.reason = v.reason;
+  $('feed-banner').dataset.field = v.field;
   render();
 }
 
@@ -126,63 +132,70 @@ async function loadFeed(quiet = false, acceptSigner = false) {
   if (pin && !/^[0-9a-f]{64}$/.test(pin)) {
     if (quiet) return;
     $('pin').setAttribute('aria-invalid', 'true');
-    await refuse('error', `The pin must be 64 hex digits (the beacon signer's public key); this one has ${pin.length} ` +
-      'character(s) or a non-hex digit. Nothing was checked against it.');
+    await refuse('error', { reason: 'pin', field: 'pin' }, `✖ The pin must be 64 hex digits (the beacon signer's ` +
+      `public key); this one has ${pin.length} character(s)${/^[0-9a-f]*$/.test(pin) ? '' : ', not all hex digits'}. ` +
+      'Nothing was checked against it.');
     return;
   }
   $('pin').removeAttribute('aria-invalid');
   if (!quiet) banner('loading', 'Loading the beacon\'s feed…');
-  let feed, text;
+  let text;
   try {
     const bytes = await fetchBounded('feed.json', FEED_MAX);
     text = new TextDecoder('utf-8', { fatal: true }).decode(bytes);
   } catch (e) {
     if (quiet) return;
     st.lastText = null;
-    await refuse('error', `The beacon's feed cannot be used: ${e.message}.`);
+    await refuse('error', { reason: 'fetch', field: '' }, `The beacon's feed cannot be used: ${e.message}.`);
     return;
   }
   if (quiet && text === st.lastText && pin === st.lastPin) { updateEncryptChoice(); return; }
   st.lastText = text; st.lastPin = pin;
-  try {
-    feed = await readFeed(text, pin || null);
-  } catch (e) {
-    await refuse('error', `The beacon's feed cannot be used: ${e.message}.`);
-    return;
-  }
-  if (feed.status === 'bad' || feed.status === 'pin-mismatch') {
-    if (!st.good) st.body = feed.body;
-    await refuse('bad', '✖ Warning: the feed\'s signature does NOT verify' + (pin ? ' against the pin' : '') +
-      '. It may have been tampered with: do not encrypt to it. Encryption is disabled.');
-    return;
-  }
-  // signer continuity and no rollback (what this browser saw before)
+  // the checks in the corpus's order: parse, signature, continuity against
+  // what this browser saw before (and the pin)
   const seen = loadSeen();
-  const cont = continuity(seen, pin || null, acceptSigner ? feed.signer : null, feed.body);
-  if (cont) {
-    const accept = cont.reason === 'signer_changed'
-      ? el('button', { type: 'button', id: 'accept-signer', class: 'inline', text: `Accept the new signer ${feed.signer.slice(0, 16)}…` }) : null;
-    if (accept) accept.addEventListener('click', () => { st.good = null; loadFeed(false, true); });
-    await refuse('refused', `✖ The feed is refused (${cont.field}): ${cont.message}.`, ...(accept ? [' ', accept] : []));
+  let j = await judgeFeed(text, { pin: pin || null, accept: acceptSigner ? st.offered : null, previous: seen });
+  if (j.ok && pin && j.signer !== pin) {   // a pin typed here outranks what the browser saw
+    j = { ok: false, reason: 'signer_changed', field: 'beacon.signer',
+      message: `the feed is signed by ${j.signer}, not by ${pin} (the pin)` };
+  }
+  if (!j.ok) {
+    if (j.reason === 'format') {
+      await refuse('error', j, `The beacon's feed cannot be used: ${j.message}.`);
+    } else if (j.reason === 'signature') {
+      await refuse('bad', j, '✖ Warning: the feed\'s signature does NOT verify. It may have been tampered with: ' +
+        'do not encrypt to it. Encryption is disabled.');
+    } else {
+      let accept = null;
+      if (j.reason === 'signer_changed' && !pin) {
+        st.offered = /^the feed is signed by ([0-9a-f]{64})/.exec(j.message)[1];
+        accept = el('button', { type: 'button', id: 'accept-signer', class: 'inline', text: `Accept the new signer ${st.offered.slice(0, 16)}…` });
+        accept.addEventListener('click', () => { st.good = null; loadFeed(false, true); });
+      }
+      await refuse('refused', j, `✖ The feed is refused (${j.field}): ${j.message}.`, ...(accept ? [' ', accept] : []));
+    }
     return;
   }
-  saveSeen(seenOf(feed.body), text);
-  st.body = feed.body; st.status = feed.status; st.kept = false;
-  st.good = { body: feed.body, status: feed.status, signer: feed.signer };
-  const short = feed.signer.slice(0, 16) + '…';
-  const floor = floorNote(feed.body.beacon);
+  saveSeen(seenOf(j.body), text);
+  const status = j.pinned ? 'pinned' : 'unpinned';
+  st.body = j.body; st.status = status; st.kept = false;
+  st.good = { body: j.body, status, signer: j.signer };
+  const short = j.signer.slice(0, 16) + '…';
+  const floor = floorNote(j.body.beacon);
   const floorEl = floor ? [el('br'), el('span', { class: 'floor-note', text: `Note: ${floor}.` })] : [];
-  const insane = feedSane(feed.body, nowSec());
+  const insane = feedSane(j.body, nowSec());
   if (insane) {
     banner(insane.reason === 'clock_behind' ? 'clock' : 'refused', `✖ The feed verifies (signer ${short}), but ` +
       `${insane.reason === 'clock_behind' ? '' : `its ${insane.field} is refused: `}${insane.message}. Nothing is encrypted to it.`, ...floorEl);
-  } else if (feed.status === 'pinned') {
+    $('feed-banner').dataset.reason = insane.reason;
+    $('feed-banner').dataset.field = insane.field;
+  } else if (status === 'pinned') {
     banner('pinned', `✔ Feed signature verified against the pin (signer ${short}).`, ...floorEl);
   } else {
     banner('unpinned', `⚠ Warning: not pinned. The feed is signed by the key it names (${short}), ` +
       'but nothing ties that key to the beacon you mean: whoever controls this server could have made it. ' +
       'Get the beacon\'s pin from someone you trust and enter it above (or open the page with #pin=…).' +
-      (seen && seen.signer === feed.signer ? ' This browser has seen this signer here before.' : ''), ...floorEl);
+      (seen && seen.signer === j.signer ? ' This browser has seen this signer here before.' : ''), ...floorEl);
   }
   render();
 }
@@ -199,7 +212,8 @@ function render() {
   const rows = $('epoch-rows');
   rows.replaceChildren();
   if (!b) {
-    rows.append(el('tr', {}, el('td', { colspan: '7', text: 'No epochs: the feed could not be read.' })));
+    rows.append(el('tr', {}, el('td', { colspan: '7', text: st.status === 'refused' || st.status === 'bad'
+      ? 'No epochs: the feed is refused (see above).' : 'No epochs: the feed could not be read.' })));
     $('beacon-about').textContent = '';
     updateEncryptChoice();
     fillDecryptEpochs();
@@ -234,7 +248,8 @@ function render() {
       el('td', { 'data-label': 'Earliest opening' }, timeEl(earliest(e)), el('br'), countdownEl(earliest(e)),
         earliest(e) !== e.earliest_opening ? el('div', { class: 'hint recomputed', title: 'at this client\'s floor, which is faster than the feed\'s' },
           'the feed says ', timeEl(e.earliest_opening)) : null),
-      el('td', { 'data-label': 'About' }, timeEl(e.about_opening), el('br'), countdownEl(e.about_opening), sealedNote(e)),
+      el('td', { 'data-label': 'About' }, timeEl(e.about_opening), el('br'), countdownEl(e.about_opening),
+        floor.recomputed ? el('div', { class: 'hint', text: '(the feed\'s estimate, from its own rates)' }) : null, sealedNote(e)),
       el('td', { 'data-label': 'Recipients' }, recips),
       el('td', { 'data-label': 'Identity' }, ids)));
   }
@@ -305,30 +320,44 @@ function choiceNotes(pick) {
   return notes;
 }
 
+// The choice said in words, and in data-* for tests (the corpus's terms:
+// data-epoch / data-earliest / data-recomputed, or data-reason / data-field).
 function updateEncryptChoice() {
-  const say1 = (...parts) => setLive($('enc-choice'), ...parts);
+  const box = $('enc-choice');
+  for (const k of ['epoch', 'earliest', 'recomputed', 'reason', 'field']) delete box.dataset[k];
+  const say1 = (...parts) => setLive(box, ...parts);
   const go = $('enc-go');
-  go.disabled = !st.body || st.status === 'bad' || st.status === 'pin-mismatch';
-  if (!st.body) { say1('Encryption needs the beacon\'s feed.'); return; }
-  if (go.disabled) { say1('Encryption is disabled: the feed\'s signature does not verify.'); return; }
+  go.disabled = !st.body;
+  if (!st.body) {
+    say1(st.status === 'bad' ? 'Encryption is disabled: the feed\'s signature does not verify.'
+      : st.status === 'refused' ? 'Encryption is disabled: the feed is refused (see above).'
+        : 'Encryption needs the beacon\'s feed.');
+    return;
+  }
   const { when, kind, pick } = currentChoice();
   if (when === null) {
     const insane = feedSane(st.body, nowSec());
+    if (insane) Object.assign(box.dataset, { reason: insane.reason, field: insane.field });
     say1(insane ? `Encryption is refused: ${insane.message}.` : 'Pick the date and time the message may open.');
     return;
   }
   if (!pick.ok) {
+    Object.assign(box.dataset, { reason: pick.reason, field: pick.field });
     if (pick.reason === 'no_epoch') {
       say1(`No ${KIND_TEXT[kind]} epoch of this beacon opens at or after that moment yet (at this client's floor, ` +
-        'among epochs still scheduled); pick an earlier date, or come back when later epochs are scheduled.');
+        `among epochs still scheduled): ${pick.message}. Pick an earlier date, or come back when later epochs are scheduled.`);
     } else {
       say1(`Encryption is refused: ${pick.message}.`);
     }
     return;
   }
   const e = pick.epoch;
-  say1(`Epoch ${e.index}: opens no earlier than `, timeEl(pick.earliest), ', about ', timeEl(e.about_opening), '.',
-    ...choiceNotes(pick));
+  Object.assign(box.dataset, { epoch: String(e.index), earliest: String(pick.earliest),
+    recomputed: String(floorOf(st.body.beacon).recomputed) });
+  // the feed's "about" assumes its own (slower) floor when the client
+  // recomputed the earliest opening: not repeated as if it were known
+  const about = floorOf(st.body.beacon).recomputed ? [] : [', about ', timeEl(e.about_opening)];
+  say1(`Epoch ${e.index}: opens no earlier than `, timeEl(pick.earliest), ...about, '.', ...choiceNotes(pick));
 }
 
 function inputFile(input) {
@@ -443,14 +472,22 @@ async function fileEpoch(f) {
   const nf = $('dec-note').files && $('dec-note').files[0];
   if (nf) {
     if (nf.size > 64 * 1024) throw new Error(`${nf.name} is larger than 64 KiB: not a .beacon note`);
-    let info;
+    let note;
     try {
-      info = noteLayer(readNote(await nf.text()), st.body);
+      note = readNote(await nf.text());
     } catch (e) {
       throw new Error(`${nf.name}: ${e.message}`);
     }
-    if (!info.outer) throw new Error(`${nf.name}: the file is encrypted again to another beacon after this one; open that layer first`);
-    return { epoch: info.layer.epoch, from: 'note' };
+    // the outermost layer opens first; it must be this beacon's, and agree
+    // with its feed (signer, and the epoch's recipient and earliest opening)
+    const layer = outerLayer(note);
+    const v = noteCheck(st.body, layer);
+    if (v) {
+      const err = new Error(`${nf.name} does not match this beacon's feed (${v.field}): ${v.message}`);
+      err.verdict = v;
+      throw err;
+    }
+    return { epoch: layer.epoch, from: 'note' };
   }
   const m = /\.epoch-(\d+)\.age$/.exec(f.name);
   if (m) return { epoch: Number(m[1]), from: 'name' };
@@ -513,6 +550,7 @@ async function doDecrypt(ev) {
     if (text !== null) { $('dec-text').value = text; $('dec-text-field').hidden = false; }
   } catch (err) {
     say('dec-result', 'error', `Cannot decrypt: ${err.message}.`);
+    if (err.verdict) { $('dec-result').dataset.reason = err.verdict.reason; $('dec-result').dataset.field = err.verdict.field; }
   }
 }
 

@@ -10,7 +10,8 @@
 // caller keeps `seen` (app.js: localStorage).
 import { verdict } from './rule.js';
 
-// What a client remembers of the last good feed it read.
+// What a client remembers of the last good feed it read (the corpus's
+// `previous`, tests/vectors/feed-corpus/README.md).
 export function seenOf(body) {
   const bc = body.beacon;
   let releasedMax = -1, solvedMax = -1;
@@ -19,7 +20,7 @@ export function seenOf(body) {
     if (e.state === 'solved') solvedMax = e.index;
   }
   return { signer: bc.signer, updated: body.updated, work: bc.work, groups: bc.groups, steps: bc.steps,
-    every: bc.every, start: bc.start, releasedMax, solvedMax };
+    every: bc.every, start: bc.start, released_max: releasedMax, solved_max: solvedMax };
 }
 
 // null when `body` may follow `prev` (null: nothing seen), else a verdict.
@@ -43,11 +44,11 @@ export function continuity(prev, pin, accept, body) {
       `${prev.updated}): a rollback; the last good feed is kept`);
   }
   for (const [k, e] of body.epochs.entries()) {
-    const backFromReleased = prev.releasedMax >= 0 && e.index <= prev.releasedMax && e.state === 'scheduled';
-    const backFromSolved = prev.solvedMax >= 0 && e.index === prev.solvedMax && e.state !== 'solved';
+    const backFromReleased = prev.released_max >= 0 && e.index <= prev.released_max && e.state === 'scheduled';
+    const backFromSolved = prev.solved_max >= 0 && e.index === prev.solved_max && e.state !== 'solved';
     if (backFromReleased || backFromSolved) {
       return verdict('rollback', `epochs[${k}].state`, `epoch ${e.index} went back to ${e.state} after it was seen ` +
-        `${e.index === prev.solvedMax ? 'solved' : 'released'}: a rollback; the last good feed is kept`);
+        `${e.index === prev.solved_max ? 'solved' : 'released'}: a rollback; the last good feed is kept`);
     }
   }
   return null;

@@ -13,16 +13,15 @@ import * as age from 'age-encryption';
 const BEGIN = '-----BEGIN AGE ENCRYPTED FILE-----\n';
 const END = '-----END AGE ENCRYPTED FILE-----\n';
 
-// 48·n bytes -> n base64 lines of 64 columns, each ended by "\n"
+// bytes -> base64 lines of 64 columns, each ended by "\n" (48 bytes a
+// line; only the last line of a file may be shorter)
 function armorLines(bytes) {
-  let out = '';
-  for (let i = 0; i < bytes.length; i += 48) {
-    let bin = '';
-    const line = bytes.subarray(i, Math.min(i + 48, bytes.length));
-    for (let k = 0; k < line.length; k++) bin += String.fromCharCode(line[k]);
-    out += btoa(bin) + '\n';
-  }
-  return out;
+  let bin = '';
+  for (let i = 0; i < bytes.length; i += 8190) bin += String.fromCharCode.apply(null, bytes.subarray(i, i + 8190));
+  const b64 = btoa(bin);
+  const lines = [];
+  for (let i = 0; i < b64.length; i += 64) lines.push(b64.slice(i, i + 64));
+  return lines.join('\n') + '\n';
 }
 
 export async function encryptToBlob(recipient, input, { armor = false, onProgress = null, textMax = 0 } = {}) {

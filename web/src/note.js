@@ -1,10 +1,13 @@
 // SPDX-License-Identifier: ISC
 // web/src/note.js — the `.beacon` note beside a file encrypted to a beacon
 // (docs/FORMAT.md, "Files encrypted to a beacon"): read it (any JSON of at
-// most 64 KiB with the documented keys), find the layer of the beacon the
-// page serves, and check it against the feed as `rxlock decrypt --feed`
-// does: the same signer, and for the note's epoch the same recipient and
-// earliest opening.  No DOM here.
+// most 64 KiB with the documented keys), pick the layer of the beacon the
+// page serves, and check a layer against the feed as `rxlock decrypt
+// --feed` does (tl_beacon_note_check): the same signer, and for the note's
+// epoch, when the feed lists it, a key of its kind with its recipient and
+// the signed earliest_opening.  No DOM here.
+import { verdict } from './rule.js';
+
 export const NOTE_MAX = 64 * 1024;
 
 const isInt = (v) => Number.isSafeInteger(v) && v >= 0;
@@ -28,27 +31,30 @@ export function readNote(text) {
   return n;
 }
 
-// The layer of the beacon whose feed body is `body`: the outermost one
-// signed by its signer (the page opens that layer only).  Returns
-// { layer, epoch (the feed's entry or null), outer (is it the outermost) }
-// or throws naming what differs.
-export function noteLayer(note, body) {
+// null when the layer agrees with the feed, else a note_mismatch verdict
+// naming "signer", "kind", "recipient" or "earliest_opening".
+export function noteCheck(body, layer) {
   const signer = body.beacon.signer;
-  const mine = note.layers.map((l, i) => [l, i]).filter(([l]) => l.signer === signer);
-  if (!mine.length) {
-    throw new Error(`the note names another beacon (signer ${note.layers.map((l) => l.signer.slice(0, 16) + '…').join(', ')}), ` +
-      `not this one (${signer.slice(0, 16)}…)`);
+  if (layer.signer !== signer) {
+    return verdict('note_mismatch', 'signer', `the note names the beacon signed by ${layer.signer}; this feed is ` +
+      `signed by ${signer}`);
   }
-  const [layer, i] = mine[mine.length - 1];
-  const epoch = body.epochs.find((e) => e.index === layer.epoch) || null;
-  if (epoch) {
-    const key = epoch.keys.find((k) => k.kind === layer.kind);
-    if (!key) throw new Error(`the note names a ${layer.kind} key of epoch ${layer.epoch}, which this beacon does not have`);
-    if (key.recipient !== layer.recipient) throw new Error(`the note's recipient for epoch ${layer.epoch} is not the feed's`);
-    if (epoch.earliest_opening !== layer.earliest_opening) {
-      throw new Error(`the note says epoch ${layer.epoch} opens no earlier than ${layer.earliest_opening}, ` +
-        `the feed says ${epoch.earliest_opening}: they disagree`);
-    }
+  const epoch = body.epochs.find((e) => e.index === layer.epoch);
+  if (!epoch) return null;
+  const key = epoch.keys.find((k) => k.kind === layer.kind);
+  if (!key) return verdict('note_mismatch', 'kind', `the note names a ${layer.kind} key of epoch ${layer.epoch}, which this beacon does not have`);
+  if (key.recipient !== layer.recipient) {
+    return verdict('note_mismatch', 'recipient', `the note's recipient for epoch ${layer.epoch} is not the feed's`);
   }
-  return { layer, epoch, outer: i === note.layers.length - 1 };
+  if (epoch.earliest_opening !== layer.earliest_opening) {
+    return verdict('note_mismatch', 'earliest_opening', `the note says epoch ${layer.epoch} opens no earlier than ` +
+      `${layer.earliest_opening}, the feed says ${epoch.earliest_opening}`);
+  }
+  return null;
+}
+
+// The layer the page opens: the outermost one (the page serves one beacon;
+// a file encrypted again to another beacon opens there first).
+export function outerLayer(note) {
+  return note.layers[note.layers.length - 1];
 }

@@ -116,17 +116,17 @@ export function feedSane(body, now) {
     return verdict('clock_behind', 'updated', `this machine's clock is ${fmtSpan(body.updated - now)} behind the ` +
       `beacon's (the feed was written ${date(body.updated)}): set the clock right, then try again`);
   }
-  // the generated window: a beacon generates the `ahead` epochs after the
-  // first still to release, so none releases later than ahead periods
-  // after max(updated + every, start)
-  const horizon = Math.max(body.updated + bc.every, bc.start) + bc.ahead * bc.every;
+  // the generated window: a beacon generates the `ahead` epochs from the
+  // first one not yet released (n0; epoch 0 before the start)
+  const n0 = body.updated < bc.start ? 0 : Math.floor((body.updated - bc.start) / bc.every) + 1;
+  const horizon = bc.start + (n0 + bc.ahead - 1) * bc.every;
   for (const [k, e] of body.epochs.entries()) {
     if (e.state !== 'scheduled' && e.release > body.updated) {
       return verdict('field', `epochs[${k}].state`, `epoch ${e.index} is ${e.state} before its release time ` +
         `(${date(e.release)}; the feed was written ${date(body.updated)})`);
     }
     if (e.release > horizon) {
-      return verdict('field', 'ahead', `epoch ${e.index} releases more than ahead (${bc.ahead}) periods after the ` +
+      return verdict('field', 'ahead', `epoch ${e.index} lies beyond the ${bc.ahead} epochs generated ahead when the ` +
         'feed was written');
     }
   }
