@@ -156,11 +156,12 @@ check "the page's armored 50 MB file is armored" sh -c "head -n 1 '$D/big.bin.ep
 check "rxlock decrypt opens it" "$R" decrypt -i keys/e4-classic.key -o big.rx "$D/big.bin.epoch-4.age"
 check "  same bytes" cmp -s big.bin big.rx
 rm -f big.bin big.rx "$D/big.bin.epoch-4.age"
-cp out/progress.png "$SHOTS/" 2>/dev/null
+cp out/big.png "$SHOTS/" 2>/dev/null
 
 # a file encrypted by rxlock to epoch 3 (released) opens in the page once it is solved
 printf 'sealed by the CLI for epoch 3\n' > cli.txt
 check "rxlock encrypt to epoch 3's recipient" "$R" encrypt -r "$(cat keys/e3-classic.rcp)" -o from-cli.age cli.txt
+cp pub/feed.json feed.before-solve
 check "epoch 3 solved, identities published" node "$SRC/tests/web/mkfeed.mjs" solve pub keys 3
 drive decrypt "$TMP/from-cli.age" "$TMP/cli.txt"
 check "an armored post-quantum file opens too" "$R" encrypt -a -r "$(cat keys/e3-pq.rcp)" -o from-cli-pq.age cli.txt
@@ -172,7 +173,12 @@ cp pub/feed.json feed.good
 check "tamper with the feed" node "$SRC/tests/web/mkfeed.mjs" tamper pub
 drive banner bad
 drive banner bad nopin
+cp pub/feed.json feed.bad
 cp feed.good pub/feed.json
+# a failed check keeps the feed that verified: a tampered one, then an
+# older one (epoch 3 back from solved: a rollback)
+ALTS="$TMP/feed.bad:bad $TMP/feed.before-solve:refused" drive keep
+PIN=0123456789abcdef drive banner badpin
 OTHER=$(node -e "console.log('$PIN'.replace(/^./, (c) => c === '0' ? '1' : '0'))")
 PIN=$OTHER drive banner refused
 rm pub/feed.json
@@ -249,7 +255,7 @@ else
   echo "test_web: build not up to date, make install not checked" >&2
 fi
 
-cp out/page.png out/desktop.png out/phone.png "$SHOTS/" 2>/dev/null
+cp out/page.png out/desktop.png out/phone.png out/kept.png out/badpin.png "$SHOTS/" 2>/dev/null
 check "screenshots taken" test -s "$SHOTS/page.png" -a -s "$SHOTS/desktop.png" -a -s "$SHOTS/phone.png"
 if [ -n "$RXLOCK_WEB_SCREENSHOT" ]; then
   case $RXLOCK_WEB_SCREENSHOT in /*) dst=$RXLOCK_WEB_SCREENSHOT;; *) dst=$SRC/$RXLOCK_WEB_SCREENSHOT;; esac

@@ -9,7 +9,7 @@
 //                screenshots OUTDIR/page.png (the top, after an encryption),
 //                OUTDIR/desktop.png (the whole page) and OUTDIR/phone.png
 //       big FILE a large FILE encrypted armored: progress, the page painting
-//                frames meanwhile, no textarea, the download (OUTDIR/progress.png)
+//                frames meanwhile, no textarea, the download (OUTDIR/big.png)
 //       beacon   a real beacon's feed ($FEED): its epochs listed, a message
 //                encrypted to the epoch chosen for $WHEN ("INFO epoch E")
 //       decrypt FILE EXPECT   FILE opens in the page, its text equals EXPECT's
@@ -17,10 +17,14 @@
 //                naming epoch $EPOCH when set); $NOTE: the .beacon note given
 //                beside it
 //       banner STATUS [nopin] the signature banner says STATUS (refused: the pin is
-//                not the feed's signer, and both keys are named)
+//                not the feed's signer, and both keys are named; badpin: a
+//                #pin that is not 64 hex digits is refused visibly)
+//       keep     a failed "Check the feed" keeps the feed that verified: each
+//                of $ALTS ("FILE:STATUS ...") served as $FEED in turn
+//                (OUTDIR/kept.png); a reload shows the one kept in storage
 // Every step also checks that the page made no request but GETs under
 // BASE_URL (nothing leaves the browser).
-import { mkdirSync, readdirSync, readFileSync, existsSync } from 'node:fs';
+import { mkdirSync, readdirSync, readFileSync, existsSync, copyFileSync, writeFileSync } from 'node:fs';
 import { pathToFileURL } from 'node:url';
 
 const pup = (await import(pathToFileURL(`${process.env.NPM_DIR}/node_modules/puppeteer-core/lib/esm/puppeteer/puppeteer-core.js`).href)).default;
@@ -193,7 +197,7 @@ try {
     let shot = false;
     for (let i = 0; i < 1200 && !shot; i++) {
       const mid = await page.evaluate(() => window.frames_seen.some(([v, m]) => v > 0 && v < m));
-      if (mid) { await page.screenshot({ path: `${out}/progress.png` }); shot = true; }
+      if (mid) { await page.screenshot({ path: `${out}/big.png` }); shot = true; }
       else if (await page.$eval('#enc-result', (e) => e.dataset.kind !== 'busy')) break;
       await sleep(50);
     }
@@ -257,12 +261,52 @@ try {
       const got = await page.$eval('#dec-text', (e) => e.value);
       check(got === readFileSync(a2, 'utf8'), 'the decrypted text is the original');
     }
+  } else if (step === 'keep') {
+    // a failed "Check the feed" keeps the feed that had verified: $ALTS is
+    // "FILE:STATUS ...", each served in turn as $FEED and checked again
+    const s = await status();
+    check(s.status === 'pinned', 'the good feed verifies');
+    const good = readFileSync(process.env.FEED);
+    const rowsOf = () => page.$$eval('#epoch-rows tr[data-epoch]', (t) => t.length);
+    const want = await rowsOf();
+    try {
+      for (const alt of (process.env.ALTS || '').split(' ').filter(Boolean)) {
+        const [file, st] = alt.split(':');
+        copyFileSync(file, process.env.FEED);
+        await page.$eval('#feed-banner', (b) => { b.dataset.status = 'loading'; });
+        await page.click('#pin-form button[type="submit"]');
+        const got = await status();
+        check(got.status === st, `${file.split('/').pop()}: the banner says ${st} (${got.status}: ${got.text.slice(0, 120)})`);
+        check(/Still showing the feed that had verified/.test(got.text), `${file.split('/').pop()}: the verified feed is kept, and the banner says so`);
+        check(await rowsOf() === want && want > 0, `${file.split('/').pop()}: its ${want} epochs stay listed`);
+        check(await page.$eval('#enc-go', (b) => !b.disabled), `${file.split('/').pop()}: encryption to the kept feed stays possible`);
+        if (st === 'refused') await page.screenshot({ path: `${out}/kept.png` });
+      }
+      // a reload serving the last alternative: the feed kept in the
+      // browser's storage is shown (the page was closed in between)
+      const page2 = await browser.newPage();
+      await page2.goto(url, { waitUntil: 'load' });
+      await page2.waitForFunction(() => !['loading', undefined].includes(document.getElementById('feed-banner').dataset.status), { timeout: 15000 });
+      const t2 = await page2.$eval('#feed-banner', (b) => b.textContent);
+      check(/Still showing the feed that had verified/.test(t2), `after a reload the feed kept in the browser's storage is shown (${t2.slice(0, 100)})`);
+    } finally {
+      writeFileSync(process.env.FEED, good);
+    }
   } else if (step === 'banner') {
     const s = await status();
-    check(s.status === a1, `banner: ${a1} (got ${s.status}: ${s.text.slice(0, 90)})`);
+    const wantStatus = a1 === 'badpin' ? 'error' : a1;
+    check(s.status === wantStatus, `banner: ${wantStatus} (got ${s.status}: ${s.text.slice(0, 90)})`);
     const visible = await page.$eval('#feed-banner', (b) => b.offsetHeight > 0 && getComputedStyle(b).visibility !== 'hidden');
     check(visible, 'the banner is visible');
     if (a1 === 'bad') check(await page.$eval('#enc-go', (b) => b.disabled), 'encryption is disabled under a bad signature');
+    if (a1 === 'badpin') {
+      // a #pin of the wrong length is refused visibly, not dropped
+      check(/not 64 hex digits/.test(s.text), `a bad #pin is refused in the banner (${s.text.slice(0, 100)})`);
+      check(await page.$eval('#pin', (e) => e.value === e.ownerDocument.defaultView.location.hash.slice(5) &&
+        e.getAttribute('aria-invalid') === 'true'), 'the bad pin is shown in the pin field, marked invalid');
+      check(!requests.some((r) => r.url.endsWith('/feed.json')), 'no feed is loaded unpinned in its place');
+      await page.screenshot({ path: `${out}/badpin.png`, clip: { x: 0, y: 0, width: 1100, height: 420 } });
+    }
     if (a1 === 'refused') {
       // a pin that is not the feed's signer: refused naming both keys
       check(await page.$eval('#enc-go', (b) => b.disabled), 'encryption is disabled under a refused feed');

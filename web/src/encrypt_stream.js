@@ -3,15 +3,16 @@
 // age recipient as a stream (typage), into a Blob for download, without
 // ever holding the whole output as one string: the ASCII armor (age's
 // armor: "-----BEGIN AGE ENCRYPTED FILE-----", base64 lines of 64
-// columns, "-----END AGE ENCRYPTED FILE-----") is written 48 bytes of
-// ciphertext per line as the chunks come; onProgress(done, total) is
-// called with the input bytes consumed, and the page stays responsive
-// (every chunk is an await).  The armored text is returned too when it is
-// at most textMax characters (a short message to paste into a mail).
+// columns, "-----END AGE ENCRYPTED FILE-----") is written as the chunks
+// come; onProgress(done, total) is called with the input bytes consumed,
+// and the tab stays responsive (the loop yields to the event loop every
+// YIELD_MS).  The armored text is returned too when it is at most textMax
+// characters (a short message to paste into a mail).
 import * as age from 'age-encryption';
 
 const BEGIN = '-----BEGIN AGE ENCRYPTED FILE-----\n';
 const END = '-----END AGE ENCRYPTED FILE-----\n';
+const YIELD_MS = 25;
 
 // bytes -> base64 lines of 64 columns, each ended by "\n" (48 bytes a
 // line; only the last line of a file may be shorter)
@@ -41,7 +42,11 @@ export async function encryptToBlob(recipient, input, { armor = false, onProgres
     if (text !== null) text = size <= textMax ? text + p : null;
   };
   if (armor) { parts.push(BEGIN); size += BEGIN.length; }
+  let lastYield = Date.now();
   for (;;) {
+    // the stream's awaits are microtasks, which never let the tab paint or
+    // answer: give the event loop a turn at least every YIELD_MS
+    if (Date.now() - lastYield >= YIELD_MS) { await new Promise((r) => setTimeout(r, 0)); lastYield = Date.now(); }
     const { done: end, value } = await reader.read();
     if (end) break;
     if (!armor) { parts.push(value); size += value.length; continue; }
