@@ -15,6 +15,7 @@ R=$RXLOCK_TESTBIN
 cd "$TMP" || exit 1
 export RXLOCK_TEST_INSECURE=1
 printf 'sha3-256 1000 slow test floor\n' > floor.txt
+export RXLOCK_TEST_FLOOR_TABLE="$PWD/floor.txt"   # the clients' floor: the beacons' slow test row
 now=$(date +%s); start=$((now + 1000))
 at() { off=$1; shift; RXLOCK_TEST_CLOCK_SKEW=$((start - 1000 + off - $(date +%s))) "$R" "$@"; }
 mk() { "$R" beacon init "$1" --work sha3-256 --groups 2 --steps "${2:-10000}" --floor-table floor.txt --every 10s \
