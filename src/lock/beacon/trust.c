@@ -108,13 +108,15 @@ int tl_beacon_feed_sane(const tl_beacon_feed *f, int64_t now, tl_beacon_verdict 
     int64_t horizon = tl_beacon_release(s, n0 + s->ahead - 1);
     for (size_t k = 0; k < f->n; k++) {
         const tl_beacon_epoch *e = &f->epochs[k];
-        if (e->state != TL_BEACON_SCHEDULED && e->release > f->updated) {
+        int published = 0;   /* a beacon publishes a puzzle at its release, never before; a
+                                * solve may come early (a sealed path, a floor beaten) */
+        for (unsigned q = 0; q < e->nkeys; q++) published |= e->keys[q].puzzle_path[0] != 0;
+        if (published && e->release > f->updated) {
             snprintf(field, sizeof field, "epochs[%zu].state", k);
             date(a, sizeof a, e->release);
             date(b, sizeof b, f->updated);
-            return refuse(v, TL_BEACON_R_FIELD, field, "epoch %llu is %s before its release time (%s; the feed was "
-                          "written %s)", (unsigned long long)e->index,
-                          e->state == TL_BEACON_SOLVED ? "solved" : "released", a, b);
+            return refuse(v, TL_BEACON_R_FIELD, field, "epoch %llu's puzzle is published before its release time (%s; "
+                          "the feed was written %s)", (unsigned long long)e->index, a, b);
         }
         if (e->release > horizon)
             return refuse(v, TL_BEACON_R_FIELD, "ahead", "epoch %llu lies beyond the %u epochs generated ahead when the "
