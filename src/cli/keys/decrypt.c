@@ -41,7 +41,7 @@ const char cmd_decrypt_usage[] =
     "  opening).  --floor-table F: this client's floor table.\n";
 
 int cmd_decrypt(int argc, char **argv) {
-    for (int k = 1; k < argc && strcmp(argv[k], "--"); k++)   /* a beacon's epochs: feed.c */
+    for (int k = 1; k < argc && strcmp(argv[k], "--"); k++)   /* a beacon's epochs: feed_client.c */
         if (!strcmp(argv[k], "--feed") || !strncmp(argv[k], "--feed=", 7)) return cmd_decrypt_feed(argc, argv);
     static const struct option opts[] = {
         {"identity", required_argument, NULL, 'i'},
