@@ -56,9 +56,10 @@ typedef struct {
     uint64_t floor_mhps, steps;
     unsigned last;
     int signer_b;
+    int legacy;                   /* F rounded up, as feeds of before */
 } world;
 
-static world honest(void) { return (world){ START, UPD, CLIENT, STEPS, LAST, 0 }; }
+static world honest(void) { return (world){ START, UPD, CLIENT, STEPS, LAST, 0, 0 }; }
 
 static tl_beacon_feed *build(const world *w) {
     tl_beacon_feed *f = tl_beacon_feed_new(w->last - FIRST + 1);
@@ -73,6 +74,7 @@ static tl_beacon_feed *build(const world *w) {
     s->ahead = AHEAD;
     s->kinds = TL_BEACON_CLASSIC;
     s->floor_mhps = w->floor_mhps;
+    s->legacy_ceil = w->legacy;
     snprintf(s->floor_row, sizeof s->floor_row, "Keccak fast core (130 nm ASIC, 500 MHz)");
     f->updated = w->upd;
     for (size_t k = 0; k < f->n; k++) {
@@ -205,6 +207,13 @@ static void make_cases(void) {
 
     c = add("honest", "none: an honest feed, the client's clock right", build(&w), 0, N, N + 3600 + 300);
     expect_epoch(c, START, UPD, CFLOOR, LAST, 0);
+    {
+        world l = w;
+        l.legacy = 1;
+        c = add("honest-legacy-rounding", "none: a feed of before (floor_seconds rounded up, 3601 for 3600.48 s)",
+                build(&l), 0, N, N + 3600 + 300);
+        expect_epoch(c, START, UPD, CFLOOR, LAST, 0);
+    }
     c = add("honest-soon", "none: the earliest date a scheduled epoch can hold", build(&w), 0, N, N + 60);
     expect_epoch(c, START, UPD, CFLOOR, LAST, 0);
     c = add("honest-pinned", "none: pinned to its signer", build(&w), 0, N, N + 3900);
@@ -356,7 +365,7 @@ static void make_cases(void) {
     {
         char rcp[TL_AGE_RECIPIENT_MAX];
         recipient_of(21, 0, rcp);
-        int64_t eo = START + 21 * EVERY + 3601;   /* the feed's signed earliest_opening */
+        int64_t eo = START + 21 * EVERY + 3600;   /* the feed's signed earliest_opening (F rounded down) */
         json_t *note = json_pack("{s:o, s:I, s:s, s:s, s:I}", "signer", hexj(pkA), "epoch", (json_int_t)21,
                                  "kind", "classic", "recipient", rcp, "earliest_opening", (json_int_t)eo);
         c = add("note-honest", "none: the note and the feed agree", build(&w), 0, N, 0);

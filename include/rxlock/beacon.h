@@ -23,7 +23,7 @@ extern "C" {
 #pragma GCC visibility push(default)
 
 #define TL_BEACON_FEED_VERSION   1
-#define TL_BEACON_CONFIG_VERSION 1
+#define TL_BEACON_CONFIG_VERSION 2      /* 1: F rounded up (legacy_ceil) */
 #define TL_BEACON_MAX_FEED_BYTES (8u << 20)
 #define TL_BEACON_MAX_EPOCHS     1024u      /* listed in one feed          */
 #define TL_BEACON_MAX_AHEAD      1024u
@@ -55,6 +55,9 @@ typedef struct {
     char     floor_row[TL_BEACON_ROW_MAX]; /* its machine (printable, no " \) */
     uint64_t assumed_mhps;        /* the assumed solver rate (0 = none)    */
     uint64_t setup_ms;            /* its setup                             */
+    int      legacy_ceil;         /* 1: F rounded up, as feeds and beacon.json
+                                     version 1 did (read, kept for their seals);
+                                     0: F rounded down (never a second early) */
 } tl_beacon_sched;
 
 /* Bounds and consistency (docs/FORMAT.md §feed.json): 0 or TL_EINVAL with
@@ -64,7 +67,7 @@ int tl_beacon_sched_check(const tl_beacon_sched *s, char *err, size_t errlen);
 /* ---- schedule arithmetic (docs/FORMAT.md §Schedule arithmetic) -------- */
 int64_t  tl_beacon_release(const tl_beacon_sched *s, uint64_t E);
 int64_t  tl_beacon_encrypt_until(const tl_beacon_sched *s, uint64_t E);
-uint64_t tl_beacon_floor_seconds(const tl_beacon_sched *s);   /* F = ceil(G*S / floor) */
+uint64_t tl_beacon_floor_seconds(const tl_beacon_sched *s);   /* F = floor(G*S / floor) (legacy: ceil) */
 uint64_t tl_beacon_about_seconds(const tl_beacon_sched *s);   /* A (F without a rate) */
 int64_t  tl_beacon_earliest_opening(const tl_beacon_sched *s, uint64_t E);
 int64_t  tl_beacon_about_opening(const tl_beacon_sched *s, uint64_t E);

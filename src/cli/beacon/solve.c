@@ -57,7 +57,10 @@ static int have_identity(const solver *sv, const char *stem, const char *recipie
     sodium_memzero(t, l);
     free(t);
     free(rcp);
-    if (!ok) { sodium_memzero(key, 32); cli_error("%s: not the identity of the feed's recipient for this epoch: refused", p); return -1; }
+    if (!ok) {   /* never trusted by its name: kept aside, the epoch solved again (feed_trust.c) */
+        sodium_memzero(key, 32);
+        return bcn_set_aside(p) == 0 ? 0 : -1;
+    }
     return 1;
 }
 
@@ -369,9 +372,12 @@ int bcn_cmd_solve(int argc, char **argv) {
         {"ids", required_argument, 0, 'i'}, {"signer-pin", required_argument, 0, 'p'},
         {"mode", required_argument, 0, 'm'}, {"parallel", required_argument, 0, 'P'},
         {"follow", no_argument, 0, 'F'}, {"poll", required_argument, 0, 'o'},
-        {"quiet", no_argument, 0, 'q'}, {0, 0, 0, 0}
+        {"quiet", no_argument, 0, 'q'}, {"accept-signer", required_argument, 0, 'A'}, {0, 0, 0, 0}
     };
     static solver sv;
+    static bcn_follow fw;
+    const char *accepthex = NULL;
+    uint8_t accept[32];
     memset(&sv, 0, sizeof sv);
     const char *ids = NULL, *pinhex = NULL;
     int c, mode_req = -1, follow = 0, orc;
@@ -397,6 +403,7 @@ int bcn_cmd_solve(int argc, char **argv) {
             if ((orc = cli_parse_seconds_opt("beacon solve", "--poll", optarg, 1, 86400, &poll))) return orc;
             break;
         case 'q': sv.quiet = 1; break;
+        case 'A': accepthex = optarg; break;
         case ':': return cli_usage_error("beacon solve", "option '%s' needs a value", argv[optind - 1]);
         default: return cli_bad_option("beacon solve", optopt, argv[optind - 1]);
         }
@@ -406,9 +413,11 @@ int bcn_cmd_solve(int argc, char **argv) {
     if (strlen(ids) >= sizeof sv.ids) return cli_error("%s: path too long", ids);
     snprintf(sv.ids, sizeof sv.ids, "%s", ids);
     if (pinhex && cli_parse_pin(pinhex, pin)) return cli_usage_error("beacon solve", "--signer-pin: want 64 hex digits");
+    if (accepthex && cli_parse_pin(accepthex, accept)) return cli_usage_error("beacon solve", "--accept-signer: want 64 hex digits");
     int rc = bcn_src_open(&sv.src, argv[optind]);
     if (rc) return rc;
     if ((rc = bcn_feed_load(&sv.src, pinhex ? pin : NULL, 0, &sv.f)) != CLI_OK) return rc;
+    bcn_follow_start(&fw, sv.f, accepthex ? accept : NULL);   /* the first signer (or the pin) is kept */
     char hid[PATH_MAX];
     snprintf(hid, sizeof hid, "%s/.rxlock-beacon", sv.ids);
     if ((mkdir(sv.ids, 0700) != 0 && errno != EEXIST) || (mkdir(hid, 0700) != 0 && errno != EEXIST)) {
@@ -440,6 +449,7 @@ int bcn_cmd_solve(int argc, char **argv) {
         if (*sv.stop) break;
         tl_beacon_feed *nf = NULL;
         int lr = bcn_feed_load(&sv.src, pinhex ? pin : NULL, 1, &nf);
+        if (lr == CLI_OK && (lr = bcn_follow_next(&fw, argv[optind], nf)) != CLI_OK) tl_beacon_feed_free(nf);
         if (lr == CLI_OK) {
             tl_beacon_feed_free(sv.f);
             sv.f = nf;

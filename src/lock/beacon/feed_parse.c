@@ -38,6 +38,8 @@ static int parse_sched(const json_t *b, tl_beacon_sched *s, char *err, size_t er
     s->start = sa; s->ahead = (uint32_t)ah; s->floor_mhps = (uint64_t)fr; s->assumed_mhps = (uint64_t)ar;
     s->setup_ms = (uint64_t)su;
     if (tl_beacon_sched_check(s, err, errlen) != TL_OK) return -1;
+    s->legacy_ceil = 0;   /* F rounded down; a feed of before rounded up: read as it was written */
+    if ((uint64_t)fs != tl_beacon_floor_seconds(s)) s->legacy_ceil = 1;
     if ((uint64_t)fs != tl_beacon_floor_seconds(s) || (uint64_t)as != tl_beacon_about_seconds(s) ||
         (uint64_t)sl != tl_beacon_seal_links(s)) {
         tl_beacon_err(err, errlen, "beacon: floor_seconds / about_seconds / seal_links disagree with the schedule");

@@ -62,9 +62,12 @@ int64_t tl_beacon_encrypt_until(const tl_beacon_sched *s, uint64_t E) {
 
 static uint64_t total(const tl_beacon_sched *s) { return (uint64_t)s->groups * s->steps; }
 
+/* Whole seconds the floor machine surely needs: rounded down, so that
+ * earliest_opening and the sealing rule are never a second early; feeds and
+ * beacons of before rounded up (legacy_ceil), and keep their numbers. */
 uint64_t tl_beacon_floor_seconds(const tl_beacon_sched *s) {
     uint64_t t = total(s) * 1000u;               /* <= 2^58: no overflow */
-    return (t + s->floor_mhps - 1) / s->floor_mhps;
+    return s->legacy_ceil ? (t + s->floor_mhps - 1) / s->floor_mhps : t / s->floor_mhps;
 }
 
 uint64_t tl_beacon_about_seconds(const tl_beacon_sched *s) {

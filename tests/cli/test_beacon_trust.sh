@@ -1,0 +1,84 @@
+#!/bin/sh
+# SPDX-License-Identifier: ISC
+# tests/cli/test_beacon_trust.sh — what the CLI's beacon clients check
+# themselves (docs/SECURITY.md §What a beacon client checks): with an
+# honest pinned feed and this machine's clock an hour behind, `encrypt
+# --feed` refuses and never picks a released or solved epoch; a feed
+# re-signed with a floor slower than the client's never yields an epoch
+# opening, at the client's floor, before the requested date; `beacon solve
+# --follow` refuses a signer switch and a rollback, keeps the last good
+# feed and writes no identity of another signer.  The first two use the
+# conformance corpus's signed feeds (tests/vectors/feed-corpus/).
+. "$(dirname "$0")/lib.sh"
+R=$RXLOCK_TESTBIN
+V=${RXLOCK_VECTORS:-$PWD/tests/vectors}/feed-corpus
+cd "$TMP" || exit 1
+export RXLOCK_TEST_INSECURE=1
+A=$(python3 -c "import json; print(json.load(open('$V/index.json'))['test_signer_a'])")
+upd=$(python3 -c "import json; print(json.load(open('$V/honest/feed.json'))['feed']['updated'])")
+echo "secret $$" > msg.txt
+cp -r "$V/honest-pinned" H; cp -r "$V/slower-floor-1h" S1; cp -r "$V/slower-floor-300d" S3
+
+# ---- an honest pinned feed, this machine's clock an hour behind
+expect_rc 1 "clock 1h behind: encrypt --feed refuses" env RXLOCK_TEST_CLOCK_SKEW=@$((upd - 3600)) \
+  "$R" encrypt --feed H --signer-pin "$A" --open-after 5m -o m1.age msg.txt
+check "... saying the clock is behind" grep -q "this machine's clock is 1h00m behind the beacon's" "$TMP/.err"
+check "... writing nothing" test ! -e m1.age -a ! -e m1.age.beacon
+expect_rc 1 "clock 50m behind: refused" env RXLOCK_TEST_CLOCK_SKEW=@$((upd - 3000)) \
+  "$R" encrypt --feed H --signer-pin "$A" --open-after 5m -o m2.age msg.txt
+check "... 50m" grep -q "clock is 50m behind" "$TMP/.err"
+expect_rc 0 "clock right: encrypt --feed" env RXLOCK_TEST_CLOCK_SKEW=@$((upd + 10)) \
+  "$R" encrypt --feed H --signer-pin "$A" --open-after 5m -o m3.age msg.txt
+state=$(python3 -c "
+import json; n=json.load(open('m3.age.beacon'))['layers'][0]; f=json.load(open('H/feed.json'))['feed']
+print([e['state'] for e in f['epochs'] if e['index']==n['epoch']][0])")
+check "... a scheduled epoch (not released, not solved): $state" test "$state" = scheduled
+
+# ---- a feed re-signed with a floor slower than this client's
+expect_rc 1 "slower floor, 300 days asked: no epoch can hold it" env RXLOCK_TEST_CLOCK_SKEW=@$((upd + 10)) \
+  "$R" encrypt --feed S3 --signer-pin "$A" --open-after 300d -o s3.age msg.txt
+check "... says the feed's floor is slower" grep -q "earliest openings recomputed" "$TMP/.err"
+check "... writes nothing" test ! -e s3.age
+t=$((upd + 3910))
+expect_rc 0 "slower floor, 65 minutes asked" env RXLOCK_TEST_CLOCK_SKEW=@$((upd + 10)) \
+  "$R" encrypt --feed S1 --signer-pin "$A" --open-after "@$t" -o s1.age msg.txt
+mine=$(python3 -c "
+import json; n=json.load(open('s1.age.beacon'))['layers'][0]; f=json.load(open('S1/feed.json'))['feed']; b=f['beacon']
+e=[e for e in f['epochs'] if e['index']==n['epoch']][0]
+print(e['release'] + b['groups']*b['steps']*1000 // max(20800781250, b['floor']['rate_mhps']))")
+check "... its opening at the client's floor ($mine) is not before the date ($t)" test "$mine" -ge "$t"
+
+# ---- solve --follow: a signer switch and a rollback
+printf 'sha3-256 1000 slow test floor\n' > floor.txt
+export RXLOCK_TEST_FLOOR_TABLE="$PWD/floor.txt"
+now=$(date +%s); start=$((now + 1000))
+at() { off=$1; shift; RXLOCK_TEST_CLOCK_SKEW=$((start - 1000 + off - $(date +%s))) "$R" "$@"; }
+for b in B1 B2; do
+  "$R" beacon init $b --work sha3-256 --groups 2 --steps 10000 --floor-table floor.txt --every 10s --ahead 3 \
+    --start "@$start" --workers 2 >$b.pin 2>/dev/null
+  at 1000 beacon run $b --once --gen-rate 1e6 >/dev/null 2>&1
+done
+cp -r B1/public P
+cp P/feed.json old.json
+at 1020 beacon run B1 --once --gen-rate 1e6 >/dev/null 2>&1
+at 1020 beacon run B2 --once --gen-rate 1e6 >/dev/null 2>&1
+cp B1/public/feed.json P/feed.json; cp B1/public/puzzles/* P/puzzles/
+RXLOCK_TEST_CLOCK_SKEW=$((start - 1000 + 1020 - $(date +%s))) "$R" beacon solve P --ids IDF --follow --poll 1 \
+  >follow.out 2>follow.err & fp=$!
+k=0; while [ $k -lt 100 ] && ! grep -q 'looking again at' follow.err; do sleep 0.1; k=$((k + 1)); done
+check "follow: started" grep -q 'looking again at' follow.err
+cp B2/public/feed.json P/feed.json                       # another signer, with released epochs
+k=0; while [ $k -lt 50 ] && ! grep -q 'accept-signer' follow.err; do sleep 0.1; k=$((k + 1)); done
+check "follow: another signer refused, naming --accept-signer" grep -q 'not by .*--accept-signer' follow.err
+check "... naming both keys" sh -c "grep -q \"$(cat B1.pin)\" follow.err && grep -q \"$(cat B2.pin)\" follow.err"
+cp old.json P/feed.json                                  # B1's own older feed
+k=0; while [ $k -lt 50 ] && ! grep -q 'rollback' follow.err; do sleep 0.1; k=$((k + 1)); done
+check "follow: an older feed refused (rollback)" grep -q 'rollback' follow.err
+kill -TERM $fp; wait $fp
+b2=$(python3 -c "
+import json; print(' '.join(k['recipient'] for e in json.load(open('B2/public/feed.json'))['feed']['epochs'] for k in e['keys']))")
+foreign=0
+for f in IDF/*.txt; do [ -f "$f" ] || continue; r=$(sed -n 's/^# public key: //p' "$f"); case " $b2 " in *" $r "*) foreign=1;; esac; done
+check "follow: no identity of the other signer written" test $foreign -eq 0
+check "follow: B1's identities written" test -s IDF/2.txt
+summary
