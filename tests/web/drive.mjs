@@ -238,9 +238,7 @@ try {
     check(m && await download(`message.txt.epoch-${m[1]}.age.beacon`), 'its .beacon note downloaded');
   } else if (step === 'decrypt') {
     const s = await status();
-    // $BANNER_OK: banner states besides "pinned" this step accepts
-    const okStates = ['pinned', ...(process.env.BANNER_OK || '').split(' ').filter(Boolean)];
-    check(okStates.includes(s.status), `pinned feed verifies (${s.status}: ${s.text.slice(0, 160)})`);
+    check(s.status === 'pinned', `pinned feed verifies (${s.status}: ${s.text.slice(0, 160)})`);
     const dec = await page.$('#dec-file');
     await dec.uploadFile(a1);
     if (process.env.NOTE) await (await page.$('#dec-note')).uploadFile(process.env.NOTE);

@@ -3,8 +3,8 @@
 // tests/cli/test_web.sh): the strict parser refuses what canon() could not
 // write, canon() sorts keys, the signature verifies through WebCrypto and
 // through @noble/curves alike and fails on a changed byte, a wrong pin or
-// a changed body, and the epoch choice rule (web/src/rule.js) picks as the
-// CLI does.
+// a changed body, floor_seconds read with either rounding (not a mix), and
+// the epoch choice rule (web/src/rule.js) picks as the CLI does.
 // Prints one "PASS what" / "FAIL what" line per check.
 import { generateKeyPairSync, sign } from 'node:crypto';
 import { parseStrict, canon, readFeed, ed25519Verify, feedMessage, hexToBytes } from '../../web/src/feed.js';
@@ -58,6 +58,19 @@ check(await refused((b) => { b.extra = 1; return b; }), 'an unknown key refused'
 check(await refused((b) => { delete b.updated; return b; }), 'a missing key refused');
 check(await refused((b) => { b.epochs[0].keys[0].identity = '../x'; return b; }), 'a path outside identities/ refused');
 check(await refused((b) => { b.epochs.reverse(); return b; }), 'indices not increasing refused');
+// F rounded down (300 hashes at 0.999 H/s: 300.3 s -> 300); a feed of
+// before rounded up (301) and is read as written, but not a mix of the two
+const signed = (b) => JSON.stringify({ rxlock_beacon_feed: 1, feed: b, signature: sign(null, feedMessage(b), privateKey).toString('hex') });
+const rounding = (F, mix) => {
+  const b = structuredClone(body);
+  b.beacon.floor.rate_mhps = 999;
+  b.beacon.floor_seconds = b.beacon.about_seconds = F;
+  b.epochs.forEach((e) => { e.earliest_opening = e.about_opening = e.release + (mix && e.index === 2 ? 601 - F : F); });
+  return signed(b);
+};
+check((await readFeed(rounding(300, false), pub)).status === 'pinned', 'floor_seconds rounded down reads');
+check((await readFeed(rounding(301, false), pub)).status === 'pinned', 'a legacy feed, rounded up throughout, reads');
+check(await readFeed(rounding(300, true), pub).then(() => false, () => true), 'a feed mixing the two roundings is refused');
 // the @noble/curves path gives the same answers
 const msg = feedMessage(body);
 const saved = Object.getOwnPropertyDescriptor(globalThis, 'crypto');
@@ -92,8 +105,9 @@ check(floorOf(early.beacon).recomputed && floorOf(early.beacon).seconds === 0, '
 check(pick(1250, 899, early, floorOf(early.beacon)) === 3, 'choice: at the client\'s floor a later epoch holds the date');
 check(/this client's floor is/.test(floorNote(early.beacon) || ''), 'floor: the note says both floors');
 const released = structuredClone(early); released.epochs[1].state = 'released';
+released.epochs[1].keys[0].puzzle.path = 'puzzles/1.json';
 const rs = choose(released, 1250, 'classic', 899, noRow);
-check(!rs.ok && rs.reason === 'field' && rs.field === 'epochs[1].state', 'sane: released before its release time refused, naming the field');
+check(!rs.ok && rs.reason === 'field' && rs.field === 'epochs[1].state', 'sane: a puzzle published before its release time refused, naming the field');
 const zero = structuredClone(early); zero.updated = 0;
 check(choose(zero, 1250, 'classic', 899, noRow).field === 'updated', 'sane: updated 0 refused');
 process.exit(failed ? 1 : 0);

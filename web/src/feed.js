@@ -126,17 +126,23 @@ function exactKeys(o, keys, what) {
 }
 
 // The schedule arithmetic (docs/FORMAT.md, "Beacon feed"), to check the
-// times the feed lists against its own schedule.
+// times the feed lists against its own schedule.  F is rounded down (the
+// floor machine surely needs that many whole seconds: never a second
+// early); feeds of before rounded it up, and are read as they were written
+// (legacy: every derived number with that rounding, consistently).
 function schedule(bc) {
   const total = BigInt(bc.groups) * BigInt(bc.steps);
-  const F = (total * 1000n + BigInt(bc.floor.rate_mhps) - 1n) / BigInt(bc.floor.rate_mhps);
+  const rate = BigInt(bc.floor.rate_mhps);
+  const down = (total * 1000n) / rate;
+  const legacy = BigInt(bc.floor_seconds) !== down;
+  const F = legacy ? (total * 1000n + rate - 1n) / rate : down;
   let A = F;
   if (bc.assumed_rate_mhps) {
     const ms = (total * 1000000n + BigInt(bc.assumed_rate_mhps) - 1n) / BigInt(bc.assumed_rate_mhps) + BigInt(bc.setup_ms);
     A = (ms + 999n) / 1000n;
   }
   const k = F / BigInt(bc.every);
-  return { F: Number(F), A: Number(A), k: Number(k) };
+  return { F: Number(F), A: Number(A), k: Number(k), legacy };
 }
 
 // The body, as strictly as rxlock's own reader: exact keys, types and

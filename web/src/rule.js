@@ -4,9 +4,9 @@
 // checks"), the same rule as the C library's src/lock/beacon/trust.c: the
 // client's own floor (the faster of its built-in row for the work and the
 // feed's, exact integer arithmetic, openings rounded to the earlier whole
-// second), the sane ranges of the signed numbers (`updated`, states
-// against releases, the window against `ahead`, sealed.opening derived
-// again), and the checked choice rule (state `scheduled` only, release at
+// second), the sane ranges of the signed numbers (`updated`, published
+// puzzles against releases, the window against `ahead`, sealed.opening
+// derived again), and the checked choice rule (state `scheduled` only, release at
 // least CHOICE_MARGIN after both this clock and `updated`).  Every refusal
 // is a verdict { reason, field, message } whose reason keyword and field
 // are the C library's (the conformance corpus, tests/vectors/feed-corpus/,
@@ -121,8 +121,10 @@ export function feedSane(body, now) {
   const n0 = body.updated < bc.start ? 0 : Math.floor((body.updated - bc.start) / bc.every) + 1;
   const horizon = bc.start + (n0 + bc.ahead - 1) * bc.every;
   for (const [k, e] of body.epochs.entries()) {
-    if (e.state !== 'scheduled' && e.release > body.updated) {
-      return verdict('field', `epochs[${k}].state`, `epoch ${e.index} is ${e.state} before its release time ` +
+    // a beacon publishes a puzzle at its release, never before; a solve
+    // alone may come early (a sealed path, a floor beaten)
+    if (e.keys.some((x) => x.puzzle.path !== null) && e.release > body.updated) {
+      return verdict('field', `epochs[${k}].state`, `epoch ${e.index}'s puzzle is published before its release time ` +
         `(${date(e.release)}; the feed was written ${date(body.updated)})`);
     }
     if (e.release > horizon) {
