@@ -7,7 +7,8 @@
 //   page    every case through the page itself, as a person would meet it:
 //           BASE/NAME/ serves the page with the case's feed.json; the
 //           page's clock is set to the case's `now`, its storage holds the
-//           case's `previous`, #pin= its pin; a named rotation is accepted
+//           case's `previous` (?now= and ?prev=, read by a script the test
+//           puts before the page's), #pin= its pin; a named rotation is accepted
 //           with the page's button; then the date and kind are entered (a
 //           `note` case: a file and its .beacon note given to Decrypt) and
 //           the page's answer read from its data-* attributes
@@ -59,25 +60,32 @@ try {
   }
 
   // ---- page: every case through the page ----------------------------------
+  // one tab for every case: the case's clock (?now=, whole seconds: the page
+  // reads Date.now) and its `previous` in the page's storage (?prev=) are
+  // set by a script that runs before the page's own
+  const page = await browser.newPage();
+  page.on('request', (r) => requests.push({ method: r.method(), url: r.url() }));
+  let errors = [];
+  page.on('pageerror', (e) => errors.push(String(e)));
+  await page.emulateTimezone('UTC');
+  await page.setViewport({ width: 1100, height: 900 });
+  await page.evaluateOnNewDocument(() => {
+    const q = new URLSearchParams(location.search);
+    if (q.get('now')) {
+      const skew = Number(q.get('now')) * 1000 - Date.now();
+      const real = Date.now;
+      Date.now = () => real() + skew;
+    }
+    if (q.get('prev')) localStorage.setItem(`rxlock-beacon-seen:${new URL('feed.json', location.href).href}`, atob(q.get('prev')));
+  });
   let pass = 0;
   for (const name of index.cases) {
     const c = JSON.parse(readFileSync(`${dir}/${name}/case.json`, 'utf8'));
-    const page = await browser.newPage();
-    page.on('request', (r) => requests.push({ method: r.method(), url: r.url() }));
-    const errors = [];
-    page.on('pageerror', (e) => errors.push(String(e)));
-    await page.emulateTimezone('UTC');
-    await page.setViewport({ width: 1100, height: 900 });
-    // the case's clock (whole seconds: the page reads Date.now) and storage
-    await page.evaluateOnNewDocument((now, prev) => {
-      const skew = now * 1000 - Date.now();
-      const real = Date.now;
-      Date.now = () => real() + skew;
-      if (prev) localStorage.setItem(`rxlock-beacon-seen:${new URL('feed.json', location.href).href}`, JSON.stringify(prev));
-    }, c.now, c.previous);
+    errors = [];
+    const prev = c.previous ? `&prev=${encodeURIComponent(Buffer.from(JSON.stringify(c.previous)).toString('base64'))}` : '';
     let got;
     try {
-      await page.goto(`${base}/${name}/index.html${c.pin ? `#pin=${c.pin}` : ''}`, { waitUntil: 'load' });
+      await page.goto(`${base}/${name}/index.html?now=${c.now}${prev}${c.pin ? `#pin=${c.pin}` : ''}`, { waitUntil: 'load' });
       const settled = () => page.waitForFunction(() => {
         const s = document.getElementById('feed-banner').dataset.status;
         return s && s !== 'loading';
@@ -94,7 +102,7 @@ try {
       }
       const ban = await page.$eval('#feed-banner', (b) => ({ status: b.dataset.status, reason: b.dataset.reason || '',
         field: b.dataset.field || '', text: b.textContent }));
-      const hasBody = await page.$eval('#enc-go', (b) => !b.disabled);
+      const hasBody = await page.$$eval('#epoch-rows tr[data-epoch]', (t) => t.length > 0);   // the feed is in use
       if (!hasBody) {
         got = { result: 'refuse', reason: ban.reason, field: ban.field };
       } else if (c.op === 'note') {
@@ -130,7 +138,6 @@ try {
     check(ok, `chromium page ${name}: ${ok ? show(got) : `got ${show(got)}, want ${show(c.expect)}${errors.length ? `; script errors: ${errors.join('; ')}` : ''}`}`);
     console.log(`INFO ${name}: ${c.lie} -> the page: [${(got.banner || '').replace(/\s+/g, ' ').slice(0, 220)}] ` +
       `${(got.text || '').replace(/\s+/g, ' ').slice(0, 260)}`);
-    await page.close();
   }
   console.log(`INFO corpus: ${pass} of ${index.cases.length} cases through the page in Chromium`);
 } catch (e) {

@@ -335,8 +335,9 @@ function updateEncryptChoice() {
     return;
   }
   const { when, kind, pick } = currentChoice();
+  const insane = feedSane(st.body, nowSec());
+  go.disabled = !!insane;   // this clock or the feed's numbers refused: nothing to encrypt to
   if (when === null) {
-    const insane = feedSane(st.body, nowSec());
     if (insane) Object.assign(box.dataset, { reason: insane.reason, field: insane.field });
     say1(insane ? `Encryption is refused: ${insane.message}.` : 'Pick the date and time the message may open.');
     return;
