@@ -61,6 +61,17 @@ for t in feed_test stream_test; do
   run_lines "$t" $t.out
 done
 
+# The page's floor rows (make web generates them from floor.c's built-in
+# table) are the C client's: beacon init without --floor-table writes the
+# fastest built-in row of each work, rounded up, into beacon.json
+for w in randomx-v2 randomx-v1 sha3-256; do
+  check "the page's $w floor row is the built-in table's" sh -c "'$R' beacon init 'floor-$w' --work $w --groups 1 \
+    --steps 1000 --every 1h --start +1d >/dev/null 2>&1 && node -e '
+      const rows = require(\"$SRC/$BR/web-gen/floor_rows.json\");
+      const b = JSON.parse(require(\"fs\").readFileSync(\"floor-$w/beacon.json\", \"utf8\"));
+      process.exit(rows[\"$w\"].rate_mhps === b.floor.rate_mhps && rows[\"$w\"].row === b.floor.row ? 0 : 1)'"
+done
+
 # The feed conformance corpus (tests/vectors/feed-corpus/, the C runner is
 # tests/test_feed_corpus.c): the page's own code (web/src/judge.js) under
 # Node, then in Chromium twice: the same code in the browser, and every case
