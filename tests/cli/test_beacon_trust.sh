@@ -7,7 +7,9 @@
 # re-signed with a floor slower than the client's never yields an epoch
 # opening, at the client's floor, before the requested date; `beacon solve
 # --follow` refuses a signer switch and a rollback, keeps the last good
-# feed and writes no identity of another signer.  The first two use the
+# feed and writes no identity of another signer; two beacons' identities
+# share one --ids folder by signer; a wrong identity is set aside.  The
+# first two use the
 # conformance corpus's signed feeds (tests/vectors/feed-corpus/).
 . "$(dirname "$0")/lib.sh"
 R=$RXLOCK_TESTBIN
@@ -81,4 +83,23 @@ foreign=0
 for f in IDF/*.txt; do [ -f "$f" ] || continue; r=$(sed -n 's/^# public key: //p' "$f"); case " $b2 " in *" $r "*) foreign=1;; esac; done
 check "follow: no identity of the other signer written" test $foreign -eq 0
 check "follow: B1's identities written" test -s IDF/2.txt
+
+# ---- identities by signer: two beacons, one --ids folder, nothing overwritten
+expect_rc 0 "encrypt to B2" at 1020 encrypt --feed B2 --signer-pin "$(cat B2.pin)" --open-after 1s -o b2.age msg.txt
+e2=$(python3 -c "import json; print(json.load(open('b2.age.beacon'))['layers'][0]['epoch'])")
+expect_rc 0 "solve B1 into SHARED" at 1020 beacon solve B1 --ids SHARED -q
+expect_rc 0 "solve B2 into SHARED" at 1020 beacon solve B2 --ids SHARED
+s2=$(cut -c1-16 B2.pin)
+check "... into SHARED/SIGNER16, said" grep -q "holds another beacon's identities.*SHARED/$s2" "$TMP/.err"
+check "... SHARED/1.txt is still B1's" test "$(sed -n 's/^# public key: //p' SHARED/1.txt)" = \
+  "$(python3 -c "import json; print([e for e in json.load(open('B1/public/feed.json'))['feed']['epochs'] if e['index']==1][0]['keys'][0]['recipient'])")"
+check "... B2's epoch 1 beside it" test -s "SHARED/$s2/1.txt"
+check "... B2's epoch $e2 solved (sealed path)" test -s "SHARED/$s2/$e2.txt"
+cp SHARED/1.txt "SHARED/$s2/$e2.txt"                      # a wrong identity under the epoch's name
+expect_rc 0 "solve B2 again: the wrong file set aside, the epoch solved" at 1020 beacon solve B2 --ids SHARED
+check "... set aside, kept" test -s "SHARED/$s2/$e2.txt.set-aside"
+check "... and said" grep -q 'does not open this epoch.s recipient: set aside' "$TMP/.err"
+mkdir -p EMPTY
+expect_rc 0 "decrypt with several --ids" at 1020 decrypt --feed B2 --ids EMPTY --ids SHARED -o b2.out b2.age
+check "... to the original" cmp -s b2.out msg.txt
 summary

@@ -418,6 +418,7 @@ int bcn_cmd_solve(int argc, char **argv) {
     if (rc) return rc;
     if ((rc = bcn_feed_load(&sv.src, pinhex ? pin : NULL, 0, &sv.f)) != CLI_OK) return rc;
     bcn_follow_start(&fw, sv.f, accepthex ? accept : NULL);   /* the first signer (or the pin) is kept */
+    if ((rc = bcn_ids_dir(sv.ids, sizeof sv.ids, sv.f->beacon.signer, 1)) != CLI_OK) goto done;   /* by signer */
     char hid[PATH_MAX];
     snprintf(hid, sizeof hid, "%s/.rxlock-beacon", sv.ids);
     if ((mkdir(sv.ids, 0700) != 0 && errno != EEXIST) || (mkdir(hid, 0700) != 0 && errno != EEXIST)) {
