@@ -102,4 +102,22 @@ check "... and said" grep -q 'does not open this epoch.s recipient: set aside' "
 mkdir -p EMPTY
 expect_rc 0 "decrypt with several --ids" at 1020 decrypt --feed B2 --ids EMPTY --ids SHARED -o b2.out b2.age
 check "... to the original" cmp -s b2.out msg.txt
+
+# ---- a dead beacon says so
+"$R" beacon init B3 --work sha3-256 --groups 2 --steps 10000 --floor-table floor.txt --every 10s --ahead 3 \
+  --start "@$start" --workers 2 >B3.pin 2>/dev/null
+at 900 beacon run B3 --once --gen-rate 1e6 >/dev/null 2>&1
+expect_rc 0 "encrypt to B3's operator-only epoch 0, its feed 90 s old" at 990 encrypt --feed B3 --open-after 1s -o b3.age msg.txt
+check "... warns only the operator can release it" grep -q 'operator-only and the feed was last written' "$TMP/.err"
+expect_rc 1 "decrypt long after: never released" at 2000 decrypt --feed B3 -o b3.out b3.age
+check "... says so" grep -q 'epoch 0 was never released; it opens only if its operator returns' "$TMP/.err"
+
+# ---- status: this client's floor, and the checks said
+expect_rc 0 "status of a feed with a slower floor" env -u RXLOCK_TEST_FLOOR_TABLE RXLOCK_TEST_CLOCK_SKEW=@$((upd + 10)) \
+  "$R" beacon status S1
+check "... says the openings are recomputed" grep -q 'earliest openings recomputed' "$TMP/.err"
+cp -r "$V/moved-start-later" M
+expect_rc 0 "status of a feed with a moved start" env -u RXLOCK_TEST_FLOOR_TABLE RXLOCK_TEST_CLOCK_SKEW=@$((upd + 10)) \
+  "$R" beacon status M
+check "... warns clients refuse it" grep -q 'published before its release time.*clients refuse' "$TMP/.err"
 summary

@@ -159,7 +159,10 @@ static int get_puzzle(const solver *sv, size_t e, unsigned q, uint8_t **buf, siz
         via_seal = 1;
     } else {
         bcn_time(when, sizeof when, ep->release);
-        snprintf(why, whylen, "withheld until %s (operator-only: no sealed copy)", when);
+        if (tl_beacon_now() > ep->release + 2 * (int64_t)sv->f->beacon.every)   /* a dead beacon says so */
+            snprintf(why, whylen, "was never released (due %s); it opens only if its operator returns", when);
+        else
+            snprintf(why, whylen, "withheld until %s (operator-only: no sealed copy)", when);
         return 0;
     }
     bcn_sha256(*buf, *len, d);
