@@ -67,7 +67,7 @@ at 1020 beacon run B2 --once --gen-rate 1e6 >/dev/null 2>&1
 cp B1/public/feed.json P/feed.json; cp B1/public/puzzles/* P/puzzles/
 RXLOCK_TEST_CLOCK_SKEW=$((start - 1000 + 1020 - $(date +%s))) "$R" beacon solve P --ids IDF --follow --poll 1 \
   >follow.out 2>follow.err & fp=$!
-k=0; while [ $k -lt 100 ] && ! grep -q 'looking again at' follow.err; do sleep 0.1; k=$((k + 1)); done
+k=0; while [ $k -lt 100 ] && ! grep -q 'looking again at' follow.err 2>/dev/null; do sleep 0.1; k=$((k + 1)); done
 check "follow: started" grep -q 'looking again at' follow.err
 cp B2/public/feed.json P/feed.json                       # another signer, with released epochs
 k=0; while [ $k -lt 50 ] && ! grep -q 'accept-signer' follow.err; do sleep 0.1; k=$((k + 1)); done
@@ -84,12 +84,27 @@ for f in IDF/*.txt; do [ -f "$f" ] || continue; r=$(sed -n 's/^# public key: //p
 check "follow: no identity of the other signer written" test $foreign -eq 0
 check "follow: B1's identities written" test -s IDF/2.txt
 
+# ---- an accepted rotation (--accept-signer): the new signer's identities in their own folder
+rm -rf P; cp -r B1/public P
+RXLOCK_TEST_CLOCK_SKEW=$((start - 1000 + 1020 - $(date +%s))) "$R" beacon solve P --ids IDR --follow --poll 1 \
+  --accept-signer "$(cat B2.pin)" >rot.out 2>rot.err & fp=$!
+k=0; while [ $k -lt 100 ] && ! grep -q 'looking again at' rot.err 2>/dev/null; do sleep 0.1; k=$((k + 1)); done
+cp -r B2/public P2 && mv P Pold && mv P2 P
+s2=$(cut -c1-16 B2.pin)
+k=0; while [ $k -lt 100 ] && ! ls "IDR/$s2" 2>/dev/null | grep -q 'txt$'; do sleep 0.1; k=$((k + 1)); done
+kill -TERM $fp; wait $fp
+check "rotation accepted: B2's identities in IDR/SIGNER16" sh -c "ls IDR/$s2 | grep -q 'txt\$'"
+b1=$(python3 -c "
+import json; print(' '.join(k['recipient'] for e in json.load(open('B1/public/feed.json'))['feed']['epochs'] for k in e['keys']))")
+bad=0
+for f in IDR/*.txt; do [ -f "$f" ] || continue; r=$(sed -n 's/^# public key: //p' "$f"); case " $b1 " in *" $r "*) ;; *) bad=1;; esac; done
+check "... IDR itself holds only B1's" test $bad -eq 0
+
 # ---- identities by signer: two beacons, one --ids folder, nothing overwritten
 expect_rc 0 "encrypt to B2" at 1020 encrypt --feed B2 --signer-pin "$(cat B2.pin)" --open-after 1s -o b2.age msg.txt
 e2=$(python3 -c "import json; print(json.load(open('b2.age.beacon'))['layers'][0]['epoch'])")
 expect_rc 0 "solve B1 into SHARED" at 1020 beacon solve B1 --ids SHARED -q
 expect_rc 0 "solve B2 into SHARED" at 1020 beacon solve B2 --ids SHARED
-s2=$(cut -c1-16 B2.pin)
 check "... into SHARED/SIGNER16, said" grep -q "holds another beacon's identities.*SHARED/$s2" "$TMP/.err"
 check "... SHARED/1.txt is still B1's" test "$(sed -n 's/^# public key: //p' SHARED/1.txt)" = \
   "$(python3 -c "import json; print([e for e in json.load(open('B1/public/feed.json'))['feed']['epochs'] if e['index']==1][0]['keys'][0]['recipient'])")"

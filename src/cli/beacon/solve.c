@@ -454,6 +454,10 @@ int bcn_cmd_solve(int argc, char **argv) {
         tl_beacon_feed *nf = NULL;
         int lr = bcn_feed_load(&sv.src, pinhex ? pin : NULL, 1, &nf);
         if (lr == CLI_OK && (lr = bcn_follow_next(&fw, argv[optind], nf)) != CLI_OK) tl_beacon_feed_free(nf);
+        if (lr == CLI_OK && memcmp(nf->beacon.signer, sv.f->beacon.signer, 32)) {   /* an accepted rotation */
+            snprintf(sv.ids, sizeof sv.ids, "%s", ids);
+            if ((lr = bcn_ids_dir(sv.ids, sizeof sv.ids, nf->beacon.signer, 1)) != CLI_OK) { rc = lr; tl_beacon_feed_free(nf); break; }
+        }
         if (lr == CLI_OK) {
             tl_beacon_feed_free(sv.f);
             sv.f = nf;
