@@ -78,4 +78,12 @@ int  bcn_follow_next(bcn_follow *w, const char *what, const tl_beacon_feed *nf);
  * PATH.set-aside[.N] (kept, never trusted by its name), said on stderr.
  * 0, or CLI_FAIL after a message. */
 int  bcn_set_aside(const char *p);
+/* The identity folder of signer under --ids OUTDIR (cap bytes, rewritten
+ * in place): OUTDIR itself when it is this signer's (its
+ * .rxlock-beacon/signer) or unclaimed, else OUTDIR/SIGNER16 (the first 16
+ * hex digits), so two beacons never collide.  create (a solver): claim it
+ * and make it; CLI_OK or CLI_FAIL after a message.  !create (a reader):
+ * 0 = OUTDIR is this signer's or unclaimed, 1 = ids now names the subfolder
+ * (OUTDIR belongs to another signer). */
+int  bcn_ids_dir(char *ids, size_t cap, const uint8_t signer[32], int create);
 #endif

@@ -10,6 +10,7 @@
 #include "cli/cli.h"
 #include "util/util.h"
 #include <stdio.h>
+#include <sys/stat.h>
 #include <stdlib.h>
 #include <unistd.h>
 #include <limits.h>
@@ -73,4 +74,44 @@ int bcn_set_aside(const char *p) {
         return 0;
     }
     return cli_error("%s: does not open this epoch's recipient, and 100 set-aside copies exist", p);
+}
+
+/* OUTDIR/.rxlock-beacon/signer: the signer whose identities OUTDIR holds. */
+static int claim_read(const char *dir, uint8_t signer[32]) {
+    char p[PATH_MAX];
+    uint8_t *t = NULL;
+    size_t l = 0, got = 0;
+    snprintf(p, sizeof p, "%s/.rxlock-beacon/signer", dir);
+    if (util_read_file(p, 256, &t, &l) != 0) return errno == ENOENT ? 0 : -1;
+    char h[65];
+    if (l >= 64) { memcpy(h, t, 64); h[64] = 0; }
+    int ok = l >= 64 && util_hex_decode(h, signer, 32, &got) == 0 && got == 32;
+    free(t);
+    return ok ? 1 : -1;
+}
+
+static int claim_write(const char *dir, const uint8_t signer[32]) {
+    char p[PATH_MAX], h[66];
+    snprintf(p, sizeof p, "%s/.rxlock-beacon", dir);
+    if ((mkdir(dir, 0700) != 0 && errno != EEXIST) || (mkdir(p, 0700) != 0 && errno != EEXIST))
+        return cli_error("%s: %s", p, strerror(errno));
+    util_hex_encode(h, signer, 32);
+    h[64] = '\n';
+    snprintf(p, sizeof p, "%s/.rxlock-beacon/signer", dir);
+    return util_write_file_atomic(p, h, 65, 1, 0600) == 0 ? CLI_OK : cli_error("%s: %s", p, strerror(errno));
+}
+
+int bcn_ids_dir(char *ids, size_t cap, const uint8_t signer[32], int create) {
+    uint8_t have[32];
+    int c = claim_read(ids, have);
+    if (c == 0 || (c == 1 && !memcmp(have, signer, 32))) return create && c == 0 ? claim_write(ids, signer) : CLI_OK;
+    if (c < 0 && !create) return 1;   /* unreadable claim: read, never set aside */
+    char sub[17], base[PATH_MAX];
+    util_hex_encode(sub, signer, 8);
+    snprintf(base, sizeof base, "%s", ids);
+    if (strlen(base) + 18 >= cap) return cli_error("%s: path too long", base);
+    snprintf(ids, cap, "%s/%s", base, sub);
+    if (!create) return 1;
+    fprintf(stderr, "rxlock: %s holds another beacon's identities: this beacon's go to %s\n", base, ids);
+    return claim_write(ids, signer);
 }

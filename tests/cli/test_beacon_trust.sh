@@ -7,7 +7,9 @@
 # re-signed with a floor slower than the client's never yields an epoch
 # opening, at the client's floor, before the requested date; `beacon solve
 # --follow` refuses a signer switch and a rollback, keeps the last good
-# feed and writes no identity of another signer.  The first two use the
+# feed and writes no identity of another signer; two beacons' identities
+# share one --ids folder by signer; a wrong identity is set aside.  The
+# first two use the
 # conformance corpus's signed feeds (tests/vectors/feed-corpus/).
 . "$(dirname "$0")/lib.sh"
 R=$RXLOCK_TESTBIN
@@ -65,7 +67,7 @@ at 1020 beacon run B2 --once --gen-rate 1e6 >/dev/null 2>&1
 cp B1/public/feed.json P/feed.json; cp B1/public/puzzles/* P/puzzles/
 RXLOCK_TEST_CLOCK_SKEW=$((start - 1000 + 1020 - $(date +%s))) "$R" beacon solve P --ids IDF --follow --poll 1 \
   >follow.out 2>follow.err & fp=$!
-k=0; while [ $k -lt 100 ] && ! grep -q 'looking again at' follow.err; do sleep 0.1; k=$((k + 1)); done
+k=0; while [ $k -lt 100 ] && ! grep -q 'looking again at' follow.err 2>/dev/null; do sleep 0.1; k=$((k + 1)); done
 check "follow: started" grep -q 'looking again at' follow.err
 cp B2/public/feed.json P/feed.json                       # another signer, with released epochs
 k=0; while [ $k -lt 50 ] && ! grep -q 'accept-signer' follow.err; do sleep 0.1; k=$((k + 1)); done
@@ -81,4 +83,56 @@ foreign=0
 for f in IDF/*.txt; do [ -f "$f" ] || continue; r=$(sed -n 's/^# public key: //p' "$f"); case " $b2 " in *" $r "*) foreign=1;; esac; done
 check "follow: no identity of the other signer written" test $foreign -eq 0
 check "follow: B1's identities written" test -s IDF/2.txt
+
+# ---- an accepted rotation (--accept-signer): the new signer's identities in their own folder
+rm -rf P; cp -r B1/public P
+RXLOCK_TEST_CLOCK_SKEW=$((start - 1000 + 1020 - $(date +%s))) "$R" beacon solve P --ids IDR --follow --poll 1 \
+  --accept-signer "$(cat B2.pin)" >rot.out 2>rot.err & fp=$!
+k=0; while [ $k -lt 100 ] && ! grep -q 'looking again at' rot.err 2>/dev/null; do sleep 0.1; k=$((k + 1)); done
+cp -r B2/public P2 && mv P Pold && mv P2 P
+s2=$(cut -c1-16 B2.pin)
+k=0; while [ $k -lt 100 ] && ! ls "IDR/$s2" 2>/dev/null | grep -q 'txt$'; do sleep 0.1; k=$((k + 1)); done
+kill -TERM $fp; wait $fp
+check "rotation accepted: B2's identities in IDR/SIGNER16" sh -c "ls IDR/$s2 | grep -q 'txt\$'"
+b1=$(python3 -c "
+import json; print(' '.join(k['recipient'] for e in json.load(open('B1/public/feed.json'))['feed']['epochs'] for k in e['keys']))")
+bad=0
+for f in IDR/*.txt; do [ -f "$f" ] || continue; r=$(sed -n 's/^# public key: //p' "$f"); case " $b1 " in *" $r "*) ;; *) bad=1;; esac; done
+check "... IDR itself holds only B1's" test $bad -eq 0
+
+# ---- identities by signer: two beacons, one --ids folder, nothing overwritten
+expect_rc 0 "encrypt to B2" at 1020 encrypt --feed B2 --signer-pin "$(cat B2.pin)" --open-after 1s -o b2.age msg.txt
+e2=$(python3 -c "import json; print(json.load(open('b2.age.beacon'))['layers'][0]['epoch'])")
+expect_rc 0 "solve B1 into SHARED" at 1020 beacon solve B1 --ids SHARED -q
+expect_rc 0 "solve B2 into SHARED" at 1020 beacon solve B2 --ids SHARED
+check "... into SHARED/SIGNER16, said" grep -q "holds another beacon's identities.*SHARED/$s2" "$TMP/.err"
+check "... SHARED/1.txt is still B1's" test "$(sed -n 's/^# public key: //p' SHARED/1.txt)" = \
+  "$(python3 -c "import json; print([e for e in json.load(open('B1/public/feed.json'))['feed']['epochs'] if e['index']==1][0]['keys'][0]['recipient'])")"
+check "... B2's epoch 1 beside it" test -s "SHARED/$s2/1.txt"
+check "... B2's epoch $e2 solved (sealed path)" test -s "SHARED/$s2/$e2.txt"
+cp SHARED/1.txt "SHARED/$s2/$e2.txt"                      # a wrong identity under the epoch's name
+expect_rc 0 "solve B2 again: the wrong file set aside, the epoch solved" at 1020 beacon solve B2 --ids SHARED
+check "... set aside, kept" test -s "SHARED/$s2/$e2.txt.set-aside"
+check "... and said" grep -q 'does not open this epoch.s recipient: set aside' "$TMP/.err"
+mkdir -p EMPTY
+expect_rc 0 "decrypt with several --ids" at 1020 decrypt --feed B2 --ids EMPTY --ids SHARED -o b2.out b2.age
+check "... to the original" cmp -s b2.out msg.txt
+
+# ---- a dead beacon says so
+"$R" beacon init B3 --work sha3-256 --groups 2 --steps 10000 --floor-table floor.txt --every 10s --ahead 3 \
+  --start "@$start" --workers 2 >B3.pin 2>/dev/null
+at 900 beacon run B3 --once --gen-rate 1e6 >/dev/null 2>&1
+expect_rc 0 "encrypt to B3's operator-only epoch 0, its feed 90 s old" at 990 encrypt --feed B3 --open-after 1s -o b3.age msg.txt
+check "... warns only the operator can release it" grep -q 'operator-only and the feed was last written' "$TMP/.err"
+expect_rc 1 "decrypt long after: never released" at 2000 decrypt --feed B3 -o b3.out b3.age
+check "... says so" grep -q 'epoch 0 was never released; it opens only if its operator returns' "$TMP/.err"
+
+# ---- status: this client's floor, and the checks said
+expect_rc 0 "status of a feed with a slower floor" env -u RXLOCK_TEST_FLOOR_TABLE RXLOCK_TEST_CLOCK_SKEW=@$((upd + 10)) \
+  "$R" beacon status S1
+check "... says the openings are recomputed" grep -q 'earliest openings recomputed' "$TMP/.err"
+cp -r "$V/moved-start-later" M
+expect_rc 0 "status of a feed with a moved start" env -u RXLOCK_TEST_FLOOR_TABLE RXLOCK_TEST_CLOCK_SKEW=@$((upd + 10)) \
+  "$R" beacon status M
+check "... warns clients refuse it" grep -q 'published before its release time.*clients refuse' "$TMP/.err"
 summary

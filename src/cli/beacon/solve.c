@@ -159,7 +159,10 @@ static int get_puzzle(const solver *sv, size_t e, unsigned q, uint8_t **buf, siz
         via_seal = 1;
     } else {
         bcn_time(when, sizeof when, ep->release);
-        snprintf(why, whylen, "withheld until %s (operator-only: no sealed copy)", when);
+        if (tl_beacon_now() > ep->release + 2 * (int64_t)sv->f->beacon.every)   /* a dead beacon says so */
+            snprintf(why, whylen, "was never released (due %s); it opens only if its operator returns", when);
+        else
+            snprintf(why, whylen, "withheld until %s (operator-only: no sealed copy)", when);
         return 0;
     }
     bcn_sha256(*buf, *len, d);
@@ -418,6 +421,7 @@ int bcn_cmd_solve(int argc, char **argv) {
     if (rc) return rc;
     if ((rc = bcn_feed_load(&sv.src, pinhex ? pin : NULL, 0, &sv.f)) != CLI_OK) return rc;
     bcn_follow_start(&fw, sv.f, accepthex ? accept : NULL);   /* the first signer (or the pin) is kept */
+    if ((rc = bcn_ids_dir(sv.ids, sizeof sv.ids, sv.f->beacon.signer, 1)) != CLI_OK) goto done;   /* by signer */
     char hid[PATH_MAX];
     snprintf(hid, sizeof hid, "%s/.rxlock-beacon", sv.ids);
     if ((mkdir(sv.ids, 0700) != 0 && errno != EEXIST) || (mkdir(hid, 0700) != 0 && errno != EEXIST)) {
@@ -450,6 +454,10 @@ int bcn_cmd_solve(int argc, char **argv) {
         tl_beacon_feed *nf = NULL;
         int lr = bcn_feed_load(&sv.src, pinhex ? pin : NULL, 1, &nf);
         if (lr == CLI_OK && (lr = bcn_follow_next(&fw, argv[optind], nf)) != CLI_OK) tl_beacon_feed_free(nf);
+        if (lr == CLI_OK && memcmp(nf->beacon.signer, sv.f->beacon.signer, 32)) {   /* an accepted rotation */
+            snprintf(sv.ids, sizeof sv.ids, "%s", ids);
+            if ((lr = bcn_ids_dir(sv.ids, sizeof sv.ids, nf->beacon.signer, 1)) != CLI_OK) { rc = lr; tl_beacon_feed_free(nf); break; }
+        }
         if (lr == CLI_OK) {
             tl_beacon_feed_free(sv.f);
             sv.f = nf;

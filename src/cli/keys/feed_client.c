@@ -261,19 +261,26 @@ static int layer_identity(const layer *l, const char *src_arg, const char *const
     }
     uint8_t *t = NULL;
     size_t tl = 0;
-    char err[512], stem[48], p[PATH_MAX], sg[17];
+    char err[512], stem[48], p[PATH_MAX];
     int got = 0;
     bcn_stem(&f->beacon, l->epoch, l->kind, stem);
-    util_hex_encode(sg, l->signer, 8);
-    for (size_t d = 0; d < 2 * nids && !got; d++) {
-        if (d % 2 == 0) snprintf(p, sizeof p, "%s/%s/%s.txt", ids[d / 2], sg, stem);
-        else snprintf(p, sizeof p, "%s/%s.txt", ids[d / 2], stem);
-        if (util_read_file(p, 65536, &t, &tl) != 0) continue;
-        got = opens(t, tl, l->recipient, key, pq);
-        sodium_memzero(t, tl);
-        free(t);
-        t = NULL;
-        if (!got && bcn_set_aside(p) != 0) { tl_beacon_feed_free(f); return -CLI_FAIL; }
+    for (size_t d = 0; d < nids && !got; d++) {
+        /* the folder bcn_ids_dir gives this signer; OUTDIR/STEM.txt of another
+         * signer's folder is read but never set aside */
+        char dir[PATH_MAX - 64];
+        snprintf(dir, sizeof dir, "%s", ids[d]);
+        int r = bcn_ids_dir(dir, sizeof dir, l->signer, 0), other = strcmp(dir, ids[d]) != 0;
+        int mine = r == 0 || other;   /* a folder of this signer's (or of before): set aside there */
+        for (int pass = 0; pass < 1 + other && !got; pass++) {
+            if (pass == 0) snprintf(p, sizeof p, "%s/%s.txt", dir, stem);
+            else snprintf(p, sizeof p, "%s/%s.txt", ids[d], stem);
+            if (util_read_file(p, 65536, &t, &tl) != 0) continue;
+            got = opens(t, tl, l->recipient, key, pq);
+            sodium_memzero(t, tl);
+            free(t);
+            t = NULL;
+            if (!got && pass == 0 && mine && bcn_set_aside(p) != 0) { tl_beacon_feed_free(f); return -CLI_FAIL; }
+        }
     }
     if (!got && y->identity[0]) {
         int r = bcn_fetch(&src, y->identity, 65536, &t, &tl, err, sizeof err);
