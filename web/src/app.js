@@ -320,6 +320,12 @@ function choiceNotes(pick) {
   return notes;
 }
 
+// ", about T": the feed's estimate, left out when the client recomputed the
+// earliest opening (the feed's rates are then the ones it does not believe)
+function aboutParts(pick) {
+  return floorOf(st.body.beacon).recomputed ? [] : [', about ', timeEl(pick.epoch.about_opening)];
+}
+
 // The choice said in words, and in data-* for tests (the corpus's terms:
 // data-epoch / data-earliest / data-recomputed, or data-reason / data-field).
 function updateEncryptChoice() {
@@ -355,10 +361,7 @@ function updateEncryptChoice() {
   const e = pick.epoch;
   Object.assign(box.dataset, { epoch: String(e.index), earliest: String(pick.earliest),
     recomputed: String(floorOf(st.body.beacon).recomputed) });
-  // the feed's "about" assumes its own (slower) floor when the client
-  // recomputed the earliest opening: not repeated as if it were known
-  const about = floorOf(st.body.beacon).recomputed ? [] : [', about ', timeEl(e.about_opening)];
-  say1(`Epoch ${e.index}: opens no earlier than `, timeEl(pick.earliest), ...about, '.', ...choiceNotes(pick));
+  say1(`Epoch ${e.index}: opens no earlier than `, timeEl(pick.earliest), ...aboutParts(pick), '.', ...choiceNotes(pick));
 }
 
 function inputFile(input) {
@@ -415,7 +418,7 @@ async function doEncrypt(ev) {
       feed: new URL('.', location.href).href.replace(/\/$/, ''), signer: st.body.beacon.signer, epoch: pick.epoch.index,
       kind: pick.key.kind, recipient: pick.key.recipient, earliest_opening: pick.epoch.earliest_opening }] }, null, 1) + '\n';
     say('enc-result', 'ok', `Encrypted to epoch ${pick.epoch.index} (${KIND_TEXT[pick.key.kind]}); it opens no earlier than `,
-      timeEl(pick.earliest), ', about ', timeEl(pick.epoch.about_opening), '. ',
+      timeEl(pick.earliest), ...aboutParts(pick), '. ',
       offerDownload('enc', out.blob, name), ` (${out.size} bytes) `,
       offerDownload('enc-note', note, `${name}.beacon`, 'application/json'),
       el('span', { class: 'hint', text: ' (keep it beside the file: rxlock decrypt --feed and this page read it)' }));
@@ -482,6 +485,10 @@ async function fileEpoch(f) {
     // the outermost layer opens first; it must be this beacon's, and agree
     // with its feed (signer, and the epoch's recipient and earliest opening)
     const layer = outerLayer(note);
+    if (layer.signer !== st.body.beacon.signer && note.layers.some((l) => l.signer === st.body.beacon.signer)) {
+      throw new Error(`${nf.name}: the file was encrypted again to another beacon (signer ${layer.signer.slice(0, 16)}…) ` +
+        'after this one: open that layer at its beacon first (rxlock decrypt --feed, one per layer)');
+    }
     const v = noteCheck(st.body, layer);
     if (v) {
       const err = new Error(`${nf.name} does not match this beacon's feed (${v.field}): ${v.message}`);
