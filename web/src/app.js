@@ -312,7 +312,7 @@ function setLive(box, ...parts) {
 function choiceNotes(pick) {
   const notes = [];
   const floor = floorNote(st.body.beacon);
-  if (floor) notes.push(` (${floor})`);
+  if (floor) notes.push(` Note: ${floor}.`);
   if (operatorOnly(pick.epoch) && feedStale(st.body, nowSec())) {
     notes.push(' Warning: this beacon\'s feed has not been updated since ', timeEl(st.body.updated),
       ' and this epoch is operator-only: only the operator can release it; if the beacon is gone, it never opens.');
