@@ -1,52 +1,19 @@
 // SPDX-License-Identifier: ISC
-// web/src/app.js — the beacon page's behaviour: loads feed.json (checked by
-// feed.js), shows the signature status and every epoch with live
-// countdowns, encrypts text or a file to the epoch chosen for a date, and
-// decrypts once the epoch's identity is published.  All crypto runs here
+// web/src/app.js — the beacon page's behaviour: loads feed.json (judged by
+// judge.js: format, signature, continuity), shows the signature status and
+// every epoch with live countdowns, encrypts text or a file to the epoch
+// chosen for a date (rule.js, encrypt_stream.js), and wires the Decrypt
+// part (decrypt.js) to the page.  All crypto runs here
 // (typage); the page fetches only feed.json and identities/ of its own
 // server (the Content-Security-Policy in index.html allows nothing else).
-import * as age from 'age-encryption';
 import { FEED_MAX } from './feed.js';
 import { judgeFeed } from './judge.js';
 import { choose, feedSane, floorOf, floorOpening, floorNote, operatorOnly, feedStale } from './rule.js';
 import { seenOf } from './continuity.js';
-import { readNote, noteCheck, outerLayer } from './note.js';
 import { encryptToBlob } from './encrypt_stream.js';
-import { fmtTime, fmtCountdown, nowSec } from './time.js';
-
-const IDENTITY_MAX = 64 * 1024;           // bytes of an identity file
-const INPUT_MAX = 256 * 1024 * 1024;      // bytes the page encrypts / decrypts at most
-const $ = (id) => document.getElementById(id);
-// body / status: the feed in use; good: the last one that verified (kept
-// when a later one fails); kept: the one shown is that kept one
-const st = { body: null, status: null, good: null, kept: false, offered: null, urls: {}, lastText: null, lastPin: null };
-
-function el(tag, attrs, ...kids) {
-  const e = document.createElement(tag);
-  for (const [k, v] of Object.entries(attrs || {})) {
-    if (v === undefined || v === null || v === false) continue;
-    if (k === 'class') e.className = v; else if (k === 'text') e.textContent = v; else e.setAttribute(k, v === true ? '' : v);
-  }
-  for (const c of kids) if (c !== null && c !== undefined) e.append(c);
-  return e;
-}
-
-function timeEl(sec) {
-  return el('time', { datetime: new Date(sec * 1000).toISOString(), title: fmtTime(sec, true), text: fmtTime(sec) });
-}
-
-function countdownEl(sec) {
-  return el('span', { class: 'countdown', 'data-at': String(sec), text: fmtCountdown(sec, nowSec()) });
-}
-
-function say(id, kind, ...parts) {
-  const box = $(id);
-  box.replaceChildren(...parts.map((p) => (typeof p === 'string' ? document.createTextNode(p) : p)));
-  box.dataset.kind = kind;
-  delete box.dataset.reason;
-  delete box.dataset.field;
-  box.className = `result ${kind}`;
-}
+import { fmtCountdown, nowSec } from './time.js';
+import { $, st, el, timeEl, countdownEl, say, setLive, offerDownload, fetchBounded, inputFile, STATE_TEXT, KIND_TEXT } from './page.js';
+import { fillDecryptEpochs, doDecrypt } from './decrypt.js';
 
 // ---- the feed --------------------------------------------------------------
 
@@ -58,21 +25,6 @@ function pinFromFragment() {
   if (!m) return { pin: '' };
   const v = decodeURIComponent(m[1]).trim();
   return /^[0-9a-fA-F]{64}$/.test(v) ? { pin: v.toLowerCase() } : { bad: v };
-}
-
-async function fetchBounded(path, max) {
-  let resp;
-  try {
-    resp = await fetch(path, { cache: 'no-store', credentials: 'same-origin', redirect: 'error' });
-  } catch (e) {
-    throw new Error(`${path} is unreachable (${e.message}); is the beacon's server up?`);
-  }
-  if (!resp.ok) throw new Error(`${path}: the server answered HTTP ${resp.status}`);
-  const len = Number(resp.headers.get('content-length') || 0);
-  if (len > max) throw new Error(`${path} is larger than ${max} bytes`);
-  const buf = new Uint8Array(await resp.arrayBuffer());
-  if (buf.length > max) throw new Error(`${path} is larger than ${max} bytes`);
-  return buf;
 }
 
 function banner(status, text, ...extra) {
@@ -176,14 +128,16 @@ async function loadFeed(quiet = false, acceptSigner = false) {
     }
     return;
   }
-  saveSeen(seenOf(j.body), text);
+  const insane = feedSane(j.body, nowSec());
+  // what the browser remembers: only a feed whose numbers it accepts (a
+  // false `updated` must not become the mark later feeds are held to)
+  if (!insane) saveSeen(seenOf(j.body), text);
   const status = j.pinned ? 'pinned' : 'unpinned';
   st.body = j.body; st.status = status; st.kept = false;
   st.good = { body: j.body, status, signer: j.signer };
   const short = j.signer.slice(0, 16) + '…';
   const floor = floorNote(j.body.beacon);
   const floorEl = floor ? [el('br'), el('span', { class: 'floor-note', text: `Note: ${floor}.` })] : [];
-  const insane = feedSane(j.body, nowSec());
   if (insane) {
     banner(insane.reason === 'clock_behind' ? 'clock' : 'refused', `✖ The feed verifies (signer ${short}), but ` +
       `${insane.reason === 'clock_behind' ? '' : `its ${insane.field} is refused: `}${insane.message}. Nothing is encrypted to it.`, ...floorEl);
@@ -202,10 +156,8 @@ async function loadFeed(quiet = false, acceptSigner = false) {
 
 // ---- the epochs ------------------------------------------------------------
 
-const STATE_TEXT = { scheduled: 'scheduled', released: 'released', solved: 'solved' };
 const STATE_HELP = { scheduled: 'generated; its puzzle is published at its release time',
   released: 'its puzzle is public: being solved', solved: 'its identity is published' };
-const KIND_TEXT = { classic: 'classic', pq: 'post-quantum' };
 
 function render() {
   const b = st.body;
@@ -299,14 +251,6 @@ function currentChoice() {
   return { when, kind, pick: choose(st.body, when, kind, nowSec()) };
 }
 
-// Replace a live region's content only when its text changes (a screen
-// reader announces every change).
-function setLive(box, ...parts) {
-  const next = document.createElement('span');
-  next.append(...parts);
-  if (box.textContent !== next.textContent) box.replaceChildren(...next.childNodes);
-}
-
 // What the page says of a chosen epoch beyond its times: the floor
 // recomputed, and a dead beacon's operator-only epoch.
 function choiceNotes(pick) {
@@ -364,24 +308,6 @@ function updateEncryptChoice() {
   say1(`Epoch ${e.index}: opens no earlier than `, timeEl(pick.earliest), ...aboutParts(pick), '.', ...choiceNotes(pick));
 }
 
-function inputFile(input) {
-  const f = input.files && input.files[0];
-  if (!f) return null;
-  if (f.size > INPUT_MAX) throw new Error(`${f.name} is larger than ${INPUT_MAX / (1024 * 1024)} MiB`);
-  return f;
-}
-
-async function readInputFile(input) {
-  const f = inputFile(input);
-  return f ? { name: f.name, bytes: new Uint8Array(await f.arrayBuffer()) } : null;
-}
-
-function offerDownload(slot, data, name, type) {
-  if (st.urls[slot]) URL.revokeObjectURL(st.urls[slot]);
-  st.urls[slot] = URL.createObjectURL(data instanceof Blob ? data : new Blob([data], { type }));
-  return el('a', { href: st.urls[slot], download: name, id: `${slot}-download`, class: 'download', text: `Download ${name}` });
-}
-
 const ARMOR_SHOWN_MAX = 64 * 1024;   // characters of armored text also shown to copy
 
 async function doEncrypt(ev) {
@@ -428,137 +354,6 @@ async function doEncrypt(ev) {
   } finally {
     bar.hidden = true;
     updateEncryptChoice();
-  }
-}
-
-// ---- decrypt ---------------------------------------------------------------
-
-function fillDecryptEpochs() {
-  const sel = $('dec-epoch');
-  const keep = sel.value;
-  sel.replaceChildren(el('option', { value: '', text: 'From the .beacon note or the file name' }));
-  for (const e of (st.body ? [...st.body.epochs].sort((x, y) => x.index - y.index) : [])) {
-    sel.append(el('option', { value: String(e.index), text: `Epoch ${e.index} (${STATE_TEXT[e.state]})` }));
-  }
-  sel.value = [...sel.options].some((o) => o.value === keep) ? keep : '';
-}
-
-async function identityFor(e, key) {
-  const bytes = await fetchBounded(key.identity, IDENTITY_MAX);
-  const text = new TextDecoder().decode(bytes);
-  const id = text.split('\n').map((l) => l.trim()).find((l) => l.startsWith('AGE-SECRET-KEY-'));
-  if (!id) throw new Error(`${key.identity} holds no age identity`);
-  // The published identity must be the epoch's: its recipient is the feed's.
-  if ((await age.identityToRecipient(id)) !== key.recipient) {
-    throw new Error(`the identity published for epoch ${e.index} does not match its recipient`);
-  }
-  return id;
-}
-
-// An unsolved epoch: when it is expected, or that it was never released.
-function notYet(e) {
-  const now = nowSec();
-  if (e.state === 'scheduled' && operatorOnly(e) && now - e.release > 2 * st.body.beacon.every) {
-    return [`Epoch ${e.index} was never released (its release was `, timeEl(e.release),
-      '); it is operator-only: it opens only if its operator returns.'];
-  }
-  const earliest = floorOpening(st.body.beacon, floorOf(st.body.beacon), e);
-  return [`Epoch ${e.index} is not solved yet: its identity is expected about `, timeEl(e.about_opening),
-    ' (no earlier than ', timeEl(earliest), '). Come back then.'];
-}
-
-// Which epoch a file is for: the epoch chosen by hand, else the .beacon
-// note's (checked against the feed), else the file name's ".epoch-N";
-// { epoch: index or null, from }.
-async function fileEpoch(f) {
-  const chosen = $('dec-epoch').value;
-  if (chosen) return { epoch: Number(chosen), from: 'chosen' };
-  const nf = $('dec-note').files && $('dec-note').files[0];
-  if (nf) {
-    if (nf.size > 64 * 1024) throw new Error(`${nf.name} is larger than 64 KiB: not a .beacon note`);
-    let note;
-    try {
-      note = readNote(await nf.text());
-    } catch (e) {
-      throw new Error(`${nf.name}: ${e.message}`);
-    }
-    // the outermost layer opens first; it must be this beacon's, and agree
-    // with its feed (signer, and the epoch's recipient and earliest opening)
-    const layer = outerLayer(note);
-    if (layer.signer !== st.body.beacon.signer && note.layers.some((l) => l.signer === st.body.beacon.signer)) {
-      throw new Error(`${nf.name}: the file was encrypted again to another beacon (signer ${layer.signer.slice(0, 16)}…) ` +
-        'after this one: open that layer at its beacon first (rxlock decrypt --feed, one per layer)');
-    }
-    const v = noteCheck(st.body, layer);
-    if (v) {
-      const err = new Error(`${nf.name} does not match this beacon's feed (${v.field}): ${v.message}`);
-      err.verdict = v;
-      throw err;
-    }
-    return { epoch: layer.epoch, from: 'note' };
-  }
-  const m = /\.epoch-(\d+)\.age$/.exec(f.name);
-  if (m) return { epoch: Number(m[1]), from: 'name' };
-  return { epoch: null, from: null };
-}
-
-async function doDecrypt(ev) {
-  ev.preventDefault();
-  $('dec-text-field').hidden = true;
-  try {
-    if (!st.body) throw new Error('the beacon\'s feed is not loaded');
-    const f = await readInputFile($('dec-file'));
-    if (!f) throw new Error('choose the encrypted file');
-    let ct = f.bytes;
-    const head = new TextDecoder('latin1').decode(ct.subarray(0, 64)).trimStart();
-    if (head.startsWith('-----BEGIN AGE ENCRYPTED FILE-----')) {
-      try { ct = age.armor.decode(new TextDecoder('latin1').decode(ct)); } catch (e) {
-        throw new Error(`${f.name} is a damaged armored age file (${e.message})`);
-      }
-    } else if (!head.startsWith('age-encryption.org/v1\n')) {
-      throw new Error(`${f.name} is not an age file; pick the .age file you were given`);
-    }
-    const epochs = st.body.epochs;
-    const which = await fileEpoch(f);
-    const chosen = which.epoch;
-    if (chosen !== null && !epochs.some((e) => e.index === chosen)) {
-      throw new Error(`epoch ${chosen} (from the ${which.from === 'note' ? '.beacon note' : which.from === 'name' ? 'file name' : 'choice'}) ` +
-        'is not in this beacon\'s feed (it lists only its most recent epochs)');
-    }
-    let tryEpochs = chosen !== null ? epochs.filter((e) => e.index === chosen) : epochs;
-    const unsolved = tryEpochs.filter((e) => e.state !== 'solved');
-    tryEpochs = tryEpochs.filter((e) => e.state === 'solved');
-    if (!tryEpochs.length) {
-      if (chosen !== null) { say('dec-result', 'wait', ...notYet(unsolved[0])); return; }
-      say('dec-result', 'wait', 'No epoch of this beacon is solved yet, and nothing says which epoch ' +
-        `${f.name} is for: give its .beacon note (or choose its epoch) to learn when it opens.`);
-      return;
-    }
-    const d = new age.Decrypter();
-    for (const e of tryEpochs) for (const k of e.keys) if (k.identity) d.addIdentity(await identityFor(e, k));
-    let pt;
-    try {
-      pt = await d.decrypt(ct, 'uint8array');
-    } catch (e) {
-      if (/no identity matched/i.test(e.message)) {
-        if (chosen === null && unsolved.length) {
-          say('dec-result', 'wait', `${f.name} does not open with any solved epoch's identity, and nothing says which ` +
-            'epoch it is for: give its .beacon note (or choose its epoch) to learn when it opens.');
-          return;
-        }
-        throw new Error(`${f.name} was not encrypted to ${chosen !== null ? `epoch ${chosen}` : 'any solved epoch'} of this beacon`);
-      }
-      throw new Error(`${f.name} is damaged or not an age file (${e.message})`);
-    }
-    const outName = f.name.replace(/(\.epoch-\d+)?\.age$/, '') || 'decrypted';
-    say('dec-result', 'ok', `Decrypted ${f.name} (${pt.length} bytes). `,
-      offerDownload('dec', pt, outName === f.name ? `${f.name}.out` : outName, 'application/octet-stream'));
-    let text = null;
-    try { text = pt.length <= 1024 * 1024 ? new TextDecoder('utf-8', { fatal: true }).decode(pt) : null; } catch { text = null; }
-    if (text !== null) { $('dec-text').value = text; $('dec-text-field').hidden = false; }
-  } catch (err) {
-    say('dec-result', 'error', `Cannot decrypt: ${err.message}.`);
-    if (err.verdict) { $('dec-result').dataset.reason = err.verdict.reason; $('dec-result').dataset.field = err.verdict.field; }
   }
 }
 
