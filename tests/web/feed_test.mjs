@@ -3,12 +3,14 @@
 // tests/cli/test_web.sh): the strict parser refuses what canon() could not
 // write, canon() sorts keys, the signature verifies through WebCrypto and
 // through @noble/curves alike and fails on a changed byte, a wrong pin or
-// a changed body, floor_seconds read with either rounding (not a mix), and
-// the epoch choice rule (web/src/rule.js) picks as the CLI does.
+// a changed body, floor_seconds read with either rounding (not a mix), the
+// epoch choice rule (web/src/rule.js) picks as the CLI does, and signer
+// continuity / no rollback (web/src/continuity.js) hold the next feed.
 // Prints one "PASS what" / "FAIL what" line per check.
 import { generateKeyPairSync, sign } from 'node:crypto';
 import { parseStrict, canon, readFeed, ed25519Verify, feedMessage, hexToBytes } from '../../web/src/feed.js';
 import { choose, floorOf, floorNote, CHOICE_MARGIN, CLOCK_TOLERANCE } from '../../web/src/rule.js';
+import { seenOf, continuity } from '../../web/src/continuity.js';
 
 let failed = 0;
 const check = (ok, what) => { console.log(`${ok ? 'PASS' : 'FAIL'} ${what}`); if (!ok) failed++; };
@@ -110,4 +112,26 @@ const rs = choose(released, 1250, 'classic', 899, noRow);
 check(!rs.ok && rs.reason === 'field' && rs.field === 'epochs[1].state', 'sane: a puzzle published before its release time refused, naming the field');
 const zero = structuredClone(early); zero.updated = 0;
 check(choose(zero, 1250, 'classic', 899, noRow).field === 'updated', 'sane: updated 0 refused');
+
+// what the page remembers (continuity.js's seenOf) and the rule it holds
+// the next feed to, as the C library's tl_beacon_seen_of / _continuity
+const later = structuredClone(early);
+later.epochs[0].state = 'solved'; later.epochs[1].state = 'released';
+const seen = seenOf(later);
+check(seen.released_max === 1 && seen.solved_max === 0 && seen.signer === pub && seen.updated === 900,
+  `seenOf: the highest released and solved epochs (${seen.released_max}, ${seen.solved_max})`);
+check(continuity(seen, null, null, later) === null, 'continuity: the same feed again is fine');
+const verdictOf = (b, pin = null, accept = null) => { const v = continuity(seen, pin, accept, b); return v ? `${v.reason} ${v.field}` : 'ok'; };
+const back = structuredClone(later); back.epochs[1].state = 'scheduled';
+check(verdictOf(back) === 'rollback epochs[1].state', 'continuity: an epoch back from released is a rollback');
+const unsolved = structuredClone(later); unsolved.epochs[0].state = 'released';
+check(verdictOf(unsolved) === 'rollback epochs[0].state', 'continuity: the last solved epoch back to released is a rollback');
+const older = structuredClone(later); older.updated = 899;
+check(verdictOf(older) === 'rollback updated', 'continuity: an older updated is a rollback');
+const moved = structuredClone(later); moved.beacon.start = 999;
+check(verdictOf(moved) === 'schedule_changed beacon.start', 'continuity: a moved start is a changed schedule');
+const other = structuredClone(later); other.beacon.signer = 'ab'.repeat(32);
+check(verdictOf(other) === 'signer_changed beacon.signer', 'continuity: another signer is refused');
+check(verdictOf(other, null, 'ab'.repeat(32)) === 'ok', 'continuity: unless the user named that rotation');
+check(continuity(null, 'cd'.repeat(32), null, later).reason === 'signer_changed', 'continuity: nothing seen, the pin decides');
 process.exit(failed ? 1 : 0);
