@@ -67,14 +67,14 @@ at 1020 beacon run B2 --once --gen-rate 1e6 >/dev/null 2>&1
 cp B1/public/feed.json P/feed.json; cp B1/public/puzzles/* P/puzzles/
 RXLOCK_TEST_CLOCK_SKEW=$((start - 1000 + 1020 - $(date +%s))) "$R" beacon solve P --ids IDF --follow --poll 1 \
   >follow.out 2>follow.err & fp=$!
-k=0; while [ $k -lt 100 ] && ! grep -q 'looking again at' follow.err 2>/dev/null; do sleep 0.1; k=$((k + 1)); done
+k=0; while [ $k -lt 300 ] && ! grep -q 'looking again at' follow.err 2>/dev/null; do sleep 0.1; k=$((k + 1)); done
 check "follow: started" grep -q 'looking again at' follow.err
 cp B2/public/feed.json P/feed.json                       # another signer, with released epochs
-k=0; while [ $k -lt 50 ] && ! grep -q 'accept-signer' follow.err; do sleep 0.1; k=$((k + 1)); done
+k=0; while [ $k -lt 300 ] && ! grep -q 'accept-signer' follow.err; do sleep 0.1; k=$((k + 1)); done
 check "follow: another signer refused, naming --accept-signer" grep -q 'not by .*--accept-signer' follow.err
 check "... naming both keys" sh -c "grep -q \"$(cat B1.pin)\" follow.err && grep -q \"$(cat B2.pin)\" follow.err"
 cp old.json P/feed.json                                  # B1's own older feed
-k=0; while [ $k -lt 50 ] && ! grep -q 'rollback' follow.err; do sleep 0.1; k=$((k + 1)); done
+k=0; while [ $k -lt 300 ] && ! grep -q 'rollback' follow.err; do sleep 0.1; k=$((k + 1)); done
 check "follow: an older feed refused (rollback)" grep -q 'rollback' follow.err
 kill -TERM $fp; wait $fp
 b2=$(python3 -c "
@@ -88,10 +88,10 @@ check "follow: B1's identities written" test -s IDF/2.txt
 rm -rf P; cp -r B1/public P
 RXLOCK_TEST_CLOCK_SKEW=$((start - 1000 + 1020 - $(date +%s))) "$R" beacon solve P --ids IDR --follow --poll 1 \
   --accept-signer "$(cat B2.pin)" >rot.out 2>rot.err & fp=$!
-k=0; while [ $k -lt 100 ] && ! grep -q 'looking again at' rot.err 2>/dev/null; do sleep 0.1; k=$((k + 1)); done
+k=0; while [ $k -lt 300 ] && ! grep -q 'looking again at' rot.err 2>/dev/null; do sleep 0.1; k=$((k + 1)); done
 cp -r B2/public P2 && mv P Pold && mv P2 P
 s2=$(cut -c1-16 B2.pin)
-k=0; while [ $k -lt 100 ] && ! ls "IDR/$s2" 2>/dev/null | grep -q 'txt$'; do sleep 0.1; k=$((k + 1)); done
+k=0; while [ $k -lt 300 ] && ! ls "IDR/$s2" 2>/dev/null | grep -q 'txt$'; do sleep 0.1; k=$((k + 1)); done
 kill -TERM $fp; wait $fp
 check "rotation accepted: B2's identities in IDR/SIGNER16" sh -c "ls IDR/$s2 | grep -q 'txt\$'"
 b1=$(python3 -c "
