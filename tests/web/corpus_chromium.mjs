@@ -140,6 +140,28 @@ try {
       `${(got.text || '').replace(/\s+/g, ' ').slice(0, 260)}`);
   }
   console.log(`INFO corpus: ${pass} of ${index.cases.length} cases through the page in Chromium`);
+
+  // a dead beacon's file: the page says its epoch was not released on time
+  // and when its sealed release opens it (not "expected about <a past time>")
+  if (index.cases.includes('dead-beacon')) {
+    const c = JSON.parse(readFileSync(`${dir}/dead-beacon/case.json`, 'utf8'));
+    const body = JSON.parse(readFileSync(`${dir}/dead-beacon/${c.feed}`, 'utf8')).feed;
+    const e = body.epochs.find((x) => x.state === 'scheduled' && x.keys[0].sealed !== null && c.now - x.release > 2 * body.beacon.every);
+    if (e) {
+      const nf = `${out}/dead-beacon.age.beacon`;
+      writeFileSync(nf, JSON.stringify({ rxlock_beacon_ref: 1, layers: [{ feed: base, signer: body.beacon.signer, epoch: e.index,
+        kind: e.keys[0].kind, recipient: e.keys[0].recipient, earliest_opening: e.earliest_opening }] }) + '\n');
+      await page.goto(`${base}/dead-beacon/index.html?now=${c.now}`, { waitUntil: 'load' });
+      await page.waitForFunction(() => !['loading', undefined].includes(document.getElementById('feed-banner').dataset.status), { timeout: 15000 });
+      await (await page.$('#dec-file')).uploadFile(ageFile);
+      await (await page.$('#dec-note')).uploadFile(nf);
+      await page.click('#dec-go');
+      await page.waitForFunction(() => document.getElementById('dec-result').dataset.kind, { timeout: 15000 });
+      const r = await page.$eval('#dec-result', (x) => x.textContent);
+      check(new RegExp(`Epoch ${e.index} was not released on time.*sealed release`).test(r), `dead beacon: the page says the epoch was not released on time (${r.slice(0, 120)})`);
+      console.log(`INFO dead-beacon, decrypting a file for epoch ${e.index}: ${r.replace(/\s+/g, ' ')}`);
+    }
+  }
 } catch (e) {
   check(false, `corpus: ${e.stack || e}`);
 } finally {

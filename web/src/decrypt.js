@@ -42,7 +42,19 @@ function notYet(e) {
       '); it is operator-only: it opens only if its operator returns.'];
   }
   const earliest = floorOpening(st.body.beacon, floorOf(st.body.beacon), e);
-  return [`Epoch ${e.index} is not solved yet: its identity is expected about `, timeEl(e.about_opening),
+  const sealed = e.keys.map((k) => k.sealed && k.sealed.opening).filter((t) => Number.isSafeInteger(t));
+  if (e.state === 'scheduled' && sealed.length && now - e.release > 2 * st.body.beacon.every) {
+    // late: the operator did not release it; its sealed release still opens it
+    const at = Math.max(...sealed);
+    const head = [`Epoch ${e.index} was not released on time (its release was `, timeEl(e.release), '); '];
+    if (at > now) {
+      return [...head, 'without its operator it opens through its sealed release, about ', timeEl(at),
+        ' (no earlier than ', timeEl(earliest), ').'];
+    }
+    return [...head, 'its sealed release has let anyone solve it since about ', timeEl(at),
+      ': it opens once someone does (rxlock beacon solve) and its identity is published.'];
+  }
+  return [`Epoch ${e.index} is not solved yet: its identity is expected about `, timeEl(Math.max(e.about_opening, earliest)),
     ' (no earlier than ', timeEl(earliest), '). Come back then.'];
 }
 
