@@ -325,6 +325,11 @@ static void make_cases(void) {
         c->previous = prev_of(pkA, UPD - 600, (int64_t)STEPS, 19, 16);
         c->accept = pkB;
         expect_epoch(c, START, UPD, CFLOOR, LAST, 0);
+        c = add("other-signer-accepted-older", "none: an accepted rotation starts its own history (its feed older "
+                "than the last of the first signer)", build(&b), 1, N, N + 3900);
+        c->previous = prev_of(pkA, UPD + 5, (int64_t)STEPS, 21, 18);
+        c->accept = pkB;
+        expect_epoch(c, START, UPD, CFLOOR, LAST, 0);
     }
     c = add("older-feed", "an older feed served after a newer one (a rollback)", build(&w), 0, UPD + 610, UPD + 910);
     c->previous = prev_of(pkA, UPD + 600, (int64_t)STEPS, 21, 18);

@@ -233,9 +233,10 @@ typedef struct {
 void tl_beacon_seen_of(const tl_beacon_feed *f, tl_beacon_seen *out);
 /* Signer continuity and no rollback: next's signer must be prev's (or the
  * pin, when prev is NULL), unless it is exactly `accept` (a rotation the
- * user named); the schedule must be prev's; `updated` must not go back;
- * no listed epoch at or below prev's highest released one may be
- * `scheduled`, and prev's highest solved one must still be solved.
+ * user named); the schedule must be prev's; from the same signer (an
+ * accepted rotation starts its own history) `updated` must not go back, no
+ * listed epoch at or below prev's highest released one may be `scheduled`,
+ * and prev's highest solved one must still be solved.
  * prev and pin may be NULL (nothing to compare).  0, or TL_EINVAL with *v
  * filled (signer_changed names both keys in hex). */
 int tl_beacon_continuity(const tl_beacon_seen *prev, const uint8_t *pin, const uint8_t *accept,

@@ -50,6 +50,24 @@ e=[e for e in f['epochs'] if e['index']==n['epoch']][0]
 print(e['release'] + b['groups']*b['steps']*1000 // max(20800781250, b['floor']['rate_mhps']))")
 check "... its opening at the client's floor ($mine) is not before the date ($t)" test "$mine" -ge "$t"
 
+# ---- every corpus case a single read can answer, through encrypt --feed: the CLI's answer is the corpus's
+n_ok=0; n_bad=0
+for c in $(python3 -c "
+import json; d='$V'
+for n in json.load(open(d + '/index.json'))['cases']:
+    c = json.load(open(d + '/' + n + '/case.json'))
+    if c['op'] == 'choose' and c['previous'] is None and c['accept_signer'] is None: print(n)"); do
+  set -- $(python3 -c "
+import json; c=json.load(open('$V/$c/case.json')); x=c['expect']
+print(c['now'], c['open_after'], c['pin'] or '-', x.get('epoch', -1))")
+  cp -r "$V/$c" "C-$c"
+  pa=; [ "$3" != - ] && pa="--signer-pin $3"
+  RXLOCK_TEST_CLOCK_SKEW=@$1 "$R" encrypt --feed "C-$c" $pa --open-after "@$2" -o "C-$c.age" msg.txt >/dev/null 2>"C-$c.err"; rc=$?
+  got=-1; [ $rc -eq 0 ] && got=$(python3 -c "import json; print(json.load(open('C-$c.age.beacon'))['layers'][0]['epoch'])")
+  if [ "$got" = "$4" ] && { [ "$4" != -1 ] || [ $rc -ne 0 ]; }; then n_ok=$((n_ok + 1)); else n_bad=$((n_bad + 1)); echo "corpus $c: rc $rc epoch $got, want $4" >&2; fi
+done
+check "encrypt --feed answers every single-read corpus case as the corpus says ($n_ok)" test $n_bad -eq 0 -a $n_ok -ge 20
+
 # ---- solve --follow: a signer switch and a rollback
 printf 'sha3-256 1000 slow test floor\n' > floor.txt
 export RXLOCK_TEST_FLOOR_TABLE="$PWD/floor.txt"
@@ -94,6 +112,7 @@ s2=$(cut -c1-16 B2.pin)
 k=0; while [ $k -lt 300 ] && ! ls "IDR/$s2" 2>/dev/null | grep -q 'txt$'; do sleep 0.1; k=$((k + 1)); done
 kill -TERM $fp; wait $fp
 check "rotation accepted: B2's identities in IDR/SIGNER16" sh -c "ls IDR/$s2 | grep -q 'txt\$'"
+[ -d "IDR/$s2" ] || sed 's/^/    rot: /' rot.err >&2
 b1=$(python3 -c "
 import json; print(' '.join(k['recipient'] for e in json.load(open('B1/public/feed.json'))['feed']['epochs'] for k in e['keys']))")
 bad=0

@@ -217,6 +217,7 @@ int tl_beacon_continuity(const tl_beacon_seen *prev, const uint8_t *pin, const u
         return refuse(v, TL_BEACON_R_SCHEDULE, fn, "the feed's schedule changed (%s): a beacon's schedule never "
                       "does; the last good feed is kept", fn);
     }
+    if (memcmp(prev->signer, s->signer, 32) != 0) return ok(v);   /* an accepted rotation: its history starts here */
     if (next->updated < prev->updated)
         return refuse(v, TL_BEACON_R_ROLLBACK, "updated", "the feed is older than the last one seen (updated %lld < "
                       "%lld): a rollback; the last good feed is kept", (long long)next->updated,
