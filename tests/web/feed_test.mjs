@@ -133,5 +133,7 @@ check(verdictOf(moved) === 'schedule_changed beacon.start', 'continuity: a moved
 const other = structuredClone(later); other.beacon.signer = 'ab'.repeat(32);
 check(verdictOf(other) === 'signer_changed beacon.signer', 'continuity: another signer is refused');
 check(verdictOf(other, null, 'ab'.repeat(32)) === 'ok', 'continuity: unless the user named that rotation');
+const otherOlder = structuredClone(other); otherOlder.updated = 1; otherOlder.epochs[1].state = 'scheduled';
+check(verdictOf(otherOlder, null, 'ab'.repeat(32)) === 'ok', 'continuity: an accepted rotation starts its own history');
 check(continuity(null, 'cd'.repeat(32), null, later).reason === 'signer_changed', 'continuity: nothing seen, the pin decides');
 process.exit(failed ? 1 : 0);

@@ -5,9 +5,10 @@
 // (src/lock/beacon/trust.c): the feed's signer must be the one seen first
 // (or the pin, when none was seen) unless it is exactly the key the user
 // accepted as a rotation; the schedule never changes; `updated` never
-// goes back; no epoch at or below the highest released one seen is
-// `scheduled` again, and the highest solved one stays solved.  Pure: the
-// caller keeps `seen` (app.js: localStorage).
+// goes back, no epoch at or below the highest released one seen is
+// `scheduled` again, and the highest solved one stays solved (an accepted
+// rotation starts its own history).  Pure: the caller keeps `seen`
+// (app.js: localStorage).
 import { verdict } from './rule.js';
 
 // What a client remembers of the last good feed it read (the corpus's
@@ -39,6 +40,7 @@ export function continuity(prev, pin, accept, body) {
         'schedule never does; the last good feed is kept');
     }
   }
+  if (prev.signer !== bc.signer) return null;   // an accepted rotation: its history starts here
   if (body.updated < prev.updated) {
     return verdict('rollback', 'updated', `the feed is older than the last one seen (updated ${body.updated} < ` +
       `${prev.updated}): a rollback; the last good feed is kept`);
