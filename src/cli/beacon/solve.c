@@ -126,11 +126,19 @@ static int get_puzzle(const solver *sv, size_t e, unsigned q, uint8_t **buf, siz
         int ok = bcn_identity_parse(t, tl, key, &pq) == 0 && pq == (y->sealed_to == TL_BEACON_PQ);
         sodium_memzero(t, tl);
         free(t);
+        int h = 1;
         if (ok && jk >= 0) {   /* listed: the identity must be that epoch's */
             const tl_beacon_epoch *je = &sv->f->epochs[jk];
             for (unsigned k = 0; k < je->nkeys; k++)
-                if (je->keys[k].kind == y->sealed_to) ok = have_identity(sv, jstem, je->keys[k].recipient, key, &pq) == 1;
+                if (je->keys[k].kind == y->sealed_to) h = have_identity(sv, jstem, je->keys[k].recipient, key, &pq);
         }
+        if (ok && h == 0) {   /* set aside (not its identity): solved again first */
+            sodium_memzero(key, 32);
+            snprintf(why, whylen, "withheld until %s; its sealing epoch %llu is to be solved again", when,
+                     (unsigned long long)y->sealed_by);
+            return 0;
+        }
+        ok = ok && h == 1;
         if (!ok) { sodium_memzero(key, 32); cli_error("%s: not a usable identity of epoch %llu", p, (unsigned long long)y->sealed_by); return -1; }
         uint8_t *sealed = NULL;
         size_t sl = 0;
