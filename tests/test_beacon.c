@@ -78,6 +78,8 @@ static void t_seal_rule(void) {
             if (has) {
                 CHECK(j == best && j < E);
                 CHECK(tl_beacon_earliest_opening(&s, j) >= tl_beacon_release(&s, E));
+                /* exactly, not only in whole seconds: release(j) + G*S/f >= release(E) */
+                CHECK((unsigned __int128)total * 1000u >= (unsigned __int128)((E - j) * every) * fl);
             }
             if ((int64_t)E <= r) avail[E] = tl_beacon_release(&s, E);
             else if (has && avail[j] != INT64_MAX) avail[E] = avail[j] + F;

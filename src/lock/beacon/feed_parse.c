@@ -215,7 +215,10 @@ int tl_beacon_feed_parse(const char *text, size_t len, const uint8_t *pin, tl_be
         goto out;
     }
     if (pin && sodium_memcmp(pin, f->beacon.signer, 32) != 0) {
-        tl_beacon_err(err, errlen, "the feed is signed by another key than the pinned signer");
+        char h1[65], h2[65];
+        util_hex_encode(h1, f->beacon.signer, 32);
+        util_hex_encode(h2, pin, 32);
+        tl_beacon_err(err, errlen, "the feed is signed by another key than the pinned signer: %s, not %s", h1, h2);
         rc = TL_EPIN;
         goto out;
     }
