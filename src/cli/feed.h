@@ -62,6 +62,10 @@ int  bcn_identity_parse(const uint8_t *text, size_t len, uint8_t key[32], int *p
 int  bcn_client_floor(const char *what, const tl_beacon_sched *s, const char *table, int say, tl_beacon_floor *fl);
 /* "rxlock: WHAT: <the verdict's message>"; returns CLI_FAIL. */
 int  bcn_refused(const char *what, const tl_beacon_verdict *v);
+/* Epoch e's "about" time beside this client's opening `mine`: the feed's
+ * about_opening at its assumed rate, never before mine (no assumed rate:
+ * mine, as the feed's would be its own floor). */
+int64_t bcn_about(const tl_beacon_sched *s, const tl_beacon_epoch *e, int64_t mine);
 /* A follower's memory of the last good feed: the first signer (or the one
  * the user accepted), `updated`, the schedule, released / solved epochs. */
 typedef struct {

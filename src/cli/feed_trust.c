@@ -115,3 +115,8 @@ int bcn_ids_dir(char *ids, size_t cap, const uint8_t signer[32], int create) {
     fprintf(stderr, "rxlock: %s holds another beacon's identities: this beacon's go to %s\n", base, ids);
     return claim_write(ids, signer);
 }
+
+int64_t bcn_about(const tl_beacon_sched *s, const tl_beacon_epoch *e, int64_t mine) {
+    int64_t a = s->assumed_mhps ? e->about_opening : mine;   /* no rate: the feed's "about" is its floor */
+    return a > mine ? a : mine;
+}

@@ -85,7 +85,7 @@ int bcn_cmd_status(int argc, char **argv) {
             int64_t mine = tl_beacon_floor_opening(s, &fl, e->index);   /* this client's floor */
             bcn_time(eo, sizeof eo, mine);
             countdown(ec, sizeof ec, mine, now);
-            bcn_time(ao, sizeof ao, e->about_opening);
+            bcn_time(ao, sizeof ao, bcn_about(s, e, mine));
             printf("epoch %llu  %-9s  release %s (%s)  opens >= %s (%s), about %s\n", (unsigned long long)e->index,
                    st[e->state], r, rc2, eo, ec, ao);
             for (unsigned q = 0; q < e->nkeys; q++) {

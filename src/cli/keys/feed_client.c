@@ -186,7 +186,7 @@ int cmd_encrypt_feed(int argc, char **argv) {
         char eo[48], ao[48];
         int64_t mine = tl_beacon_floor_opening(&f->beacon, &fl, e->index);
         bcn_time(eo, sizeof eo, mine);
-        bcn_time(ao, sizeof ao, e->about_opening > mine ? e->about_opening : mine);
+        bcn_time(ao, sizeof ao, bcn_about(&f->beacon, e, mine));
         fprintf(stderr, "rxlock: %s: epoch %llu, recipient %.64s%s; opens no sooner than %s (this client's floor), "
                 "about %s\n", feeds[k], (unsigned long long)e->index, L[k].recipient,
                 strlen(L[k].recipient) > 64 ? "..." : "", eo, ao);
@@ -308,7 +308,7 @@ static int layer_identity(const layer *l, const char *src_arg, const char *const
         } else {
             char eo[48], ao[48];
             bcn_time(eo, sizeof eo, mine);
-            bcn_time(ao, sizeof ao, e->about_opening > mine ? e->about_opening : mine);
+            bcn_time(ao, sizeof ao, bcn_about(&f->beacon, e, mine));
             fprintf(stderr, "rxlock: %s: epoch %llu is not solved yet (%s): expected about %s, no sooner than %s\n",
                     src_arg, (unsigned long long)l->epoch, e->state == TL_BEACON_SCHEDULED ? "not released" : "released",
                     ao, eo);
