@@ -43,7 +43,9 @@ check "beacon init line names the demo floor" grep -q '^demo: beacon init B: .*D
 check "... and the real floor's cost" grep -q 'at the real floor, 20.80 MH/s' run.out
 check "init's own promise line names the demo row" grep -q 'no sooner than 3.0s after its release .*DEMO floor' run.out
 check "beacon run in the background" grep -q '^demo: beacon run B in the background' run.out
-check "epoch 1 sealed to epoch 0" grep -q '^demo: generated epoch 0 .* sealed to epoch 0' run.out
+check "epoch 0 generated" grep -q '^demo: generated epoch 0 (operator-only' run.out
+check "epoch 1 sealed to epoch 0" grep -q '^demo: generated epoch 1, published at once sealed to epoch 0' run.out
+check "encrypt picks epoch 1 for the later date" grep -q '^demo: encrypt --feed B --open-after .* note.txt: epoch 1' run.out
 check "encrypt --feed --open-after picks epoch 0" grep -q '^demo: encrypt --feed B --open-after .* letter.txt: .*epoch 0' run.out
 check "Debian age -r to the feed's recipient" grep -q "^demo: by hand with Debian's age .*age -r age1" run.out
 check "too early: names the epoch and when" grep -q 'epoch 0 is not solved yet (not released): expected about' run.out
