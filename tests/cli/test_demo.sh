@@ -37,6 +37,13 @@ left() { ls -A "$1.tmp" | wc -l; }
 check "no marked process before" test "$(survivors)" -eq 0
 demo run
 finish_within 150
+# the demo sizes its beacon from a 1 s measurement; when the machine got much
+# busier right after it, the demo says so and stops: one more try, then
+if [ "$rc" -ne 0 ] && grep -q 'busier than when measured' run.err; then
+  echo "  (the machine got busier than the demo measured: once more)"
+  check "... and removed what it made" test "$(left run)" -eq 0
+  rm -rf run.tmp; demo run; finish_within 150
+fi
 check "the demo exits 0 (rc $rc)" test "$rc" -eq 0
 [ "$rc" -eq 0 ] || { cat run.out run.err >&2; }
 check "beacon init line names the demo floor" grep -q '^demo: beacon init B: .*DEMO FLOOR TABLE.*NOT the real floor' run.out
