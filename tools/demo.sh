@@ -156,18 +156,19 @@ step="measuring this machine's SHA3 chain rate (rxlock calibrate)"
 "$RX" calibrate --work sha3-256 --seconds 1 -o cal.json -q 2>calibrate.log || { indent calibrate.log >&2; exit 1; }
 rate=$(sed -n 's/^ *"rate": *\([0-9.eE+]*\),*$/\1/p' cal.json)
 [ -n "$rate" ] || fail "no rate in cal.json"
-# the demo's floor: 1.5 x this machine (so that the feed's "no sooner than"
-# holds here while the load varies a little; generation still keeps up: 1.5
-# x 1.25 (verification) / 2 workers of a period), a multiple of the 16 groups
-# so that an epoch's floor work is exactly one period: each epoch is sealed
-# to the one before
-floor=$(awk -v r="$rate" 'BEGIN { printf "%d", int(r * 1.5 / 16 + 1) * 16 }')
+# the demo's floor: k = 1.5 x this machine (so that the feed's "no sooner
+# than" holds here while the load varies a little; generation still keeps
+# up: 1.5 x 1.25 (verification) / 2 workers = 94% of a period; one CPU:
+# 0.75), a multiple of the 16 groups so that an epoch's floor work is
+# exactly one period: each epoch is sealed to the one before
+cpus=$(nproc 2>/dev/null || echo 2)
+k=1.5; [ "$cpus" -ge 2 ] || k=0.75
+floor=$(awk -v r="$rate" -v k=$k 'BEGIN { printf "%d", int(r * k / 16 + 1) * 16 }')
 steps=$((floor * P / 16))
 real=20800000                               # the built-in floor's SHA3 row (docs/SECURITY.md, "The floor")
 mhs() { awk -v x="$1" 'BEGIN { printf "%.2f", x / 1e6 }'; }
-cpus=$(nproc 2>/dev/null || echo 2)
 echo "demo: beacon: this machine's SHA3-256 chain runs at $(mhs "$rate") MH/s (rxlock calibrate, 1 s)"
-printf 'sha3-256 %s DEMO floor = 1.5 x this machine, NOT the real floor\n' "$floor" > demo-floor.txt
+printf 'sha3-256 %s DEMO floor = %s x this machine, NOT the real floor\n' "$floor" $k > demo-floor.txt
 
 step="beacon init"
 # epoch 0's release: after its generation (about 1.5 s, estimated 3 s),
@@ -176,11 +177,11 @@ start_at=$(($(date +%s) + 10))
 pin=$("$RX" beacon init B --work sha3-256 --groups 16 --steps "$steps" --every ${P}s --ahead 2 --start "@$start_at" \
         --calibration cal.json --floor-table demo-floor.txt 2>init.log) || { indent init.log >&2; exit 1; }
 echo "demo: beacon init B: an epoch every $P s from $(hms "$start_at") UTC, 16 x $steps SHA3-256 hashes each, on a" \
-     "DEMO FLOOR TABLE ($(mhs "$floor") MH/s = 1.5 x this machine, NOT the real floor) so that an epoch's floor work" \
+     "DEMO FLOOR TABLE ($(mhs "$floor") MH/s = $k x this machine, NOT the real floor) so that an epoch's floor work" \
      "spans the period and each is sealed to the one before (at the real floor, $(mhs $real) MH/s, an epoch would be" \
      "$(awk -v f=$real -v p=$P 'BEGIN { printf "%.0f", f * p / 1e6 }') M hashes:" \
      "$(awk -v f=$real -v p=$P -v r="$rate" -v w="$cpus" 'BEGIN { printf "%.0f", f * p * 1.25 / (r * w) }') s of" \
-     "generation per $P s period on $cpus workers here, and $(awk -v f=$real -v p=$P -v r="$rate" 'BEGIN { printf "%.0f", f * p / r }') s to solve)"
+     "generation per $P s period on $cpus worker(s) here, and $(awk -v f=$real -v p=$P -v r="$rate" 'BEGIN { printf "%.0f", f * p / r }') s to solve)"
 indent init.log
 
 step="beacon run (the operator, in the background)"
