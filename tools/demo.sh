@@ -147,6 +147,8 @@ await() {
 }
 # sooner AT STATED: a note when an epoch opened before the demo floor's time
 sooner() { [ "$1" -ge "$2" ] || printf '; %s' "SOONER: this machine ran faster than when measured, which is why the demo floor is no promise"; }
+# solved E: the solver wrote epoch E's identity and logged it
+solved() { [ -s "ids/$1.txt" ] && grep -q "^rxlock: epoch $1 solved in" solve.log; }
 # in_feed TEXT: the beacon's signed feed (as served) contains TEXT
 in_feed() { grep -q "$1" B/public/feed.json 2>/dev/null; }
 
@@ -239,7 +241,7 @@ rm -rf B/private
 echo "demo: epoch 0 released at $(hms "$start_at"); the operator is killed (kill -9) and B/private deleted: epoch 1 is never released, only its sealed copy is public"
 
 step="beacon solve: epoch 0"
-await 120 "$sv" solve.log "the solver solves epoch 0" test -s ids/0.txt
+await 120 "$sv" solve.log "the solver solves epoch 0" solved 0
 at0=$(date +%s)
 echo "demo: $(sed -n 's/^rxlock: \(epoch 0 solved in [0-9.]* s\).*/\1/p' solve.log) from its released puzzle, at" \
      "$(hms "$at0") (the feed said: no sooner than $(hms "$open0") at the demo floor$(sooner "$at0" "$open0"))"
@@ -254,7 +256,7 @@ if [ -f letter-by-age.age ]; then
 fi
 
 step="the sealed recovery: epoch 1 from public/ alone"
-await 120 "$sv" solve.log "the solver unseals and solves epoch 1" test -s ids/1.txt
+await 120 "$sv" solve.log "the solver unseals and solves epoch 1" solved 1
 at1=$(date +%s)
 grep -q 'epoch 1: unsealed with epoch 0' solve.log || { indent solve.log >&2; fail "epoch 1 did not come through its sealed copy"; }
 [ ! -e B/public/puzzles/1.json ] || fail "epoch 1 was released after all"
