@@ -202,7 +202,7 @@ printf 'The key is under the third stone.\n' > note.txt
 open0=$((start_at + P)); open1=$((start_at + 2 * P))
 "$RX" encrypt --feed B --signer-pin "$pin" --floor-table demo-floor.txt --open-after "@$open0" letter.txt 2>enc.log || { indent enc.log >&2; exit 1; }
 grep -q '"epoch": 0' letter.txt.age.beacon || fail "letter.txt.age is not for epoch 0"
-echo "demo: encrypt --feed B --floor-table demo-floor.txt --open-after $(hms "$open0") letter.txt: the earliest epoch opening no sooner, epoch 0 (letter.txt.age + .beacon)"
+echo "demo: encrypt --feed B --open-after $(hms "$open0") letter.txt: the earliest epoch opening no sooner, epoch 0 (letter.txt.age + .beacon)"
 indent enc.log
 if command -v age >/dev/null 2>&1; then
   step="age -r to the feed's recipient"
@@ -231,7 +231,7 @@ await 60 "$op" run.log "the operator generates epoch 1" in_feed '"sealed/1.age"'
 echo "demo: generated epoch 1, published at once sealed to epoch 0 (public/sealed/1.age): it opens without the operator"
 "$RX" encrypt --feed B --signer-pin "$pin" --floor-table demo-floor.txt --open-after "@$open1" -o note.age note.txt 2>enc1.log || { indent enc1.log >&2; exit 1; }
 grep -q '"epoch": 1' note.age.beacon || fail "note.age is not for epoch 1"
-echo "demo: encrypt --feed B --floor-table demo-floor.txt --open-after $(hms "$open1") note.txt: epoch 1, the sealed one (note.age)"
+echo "demo: encrypt --feed B --open-after $(hms "$open1") note.txt: epoch 1, the sealed one (note.age)"
 
 step="the operator releases epoch 0"
 await 60 "$op" run.log "the operator releases epoch 0" in_feed '"puzzles/0.json"'
