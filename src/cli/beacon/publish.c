@@ -5,7 +5,8 @@
  * exists (private or released) and, where the sealing rule names a
  * generated epoch, its sealed file too.  Signed, and written with the
  * atomic replace under private/feed.lock (the service and a solver on the
- * same DIR both publish). */
+ * same DIR both publish), staged under private/ so that a kill never
+ * leaves a temp file in the served public/. */
 #include "cli/beacon/beacon_cli.h"
 #include "cli/cli.h"
 #include "cli/cli_util.h"
@@ -125,6 +126,21 @@ static int64_t previous_updated(const bcn_dir *b) {
     return u;
 }
 
+/* Replace public/feed.json with no temp file in the served folder, where
+ * a kill would leave one: written (with its own atomic write) under
+ * private/, then renamed over it (the same file system; when public/ is
+ * on another, written in place atomically).  0 or -1 (errno). */
+static int put_feed(const bcn_dir *b, const char *out, const char *text, size_t len) {
+    char next[PATH_MAX];
+    bcn_file(b, next, "private/feed.json.next");
+    if (util_write_file_atomic(next, text, len, 1, 0644) != 0) return -1;
+    if (rename(next, out) == 0) return 0;
+    int e = errno;
+    (void)unlink(next);
+    if (e != EXDEV) { errno = e; return -1; }
+    return util_write_file_atomic(out, text, len, 1, 0644);
+}
+
 int bcn_feed_publish(const bcn_dir *b, const uint8_t sk[64], int64_t now, size_t *listed) {
     const tl_beacon_sched *s = &b->cfg.s;
     char lockp[PATH_MAX], out[PATH_MAX];
@@ -178,7 +194,7 @@ int bcn_feed_publish(const bcn_dir *b, const uint8_t sk[64], int64_t now, size_t
         size_t len = 0;
         int w = tl_beacon_feed_write(f, sk, &text, &len);
         if (w) rc = cli_error("cannot build the feed: %s", rxlock_strerror(w));
-        else if (util_write_file_atomic(out, text, len, 1, 0644) != 0) rc = cli_error("%s: %s", out, strerror(errno));
+        else if (put_feed(b, out, text, len) != 0) rc = cli_error("%s: %s", out, strerror(errno));
         else util_kill_point("beacon-feed");
         free(text);
         if (listed) *listed = f->n;
