@@ -27,7 +27,7 @@ expect_rc 0 "run before the start" env RXLOCK_TEST_CLOCK_SKEW="@$((start - 100))
 waitfor() { k=0; while [ $k -lt 150 ] && ! eval "$1"; do sleep 0.1; k=$((k + 1)); done; }
 
 # ---- the follower, its clock 100 s before epoch 0's release
-echo "@$((start - 100))" > clock
+echo "@$((start - 100))" > clock; : > follow.err
 RXLOCK_TEST_CLOCK_SKEW=$TMP/clock RXLOCK_TEST_PAUSE_AT=beacon-solved:$TMP/go \
   "$R" beacon solve B --ids IDF --follow --poll 3000 --signer-pin "$pin" 2>follow.err & fp=$!
 trap 'kill $fp 2>/dev/null; rm -rf "$TMP"' EXIT

@@ -14,6 +14,16 @@
 #include <stddef.h>
 #include <stdint.h>
 
+/* ---- the service's clock (clock.c) ---------------------------------- */
+typedef struct { int64_t wall; double mono; int init; } bcn_clock;
+/* The wall clock now (tl_beacon_now); *jump: how far it moved beyond the
+ * monotonic clock since the last read, in s (0: less than 2 s). */
+int64_t bcn_clock_read(bcn_clock *c, int64_t *jump);
+/* Sleep until the wall clock reaches `at` (returns 0), a stop (0), or a
+ * wall-clock change (returns the jump), on the monotonic clock, waking
+ * just after each second. */
+int64_t bcn_clock_sleep_until(bcn_clock *c, int64_t at, const volatile int *stop);
+
 /* ---- the beacon directory (dir.c) ---------------------------------- */
 /* The signer key from DIR/private/signer.key, checked against beacon.json
  * (sk is the caller's, in locked memory, wiped by the caller). */

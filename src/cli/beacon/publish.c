@@ -186,7 +186,8 @@ int bcn_feed_publish(const bcn_dir *b, const uint8_t sk[64], int64_t now, size_t
     if (rc == CLI_OK) {
         f->beacon = *s;
         int64_t prev = previous_updated(b);
-        if (now < prev) bcn_log("warning: the clock (%lld) is behind the last feed's time (%lld) by %lld s: "
+        static int64_t warned_for;   /* said once per feed time kept, not at every publish */
+        if (now < prev && warned_for != prev && (warned_for = prev)) bcn_log("warning: the clock (%lld) is behind the last feed's time (%lld) by %lld s: "
                                 "the feed keeps its time", (long long)now, (long long)prev, (long long)(prev - now));
         f->updated = now > prev ? now : prev;
         tl_beacon_feed_derive(f);
