@@ -27,7 +27,8 @@ expect_rc 0 "run before the start" env RXLOCK_TEST_CLOCK_SKEW="@$((start - 100))
 waitfor() { k=0; while [ $k -lt 150 ] && ! eval "$1"; do sleep 0.1; k=$((k + 1)); done; }
 
 # ---- the follower, its clock 100 s before epoch 0's release
-echo "@$((start - 100))" > clock; : > follow.err
+setc() { echo "$1" > clock.new && mv clock.new clock; }   # the follower's clock, replaced at once
+setc "@$((start - 100))"; : > follow.err
 RXLOCK_TEST_CLOCK_SKEW=$TMP/clock RXLOCK_TEST_PAUSE_AT=beacon-solved:$TMP/go \
   "$R" beacon solve B --ids IDF --follow --poll 3000 --signer-pin "$pin" 2>follow.err & fp=$!
 trap 'kill $fp 2>/dev/null; rm -rf "$TMP"' EXIT
@@ -36,13 +37,13 @@ check "before epoch 0: sleeps until its release, not the poll" grep -q "looking 
 
 # ---- the release-second race: at the release second the feed does not have
 # epoch 0 out yet (the operator republishes a moment later)
-echo "@$start" > clock
+setc "@$start"
 waitfor "grep -q 'epoch 0: its release time has passed' follow.err"
 check "at the release: the feed has it not out yet, read again within seconds" \
   grep -q 'epoch 0: its release time has passed and the feed does not have it out yet' follow.err
 check "... looking again one second later" grep -q "looking again at $(utc $((start + 1)))" follow.err
 expect_rc 0 "the operator releases epoch 0" env RXLOCK_TEST_CLOCK_SKEW="@$start" "$R" beacon run B --once --gen-rate 1e6
-echo "@$((start + 1))" > clock
+setc "@$((start + 1))"
 waitfor "test -e go.reached"
 check "epoch 0 solved one second after its release (not a period later)" test -s IDF/0.txt
 
@@ -58,6 +59,10 @@ check "then sleeps until the next release time of the schedule" grep -q "looking
 kill -TERM $fp; wait $fp; frc=$?
 check "SIGTERM ends the follower with exit 0" test $frc -eq 0
 check "identities published on the beacon's own DIR" test -s B/public/identities/1.txt
+# "about" from what happened: epoch 0's identity came 1 s after its release
+expect_rc 0 "status" env RXLOCK_TEST_CLOCK_SKEW="@$((start + 1))" "$R" beacon status B --signer-pin "$pin"
+check "about is observed, said as such, never below the floor" \
+  grep -q 'about 5.0s (observed: the median release-to-identity time of its last 1 solved epoch)' "$TMP/.out"
 
 # ---- recovery from a copy: what the feed publishes is taken, not solved
 expect_rc 0 "the operator releases epochs 2 and 3" env RXLOCK_TEST_CLOCK_SKEW="@$((start + 30))" "$R" beacon run B --once --gen-rate 1e6

@@ -42,6 +42,14 @@ int  bcn_seal(const bcn_dir *b, uint64_t E, int *changed);
 /* Rebuild feed.json from the files (publish.c), sign it and
  * replace public/feed.json atomically, under private/feed.lock.  *listed
  * (may be NULL) gets the number of epochs listed.  CLI_OK or CLI_FAIL. */
+/* The feed entries of the epochs v[0..n) (sorted) from the files: those
+ * complete (publish.c's rule), with the schedule.  CLI_OK or CLI_FAIL. */
+int  bcn_epochs_from_files(const bcn_dir *b, const uint64_t *v, size_t n, tl_beacon_feed **out);
+/* Write archive pages from .. to-1 (archive.c) of the epochs v[0..n) (sorted,
+ * every generated one): each once, never replaced; a page without epochs
+ * is not written.  CLI_OK or CLI_FAIL. */
+int  bcn_archive_write(const bcn_dir *b, const uint8_t sk[64], const uint64_t *v, size_t n, uint64_t from,
+                       uint64_t to, int64_t now);
 int  bcn_feed_publish(const bcn_dir *b, const uint8_t sk[64], int64_t now, size_t *listed);
 
 /* ---- text ---------------------------------------------------------------- */

@@ -38,7 +38,7 @@ static int scan(const bcn_dir *b, const char *rel, uint64_t **v, size_t *n, size
         if (de->d_name[0] < '0' || de->d_name[0] > '9') continue;
         unsigned long long E = strtoull(de->d_name, &end, 10);
         if (strcmp(end, ".json") && strcmp(end, "-classic.json") && strcmp(end, "-pq.json")) continue;
-        if (E > 4000000) continue;
+        if (E > (unsigned long long)((TL_BEACON_MAX_TIME - b->cfg.s.start) / (int64_t)b->cfg.s.every)) continue;
         if (*n == *cap) {
             size_t nc = *cap ? *cap * 2 : 256;
             if (nc > (1u << 24)) break;
@@ -62,11 +62,6 @@ static int file_sha(const char *p, uint8_t out[32], size_t max) {
     return 1;
 }
 
-static int exists(const char *p) {
-    struct stat st;
-    return lstat(p, &st) == 0;
-}
-
 /* Fill key q of epoch E from the files.  1 listed, 0 not (yet), -1 error. */
 static int fill_key(const bcn_dir *b, uint64_t E, int kind, tl_beacon_key *y) {
     const tl_beacon_sched *s = &b->cfg.s;
@@ -87,7 +82,11 @@ static int fill_key(const bcn_dir *b, uint64_t E, int kind, tl_beacon_key *y) {
     bcn_stem(s, E, kind, stem);
     if (pub) tl_beacon_path(s, "puzzles", E, kind, ".json", y->puzzle_path);
     bcn_file(b, p, "public/identities/%s.txt", stem);
-    if (exists(p)) tl_beacon_path(s, "identities", E, kind, ".txt", y->identity);
+    struct stat ist;
+    if (lstat(p, &ist) == 0) {   /* its time of publication: the file's (written once, never replaced) */
+        tl_beacon_path(s, "identities", E, kind, ".txt", y->identity);
+        y->identity_at = (int64_t)ist.st_mtime;
+    }
     uint64_t j;
     if (!tl_beacon_seal(s, E, &j)) return 1;   /* operator-only */
     bcn_file(b, p, "public/sealed/%s.age", stem);
@@ -111,7 +110,7 @@ static int fill_key(const bcn_dir *b, uint64_t E, int kind, tl_beacon_key *y) {
 }
 
 /* The previous feed's time, so that `updated` never goes back. */
-static int64_t previous_updated(const bcn_dir *b) {
+static int64_t previous_updated(const bcn_dir *b, uint64_t *pages) {
     char p[PATH_MAX];
     bcn_file(b, p, "public/feed.json");
     uint8_t *buf = NULL;
@@ -119,7 +118,10 @@ static int64_t previous_updated(const bcn_dir *b) {
     if (util_read_file(p, TL_BEACON_MAX_FEED_BYTES, &buf, &len) != 0) return 0;
     tl_beacon_feed *f = NULL;
     int64_t u = 0;
-    if (tl_beacon_feed_parse((const char *)buf, len, b->cfg.s.signer, &f, NULL, 0) == 0) u = f->updated;
+    if (tl_beacon_feed_parse((const char *)buf, len, b->cfg.s.signer, &f, NULL, 0) == 0) {
+        u = f->updated;
+        *pages = f->archive_pages;
+    }
     else bcn_log("warning: the published feed.json does not verify; replacing it");
     tl_beacon_feed_free(f);
     free(buf);
@@ -141,6 +143,34 @@ static int put_feed(const bcn_dir *b, const char *out, const char *text, size_t 
     return util_write_file_atomic(out, text, len, 1, 0644);
 }
 
+int bcn_epochs_from_files(const bcn_dir *b, const uint64_t *v, size_t n, tl_beacon_feed **out) {
+    int kinds[2];
+    unsigned nk = bcn_kinds(b->cfg.s.kinds, kinds);
+    tl_beacon_feed *f = tl_beacon_feed_new(n);
+    *out = NULL;
+    if (!f) return cli_error("out of memory");
+    size_t m = 0;
+    int rc = CLI_OK;
+    for (size_t k = 0; rc == CLI_OK && k < n; k++) {
+        tl_beacon_epoch *e = &f->epochs[m];
+        memset(e, 0, sizeof *e);
+        e->index = v[k];
+        e->nkeys = nk;
+        int all = 1;
+        for (unsigned q = 0; q < nk && all; q++) {
+            int r = fill_key(b, v[k], kinds[q], &e->keys[q]);
+            if (r < 0) rc = CLI_FAIL;
+            all = r == 1;
+        }
+        if (all && rc == CLI_OK) m++;
+    }
+    f->n = m;
+    f->beacon = b->cfg.s;
+    if (rc) { tl_beacon_feed_free(f); return rc; }
+    *out = f;
+    return CLI_OK;
+}
+
 int bcn_feed_publish(const bcn_dir *b, const uint8_t sk[64], int64_t now, size_t *listed) {
     const tl_beacon_sched *s = &b->cfg.s;
     char lockp[PATH_MAX], out[PATH_MAX];
@@ -153,6 +183,8 @@ int bcn_feed_publish(const bcn_dir *b, const uint8_t sk[64], int64_t now, size_t
     }
     uint64_t *v = NULL;
     size_t n = 0, cap = 0;
+    uint64_t prev_pages = 0, pages = 0;
+    int64_t prev = previous_updated(b, &prev_pages);
     int rc = scan(b, "private/puzzles", &v, &n, &cap);
     if (rc == CLI_OK) rc = scan(b, "public/puzzles", &v, &n, &cap);
     tl_beacon_feed *f = NULL;
@@ -162,34 +194,32 @@ int bcn_feed_publish(const bcn_dir *b, const uint8_t sk[64], int64_t now, size_t
         for (size_t k = 0; k < n; k++)
             if (!u || v[u - 1] != v[k]) v[u++] = v[k];
         n = u;
-        size_t from = n > TL_BEACON_MAX_EPOCHS ? n - TL_BEACON_MAX_EPOCHS : 0;
-        if (!(f = tl_beacon_feed_new(n - from))) rc = cli_error("out of memory");
-        int kinds[2];
-        unsigned nk = bcn_kinds(s->kinds, kinds);
-        size_t m = 0;
-        for (size_t k = from; rc == CLI_OK && k < n; k++) {
-            tl_beacon_epoch *e = &f->epochs[m];
-            memset(e, 0, sizeof *e);
-            e->index = v[k];
-            e->nkeys = nk;
-            int all = 1;
-            for (unsigned q = 0; q < nk && all; q++) {
-                int r = fill_key(b, v[k], kinds[q], &e->keys[q]);
-                if (r < 0) rc = CLI_FAIL;
-                all = r == 1;
-            }
-            if (all && rc == CLI_OK) m++;
+        /* the window: the epochs of pages not archived.  While it lists more
+         * than a page's worth, its lowest page goes to the archive (written
+         * once) if every epoch of it is past its release time; so the feed
+         * lists at most about 2 pages (ahead <= 1024), and a few epochs made
+         * far ahead (a clock that jumped) archive nothing */
+        int before = 0;
+        uint64_t L = tl_beacon_epoch_at(s, now, &before), open0 = before ? 0 : L + 1, P = TL_BEACON_PAGE_EPOCHS;
+        size_t from = 0;
+        pages = prev_pages;
+        for (;;) {
+            while (from < n && v[from] < pages * P) from++;
+            if (n - from <= P || (pages + 1) * P > open0) break;
+            pages++;
         }
-        if (f) f->n = m;
+        if (pages > prev_pages) rc = bcn_archive_write(b, sk, v, n, prev_pages, pages, now);
+        if (n - from > TL_BEACON_MAX_EPOCHS) from = n - TL_BEACON_MAX_EPOCHS;
+        if (rc == CLI_OK) rc = bcn_epochs_from_files(b, v + from, n - from, &f);
     }
     free(v);
     if (rc == CLI_OK) {
-        f->beacon = *s;
-        int64_t prev = previous_updated(b);
+        f->archive_pages = pages;
         static int64_t warned_for;   /* said once per feed time kept, not at every publish */
         if (now < prev && warned_for != prev && (warned_for = prev)) bcn_log("warning: the clock (%lld) is behind the last feed's time (%lld) by %lld s: "
                                 "the feed keeps its time", (long long)now, (long long)prev, (long long)(prev - now));
         f->updated = now > prev ? now : prev;
+        tl_beacon_feed_observe_about(f);
         tl_beacon_feed_derive(f);
         char *text = NULL;
         size_t len = 0;

@@ -373,7 +373,9 @@ int bcn_cmd_run(int argc, char **argv) {
     r.skipped_to = n0;
     r.gen_hi = n0 + s->ahead;
     while (!*r.stop && rc == CLI_OK) {
-        now = tl_beacon_now();
+        int64_t jump;
+        now = bcn_clock_read(&r.ck, &jump);
+        if (jump && (rc = tick(&r, 0, jump)) != CLI_OK) break;   /* said with what passed, in one line */
         n0 = first_open(s, now);
         if (n0 + s->ahead > r.gen_hi) r.gen_hi = n0 + s->ahead;
         uint64_t first = 0, last = 0, np = passed_ungenerated(&r, n0, &first, &last);
@@ -407,7 +409,7 @@ int bcn_cmd_run(int argc, char **argv) {
         if (once) break;
         /* nothing to generate: sleep (monotonic) until the next release by
          * the clock now, or a clock change */
-        int64_t jump = bcn_clock_sleep_until(&r.ck, r.next_due, r.stop);
+        jump = bcn_clock_sleep_until(&r.ck, r.next_due, r.stop);
         if (!*r.stop) rc = tick(&r, 0, jump);
     }
     if (*r.stop) {

@@ -24,6 +24,8 @@
 #include <sys/mman.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
+#include <fcntl.h>
+#include <time.h>
 #include <unistd.h>
 
 
@@ -257,6 +259,10 @@ int bcn_publish_own(solver *sv) {
             sodium_memzero(t, l);
             free(t);
             if (w != 0 && errno != EEXIST) return cli_error("%s: %s", dst, strerror(errno));
+            if (w == 0) {   /* its time is when it was published, on the beacon's clock (the feed's identity_at) */
+                struct timespec tm[2] = { { (time_t)tl_beacon_now(), 0 }, { (time_t)tl_beacon_now(), 0 } };
+                (void)utimensat(AT_FDCWD, dst, tm, AT_SYMLINK_NOFOLLOW);
+            }
             util_kill_point("beacon-identity");
             tl_beacon_path(&sv->f->beacon, "identities", ep->index, y->kind, ".txt", y->identity);
             added++;
