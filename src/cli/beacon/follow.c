@@ -343,8 +343,11 @@ int bcn_solve_run(solver *sv, size_t par, int follow, double poll, size_t *solve
         reload(sv);
         last_read = tl_beacon_now();
     }
-    /* a stop reaches the workers too (same process group): they keep their
-     * journals; wait for them */
+    /* a stop reaches the workers too (sent on, when it came to this
+     * process alone): they keep their journals; wait for them */
+    if (*sv->stop)
+        for (size_t k = 0; k < g.par; k++)
+            if (g.run[k].pid > 0) (void)kill(g.run[k].pid, SIGTERM);
     while (g.nrun && reap(&g, 1)) {}
     if (!g.fatal && sv->src.own && bcn_publish_own(sv) != CLI_OK) g.fatal = 1;   /* also what a stopped run left */
     if (g.fatal) rc = CLI_FAIL;
