@@ -17,7 +17,8 @@
 # below 1: median <= 2 s, max <= 5 s, none late by a period.  Timing varies
 # with the machine's load (tests never assert on it).
 # Environment: RXLOCK (the binary, default ./build/rxlock), LAG_DIR (work
-# directory, default a temporary one, removed).
+# directory, default a temporary one, removed), LAG_WAIT_LISTED=1 (start
+# the follower once the feed lists an epoch, not as soon as it exists).
 set -eu
 N=${1:-8}
 EVERY=${2:-20}
@@ -52,6 +53,10 @@ try:
     procs.append(srv)
     url = 'http://127.0.0.1:%d' % port
     while not os.path.exists('B/public/feed.json'): time.sleep(0.1)
+    # LAG_WAIT_LISTED=1: start the follower once the feed lists an epoch
+    # (default: as soon as there is a feed, as a solver started early)
+    while os.environ.get('LAG_WAIT_LISTED') == '1' and '"index"' not in open('B/public/feed.json').read():
+        time.sleep(0.1)
     time.sleep(1)
     fol = subprocess.Popen([rx, 'beacon', 'solve', url, '--ids', 'IDS', '--follow', '--signer-pin', pin],
                            stderr=open('follow.log', 'w'))

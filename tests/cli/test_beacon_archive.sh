@@ -6,9 +6,11 @@
 # a file encrypted to epoch 0 still opens with `decrypt --feed` through it;
 # the page is never rewritten; a tampered page is refused; `init` refuses a
 # schedule it cannot serve for 100 years; a version-1 feed
-# (tests/vectors/beacon-feed-v1.json) still opens.  The clock moves with
-# RXLOCK_TEST_CLOCK_SKEW; epochs 4 .. 2100 are copies of a generated one
-# (the archive is what is tested, not 2,000 generations).
+# (tests/vectors/beacon-feed-v1.json) still opens; `beacon solve --archive`
+# goes through the pages too, taking what is published.  The clock moves
+# with RXLOCK_TEST_CLOCK_SKEW; epochs 1024 .. 2100 are copies of a
+# generated one and 4 .. 1023 were never generated (a service that was
+# down): the archive is what is tested, not 2,000 generations.
 . "$(dirname "$0")/lib.sh"
 R=$RXLOCK_TESTBIN
 cd "$TMP" || exit 1
@@ -25,17 +27,17 @@ echo "archived $$" > msg.txt
 expect_rc 0 "encrypt to epoch 0" at $((start - 100)) encrypt --feed B --signer-pin "$pin" --open-after "@$((start + 1))" -o msg.age msg.txt
 check "epoch 0 chosen" grep -q '"epoch": 0' msg.age.beacon
 expect_rc 0 "release epochs 0 and 1" at $((start + 1)) beacon run B --once --gen-rate 1e6
-expect_rc 0 "solve and publish them" at $((start + 1)) beacon solve B --ids IDS -q
-check "identity 0 published" test -s B/public/identities/0.txt
-# epochs 4 .. 2100, released: copies of epoch 3's files
+expect_rc 0 "solve and publish them (2 and 3 through their seals)" at $((start + 1)) beacon solve B --ids IDS -q
+check "identities 0..3 published (and 4, 5 generated ahead)" sh -c 'test -s B/public/identities/0.txt && test -s B/public/identities/3.txt'
+# epochs 1024 .. 2100, released: copies of epoch 3's files
 python3 - <<'EOF'
 import shutil
-for e in range(4, 2101):
+for e in range(1024, 2101):
     shutil.copyfile('B/private/puzzles/3.json', 'B/public/puzzles/%d.json' % e)
     shutil.copyfile('B/public/sealed/3.age', 'B/public/sealed/%d.age' % e)
 EOF
 expect_rc 0 "run past 2,000 epochs" at $((start + 2101)) beacon run B --once --gen-rate 1e6
-check "says what it archived" grep -q 'archived epochs 0..1023 .* in archive/0.json' "$TMP/.err"
+check "says what it archived" grep -q 'archived epochs 0..1023 (6 listed) in archive/0.json' "$TMP/.err"
 check "archive page 0 written" test -s B/public/archive/0.json
 check "... and 1024..2047 in archive/1.json" grep -q 'archived epochs 1024..2047 .* in archive/1.json' "$TMP/.err"
 check "the feed (v2) counts two pages and lists epoch 0 no more" python3 -c "
@@ -53,6 +55,14 @@ check "... to the original" cmp -s out.txt msg.txt
 cp B/public/archive/0.json page0.json
 expect_rc 0 "run again" at $((start + 2102)) beacon run B --once --gen-rate 1e6
 check "the page is never rewritten" cmp -s page0.json B/public/archive/0.json
+# --archive: a solver of a copy goes through the pages, taking what they
+# publish (the copies' identities are seeded: same puzzle, same identity)
+mkdir -p IDA && python3 -c "
+import shutil
+for e in range(1024, 2101): shutil.copyfile('IDS/3.txt', 'IDA/%d.txt' % e)"
+expect_rc 0 "solve --archive" at $((start + 2102)) beacon solve B/public --archive --ids IDA --signer-pin "$pin"
+check "... through both pages, solving nothing published" grep -q 'archive: 2 pages, 0 epoch keys solved, 1030 solved in all (6 taken' "$TMP/.err"
+check "... epoch 0's identity taken from the page" cmp -s IDA/0.txt B/public/identities/0.txt
 # a copy of public/ whose page was altered: refused
 cp -r B/public PUB
 sed 's/"index":5,/"index":6,/' page0.json > PUB/archive/0.json

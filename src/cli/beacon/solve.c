@@ -285,12 +285,12 @@ int bcn_cmd_solve(int argc, char **argv) {
         {"ids", required_argument, 0, 'i'}, {"signer-pin", required_argument, 0, 'p'},
         {"mode", required_argument, 0, 'm'}, {"parallel", required_argument, 0, 'P'},
         {"follow", no_argument, 0, 'F'}, {"poll", required_argument, 0, 'o'},
-        {"quiet", no_argument, 0, 'q'}, {0, 0, 0, 0}
+        {"quiet", no_argument, 0, 'q'}, {"archive", no_argument, 0, 'A'}, {0, 0, 0, 0}
     };
     static solver sv;
     memset(&sv, 0, sizeof sv);
     const char *ids = NULL, *pinhex = NULL;
-    int c, mode_req = -1, follow = 0, orc;
+    int c, mode_req = -1, follow = 0, orc, archive = 0;
     uint64_t par = 1;
     double poll = 300;
     uint8_t pin[32];
@@ -309,6 +309,7 @@ int bcn_cmd_solve(int argc, char **argv) {
             if (cli_parse_u64(optarg, 1, 64, &par)) return cli_usage_error("beacon solve", "--parallel: want 1..64");
             break;
         case 'F': follow = 1; break;
+        case 'A': archive = 1; break;
         case 'o':
             if ((orc = cli_parse_seconds_opt("beacon solve", "--poll", optarg, 1, 86400, &poll))) return orc;
             break;
@@ -335,7 +336,30 @@ int bcn_cmd_solve(int argc, char **argv) {
     sv.mode = cli_mode_pick(sv.f->beacon.work, mode_req);
     sv.pin = pinhex ? pin : NULL;
     size_t solved = 0, taken = 0, have = 0, waiting = 0, failed = 0;
+    /* --archive: first the epochs that left the feed's window, page by page,
+     * oldest first (one pass each; a sealed chain may cross into the feed) */
+    size_t a_solved = 0, a_taken = 0, a_have = 0, a_failed = 0, a_pages = 0;
+    for (uint64_t K = 0; archive && K < sv.f->archive_pages && !*sv.stop; K++) {
+        static solver sp;
+        tl_beacon_feed *pg = NULL;
+        int r = bcn_archive_page(&sv.src, sv.f, K, &pg);
+        if (r < 0) { a_failed++; continue; }   /* said; the other pages go on */
+        if (!r) continue;
+        sp = sv;
+        sp.f = pg;
+        size_t s1 = 0, t1 = 0, h1 = 0, w1 = 0, f1 = 0;
+        int prc = bcn_solve_run(&sp, (size_t)par, 0, poll, &s1, &t1, &h1, &w1, &f1);
+        tl_beacon_feed_free(sp.f);
+        a_solved += s1; a_taken += t1; a_have += h1; a_failed += f1; a_pages++;
+        if (prc != CLI_OK && !f1) { rc = prc; goto done; }
+    }
+    if (archive && !sv.quiet)
+        fprintf(stderr, "rxlock: archive: %zu page%s, %zu epoch key%s solved, %zu solved in all (%zu taken from the "
+                "published identities)%s\n", a_pages, a_pages == 1 ? "" : "s", a_solved, a_solved == 1 ? "" : "s",
+                a_have, a_taken, a_failed ? "; some failed (above)" : "");
     rc = bcn_solve_run(&sv, (size_t)par, follow, poll, &solved, &taken, &have, &waiting, &failed);
+    if (rc == CLI_OK && a_failed) rc = cli_error("%zu archived epoch key%s or page%s could not be solved or read (above)",
+                                                a_failed, a_failed == 1 ? "" : "s", a_failed == 1 ? "" : "s");
     if ((rc == CLI_OK || failed) && !sv.quiet)
         fprintf(stderr, "rxlock: %zu epoch key%s solved %s, %zu solved in all (%zu taken from the feed's published "
                 "identities), %zu waiting%s\n", solved, solved == 1 ? "" : "s", follow ? "in this run" : "now", have,
