@@ -12,7 +12,8 @@
 # solved, one damaged file is reported and skipped while the others are
 # solved (exit 1).  The follower's clock is a file the test moves
 # (RXLOCK_TEST_CLOCK_SKEW=/FILE); a worker pauses with
-# RXLOCK_TEST_PAUSE_AT while the operator releases.
+# RXLOCK_TEST_PAUSE_AT while the operator releases; a feed that cannot be
+# read at a release is tried again within seconds.
 . "$(dirname "$0")/lib.sh"
 R=$RXLOCK_TESTBIN
 cd "$TMP" || exit 1
@@ -56,33 +57,45 @@ check "epoch 1 solved when the solve ended (the feed read again before sleeping)
 check "... with the follower's clock still before its release" test "$(cat clock)" = "@$((start + 1))"
 waitfor "grep -q \"looking again at $(utc $((start + 10)))\" follow.err"
 check "then sleeps until the next release time of the schedule" grep -q "looking again at $(utc $((start + 10)))" follow.err
+# a feed that cannot be read at a release: the last good one is kept and
+# the feed tried again within seconds
+expect_rc 0 "the operator releases epoch 2" env RXLOCK_TEST_CLOCK_SKEW="@$((start + 20))" "$R" beacon run B --once --gen-rate 1e6
+mv B/public/feed.json feed.hidden
+setc "@$((start + 20))"
+waitfor "grep -q 'trying again within 5 s' follow.err"
+check "a feed that cannot be read: the last good one kept, tried again soon" grep -q 'trying again within 5 s' follow.err
+mv feed.hidden B/public/feed.json
+setc "@$((start + 25))"
+waitfor "test -s IDF/2.txt"
+check "... and once it is back, epoch 2 is solved" test -s IDF/2.txt
 kill -TERM $fp; wait $fp; frc=$?
 check "SIGTERM ends the follower with exit 0" test $frc -eq 0
 check "identities published on the beacon's own DIR" test -s B/public/identities/1.txt
-# "about" from what happened: epoch 0's identity came 1 s after its release
-expect_rc 0 "status" env RXLOCK_TEST_CLOCK_SKEW="@$((start + 1))" "$R" beacon status B --signer-pin "$pin"
+# "about" from what happened: epochs 0 and 2's identities came 1 s and 5 s
+# after their releases (epoch 1's before its release time: not counted)
+expect_rc 0 "status" env RXLOCK_TEST_CLOCK_SKEW="@$((start + 25))" "$R" beacon status B --signer-pin "$pin"
 check "about is observed, said as such, never below the floor" \
-  grep -q 'about 5.0s (observed: the median release-to-identity time of its last 1 solved epoch)' "$TMP/.out"
+  grep -q 'about 5.0s (observed: the median release-to-identity time of its last 2 solved epochs)' "$TMP/.out"
 
 # ---- recovery from a copy: what the feed publishes is taken, not solved
-expect_rc 0 "the operator releases epochs 2 and 3" env RXLOCK_TEST_CLOCK_SKEW="@$((start + 30))" "$R" beacon run B --once --gen-rate 1e6
+expect_rc 0 "the operator releases epochs 3 and 4" env RXLOCK_TEST_CLOCK_SKEW="@$((start + 40))" "$R" beacon run B --once --gen-rate 1e6
 cp -r B/public PUB
-expect_rc 0 "solve a copy" env RXLOCK_TEST_CLOCK_SKEW="@$((start + 30))" "$R" beacon solve PUB --ids IDC --signer-pin "$pin" --parallel 2
-check "epochs 0 and 1 taken from the published identities" \
-  sh -c "grep -q 'epoch 0: took the published identity' '$TMP/.err' && grep -q 'epoch 1: took the published identity' '$TMP/.err'"
-check "... never solved again" sh -c "! grep -q 'epoch [01] solved in' '$TMP/.err'"
-check "epochs 2 and 3 solved (two workers)" sh -c "grep -q 'epoch 2 solved in' '$TMP/.err' && grep -q 'epoch 3 solved in' '$TMP/.err'"
-check "the taken identities are the operator's" sh -c "cmp -s IDC/0.txt B/public/identities/0.txt && cmp -s IDC/1.txt B/public/identities/1.txt"
-check "the count says so" grep -q '2 epoch keys solved now, 4 solved in all (2 taken' "$TMP/.err"
+expect_rc 0 "solve a copy" env RXLOCK_TEST_CLOCK_SKEW="@$((start + 40))" "$R" beacon solve PUB --ids IDC --signer-pin "$pin" --parallel 2
+check "epochs 0, 1 and 2 taken from the published identities" \
+  sh -c "grep -q 'epoch 0: took the published identity' '$TMP/.err' && grep -q 'epoch 2: took the published identity' '$TMP/.err'"
+check "... never solved again" sh -c "! grep -q 'epoch [012] solved in' '$TMP/.err'"
+check "epochs 3 and 4 solved (two workers)" sh -c "grep -q 'epoch 3 solved in' '$TMP/.err' && grep -q 'epoch 4 solved in' '$TMP/.err'"
+check "the taken identities are the operator's" sh -c "cmp -s IDC/0.txt B/public/identities/0.txt && cmp -s IDC/2.txt B/public/identities/2.txt"
+check "the count says so" grep -q '2 epoch keys solved now, 5 solved in all (3 taken' "$TMP/.err"
 # a published identity of another key is refused (and the epoch solved)
 rm -rf IDC2; cp -r PUB PUB2; cp IDC/3.txt PUB2/identities/0.txt
-expect_rc 0 "a copy whose identity 0 is another epoch's" env RXLOCK_TEST_CLOCK_SKEW="@$((start + 30))" "$R" beacon solve PUB2 --ids IDC2 --signer-pin "$pin"
+expect_rc 0 "a copy whose identity 0 is another epoch's" env RXLOCK_TEST_CLOCK_SKEW="@$((start + 40))" "$R" beacon solve PUB2 --ids IDC2 --signer-pin "$pin"
 check "... refused and solved instead" grep -q 'epoch 0: the published identities/0.txt does not open the epoch.s recipient: solving it instead' "$TMP/.err"
 check "... to the right identity" test "$(grep -v '^#' IDC2/0.txt)" = "$(grep -v '^#' IDF/0.txt)"
 # one damaged puzzle: reported and skipped, the others solved, exit 1
-rm -rf IDC3; cp -r PUB PUB3; printf 'x' >> PUB3/puzzles/2.json
-expect_rc 1 "a copy with one damaged puzzle" env RXLOCK_TEST_CLOCK_SKEW="@$((start + 30))" "$R" beacon solve PUB3 --ids IDC3 --signer-pin "$pin"
-check "... says which" grep -q "epoch 2: the published puzzle's digest differs" "$TMP/.err"
-check "... solves the others" test -s IDC3/3.txt
+rm -rf IDC3; cp -r PUB PUB3; printf 'x' >> PUB3/puzzles/3.json
+expect_rc 1 "a copy with one damaged puzzle" env RXLOCK_TEST_CLOCK_SKEW="@$((start + 40))" "$R" beacon solve PUB3 --ids IDC3 --signer-pin "$pin"
+check "... says which" grep -q "epoch 3: the published puzzle's digest differs" "$TMP/.err"
+check "... solves the others" test -s IDC3/4.txt
 check "... and says some failed" grep -q '1 epoch key could not be solved' "$TMP/.err"
 summary

@@ -28,6 +28,8 @@
 /* how long after a release time an epoch still not out is chased (then
  * the operator is presumed gone and the solver falls back to --poll) */
 #define CHASE_SECONDS 300
+/* a feed that could not be read is tried again this soon */
+#define RETRY_SECONDS 5
 
 typedef struct { pid_t pid; uint64_t index; int kind; double t0; } slot;
 typedef struct { uint64_t index; int kind; } key_id;
@@ -267,15 +269,18 @@ static void say_keepup(engine *g) {
     g->warned_keepup = 1;
 }
 
-static void reload(solver *sv) {
+/* Read the feed again: 1 read, 0 not (the last good one is kept). */
+static int reload(solver *sv) {
     tl_beacon_feed *nf = NULL;
     if (bcn_feed_load(&sv->src, sv->pin, 1, &nf) == CLI_OK) {
         tl_beacon_feed_free(sv->f);
         sv->f = nf;
-    } else if (!sv->quiet) {
-        fprintf(stderr, "rxlock: the feed could not be read or was refused (above): solving from the last good one; "
-                "trying again at the next look\n");
+        return 1;
     }
+    if (!sv->quiet)
+        fprintf(stderr, "rxlock: the feed could not be read or was refused (above): solving from the last good one; "
+                "trying again within %d s\n", RETRY_SECONDS);
+    return 0;
 }
 
 int bcn_solve_run(solver *sv, size_t par, int follow, double poll, size_t *solved, size_t *taken, size_t *have,
@@ -289,7 +294,7 @@ int bcn_solve_run(solver *sv, size_t par, int follow, double poll, size_t *solve
     size_t notes_len = 0, last_have = (size_t)-1, last_waiting = (size_t)-1;
     uint64_t last_chase = UINT64_MAX;
     int64_t last_read = tl_beacon_now();
-    int rc = CLI_OK;
+    int rc = CLI_OK, feed_ok = 1;
     for (;;) {
         size_t before_fill = g.solved + g.failed;
         free(notes);
@@ -300,7 +305,7 @@ int bcn_solve_run(solver *sv, size_t par, int follow, double poll, size_t *solve
         if (g.fatal || *sv->stop) break;
         if (follow && g.solved + g.failed != before_fill) {   /* solved here (one at a time): read the feed again */
             if (sv->src.own && bcn_publish_own(sv) != CLI_OK) { g.fatal = 1; break; }
-            reload(sv);
+            feed_ok = reload(sv);
             last_read = tl_beacon_now();
             continue;
         }
@@ -315,6 +320,7 @@ int bcn_solve_run(solver *sv, size_t par, int follow, double poll, size_t *solve
         int64_t now = tl_beacon_now();
         uint64_t chasing;
         int64_t at = next_look(sv, now, last_read, poll, &chasing);
+        if (!feed_ok && last_read + RETRY_SECONDS < at) at = last_read + RETRY_SECONDS > now ? last_read + RETRY_SECONDS : now + 1;
         if (g.solved) say_keepup(&g);
         if (!sv->quiet && !g.nrun && (g.have != last_have || g.waiting != last_waiting || chasing != last_chase)) {
             char when[64];
@@ -340,7 +346,7 @@ int bcn_solve_run(solver *sv, size_t par, int follow, double poll, size_t *solve
         if (sv->src.own && g.solved + g.failed != before && bcn_publish_own(sv) != CLI_OK) { g.fatal = 1; break; }
         /* the look is due, or a worker ended (a release may have come
          * during its solve): read the feed again before the next sleep */
-        reload(sv);
+        feed_ok = reload(sv);
         last_read = tl_beacon_now();
     }
     /* a stop reaches the workers too (sent on, when it came to this
