@@ -266,3 +266,30 @@ export function chooseEpoch(body, when, kind, now) {
   }
   return best;
 }
+
+// An archive page (feed version 2; docs/FORMAT.md, "Archive pages"):
+// archive/K.json, K = floor(E / 1024) for an epoch E the feed no longer
+// lists while K < body.archive.pages.  Checked against the feed that led
+// to it: page number K, the feed's schedule (identical), the signature by
+// the feed's signer over "rxlock/beacon-archive/v1" NUL canon(page body),
+// and every epoch as in a version-2 feed, within the page's range.
+// Returns the page body (its epochs) or throws.
+export const ARCHIVE_CONTEXT = 'rxlock/beacon-archive/v1';
+export function archivePath(index) { return `archive/${Math.floor(index / PAGE_EPOCHS)}.json`; }
+export async function readArchivePage(text, feedBody, K) {
+  const top = parseStrict(text);
+  need(top && typeof top === 'object' && !Array.isArray(top), 'archive page is not an object');
+  exactKeys(top, ['page', 'rxlock_beacon_archive', 'signature'], 'archive page');
+  need(top.rxlock_beacon_archive === 1, 'not an rxlock archive page (version 1)');
+  const p = top.page;
+  exactKeys(p, ['about', 'beacon', 'epochs', 'page'], 'archive page body');
+  need(p.page === K, `archive page ${p.page} where page ${K} was asked for`);
+  need(canon(p.beacon) === canon(feedBody.beacon), "the archive page's schedule is not the feed's");
+  checkBody({ beacon: p.beacon, updated: 0, epochs: p.epochs, about: p.about, archive: { pages: 0, per_page: PAGE_EPOCHS } }, 2);
+  for (const e of p.epochs) need(Math.floor(e.index / PAGE_EPOCHS) === K, `epoch ${e.index} is outside page ${K}`);
+  const sig = hexToBytes(top.signature, 64);
+  need(sig, 'archive page: signature is not 128 hex digits');
+  const msg = new TextEncoder().encode(ARCHIVE_CONTEXT + '\0' + canon(p));
+  need(await ed25519Verify(hexToBytes(feedBody.beacon.signer, 32), sig, msg), "the archive page's signature does not verify with the feed's signer");
+  return p;
+}
