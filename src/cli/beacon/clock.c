@@ -43,6 +43,8 @@ int64_t bcn_clock_sleep_until(bcn_clock *c, int64_t at, const volatile int *stop
         long ns = 1000000000L - rt.tv_nsec + 5000000L;
         ts.tv_sec = ns / 1000000000L;
         ts.tv_nsec = ns % 1000000000L;
-        while (clock_nanosleep(CLOCK_BOOTTIME, 0, &ts, &ts) == EINTR && !(stop && *stop)) {}
+        int e;
+        while ((e = clock_nanosleep(CLOCK_BOOTTIME, 0, &ts, &ts)) == EINTR && !(stop && *stop)) {}
+        if (e && e != EINTR) nanosleep(&ts, NULL);   /* no boot-time sleeps here: the monotonic one */
     }
 }

@@ -169,8 +169,7 @@ static int start(engine *g, job *jb) {
  * wait.  The number of workers started. */
 static size_t fill(engine *g, FILE *notes) {
     solver *sv = g->sv;
-    size_t started = 0;
-    g->have = g->waiting = 0;
+    size_t started = 0, have = 0, waiting = 0;
     for (size_t e = 0; e < sv->f->n && !g->fatal && !*sv->stop; e++) {
         const tl_beacon_epoch *ep = &sv->f->epochs[e];
         for (unsigned q = 0; q < ep->nkeys && !g->fatal; q++) {
@@ -194,15 +193,15 @@ static size_t fill(engine *g, FILE *notes) {
                 char jp[PATH_MAX];
                 snprintf(jp, sizeof jp, "%s/.rxlock-beacon/%s.journal", sv->ids, stem);
                 if (unlink(jp) != 0 && errno != ENOENT) { cli_error("%s: %s", jp, strerror(errno)); g->fatal = 1; break; }
-                g->have++;
+                have++;
                 continue;
             }
-            if (g->nrun == g->par) { g->waiting++; continue; }
+            if (g->nrun == g->par) { waiting++; continue; }
             job jb = { e, q, NULL, 0 };
             int r = bcn_get_puzzle(sv, e, q, &jb.buf, &jb.len, why, sizeof why);
             if (r < 0) { mark_bad(g, ep->index, y->kind); continue; }
             if (!r) {
-                g->waiting++;
+                waiting++;
                 if (notes) fprintf(notes, "rxlock: epoch %llu: %s\n", (unsigned long long)ep->index, why);
                 continue;
             }
@@ -211,6 +210,10 @@ static size_t fill(engine *g, FILE *notes) {
             if (s != CLI_OK) { g->fatal = 1; break; }
             started++;
         }
+    }
+    if (!*sv->stop) {   /* a scan cut short by a stop keeps the last whole one's counts */
+        g->have = have;
+        g->waiting = waiting;
     }
     return started;
 }
@@ -265,7 +268,7 @@ static void say_keepup(engine *g) {
     fprintf(stderr, "rxlock: warning: this solver cannot keep up: an epoch key took %.1f s to solve here, an epoch "
             "(%u key%s) is released every %llu s and %zu solve%s at once: released epochs queue up (%zu waiting); "
             "it would keep up with --parallel %u (each solve uses one core)\n", g->slowest, nk, nk > 1 ? "s" : "",
-            (unsigned long long)s->every, g->par, g->par == 1 ? "s" : "", g->waiting, need);
+            (unsigned long long)s->every, g->par, g->par == 1 ? "" : "s", g->waiting, need);
     g->warned_keepup = 1;
 }
 
@@ -322,11 +325,12 @@ int bcn_solve_run(solver *sv, size_t par, int follow, double poll, size_t *solve
         int64_t at = next_look(sv, now, last_read, poll, &chasing);
         if (!feed_ok && last_read + RETRY_SECONDS < at) at = last_read + RETRY_SECONDS > now ? last_read + RETRY_SECONDS : now + 1;
         if (g.solved) say_keepup(&g);
-        if (!sv->quiet && !g.nrun && (g.have != last_have || g.waiting != last_waiting || chasing != last_chase)) {
+        int chase_changed = (chasing != UINT64_MAX) != (last_chase != UINT64_MAX);   /* not every epoch of a dead 1 s beacon */
+        if (!sv->quiet && !g.nrun && (g.have != last_have || g.waiting != last_waiting || chase_changed)) {
             char when[64];
             bcn_time(when, sizeof when, at);
             if (notes && g.have == last_have) fputs(notes, stderr);
-            if (chasing != UINT64_MAX && chasing != last_chase)
+            if (chasing != UINT64_MAX && chase_changed)
                 fprintf(stderr, "rxlock: epoch %llu: its release time has passed and the feed does not have it out "
                         "yet: reading it again within seconds\n", (unsigned long long)chasing);
             else if (chasing == UINT64_MAX && last_chase != UINT64_MAX && !is_out(sv, last_chase))
