@@ -26,8 +26,10 @@ static int cmp_u64(const void *a, const void *b) {
     return x < y ? -1 : x > y;
 }
 
-/* Epoch indices named by DIR/REL's "*.json" files (bounded). */
-static int scan(const bcn_dir *b, const char *rel, uint64_t **v, size_t *n, size_t *cap) {
+/* Epoch indices at or above lo named by DIR/REL's "*.json" files (bounded:
+ * lo is the first index not archived, so an old beacon's files below it
+ * never fill the bound). */
+static int scan(const bcn_dir *b, const char *rel, uint64_t lo, uint64_t **v, size_t *n, size_t *cap) {
     char p[PATH_MAX];
     bcn_file(b, p, "%s", rel);
     DIR *d = opendir(p);
@@ -38,7 +40,7 @@ static int scan(const bcn_dir *b, const char *rel, uint64_t **v, size_t *n, size
         if (de->d_name[0] < '0' || de->d_name[0] > '9') continue;
         unsigned long long E = strtoull(de->d_name, &end, 10);
         if (strcmp(end, ".json") && strcmp(end, "-classic.json") && strcmp(end, "-pq.json")) continue;
-        if (E > (unsigned long long)((TL_BEACON_MAX_TIME - b->cfg.s.start) / (int64_t)b->cfg.s.every)) continue;
+        if (E < lo || E > (unsigned long long)((TL_BEACON_MAX_TIME - b->cfg.s.start) / (int64_t)b->cfg.s.every)) continue;
         if (*n == *cap) {
             size_t nc = *cap ? *cap * 2 : 256;
             if (nc > (1u << 24)) break;
@@ -185,8 +187,8 @@ int bcn_feed_publish(const bcn_dir *b, const uint8_t sk[64], int64_t now, size_t
     size_t n = 0, cap = 0;
     uint64_t prev_pages = 0, pages = 0;
     int64_t prev = previous_updated(b, &prev_pages);
-    int rc = scan(b, "private/puzzles", &v, &n, &cap);
-    if (rc == CLI_OK) rc = scan(b, "public/puzzles", &v, &n, &cap);
+    int rc = scan(b, "private/puzzles", prev_pages * TL_BEACON_PAGE_EPOCHS, &v, &n, &cap);
+    if (rc == CLI_OK) rc = scan(b, "public/puzzles", prev_pages * TL_BEACON_PAGE_EPOCHS, &v, &n, &cap);
     tl_beacon_feed *f = NULL;
     if (rc == CLI_OK) {
         qsort(v, n, sizeof *v, cmp_u64);
