@@ -87,6 +87,13 @@ check "... never solved again" sh -c "! grep -q 'epoch [012] solved in' '$TMP/.e
 check "epochs 3 and 4 solved (two workers)" sh -c "grep -q 'epoch 3 solved in' '$TMP/.err' && grep -q 'epoch 4 solved in' '$TMP/.err'"
 check "the taken identities are the operator's" sh -c "cmp -s IDC/0.txt B/public/identities/0.txt && cmp -s IDC/2.txt B/public/identities/2.txt"
 check "the count says so" grep -q '2 epoch keys solved now, 5 solved in all (3 taken' "$TMP/.err"
+# --follow with two workers: the released epochs solved at once, then it waits
+env RXLOCK_TEST_CLOCK_SKEW="$((start + 40 - $(date +%s)))" "$R" beacon solve PUB --ids IDP --follow --parallel 2 \
+  --signer-pin "$pin" 2>par.err & pp=$!
+waitfor "test -s IDP/3.txt && test -s IDP/4.txt && grep -q 'looking again at' par.err"
+check "--follow --parallel 2: epochs 3 and 4 solved by workers" sh -c 'test -s IDP/3.txt && test -s IDP/4.txt'
+kill -TERM $pp; wait $pp; prc=$?
+check "... SIGTERM ends it with exit 0" test $prc -eq 0
 # a published identity of another key is refused (and the epoch solved)
 rm -rf IDC2; cp -r PUB PUB2; cp IDC/3.txt PUB2/identities/0.txt
 expect_rc 0 "a copy whose identity 0 is another epoch's" env RXLOCK_TEST_CLOCK_SKEW="@$((start + 40))" "$R" beacon solve PUB2 --ids IDC2 --signer-pin "$pin"
