@@ -4,7 +4,8 @@
  * process each), oldest first, and starts the next as soon as one ends;
  * takes an identity the feed already publishes once it has checked that
  * it opens the epoch's recipient (that check is the proof) instead of
- * solving it again; reports a bad file and skips it, solving the others.
+ * solving it again; reports a bad file and skips it, solving the others
+ * (with --follow, until the feed changes: then it is tried again).
  * With --follow it re-reads the feed whenever a solve ends and before
  * every sleep, never sleeps past a release time of the schedule, and
  * after a release time re-reads it with a short backoff (1 s, then a few)
@@ -298,6 +299,7 @@ int bcn_solve_run(solver *sv, size_t par, int follow, double poll, size_t *solve
     uint64_t last_chase = UINT64_MAX;
     int64_t last_read = tl_beacon_now();
     int rc = CLI_OK, feed_ok = 1;
+    int64_t last_updated = sv->f->updated;
     for (;;) {
         size_t before_fill = g.solved + g.failed;
         free(notes);
@@ -352,6 +354,10 @@ int bcn_solve_run(solver *sv, size_t par, int follow, double poll, size_t *solve
          * during its solve): read the feed again before the next sleep */
         feed_ok = reload(sv);
         last_read = tl_beacon_now();
+        if (feed_ok && sv->f->updated != last_updated) {   /* a new feed: the keys skipped are tried again */
+            last_updated = sv->f->updated;
+            g.nbad = 0;
+        }
     }
     /* a stop reaches the workers too (sent on, when it came to this
      * process alone): they keep their journals; wait for them */
