@@ -213,6 +213,9 @@ static void make_cases(void) {
         c = add("honest-legacy-rounding", "none: a feed of before (floor_seconds rounded up, 3601 for 3600.48 s)",
                 build(&l), 0, N, N + 3600 + 300);
         expect_epoch(c, START, UPD, CFLOOR, LAST, 0);
+        c = add("rounding-edge", "a feed of before whose rounded-up floor_seconds (3601) would make epoch 21 open "
+                "0.52 s before the date asked (its release + 3601)", build(&l), 0, N, START + 21 * EVERY + 3601);
+        expect_epoch(c, START, UPD, CFLOOR, LAST, 0);
     }
     c = add("honest-soon", "none: the earliest date a scheduled epoch can hold", build(&w), 0, N, N + 60);
     expect_epoch(c, START, UPD, CFLOOR, LAST, 0);

@@ -44,6 +44,13 @@ int bcn_fetch(const bcn_src *s, const char *rel, size_t max, uint8_t **buf, size
 int bcn_feed_load(const bcn_src *s, const uint8_t *pin, int quiet_pin, tl_beacon_feed **f);
 /* 1 when this build fetches URLs (libcurl), else 0. */
 int bcn_url_supported(void);
+/* Epoch E is not in *f but its archive page may hold it (feed_archive.c):
+ * fetch that page, check it against *f and replace *f with it.  1 replaced,
+ * 0 not archived (*f unchanged), -1 refused or unreadable (message). */
+int bcn_feed_archived(const bcn_src *s, tl_beacon_feed **f, uint64_t E);
+/* Archive page K of feed f, fetched and checked against f: 1 (*page), 0 no
+ * such page (it held no epoch), -1 refused or unreadable (message). */
+int bcn_archive_page(const bcn_src *s, const tl_beacon_feed *f, uint64_t K, tl_beacon_feed **page);
 
 /* ---- text (feed_util.c) --------------------------------------------------- */
 /* "YYYY-MM-DD HH:MM:SS UTC". */
@@ -62,6 +69,10 @@ int  bcn_identity_parse(const uint8_t *text, size_t len, uint8_t key[32], int *p
 int  bcn_client_floor(const char *what, const tl_beacon_sched *s, const char *table, int say, tl_beacon_floor *fl);
 /* "rxlock: WHAT: <the verdict's message>"; returns CLI_FAIL. */
 int  bcn_refused(const char *what, const tl_beacon_verdict *v);
+/* Epoch e's "about" time beside this client's opening `mine`: the feed's
+ * about_opening at its assumed rate or observed, never before mine (else
+ * mine, as the feed's would be its own floor). */
+int64_t bcn_about(const tl_beacon_feed *f, const tl_beacon_epoch *e, int64_t mine);
 /* A follower's memory of the last good feed: the first signer (or the one
  * the user accepted), `updated`, the schedule, released / solved epochs. */
 typedef struct {

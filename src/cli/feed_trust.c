@@ -115,3 +115,9 @@ int bcn_ids_dir(char *ids, size_t cap, const uint8_t signer[32], int create) {
     fprintf(stderr, "rxlock: %s holds another beacon's identities: this beacon's go to %s\n", base, ids);
     return claim_write(ids, signer);
 }
+
+int64_t bcn_about(const tl_beacon_feed *f, const tl_beacon_epoch *e, int64_t mine) {
+    /* at an assumed rate or observed; else the feed's "about" is its own floor: mine instead */
+    int64_t a = f->beacon.assumed_mhps || f->about_from == TL_BEACON_ABOUT_OBSERVED ? e->about_opening : mine;
+    return a > mine ? a : mine;
+}

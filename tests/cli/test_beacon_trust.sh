@@ -44,6 +44,7 @@ check "... writes nothing" test ! -e s3.age
 t=$((upd + 3910))
 expect_rc 0 "slower floor, 65 minutes asked" env RXLOCK_TEST_CLOCK_SKEW=@$((upd + 10)) \
   "$R" encrypt --feed S1 --signer-pin "$A" --open-after "@$t" -o s1.age msg.txt
+check "... its 'about' is not the false floor's (year 2787)" grep -q 'this client.s floor), about 2026-' "$TMP/.err"
 mine=$(python3 -c "
 import json; n=json.load(open('s1.age.beacon'))['layers'][0]; f=json.load(open('S1/feed.json'))['feed']; b=f['beacon']
 e=[e for e in f['epochs'] if e['index']==n['epoch']][0]

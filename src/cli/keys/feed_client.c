@@ -186,7 +186,7 @@ int cmd_encrypt_feed(int argc, char **argv) {
         char eo[48], ao[48];
         int64_t mine = tl_beacon_floor_opening(&f->beacon, &fl, e->index);
         bcn_time(eo, sizeof eo, mine);
-        bcn_time(ao, sizeof ao, e->about_opening > mine ? e->about_opening : mine);
+        bcn_time(ao, sizeof ao, bcn_about(f, e, mine));
         fprintf(stderr, "rxlock: %s: epoch %llu, recipient %.64s%s; opens no sooner than %s (this client's floor), "
                 "about %s\n", feeds[k], (unsigned long long)e->index, L[k].recipient,
                 strlen(L[k].recipient) > 64 ? "..." : "", eo, ao);
@@ -246,7 +246,9 @@ static int layer_identity(const layer *l, const char *src_arg, const char *const
     tl_beacon_feed *f = NULL;
     int rc = bcn_src_open(&src, src_arg);
     if (rc || (rc = bcn_feed_load(&src, l->signer, 1, &f)) != CLI_OK) return -rc;
-    tl_beacon_verdict v;
+    int archived = bcn_feed_archived(&src, &f, l->epoch);   /* it left the feed's window */
+    if (archived < 0) { tl_beacon_feed_free(f); return -CLI_FAIL; }
+    tl_beacon_verdict v;   /* the note against the feed (or its archive page) */
     if (tl_beacon_note_check(f, l->signer, l->epoch, l->kind, l->recipient, l->earliest, &v) != TL_OK) {
         tl_beacon_feed_free(f);
         return -cli_error("%s: %s: refused", src_arg, v.msg);
@@ -282,8 +284,10 @@ static int layer_identity(const layer *l, const char *src_arg, const char *const
             if (!got && pass == 0 && mine && bcn_set_aside(p) != 0) { tl_beacon_feed_free(f); return -CLI_FAIL; }
         }
     }
-    if (!got && y->identity[0]) {
-        int r = bcn_fetch(&src, y->identity, 65536, &t, &tl, err, sizeof err);
+    char idp[TL_BEACON_PATH_MAX];   /* listed, or (archived before it was solved) where it would be */
+    if (!y->identity[0] && tl_beacon_path(&f->beacon, "identities", l->epoch, l->kind, ".txt", idp) != TL_OK) idp[0] = 0;
+    if (!got && (y->identity[0] || (k >= 0 && archived && idp[0]))) {
+        int r = bcn_fetch(&src, y->identity[0] ? y->identity : idp, 65536, &t, &tl, err, sizeof err);
         if (r < 0) { tl_beacon_feed_free(f); return -cli_error("%s", err); }
         if (r == 0) {
             got = opens(t, tl, l->recipient, key, pq);
@@ -308,7 +312,7 @@ static int layer_identity(const layer *l, const char *src_arg, const char *const
         } else {
             char eo[48], ao[48];
             bcn_time(eo, sizeof eo, mine);
-            bcn_time(ao, sizeof ao, e->about_opening > mine ? e->about_opening : mine);
+            bcn_time(ao, sizeof ao, bcn_about(f, e, mine));
             fprintf(stderr, "rxlock: %s: epoch %llu is not solved yet (%s): expected about %s, no sooner than %s\n",
                     src_arg, (unsigned long long)l->epoch, e->state == TL_BEACON_SCHEDULED ? "not released" : "released",
                     ao, eo);
