@@ -9,7 +9,7 @@
 // Prints one "PASS what" / "FAIL what" line per check.
 import { generateKeyPairSync, sign } from 'node:crypto';
 import { parseStrict, canon, readFeed, ed25519Verify, feedMessage, hexToBytes } from '../../web/src/feed.js';
-import { choose, floorOf, floorNote, CHOICE_MARGIN, CLOCK_TOLERANCE } from '../../web/src/rule.js';
+import { choose, feedSane, floorOf, floorNote, CHOICE_MARGIN, CLOCK_TOLERANCE } from '../../web/src/rule.js';
 import { seenOf, continuity } from '../../web/src/continuity.js';
 
 let failed = 0;
@@ -112,6 +112,25 @@ const rs = choose(released, 1250, 'classic', 899, noRow);
 check(!rs.ok && rs.reason === 'field' && rs.field === 'epochs[1].state', 'sane: a puzzle published before its release time refused, naming the field');
 const zero = structuredClone(early); zero.updated = 0;
 check(choose(zero, 1250, 'classic', 899, noRow).field === 'updated', 'sane: updated 0 refused');
+
+// a version-2 feed whose "about" is observed (400 s, above the 300 s
+// floor): sealed.opening is derived with it, as tl_beacon_feed_derive
+const v2 = structuredClone(body);
+v2.updated = 1050;
+v2.about = { seconds: 400, from: 'observed', samples: 3 };
+v2.archive = { pages: 0, per_page: 1024 };
+v2.epochs.forEach((e) => {
+  e.about_opening = e.release + 400;
+  e.keys.forEach((k) => { k.identity_at = null; if (k.sealed) k.sealed.opening = 1000 + 2 * 400; });
+});
+v2.epochs[0].state = 'released';
+v2.epochs[0].keys[0].puzzle.path = 'puzzles/0.json';
+const v2sig = sign(null, feedMessage(v2), privateKey).toString('hex');
+const v2read = await readFeed(JSON.stringify({ rxlock_beacon_feed: 2, feed: v2, signature: v2sig }), pub).catch((e) => e);
+check(v2read.status === 'pinned', `v2: an observed "about" reads (${v2read.message || v2read.status})`);
+check(feedSane(v2, 1050) === null, 'sane: sealed.opening derived with the observed "about"');
+const v2bad = structuredClone(v2); v2bad.epochs[2].keys[0].sealed.opening = 1000 + 2 * 300;
+check(feedSane(v2bad, 1050)?.field === 'epochs[2].keys[0].sealed.opening', 'sane: one derived with the schedule\'s "about" instead is refused');
 
 // what the page remembers (continuity.js's seenOf) and the rule it holds
 // the next feed to, as the C library's tl_beacon_seen_of / _continuity

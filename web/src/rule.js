@@ -64,7 +64,9 @@ export function floorNote(bc, fl = floorOf(bc), rows = FLOOR_ROWS) {
 
 // ---- the schedule (docs/FORMAT.md, "Schedule arithmetic") ------------------
 
-const aboutSeconds = (bc) => bc.about_seconds;   // checked equal to the arithmetic by feed.js
+// "about": a version-2 feed's (the schedule's, or observed from identity
+// publication times), else the schedule's; feed.js checked either
+const aboutSeconds = (body) => (body.about ? body.about.seconds : body.beacon.about_seconds);
 const sealLinks = (bc) => bc.seal_links;
 // seal(E): the sealing epoch, or null (operator-only)
 export function seal(bc, E) {
@@ -78,7 +80,7 @@ export function seal(bc, E) {
 // unreleased operator-only epoch.
 function available(body, byIndex, E) {
   const bc = body.beacon;
-  const A = aboutSeconds(bc);
+  const A = aboutSeconds(body);
   let hops = 0;
   for (;;) {
     const e = byIndex.get(E);
@@ -94,7 +96,7 @@ function available(body, byIndex, E) {
 
 // What sealed.opening should be for epoch e (null for none).
 function sealedOpening(body, byIndex, e) {
-  const A = aboutSeconds(body.beacon);
+  const A = aboutSeconds(body);
   const j = seal(body.beacon, e.index);
   if (j === null) return null;
   const at = available(body, byIndex, j);
