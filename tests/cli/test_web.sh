@@ -16,7 +16,10 @@
 # tampered feed shows the warning (pinned and not), a pin that is not the
 # signer is refused naming both keys, a bad #pin is refused visibly, a
 # failed check keeps the feed that verified (tampered, rolled back, after a
-# reload), an unpinned one warns, a missing feed is an error; labels, Tab
+# reload), an unpinned one warns, a missing feed is an error; a beacon past
+# 2,000 epochs: a file of an epoch that left the feed opens through the
+# signed archive page (or its identity published after the page), a
+# tampered page or a wrong identity refused; labels, Tab
 # order, a phone-sized viewport; no request but GETs under the beacon's
 # URL.  Screenshots go to $BUILD/web-test/ (and the top of the page, after
 # an encryption, to $RXLOCK_WEB_SCREENSHOT when set: docs/web-page.png is
@@ -266,6 +269,68 @@ sed 's/"updated":\([0-9]*\)/"updated":1\1/' B/public/feed.json > tampered.json
 check "tamper with the beacon's feed (its updated time)" sh -c "! cmp -s tampered.json B/public/feed.json"
 cp tampered.json B/public/feed.json
 drive banner bad
+
+# A beacon past 2,000 epochs (a 1 s period; the clock moved with
+# RXLOCK_TEST_CLOCK_SKEW, epochs 1024..2100 copies of a generated one, as in
+# test_beacon_archive.sh): its epochs 0..5 left the feed for the signed
+# archive/0.json.  The page, its clock the beacon's, opens a file of epoch
+# 0 through that page (the .beacon note names epoch 0); for epoch 5, archived
+# before its identity was published, it says when (naming epoch 5 and its
+# page), then opens it from identities/5.txt once published; a file there
+# that is not the recipient's, and a tampered archive page, are refused.
+printf 'sha3-256 50 test floor\n' > arch-floor.txt     # 50 hashes: 1 s at the floor
+ast=1800000000
+at() { t=$1; shift; RXLOCK_TEST_FLOOR_TABLE="$TMP/arch-floor.txt" RXLOCK_TEST_CLOCK_SKEW="@$t" "$RT" "$@" 2>> arch.log; }
+check "archive beacon: init" sh -c "RXLOCK_TEST_CLOCK_SKEW=@$((ast - 100)) '$RT' beacon init A --work sha3-256 --groups 1 \
+  --steps 50 --floor-table arch-floor.txt --every 1s --ahead 4 --start @$ast --workers 1 > A.pin 2>/dev/null"
+check "archive beacon: run before the start" at $((ast - 100)) beacon run A --once --gen-rate 1e6
+printf 'archived, epoch 0\n' > arch0.txt
+check "archive beacon: encrypt --feed to epoch 0" at $((ast - 100)) encrypt --feed A --signer-pin "$(cat A.pin)" \
+  --open-after "@$((ast + 1))" -o arch0.age arch0.txt
+check "  the note names epoch 0" grep -q '"epoch": 0,' arch0.age.beacon
+check "archive beacon: release 0 and 1" at $((ast + 1)) beacon run A --once --gen-rate 1e6
+check "archive beacon: solve 0..5 (2..5 through their seals)" at $((ast + 1)) beacon solve A --ids AIDS -q
+# epoch 5's identity not yet published when its page is written
+check "  epoch 5's identity set apart" mv A/public/identities/5.txt id5.txt
+check "archive beacon: epochs 1024..2100 released (copies)" python3 -c "
+import shutil
+for e in range(1024, 2101):
+    shutil.copyfile('A/private/puzzles/3.json', 'A/public/puzzles/%d.json' % e)
+    shutil.copyfile('A/public/sealed/3.age', 'A/public/sealed/%d.age' % e)"
+check "archive beacon: run past 2,000 epochs" at $((ast + 2101)) beacon run A --once --gen-rate 1e6
+check "  archive/0.json lists epoch 0 solved, epoch 5 without its identity; the feed lists neither" python3 -c "
+import json; p=json.load(open('A/public/archive/0.json'))['page']['epochs']
+assert p[0]['index']==0 and p[0]['state']=='solved' and p[5]['index']==5 and p[5]['keys'][0]['identity'] is None, p[5]
+f=json.load(open('A/public/feed.json'))['feed']; assert f['epochs'][0]['index']>5 and f['archive']['pages']==2"
+# epoch 5: a file to its recipient, and the note encrypt --feed would have
+# written for it (epoch 5's key as its archive page lists it)
+printf 'archived, epoch 5\n' > arch5.txt
+check "epoch 5's note and recipient" python3 -c "
+import json
+k=json.load(open('A/public/archive/0.json'))['page']['epochs'][5]
+n=json.load(open('arch0.age.beacon'))
+n['layers'][0].update(epoch=5, recipient=k['keys'][0]['recipient'], earliest_opening=k['earliest_opening'])
+json.dump(n, open('arch5.age.beacon', 'w'), indent=1)
+open('arch5.rcp', 'w').write(k['keys'][0]['recipient'])"
+check "a file to epoch 5's recipient" "$RT" encrypt -r "$(cat arch5.rcp)" -o arch5.age arch5.txt
+serve A/public
+ASKEW=$(( ast + 2101 - $(date +%s) ))
+PIN=$(cat A.pin) NOTE=$TMP/arch0.age.beacon CLOCK_SKEW=$ASKEW SHOT=$SHOTS/archive-open.png SHOT_OF='#decrypt' \
+  drive decrypt "$TMP/arch0.age" "$TMP/arch0.txt"
+# (its puzzle was never published: solved through its seal, as the page says)
+PIN=$(cat A.pin) NOTE=$TMP/arch5.age.beacon CLOCK_SKEW=$ASKEW EPOCH=5 SAYS="from the beacon's archive/0.json" \
+  WAIT_RE='was not released on time.*its sealed release has let anyone solve it' \
+  SHOT=$SHOTS/archive-wait.png SHOT_OF='#decrypt' drive decrypt "$TMP/arch5.age" wait
+mv id5.txt A/public/identities/5.txt
+PIN=$(cat A.pin) NOTE=$TMP/arch5.age.beacon CLOCK_SKEW=$ASKEW drive decrypt "$TMP/arch5.age" "$TMP/arch5.txt"
+check "rxlock decrypt --feed opens it too" at $((ast + 2101)) decrypt --feed A -o arch5.rx arch5.age
+check "  same text" cmp -s arch5.txt arch5.rx
+cp A/public/identities/4.txt A/public/identities/5.txt
+PIN=$(cat A.pin) NOTE=$TMP/arch5.age.beacon CLOCK_SKEW=$ASKEW drive decrypt "$TMP/arch5.age" "error:does not match its recipient"
+sed 's/"index":4,/"index":6,/' A/public/archive/0.json > page0.tampered
+check "tamper with archive/0.json" sh -c "! cmp -s page0.tampered A/public/archive/0.json"
+cp page0.tampered A/public/archive/0.json
+PIN=$(cat A.pin) NOTE=$TMP/arch0.age.beacon CLOCK_SKEW=$ASKEW drive decrypt "$TMP/arch0.age" "error:archive/0.json is refused"
 
 # make install puts the page in PREFIX/share/rxlock/web, where the installed
 # binary's beacon run finds it (only where the build is up to date: never rebuild)

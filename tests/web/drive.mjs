@@ -14,8 +14,10 @@
 //                encrypted to the epoch chosen for $WHEN ("INFO epoch E")
 //       decrypt FILE EXPECT   FILE opens in the page, its text equals EXPECT's
 //                (EXPECT "wait": the page says the epoch is not solved yet,
-//                naming epoch $EPOCH when set); $NOTE: the .beacon note given
-//                beside it
+//                naming epoch $EPOCH when set, saying $SAYS too; "error:RE": the page refuses it
+//                with a message matching RE); $NOTE: the .beacon note given
+//                beside it; $SHOT: a screenshot of the whole page after (of
+//                the element $SHOT_OF when set)
 //       banner STATUS [nopin] the signature banner says STATUS (refused: the pin is
 //                not the feed's signer, and both keys are named; badpin: a
 //                #pin that is not 64 hex digits is refused visibly)
@@ -72,6 +74,13 @@ try {
   const result = async (id) => {
     await page.waitForFunction((i) => document.getElementById(i).dataset.kind, { timeout: 30000 }, id);
     return page.$eval(`#${id}`, (e) => ({ kind: e.dataset.kind, text: e.textContent }));
+  };
+  // $SHOT: a screenshot after the step's result: the whole page, or only
+  // the element $SHOT_OF names (a long feed makes the whole page tall)
+  const shot = async () => {
+    if (!process.env.SHOT) return;
+    const part = process.env.SHOT_OF ? await page.$(process.env.SHOT_OF) : null;
+    await (part || page).screenshot({ path: process.env.SHOT, ...(part ? {} : { fullPage: true }) });
   };
   const clearResult = (id) => page.$eval(`#${id}`, (e) => { delete e.dataset.kind; e.textContent = ''; });
   const download = async (name) => {
@@ -247,9 +256,16 @@ try {
     if (a2 === 'wait') {
       // $EPOCH: the epoch the message must name (the .beacon note's)
       const ep = process.env.EPOCH ? `Epoch ${process.env.EPOCH} ` : '';
-      check(r.kind === 'wait' && new RegExp(`${ep}is not solved yet.*expected about`).test(r.text),
+      // ($WAIT_RE: what must follow, when not "is not solved yet ... expected about")
+      check(r.kind === 'wait' && new RegExp(`${ep}${process.env.WAIT_RE || 'is not solved yet.*expected about'}`).test(r.text),
         `before its epoch is solved the page says when${ep ? `, naming ${ep.trim()}` : ''} (${r.text.slice(0, 90)})`);
-      if (process.env.SHOT) await page.screenshot({ path: process.env.SHOT, fullPage: true });
+      // $SAYS: and the message says this too
+      if (process.env.SAYS) check(r.text.includes(process.env.SAYS), `... and says "${process.env.SAYS}"`);
+      await shot();
+    } else if (a2.startsWith('error:')) {
+      // the page refuses, saying why (the text after "error:", a pattern)
+      check(r.kind === 'error' && new RegExp(a2.slice(6)).test(r.text), `the page refuses ${a1.split('/').pop()} (${r.text.slice(0, 120)})`);
+      await shot();
     } else if (a2 === 'unknown') {
       // no note, no epoch in the name: it names no epoch rather than a wrong one
       check(r.kind === 'wait' && /nothing says which epoch/.test(r.text) && !/Epoch \d+ is not solved/.test(r.text),
@@ -258,6 +274,7 @@ try {
       check(r.kind === 'ok', `${a1.split('/').pop()} opens in the page (${r.text.slice(0, 80)})`);
       const got = await page.$eval('#dec-text', (e) => e.value);
       check(got === readFileSync(a2, 'utf8'), 'the decrypted text is the original');
+      await shot();
     }
   } else if (step === 'keep') {
     // a failed "Check the feed" keeps the feed that had verified: $ALTS is

@@ -1,12 +1,15 @@
 // SPDX-License-Identifier: ISC
 // web/src/decrypt.js — the page's Decrypt part: which epoch a file is for
 // (chosen by hand, its .beacon note checked against the feed, or its name),
-// the published identity checked against the epoch's recipient, and what
+// an epoch the feed no longer lists read from its archive page
+// (web/src/archive.js), the published identity checked against the
+// epoch's recipient, and what
 // the page says before the epoch is solved (when it is expected at this
 // client's floor, or that an operator-only epoch was never released).
 import * as age from 'age-encryption';
 import { floorOf, floorOpening, operatorOnly } from './rule.js';
 import { readNote, noteCheck, outerLayer } from './note.js';
+import { archivedEpoch, identitiesPath } from './archive.js';
 import { nowSec } from './time.js';
 import { timeEl, say, el, offerDownload, fetchBounded, readInputFile, st, $, STATE_TEXT } from './page.js';
 
@@ -22,11 +25,14 @@ export function fillDecryptEpochs() {
   sel.value = [...sel.options].some((o) => o.value === keep) ? keep : '';
 }
 
-async function identityFor(e, key) {
-  const bytes = await fetchBounded(key.identity, IDENTITY_MAX);
+// The identity file at path (the key's published one by default) for
+// epoch e's key; null when missing and the server has none.
+async function identityFor(e, key, path = key.identity, missing = false) {
+  const bytes = await fetchBounded(path, IDENTITY_MAX, missing);
+  if (bytes === null) return null;
   const text = new TextDecoder().decode(bytes);
   const id = text.split('\n').map((l) => l.trim()).find((l) => l.startsWith('AGE-SECRET-KEY-'));
-  if (!id) throw new Error(`${key.identity} holds no age identity`);
+  if (!id) throw new Error(`${path} holds no age identity`);
   // The published identity must be the epoch's: its recipient is the feed's.
   if ((await age.identityToRecipient(id)) !== key.recipient) {
     throw new Error(`the identity published for epoch ${e.index} does not match its recipient`);
@@ -59,8 +65,9 @@ function notYet(e) {
 }
 
 // Which epoch a file is for: the epoch chosen by hand, else the .beacon
-// note's (checked against the feed), else the file name's ".epoch-N";
-// { epoch: index or null, from }.
+// note's (its layer checked against the feed by the caller, once the
+// epoch is found), else the file name's ".epoch-N"; { epoch: index or
+// null, from, layer }.
 async function fileEpoch(f) {
   const chosen = $('dec-epoch').value;
   if (chosen) return { epoch: Number(chosen), from: 'chosen' };
@@ -80,13 +87,7 @@ async function fileEpoch(f) {
       throw new Error(`${nf.name}: the file was encrypted again to another beacon (signer ${layer.signer.slice(0, 16)}…) ` +
         'after this one: open that layer at its beacon first (rxlock decrypt --feed, one per layer)');
     }
-    const v = noteCheck(st.body, layer);
-    if (v) {
-      const err = new Error(`${nf.name} does not match this beacon's feed (${v.field}): ${v.message}`);
-      err.verdict = v;
-      throw err;
-    }
-    return { epoch: layer.epoch, from: 'note' };
+    return { epoch: layer.epoch, from: 'note', layer, name: nf.name };
   }
   const m = /\.epoch-(\d+)\.age$/.exec(f.name);
   if (m) return { epoch: Number(m[1]), from: 'name' };
@@ -109,24 +110,53 @@ export async function doDecrypt(ev) {
     } else if (!head.startsWith('age-encryption.org/v1\n')) {
       throw new Error(`${f.name} is not an age file; pick the .age file you were given`);
     }
-    const epochs = st.body.epochs;
+    let epochs = st.body.epochs, listing = st.body, arch = null;
     const which = await fileEpoch(f);
     const chosen = which.epoch;
     if (chosen !== null && !epochs.some((e) => e.index === chosen)) {
-      throw new Error(`epoch ${chosen} (from the ${which.from === 'note' ? '.beacon note' : which.from === 'name' ? 'file name' : 'choice'}) ` +
-        'is not in this beacon\'s feed (it lists only its most recent epochs)');
+      // not listed: from its archive page when the feed counts one for it
+      arch = await archivedEpoch(st.body, chosen);
+      const from = which.from === 'note' ? '.beacon note' : which.from === 'name' ? 'file name' : 'choice';
+      if (!arch) {
+        throw new Error(`epoch ${chosen} (from the ${from}) is not in this beacon's feed (it lists only its most ` +
+          'recent epochs, and archives none that old)');
+      }
+      if (!arch.epoch) throw new Error(`epoch ${chosen} (from the ${from}) is in neither this beacon's feed nor its ${arch.path}`);
+      epochs = [arch.epoch];
+      listing = arch.body;
+    }
+    if (which.layer) {
+      // the layer agrees with the feed, or with the archive page it led to
+      const v = noteCheck(listing, which.layer);
+      if (v) {
+        const err = new Error(`${which.name} does not match this beacon's feed${arch ? ` (${arch.path})` : ''} (${v.field}): ${v.message}`);
+        err.verdict = v;
+        throw err;
+      }
     }
     let tryEpochs = chosen !== null ? epochs.filter((e) => e.index === chosen) : epochs;
     const unsolved = tryEpochs.filter((e) => e.state !== 'solved');
     tryEpochs = tryEpochs.filter((e) => e.state === 'solved');
-    if (!tryEpochs.length) {
-      if (chosen !== null) { say('dec-result', 'wait', ...notYet(unsolved[0])); return; }
+    const ids = [];
+    for (const e of tryEpochs) for (const k of e.keys) if (k.identity) ids.push(await identityFor(e, k));
+    if (arch && !tryEpochs.length) {
+      // solved after its page was written: its identity at the usual path
+      for (const k of arch.epoch.keys) {
+        const id = await identityFor(arch.epoch, k, k.identity || identitiesPath(st.body.beacon, chosen, k.kind), true);
+        if (id) ids.push(id);
+      }
+    }
+    if (!ids.length) {
+      if (chosen !== null) {
+        say('dec-result', 'wait', ...notYet(unsolved[0]), ...(arch ? [` (Epoch ${chosen} is from the beacon's ${arch.path}.)`] : []));
+        return;
+      }
       say('dec-result', 'wait', 'No epoch of this beacon is solved yet, and nothing says which epoch ' +
         `${f.name} is for: give its .beacon note (or choose its epoch) to learn when it opens.`);
       return;
     }
     const d = new age.Decrypter();
-    for (const e of tryEpochs) for (const k of e.keys) if (k.identity) d.addIdentity(await identityFor(e, k));
+    for (const id of ids) d.addIdentity(id);
     let pt;
     try {
       pt = await d.decrypt(ct, 'uint8array');
@@ -142,7 +172,7 @@ export async function doDecrypt(ev) {
       throw new Error(`${f.name} is damaged or not an age file (${e.message})`);
     }
     const outName = f.name.replace(/(\.epoch-\d+)?\.age$/, '') || 'decrypted';
-    say('dec-result', 'ok', `Decrypted ${f.name} (${pt.length} bytes). `,
+    say('dec-result', 'ok', `Decrypted ${f.name} (${pt.length} bytes${arch ? `; epoch ${chosen}, from the beacon's ${arch.path}` : ''}). `,
       offerDownload('dec', pt, outName === f.name ? `${f.name}.out` : outName, 'application/octet-stream'));
     let text = null;
     try { text = pt.length <= 1024 * 1024 ? new TextDecoder('utf-8', { fatal: true }).decode(pt) : null; } catch { text = null; }

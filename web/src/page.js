@@ -40,13 +40,16 @@ export function say(id, kind, ...parts) {
   box.className = `result ${kind}`;
 }
 
-export async function fetchBounded(path, max) {
+// path's bytes (at most max); with missing, null when the server has no
+// such file (HTTP 404)
+export async function fetchBounded(path, max, missing = false) {
   let resp;
   try {
     resp = await fetch(path, { cache: 'no-store', credentials: 'same-origin', redirect: 'error' });
   } catch (e) {
     throw new Error(`${path} is unreachable (${e.message}); is the beacon's server up?`);
   }
+  if (missing && resp.status === 404) return null;
   if (!resp.ok) throw new Error(`${path}: the server answered HTTP ${resp.status}`);
   const len = Number(resp.headers.get('content-length') || 0);
   if (len > max) throw new Error(`${path} is larger than ${max} bytes`);
