@@ -277,7 +277,8 @@ drive banner bad
 # 0 through that page (the .beacon note names epoch 0); for epoch 5, archived
 # before its identity was published, it says when (naming epoch 5 and its
 # page), then opens it from identities/5.txt once published; a file there
-# that is not the recipient's, and a tampered archive page, are refused.
+# that is not the recipient's, a tampered archive page and a missing one
+# are refused.
 printf 'sha3-256 50 test floor\n' > arch-floor.txt     # 50 hashes: 1 s at the floor
 ast=1800000000
 at() { t=$1; shift; RXLOCK_TEST_FLOOR_TABLE="$TMP/arch-floor.txt" RXLOCK_TEST_CLOCK_SKEW="@$t" "$RT" "$@" 2>> arch.log; }
@@ -331,6 +332,8 @@ sed 's/"index":4,/"index":6,/' A/public/archive/0.json > page0.tampered
 check "tamper with archive/0.json" sh -c "! cmp -s page0.tampered A/public/archive/0.json"
 cp page0.tampered A/public/archive/0.json
 PIN=$(cat A.pin) NOTE=$TMP/arch0.age.beacon CLOCK_SKEW=$ASKEW drive decrypt "$TMP/arch0.age" "error:archive/0.json is refused"
+rm A/public/archive/0.json      # a page the feed counts but never written: it held no epoch
+PIN=$(cat A.pin) NOTE=$TMP/arch0.age.beacon CLOCK_SKEW=$ASKEW drive decrypt "$TMP/arch0.age" "error:no such page"
 
 # make install puts the page in PREFIX/share/rxlock/web, where the installed
 # binary's beacon run finds it (only where the build is up to date: never rebuild)

@@ -20,14 +20,17 @@ export function archivedPage(body, E) {
   return K < body.archive.pages ? K : null;
 }
 
-// Epoch E from its archive page: { epoch, page: K, path } (epoch null when
-// the page, checked, does not list it), or null when E is not archived;
-// throws when the page cannot be fetched or is refused.
+// Epoch E from its archive page: { epoch, page: K, path, body } (epoch
+// null when the page, checked, does not list it, or when the server has no
+// such page: missing), or null when E is not archived; throws when the
+// page cannot be fetched or is refused.
 export async function archivedEpoch(body, E) {
   const K = archivedPage(body, E);
   if (K === null) return null;
   const path = archivePath(E);
-  const text = new TextDecoder().decode(await fetchBounded(path, FEED_MAX));
+  const bytes = await fetchBounded(path, FEED_MAX, true);
+  if (bytes === null) return { epoch: null, page: K, path, missing: true };   // a page never written held no epoch
+  const text = new TextDecoder().decode(bytes);
   let page;
   try {
     page = await readArchivePage(text, body, K);

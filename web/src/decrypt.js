@@ -121,7 +121,10 @@ export async function doDecrypt(ev) {
         throw new Error(`epoch ${chosen} (from the ${from}) is not in this beacon's feed (it lists only its most ` +
           'recent epochs, and archives none that old)');
       }
-      if (!arch.epoch) throw new Error(`epoch ${chosen} (from the ${from}) is in neither this beacon's feed nor its ${arch.path}`);
+      if (!arch.epoch) {
+        throw new Error(`epoch ${chosen} (from the ${from}) is in neither this beacon's feed nor its ` +
+          `${arch.path}${arch.missing ? ' (the beacon has no such page: it held no epoch)' : ''}`);
+      }
       epochs = [arch.epoch];
       listing = arch.body;
     }
