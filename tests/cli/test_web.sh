@@ -276,7 +276,8 @@ drive banner bad
 # archive/0.json.  The page, its clock the beacon's, opens a file of epoch
 # 0 through that page (the .beacon note names epoch 0); for epoch 5, archived
 # before its identity was published, it says when (naming epoch 5 and its
-# page), then opens it from identities/5.txt once published; a file there
+# page), then opens it from identities/5.txt once published (also with
+# epoch 5 chosen by number instead of the note); a file there
 # that is not the recipient's, a tampered archive page and a missing one
 # are refused.
 printf 'sha3-256 50 test floor\n' > arch-floor.txt     # 50 hashes: 1 s at the floor
@@ -324,6 +325,7 @@ PIN=$(cat A.pin) NOTE=$TMP/arch5.age.beacon CLOCK_SKEW=$ASKEW EPOCH=5 SAYS="from
   SHOT=$SHOTS/archive-wait.png SHOT_OF='#decrypt' drive decrypt "$TMP/arch5.age" wait
 mv id5.txt A/public/identities/5.txt
 PIN=$(cat A.pin) NOTE=$TMP/arch5.age.beacon CLOCK_SKEW=$ASKEW drive decrypt "$TMP/arch5.age" "$TMP/arch5.txt"
+PIN=$(cat A.pin) CLOCK_SKEW=$ASKEW CHOOSE_OLD=5 drive decrypt "$TMP/arch5.age" "$TMP/arch5.txt"   # chosen by number
 check "rxlock decrypt --feed opens it too" at $((ast + 2101)) decrypt --feed A -o arch5.rx arch5.age
 check "  same text" cmp -s arch5.txt arch5.rx
 cp A/public/identities/4.txt A/public/identities/5.txt

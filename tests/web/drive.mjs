@@ -16,7 +16,7 @@
 //                (EXPECT "wait": the page says the epoch is not solved yet,
 //                naming epoch $EPOCH when set, saying $SAYS too; "error:RE": the page refuses it
 //                with a message matching RE); $NOTE: the .beacon note given
-//                beside it; $SHOT: a screenshot of the whole page after (of
+//                beside it; $CHOOSE_OLD: an older epoch chosen by number; $SHOT: a screenshot of the whole page after (of
 //                the element $SHOT_OF when set)
 //       banner STATUS [nopin] the signature banner says STATUS (refused: the pin is
 //                not the feed's signer, and both keys are named; badpin: a
@@ -251,6 +251,12 @@ try {
     const dec = await page.$('#dec-file');
     await dec.uploadFile(a1);
     if (process.env.NOTE) await (await page.$('#dec-note')).uploadFile(process.env.NOTE);
+    if (process.env.CHOOSE_OLD) {
+      // an older epoch by its number: the field shows only once it is chosen
+      await page.select('#dec-epoch', 'archived');
+      check(await page.$eval('#dec-epoch-old-field', (e) => !e.hidden), 'the older epoch\'s number field shows');
+      await page.type('#dec-epoch-old', process.env.CHOOSE_OLD);
+    }
     await page.click('#dec-go');
     const r = await result('dec-result');
     if (a2 === 'wait') {

@@ -13,7 +13,7 @@ import { seenOf } from './continuity.js';
 import { encryptToBlob } from './encrypt_stream.js';
 import { fmtCountdown, nowSec } from './time.js';
 import { $, st, el, timeEl, countdownEl, say, setLive, offerDownload, fetchBounded, inputFile, STATE_TEXT, KIND_TEXT } from './page.js';
-import { fillDecryptEpochs, doDecrypt } from './decrypt.js';
+import { fillDecryptEpochs, doDecrypt, showOldEpoch } from './decrypt.js';
 
 // ---- the feed --------------------------------------------------------------
 
@@ -380,6 +380,7 @@ function init() {
   $('enc-what-file').addEventListener('change', what);
   $('enc-form').addEventListener('submit', doEncrypt);
   $('dec-form').addEventListener('submit', doDecrypt);
+  $('dec-epoch').addEventListener('change', showOldEpoch);
   setInterval(tick, 1000);
   // the feed changes as epochs are released and solved
   setInterval(() => { if (document.visibilityState === 'visible') loadFeed(true); }, 60000);

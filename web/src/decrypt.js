@@ -22,7 +22,17 @@ export function fillDecryptEpochs() {
   for (const e of (st.body ? [...st.body.epochs].sort((x, y) => x.index - y.index) : [])) {
     sel.append(el('option', { value: String(e.index), text: `Epoch ${e.index} (${STATE_TEXT[e.state]})` }));
   }
+  // an epoch the feed no longer lists, by number, when it has archive pages
+  if (st.body && st.body.archive && st.body.archive.pages > 0) {
+    sel.append(el('option', { value: 'archived', text: 'An older epoch (from the archive)…' }));
+  }
   sel.value = [...sel.options].some((o) => o.value === keep) ? keep : '';
+  showOldEpoch();
+}
+
+// The older epoch's number field, shown only while "An older epoch" is chosen.
+export function showOldEpoch() {
+  $('dec-epoch-old-field').hidden = $('dec-epoch').value !== 'archived';
 }
 
 // The identity file at path (the key's published one by default) for
@@ -70,6 +80,11 @@ function notYet(e) {
 // null, from, layer }.
 async function fileEpoch(f) {
   const chosen = $('dec-epoch').value;
+  if (chosen === 'archived') {
+    const n = $('dec-epoch-old').value.trim();
+    if (!/^[0-9]{1,15}$/.test(n)) throw new Error('type the older epoch\'s number (0, 1, 2, …)');
+    return { epoch: Number(n), from: 'chosen' };
+  }
   if (chosen) return { epoch: Number(chosen), from: 'chosen' };
   const nf = $('dec-note').files && $('dec-note').files[0];
   if (nf) {
