@@ -247,9 +247,16 @@ $(WEB_NPM)/.installed: web/package.json web/package-lock.json
 	cd $(WEB_NPM) && npm ci --no-audit --no-fund --ignore-scripts
 	@touch $@
 
-$(BUILD)/web/app.js: $(wildcard web/src/*.js) $(WEB_NPM)/.installed
+# The page's client floor (web/src/rule.js) is generated from the one
+# built-in floor table, src/lock/measure/floor.c (web/tools/floor_rows.mjs):
+# a package in build/web-gen that esbuild finds through NODE_PATH.
+WEB_GEN := $(BUILD)/web-gen
+$(WEB_GEN)/rxlock-floor-rows/index.js: src/lock/measure/floor.c web/tools/floor_rows.mjs
+	node web/tools/floor_rows.mjs src/lock/measure/floor.c $(WEB_GEN)
+
+$(BUILD)/web/app.js: $(wildcard web/src/*.js) $(WEB_NPM)/.installed $(WEB_GEN)/rxlock-floor-rows/index.js
 	@mkdir -p $(dir $@)
-	NODE_PATH=$(abspath $(WEB_NPM))/node_modules $(WEB_NPM)/node_modules/.bin/esbuild web/src/app.js \
+	NODE_PATH=$(abspath $(WEB_NPM))/node_modules:$(abspath $(WEB_GEN)) $(WEB_NPM)/node_modules/.bin/esbuild web/src/app.js \
 	  --bundle --format=iife --target=es2020 --minify --legal-comments=eof --log-level=warning --outfile=$@
 
 $(BUILD)/web/%: web/%

@@ -8,14 +8,25 @@
 //                OUTDIR/dl, the "not solved yet" and "not an age file" errors,
 //                screenshots OUTDIR/page.png (the top, after an encryption),
 //                OUTDIR/desktop.png (the whole page) and OUTDIR/phone.png
+//       big FILE a large FILE encrypted armored: progress, the page painting
+//                frames meanwhile, no textarea, the download (OUTDIR/big.png)
 //       beacon   a real beacon's feed ($FEED): its epochs listed, a message
 //                encrypted to the epoch chosen for $WHEN ("INFO epoch E")
 //       decrypt FILE EXPECT   FILE opens in the page, its text equals EXPECT's
-//                (EXPECT "wait": the page says the epoch is not solved yet)
-//       banner STATUS [nopin] the signature banner says STATUS
+//                (EXPECT "wait": the page says the epoch is not solved yet,
+//                naming epoch $EPOCH when set, saying $SAYS too; "error:RE": the page refuses it
+//                with a message matching RE); $NOTE: the .beacon note given
+//                beside it; $CHOOSE_OLD: an older epoch chosen by number; $SHOT: a screenshot of the whole page after (of
+//                the element $SHOT_OF when set)
+//       banner STATUS [nopin] the signature banner says STATUS (refused: the pin is
+//                not the feed's signer, and both keys are named; badpin: a
+//                #pin that is not 64 hex digits is refused visibly)
+//       keep     a failed "Check the feed" keeps the feed that verified: each
+//                of $ALTS ("FILE:STATUS ...") served as $FEED in turn
+//                (OUTDIR/kept.png); a reload shows the one kept in storage
 // Every step also checks that the page made no request but GETs under
 // BASE_URL (nothing leaves the browser).
-import { mkdirSync, readdirSync, readFileSync, existsSync } from 'node:fs';
+import { mkdirSync, readdirSync, readFileSync, existsSync, copyFileSync, writeFileSync } from 'node:fs';
 import { pathToFileURL } from 'node:url';
 
 const pup = (await import(pathToFileURL(`${process.env.NPM_DIR}/node_modules/puppeteer-core/lib/esm/puppeteer/puppeteer-core.js`).href)).default;
@@ -30,13 +41,17 @@ mkdirSync(`${out}/dl`, { recursive: true });
 const browser = await pup.launch({
   executablePath: process.env.CHROMIUM || '/usr/bin/chromium',
   headless: true,
-  userDataDir: `${out}/profile-${step}`,
+  // a fresh profile (the page's storage) per run, unless $PROFILE names one
+  userDataDir: process.env.PROFILE || `${out}/profile-${step}-${process.pid}`,
   args: ['--no-sandbox', '--disable-dev-shm-usage', '--no-first-run', '--disable-gpu', '--disable-extensions'],
 });
 const requests = [];
 try {
   const page = await browser.newPage();
   await page.emulateTimezone('UTC');
+  // $CLOCK_SKEW: the page's clock that many seconds ahead of this machine's
+  const skew = Number(process.env.CLOCK_SKEW || 0);
+  if (skew) await page.evaluateOnNewDocument((s) => { const real = Date.now; Date.now = () => real() + s * 1000; }, skew);
   page.on('request', (r) => requests.push({ method: r.method(), url: r.url() }));
   const consoleErrors = [];
   page.on('pageerror', (e) => consoleErrors.push(String(e)));
@@ -59,6 +74,13 @@ try {
   const result = async (id) => {
     await page.waitForFunction((i) => document.getElementById(i).dataset.kind, { timeout: 30000 }, id);
     return page.$eval(`#${id}`, (e) => ({ kind: e.dataset.kind, text: e.textContent }));
+  };
+  // $SHOT: a screenshot after the step's result: the whole page, or only
+  // the element $SHOT_OF names (a long feed makes the whole page tall)
+  const shot = async () => {
+    if (!process.env.SHOT) return;
+    const part = process.env.SHOT_OF ? await page.$(process.env.SHOT_OF) : null;
+    await (part || page).screenshot({ path: process.env.SHOT, ...(part ? {} : { fullPage: true }) });
   };
   const clearResult = (id) => page.$eval(`#${id}`, (e) => { delete e.dataset.kind; e.textContent = ''; });
   const download = async (name) => {
@@ -94,7 +116,7 @@ try {
       await page.keyboard.press('Tab');
       seen.push(await page.evaluate(() => document.activeElement.id || document.activeElement.tagName));
     }
-    const want = ['pin', 'enc-when', 'enc-kind-classic', 'enc-what-text', 'enc-text', 'enc-armor', 'enc-go', 'dec-file', 'dec-epoch', 'dec-go'];
+    const want = ['pin', 'enc-when', 'enc-kind-classic', 'enc-what-text', 'enc-text', 'enc-armor', 'enc-go', 'dec-file', 'dec-note', 'dec-epoch', 'dec-go'];
     const missing = want.filter((w) => !seen.includes(w));
     check(missing.length === 0, `Tab reaches every control (missing: ${missing.join(' ') || 'none'})`);
     const order = want.map((w) => seen.indexOf(w));
@@ -163,6 +185,43 @@ try {
     check(wide <= 390, `phone-sized viewport: no sideways scrolling (${wide} px)`);
     await page.screenshot({ path: `${out}/phone.png`, fullPage: false });
     check(consoleErrors.length === 0, `no script errors (${consoleErrors.join('; ')})`);
+  } else if (step === 'big') {
+    // a large file, armored (a1): built as a download without the textarea,
+    // with progress, the page painting frames while it works
+    const s = await status();
+    check(s.status === 'pinned', 'pinned feed verifies');
+    await setWhen(now + 3600);
+    await page.click('#enc-what-file');
+    await page.click('#enc-armor');
+    await (await page.$('#enc-file')).uploadFile(a1);
+    // every animation frame during the encryption records the progress bar:
+    // a tab that froze would paint none
+    await page.evaluate(() => {
+      window.frames_seen = [];
+      const bar = document.getElementById('enc-progress');
+      const tickf = () => { if (!bar.hidden) window.frames_seen.push([bar.value, bar.max]); requestAnimationFrame(tickf); };
+      requestAnimationFrame(tickf);
+    });
+    await page.click('#enc-go');
+    let shot = false;
+    for (let i = 0; i < 1200 && !shot; i++) {
+      const mid = await page.evaluate(() => window.frames_seen.some(([v, m]) => v > 0 && v < m));
+      if (mid) { await page.screenshot({ path: `${out}/big.png` }); shot = true; }
+      else if (await page.$eval('#enc-result', (e) => e.dataset.kind !== 'busy')) break;
+      await sleep(50);
+    }
+    await page.waitForFunction(() => ['ok', 'error'].includes(document.getElementById('enc-result').dataset.kind), { timeout: 180000 });
+    const r = await page.$eval('#enc-result', (e) => ({ kind: e.dataset.kind, text: e.textContent }));
+    const fname = a1.split('/').pop();
+    check(r.kind === 'ok' && /epoch 4 \(classic\)/.test(r.text), `the large file is encrypted (${r.text.slice(0, 80)})`);
+    const frames = await page.evaluate(() => window.frames_seen);
+    const mid = frames.filter(([v, m]) => v > 0 && v < m).length;
+    check(mid > 0, `the page kept painting while it encrypted, the progress bar moving (${frames.length} frames, ${mid} mid-way)`);
+    check(await page.$eval('#enc-armored-field', (e) => e.hidden && !document.getElementById('enc-armored').value),
+      'the armored text is not put into a textarea');
+    check(await page.$eval('#enc-progress', (e) => e.hidden), 'the progress bar is gone when done');
+    await page.click('#enc-download');
+    check(await download(`${fname}.epoch-4.age`), 'the armored file downloads');
   } else if (step === 'beacon') {
     // a real beacon's feed (rxlock beacon run): every epoch listed, the
     // choice for $WHEN reported ("INFO epoch E") and a message encrypted to it
@@ -188,24 +247,92 @@ try {
     check(m && await download(`message.txt.epoch-${m[1]}.age.beacon`), 'its .beacon note downloaded');
   } else if (step === 'decrypt') {
     const s = await status();
-    check(s.status === 'pinned', 'pinned feed verifies');
+    check(s.status === 'pinned', `pinned feed verifies (${s.status}: ${s.text.slice(0, 160)})`);
     const dec = await page.$('#dec-file');
     await dec.uploadFile(a1);
+    if (process.env.NOTE) await (await page.$('#dec-note')).uploadFile(process.env.NOTE);
+    if (process.env.CHOOSE_OLD) {
+      // an older epoch by its number: the field shows only once it is chosen
+      await page.select('#dec-epoch', 'archived');
+      check(await page.$eval('#dec-epoch-old-field', (e) => !e.hidden), 'the older epoch\'s number field shows');
+      await page.type('#dec-epoch-old', process.env.CHOOSE_OLD);
+    }
     await page.click('#dec-go');
     const r = await result('dec-result');
     if (a2 === 'wait') {
-      check(r.kind === 'wait' && /not solved yet.*expected about/.test(r.text), `before its epoch is solved the page says when (${r.text.slice(0, 90)})`);
+      // $EPOCH: the epoch the message must name (the .beacon note's)
+      const ep = process.env.EPOCH ? `Epoch ${process.env.EPOCH} ` : '';
+      // ($WAIT_RE: what must follow, when not "is not solved yet ... expected about")
+      check(r.kind === 'wait' && new RegExp(`${ep}${process.env.WAIT_RE || 'is not solved yet.*expected about'}`).test(r.text),
+        `before its epoch is solved the page says when${ep ? `, naming ${ep.trim()}` : ''} (${r.text.slice(0, 90)})`);
+      // $SAYS: and the message says this too
+      if (process.env.SAYS) check(r.text.includes(process.env.SAYS), `... and says "${process.env.SAYS}"`);
+      await shot();
+    } else if (a2.startsWith('error:')) {
+      // the page refuses, saying why (the text after "error:", a pattern)
+      check(r.kind === 'error' && new RegExp(a2.slice(6)).test(r.text), `the page refuses ${a1.split('/').pop()} (${r.text.slice(0, 120)})`);
+      await shot();
+    } else if (a2 === 'unknown') {
+      // no note, no epoch in the name: it names no epoch rather than a wrong one
+      check(r.kind === 'wait' && /nothing says which epoch/.test(r.text) && !/Epoch \d+ is not solved/.test(r.text),
+        `with no note and no epoch in its name the page asks for the note (${r.text.slice(0, 90)})`);
     } else {
       check(r.kind === 'ok', `${a1.split('/').pop()} opens in the page (${r.text.slice(0, 80)})`);
       const got = await page.$eval('#dec-text', (e) => e.value);
       check(got === readFileSync(a2, 'utf8'), 'the decrypted text is the original');
+      await shot();
+    }
+  } else if (step === 'keep') {
+    // a failed "Check the feed" keeps the feed that had verified: $ALTS is
+    // "FILE:STATUS ...", each served in turn as $FEED and checked again
+    const s = await status();
+    check(s.status === 'pinned', 'the good feed verifies');
+    const good = readFileSync(process.env.FEED);
+    const rowsOf = () => page.$$eval('#epoch-rows tr[data-epoch]', (t) => t.length);
+    const want = await rowsOf();
+    try {
+      for (const alt of (process.env.ALTS || '').split(' ').filter(Boolean)) {
+        const [file, st] = alt.split(':');
+        copyFileSync(file, process.env.FEED);
+        await page.$eval('#feed-banner', (b) => { b.dataset.status = 'loading'; });
+        await page.click('#pin-form button[type="submit"]');
+        const got = await status();
+        check(got.status === st, `${file.split('/').pop()}: the banner says ${st} (${got.status}: ${got.text.slice(0, 120)})`);
+        check(/Still showing the feed that had verified/.test(got.text), `${file.split('/').pop()}: the verified feed is kept, and the banner says so`);
+        check(await rowsOf() === want && want > 0, `${file.split('/').pop()}: its ${want} epochs stay listed`);
+        check(await page.$eval('#enc-go', (b) => !b.disabled), `${file.split('/').pop()}: encryption to the kept feed stays possible`);
+        if (st === 'refused') await page.screenshot({ path: `${out}/kept.png` });
+      }
+      // a reload serving the last alternative: the feed kept in the
+      // browser's storage is shown (the page was closed in between)
+      const page2 = await browser.newPage();
+      await page2.goto(url, { waitUntil: 'load' });
+      await page2.waitForFunction(() => !['loading', undefined].includes(document.getElementById('feed-banner').dataset.status), { timeout: 15000 });
+      const t2 = await page2.$eval('#feed-banner', (b) => b.textContent);
+      check(/Still showing the feed that had verified/.test(t2), `after a reload the feed kept in the browser's storage is shown (${t2.slice(0, 100)})`);
+    } finally {
+      writeFileSync(process.env.FEED, good);
     }
   } else if (step === 'banner') {
     const s = await status();
-    check(s.status === a1, `banner: ${a1} (got ${s.status}: ${s.text.slice(0, 90)})`);
+    const wantStatus = a1 === 'badpin' ? 'error' : a1;
+    check(s.status === wantStatus, `banner: ${wantStatus} (got ${s.status}: ${s.text.slice(0, 90)})`);
     const visible = await page.$eval('#feed-banner', (b) => b.offsetHeight > 0 && getComputedStyle(b).visibility !== 'hidden');
     check(visible, 'the banner is visible');
     if (a1 === 'bad') check(await page.$eval('#enc-go', (b) => b.disabled), 'encryption is disabled under a bad signature');
+    if (a1 === 'badpin') {
+      // a #pin of the wrong length is refused visibly, not dropped
+      check(/not 64 hex digits/.test(s.text), `a bad #pin is refused in the banner (${s.text.slice(0, 100)})`);
+      check(await page.$eval('#pin', (e) => e.value === e.ownerDocument.defaultView.location.hash.slice(5) &&
+        e.getAttribute('aria-invalid') === 'true'), 'the bad pin is shown in the pin field, marked invalid');
+      check(!requests.some((r) => r.url.endsWith('/feed.json')), 'no feed is loaded unpinned in its place');
+      await page.screenshot({ path: `${out}/badpin.png`, clip: { x: 0, y: 0, width: 1100, height: 420 } });
+    }
+    if (a1 === 'refused') {
+      // a pin that is not the feed's signer: refused naming both keys
+      check(await page.$eval('#enc-go', (b) => b.disabled), 'encryption is disabled under a refused feed');
+      check(new RegExp(`signed by [0-9a-f]{64}, not by ${pin}`).test(s.text), 'the refusal names both keys');
+    }
     if (a1 === 'unpinned') check(/not pinned/i.test(s.text), 'the warning says the feed is not pinned');
   } else {
     throw new Error(`unknown step ${step}`);

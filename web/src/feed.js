@@ -1,9 +1,10 @@
 // SPDX-License-Identifier: ISC
 // web/src/feed.js — the beacon feed in the browser (docs/FORMAT.md, "Beacon
 // feed"): a strict parser for feed.json, canon(), the Ed25519 signature
-// check against a pin (WebCrypto, else @noble/curves), the shape checks of
-// the signed body, and the epoch choice rule for "encrypt to a date".
-// No DOM here: tests/web/feed_test.mjs runs it under Node.
+// check against a pin (WebCrypto, else @noble/curves), the shape checks
+// of the signed body (versions 1 and 2) and the archive pages of version 2
+// (the choice rule and what the client checks beyond the format:
+// web/src/rule.js).  No DOM here: tests/web/ runs it under Node.
 import { ed25519 } from '@noble/curves/ed25519.js';
 
 export const FEED_MAX = 8 * 1024 * 1024;          // bytes of feed.json read at most
@@ -127,17 +128,23 @@ function exactKeys(o, keys, what) {
 }
 
 // The schedule arithmetic (docs/FORMAT.md, "Beacon feed"), to check the
-// times the feed lists against its own schedule.
+// times the feed lists against its own schedule.  F is rounded down (the
+// floor machine surely needs that many whole seconds: never a second
+// early); feeds of before rounded it up, and are read as they were written
+// (legacy: every derived number with that rounding, consistently).
 function schedule(bc) {
   const total = BigInt(bc.groups) * BigInt(bc.steps);
-  const F = (total * 1000n + BigInt(bc.floor.rate_mhps) - 1n) / BigInt(bc.floor.rate_mhps);
+  const rate = BigInt(bc.floor.rate_mhps);
+  const down = (total * 1000n) / rate;
+  const legacy = BigInt(bc.floor_seconds) !== down;
+  const F = legacy ? (total * 1000n + rate - 1n) / rate : down;
   let A = F;
   if (bc.assumed_rate_mhps) {
     const ms = (total * 1000000n + BigInt(bc.assumed_rate_mhps) - 1n) / BigInt(bc.assumed_rate_mhps) + BigInt(bc.setup_ms);
     A = (ms + 999n) / 1000n;
   }
   const k = F / BigInt(bc.every);
-  return { F: Number(F), A: Number(A), k: Number(k) };
+  return { F: Number(F), A: Number(A), k: Number(k), legacy };
 }
 
 // The body, as strictly as rxlock's own reader: exact keys, types and
@@ -248,23 +255,6 @@ export async function readFeed(text, pinHex) {
   else if (!pin) status = 'unpinned';
   else status = pin === signer ? 'pinned' : 'pin-mismatch';
   return { body, signer, status };
-}
-
-// The epoch choice rule (the same as `rxlock encrypt --feed --open-after`):
-// the earliest epoch whose earliest_opening >= when and whose encrypt_until
-// has not passed (now < encrypt_until), among those with a key of `kind`.
-export function chooseEpoch(body, when, kind, now) {
-  let best = null;
-  for (const e of body.epochs) {
-    if (e.earliest_opening < when || !(now < e.encrypt_until)) continue;
-    const key = e.keys.find((k) => k.kind === kind);
-    if (!key) continue;
-    if (!best || e.earliest_opening < best.epoch.earliest_opening ||
-        (e.earliest_opening === best.epoch.earliest_opening && e.index < best.epoch.index)) {
-      best = { epoch: e, key };
-    }
-  }
-  return best;
 }
 
 // An archive page (feed version 2; docs/FORMAT.md, "Archive pages"):
