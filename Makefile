@@ -45,12 +45,12 @@ CFLAGS    += -std=c11 -D_GNU_SOURCE $(OPT) -g $(WARN) $(HARDEN_CFLAGS) $(VIS_CFL
              -DRXLOCK_VERSION='"$(VERSION)"' $(PKG_CFLAGS) $(EXTRA_CFLAGS)
 LDFLAGS   += $(HARDEN_LDFLAGS) $(EXTRA_LDFLAGS)
 LIBS      := $(PKG_LIBS) -lpthread -lm
-# libcurl: only the CLI's beacon fetching (src/cli/beacon_fetch.c) uses it
+# libcurl: only the CLI's beacon fetching (src/cli/feed_fetch.c) uses it
 CURL_LIBS := $(shell pkg-config --libs libcurl 2>/dev/null || echo -lcurl)
 TEST_LIBS := $(LIBS) -lcrypto -lrandomx -lstdc++
 
 LIB_SRC   := $(sort $(wildcard src/rx/*.c src/sha3/*.c src/pq/*.c src/age/*.c src/lock/*/*.c src/util/*.c))
-CLI_SRC   := $(sort $(wildcard src/cli/*.c))
+CLI_SRC   := $(sort $(wildcard src/cli/*.c src/cli/*/*.c))
 # tests/test_api_age.c is built as a library user would build it (below).
 API_TEST  := tests/test_api_age.c
 TEST_SRC  := $(filter-out $(API_TEST),$(sort $(wildcard tests/test_*.c)))
@@ -81,7 +81,7 @@ $(BUILD)/obj/%.o: %.c
 	$(CC) $(CFLAGS) -MMD -MP -c $< -o $@
 
 # the installed web page's directory, the last place cli_beacon_web_publish looks
-$(BUILD)/obj/src/cli/beacon_web.o: CFLAGS += -DRXLOCK_WEB_DIR_BUILT='"$(PREFIX)/share/rxlock/web"'
+$(BUILD)/obj/src/cli/beacon/web.o: CFLAGS += -DRXLOCK_WEB_DIR_BUILT='"$(PREFIX)/share/rxlock/web"'
 
 $(BUILD)/tobj/%.o: %.c
 	@mkdir -p $(dir $@)
@@ -107,9 +107,9 @@ $(BUILD)/rxlock: $(CLI_OBJ) $(BUILD)/librxlock.a
 
 # A static PIE: no shared library at run time (a FROM scratch image).
 STATIC_LIBS := $(shell pkg-config --static --libs $(PKGS) 2>/dev/null || echo -lsodium -ljansson) -lpthread -lm
-# No libcurl in it: beacon_fetch.c is built with -DRXLOCK_NO_CURL (URLs are
+# No libcurl in it: feed_fetch.c is built with -DRXLOCK_NO_CURL (URLs are
 # refused with a message saying so; directories still work).
-STATIC_CLI_OBJ := $(filter-out $(BUILD)/obj/src/cli/beacon_fetch.o,$(CLI_OBJ)) $(BUILD)/sobj/src/cli/beacon_fetch.o
+STATIC_CLI_OBJ := $(filter-out $(BUILD)/obj/src/cli/feed_fetch.o,$(CLI_OBJ)) $(BUILD)/sobj/src/cli/feed_fetch.o
 $(BUILD)/sobj/%.o: %.c
 	@mkdir -p $(dir $@)
 	$(CC) $(CFLAGS) -DRXLOCK_NO_CURL -MMD -MP -c $< -o $@
@@ -273,4 +273,4 @@ lint-man:
 clean:
 	rm -rf build build-san build-fuzz
 
--include $(BUILD)/sobj/src/cli/beacon_fetch.d $(LIB_OBJ:.o=.d) $(TLIB_OBJ:.o=.d) $(CLI_OBJ:.o=.d) $(TEST_BIN:=.d) $(BENCH_BIN:=.d) $(BENCH_HOBJ:.o=.d) $(FUZZ_BIN:=.d)
+-include $(BUILD)/sobj/src/cli/feed_fetch.d $(LIB_OBJ:.o=.d) $(TLIB_OBJ:.o=.d) $(CLI_OBJ:.o=.d) $(TEST_BIN:=.d) $(BENCH_BIN:=.d) $(BENCH_HOBJ:.o=.d) $(FUZZ_BIN:=.d)

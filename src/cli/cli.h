@@ -6,6 +6,7 @@
 #ifndef RXLOCK_CLI_H
 #define RXLOCK_CLI_H
 #include <stdarg.h>
+#include <stdio.h>
 
 enum { CLI_OK = 0, CLI_FAIL = 1, CLI_USAGE = 2, CLI_VERIFY = 3 };
 
@@ -34,11 +35,20 @@ enum { CLI_OK = 0, CLI_FAIL = 1, CLI_USAGE = 2, CLI_VERIFY = 3 };
     extern const char cmd_##name##_usage[];
 CLI_COMMANDS(CLI_DECLARE)
 #undef CLI_DECLARE
-/* `rxlock lock FILE ...`: lock a file into a .rxlock container
- * (cmd_lockfile.c; cmd_lock hands over when it sees a file argument). */
-int cmd_lock_file(int argc, char **argv);
-/* `rxlock plan status DIR` (cmd_plan_status.c; cmd_plan hands over). */
-int cmd_plan_status(int argc, char **argv);
+
+/* The command table (commands.c): one entry per CLI_COMMANDS line. */
+typedef struct {
+    const char *name;             /* C name ("keygen_signer") */
+    const char *summary;
+    int (*run)(int, char **);
+    const char *usage;
+} cli_command;
+/* The command named `name` (its public name with dashes, "keygen-signer"),
+ * NULL when none. */
+const cli_command *cli_command_find(const char *name);
+/* `rxlock --help`: the commands with their summaries, the global flags and
+ * the exit codes, on fp. */
+void cli_usage(FILE *fp);
 
 /* "rxlock: <msg>" on stderr; returns CLI_FAIL.  The message is kept for
  * the --json error event (docs/JSON.md), as cli_fail's and cli_usage_error's. */
@@ -48,7 +58,7 @@ int cli_fail(int rc, const char *fmt, ...) __attribute__((format(printf, 2, 3)))
 /* "rxlock CMD: <msg> (see 'rxlock help CMD')" on stderr; returns CLI_USAGE. */
 int cli_usage_error(const char *cmd, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 /* The usage text of command `cmd` (dashes or underscores), NULL when none
- * (main.c's table). */
+ * (commands.c's table). */
 const char *cli_command_usage(const char *cmd);
 /* With --json: {"event":"error","command":...,"exit":rc,"message": the last
  * error message} on stdout before a failing exit (docs/JSON.md). */

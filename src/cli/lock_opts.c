@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: ISC */
 /* src/cli/lock_opts.c — parsing and resolution of the options shared by
- * `rxlock lock` and `rxlock lock FILE` (and `rxlock plan`): options only;
- * running them is lock_run.c's (see lock_opts.h). */
+ * `rxlock lock` and `rxlock lock FILE` (and `rxlock plan`, `rxlock beacon
+ * init`): options only (see lock_opts.h); the estimate and --dry-run are
+ * lock_estimate.c's, generating is the lock room's (lock/generate.c). */
 #include "cli/lock_opts.h"
 #include "cli/cli.h"
 #include "cli/cli_calib.h"

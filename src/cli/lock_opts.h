@@ -87,9 +87,6 @@ int  cli_lock_opt(cli_lock_opts *o, int c, const char *arg, const char *cmd);
 /* Check the combination, load the calibration, turn --time into G x S and
  * fill o->p.  0, or the exit code of an error (already printed). */
 int  cli_lock_resolve(cli_lock_opts *o, const char *cmd);
-/* the promise on stderr after a lock: "rxlock: promise: ..." and
- * how to open it (command and mode). */
-void cli_lock_promise(const cli_lock_opts *o, const tl_puzzle *pz, const char *open_cmd);
 /* Before any work (after cli_lock_resolve): the generation estimate here,
  * G x S over the workers at this machine's generation rate (the saved
  * calibration; without one a lower bound at the floor's rate), as wall
@@ -102,10 +99,4 @@ int  cli_lock_dry_run(const cli_lock_opts *o, const char *what);
  * (1 = post-quantum), into o->p.pq. */
 void cli_lock_pq_default(cli_lock_opts *o, int dflt);
 
-/* Load the signing key, run tl_generate with the progress display (label,
- * when / json as cli_progress_init) and the stop signals, wipe the key.
- * *pz receives the generated puzzle parsed once (tl_puzzle_free).  CLI_OK,
- * or the exit code after a one-line message (nothing written). */
-int  cli_lock_generate(cli_lock_opts *o, const char *label, int when, int json,
-                       char **text, size_t *len, tl_puzzle **pz, uint8_t pk[32], uint8_t *keep_sk);
 #endif

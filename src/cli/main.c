@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: ISC */
 /* src/cli/main.c — `rxlock` entry point: global flags, help, and dispatch
- * to one file per subcommand (src/cli/cmd_*.c); the error messages are
+ * through the command table (commands.c) to the command rooms
+ * (src/cli/ROOM/, docs/DESIGN.md §4); the error messages are
  * cli_errors.c's. */
 #include "cli/cli.h"
 #include "rxlock/rx.h"
@@ -11,69 +12,14 @@
 #include <stdlib.h>
 #include <string.h>
 
-struct command {
-    const char *name;
-    const char *summary;
-    int (*run)(int, char **);
-    const char *usage;
-};
-
-#define CLI_ENTRY(n, s) {#n, s, cmd_##n, cmd_##n##_usage},
-static struct command commands[] = { CLI_COMMANDS(CLI_ENTRY) };
-#undef CLI_ENTRY
-#define NCOMMANDS (sizeof commands / sizeof commands[0])
-
-
-/* Public names use dashes ("keygen-signer"); C identifiers use '_'. */
-static int name_eq(const char *cname, const char *arg) {
-    for (; *cname && *arg; cname++, arg++) {
-        char c = *cname == '_' ? '-' : *cname;
-        if (c != *arg) return 0;
-    }
-    return *cname == 0 && *arg == 0;
-}
-
-static void print_name(FILE *fp, const char *cname) {
-    for (; *cname; cname++) fputc(*cname == '_' ? '-' : *cname, fp);
-}
-
-static const struct command *find(const char *name) {
-    for (size_t i = 0; i < NCOMMANDS; i++)
-        if (name_eq(commands[i].name, name)) return &commands[i];
-    return NULL;
-}
-
-const char *cli_command_usage(const char *cmd) {
-    const struct command *c = find(cmd);
-    return c ? c->usage : NULL;
-}
-
 /* --json given (before any "--") to a command whose usage offers it? */
-static int wants_json(const struct command *c, int argc, char **argv) {
+static int wants_json(const cli_command *c, int argc, char **argv) {
     if (!strstr(c->usage, "--json")) return 0;
     for (int i = 2; i < argc; i++) {
         if (!strcmp(argv[i], "--")) break;
         if (!strcmp(argv[i], "--json")) return 1;
     }
     return 0;
-}
-
-static void usage(FILE *fp) {
-    fprintf(fp,
-        "rxlock %s — time-lock encryption over sequential RandomX v2 / v1 / SHA3-256 chains\n\n"
-        "usage: rxlock [--version] [--help] [--jit-install mprotect|proc-mem] COMMAND [ARGS]\n\ncommands:\n",
-        RXLOCK_VERSION);
-    for (size_t i = 0; i < NCOMMANDS; i++) {
-        fputs("  ", fp);
-        print_name(fp, commands[i].name);
-        fprintf(fp, "%*s%s\n", (int)(16 - strlen(commands[i].name)), "", commands[i].summary);
-    }
-    fprintf(fp, "\n--jit-install mprotect: the RandomX JIT installs each program by flipping its code pages\n"
-                "writable and back (as RXLOCK_JIT_INSTALL=mprotect); proc-mem, the default where the\n"
-                "system allows it, writes it through /proc/self/mem into pages that stay read+execute.\n"
-                "\n'rxlock help COMMAND' shows a command's options.\n"
-                "exit codes: 0 ok, 1 failure, 2 usage error, 3 verification failed,\n"
-                "            128+N killed by signal N (130: Ctrl-C)\n");
 }
 
 /* --jit-install WHICH / --jit-install=WHICH before the command: the one
@@ -98,26 +44,26 @@ static int jit_install_opt(int argc, char **argv) {
 }
 
 int main(int argc, char **argv) {
-    if (argc < 2) { usage(stderr); return CLI_USAGE; }
+    if (argc < 2) { cli_usage(stderr); return CLI_USAGE; }
     int g = jit_install_opt(argc, argv);
     if (g < 0) return CLI_USAGE;
     if (g > 0) {   /* the command's argv[0] is its name, as without the option */
         argc -= g;
         argv += g;
-        if (argc < 2) { usage(stderr); return CLI_USAGE; }
+        if (argc < 2) { cli_usage(stderr); return CLI_USAGE; }
     }
     const char *a = argv[1];
-    if (!strcmp(a, "--help") || !strcmp(a, "-h")) { usage(stdout); return CLI_OK; }
+    if (!strcmp(a, "--help") || !strcmp(a, "-h")) { cli_usage(stdout); return CLI_OK; }
     if (!strcmp(a, "--version") || !strcmp(a, "-V")) { printf("rxlock %s\n", RXLOCK_VERSION); return CLI_OK; }
     if (!strcmp(a, "help")) {
-        if (argc < 3) { usage(stdout); return CLI_OK; }
-        const struct command *c = find(argv[2]);
+        if (argc < 3) { cli_usage(stdout); return CLI_OK; }
+        const cli_command *c = cli_command_find(argv[2]);
         if (!c) { fprintf(stderr, "rxlock: unknown command '%s' (see 'rxlock --help')\n", argv[2]); return CLI_USAGE; }
         fputs(c->usage, stdout);
         return CLI_OK;
     }
     if (a[0] == '-') { fprintf(stderr, "rxlock: unknown option '%s' (see 'rxlock --help')\n", a); return CLI_USAGE; }
-    const struct command *c = find(a);
+    const cli_command *c = cli_command_find(a);
     if (!c) { fprintf(stderr, "rxlock: unknown command '%s' (see 'rxlock --help')\n", a); return CLI_USAGE; }
     for (int i = 2; i < argc; i++) {
         if (!strcmp(argv[i], "--")) break;

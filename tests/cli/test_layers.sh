@@ -8,6 +8,13 @@
 #
 #   lock/beacon -> lock/cluster -> lock/gen -> lock/measure -> lock/core
 #
+# and the CLI in rooms beside the library's: each command room
+# (cli/beacon, cli/keys, cli/lock, cli/cluster, cli/measure) may include
+# the shared CLI (the headers directly in src/cli/) and the library, never
+# another command room: code two rooms need moves down into src/cli/.
+# main.c holds nothing but main (the command table and usage text are
+# commands.c's, which main.c and the error messages both call).
+#
 # bench/ (the benchmarks) sits on top: it links the library (and the CLI's
 # progress display) and may include any layer; nothing in src/ includes it.
 # It holds no copy of the library's code: no chain message of its own, no
@@ -28,11 +35,13 @@
 ROOT=${1:-.}
 
 ROOMS="core measure gen cluster beacon"
+CLI_ROOMS="beacon keys lock cluster measure"
 rank() {
   case $1 in
     util) echo 0;; rx|sha3) echo 10;; pq) echo 20;; age) echo 30;;
     lock/core) echo 40;; lock/measure) echo 41;; lock/gen) echo 42;; lock/cluster) echo 43;; lock/beacon) echo 44;;
-    cli) echo 50;; bench) echo 60;; *) echo -1;;
+    cli) echo 50;; cli/beacon|cli/keys|cli/lock|cli/cluster|cli/measure) echo 51;;
+    bench) echo 60;; *) echo -1;;
   esac
 }
 # layer_of_include FROM_LAYER "path/in/quotes"
@@ -45,6 +54,7 @@ layer_of_include() {
     rxlock/*) echo unknown;;
     lock/*/*) p=${2#lock/}; echo "lock/${p%%/*}";;
     lock/*) echo lock;;
+    cli/*/*) p=${2#cli/}; echo "cli/${p%%/*}";;
     */*) echo "${2%%/*}";;
     *) echo "$1";;                     # a bare name: the including file's own folder
   esac
@@ -74,11 +84,25 @@ check_tree() {
   for R in $ROOMS; do
     out="$out$(scan "lock/$R" "$1"/src/lock/"$R"/*.c "$1"/src/lock/"$R"/*.h)"
   done
+  for R in $CLI_ROOMS; do
+    out="$out$(scan "cli/$R" "$1"/src/cli/"$R"/*.c "$1"/src/cli/"$R"/*.h)"
+  done
+  for d in "$1"/src/cli/*/; do
+    [ -d "$d" ] || continue
+    case " $CLI_ROOMS " in *" $(basename "$d") "*) ;; *) out="$out${d%/}: a folder in src/cli that is no room ($CLI_ROOMS)
+";; esac
+  done
+  m="$1/src/cli/main.c"
+  if [ -f "$m" ]; then
+    extra=$(grep -E '^[a-z_][a-z0-9_ *]*[ *]([a-z_][a-z0-9_]*)\(' "$m" | grep -v '^static ' | grep -v '^int main(')
+    [ -n "$extra" ] && out="$out$m: defines more than main (the command table and usage are commands.c's): $extra
+"
+  fi
   for f in "$1"/src/lock/*.c "$1"/src/lock/*.h; do
     [ -f "$f" ] && out="$out$f: in src/lock but in no room ($ROOMS)
 "
   done
-  out="$out$(grep -ln '^[[:space:]]*#[[:space:]]*include[[:space:]]*"lock/' "$1"/src/cli/*.c "$1"/src/cli/*.h 2>/dev/null |
+  out="$out$(grep -ln '^[[:space:]]*#[[:space:]]*include[[:space:]]*"lock/' "$1"/src/cli/*.c "$1"/src/cli/*.h "$1"/src/cli/*/*.c "$1"/src/cli/*/*.h 2>/dev/null |
              sed 's/$/: the CLI includes a lock-internal header/')"
   out="$out$(scan bench "$1"/bench/*.c "$1"/bench/*.h)"
   for h in "$1"/include/rxlock/*.h; do
@@ -101,6 +125,19 @@ done
 for R in core measure gen cluster; do
   check "src/lock/$R exists" test -d "$ROOT/src/lock/$R"
 done
+for R in $CLI_ROOMS; do
+  check "src/cli/$R exists" test -d "$ROOT/src/cli/$R"
+done
+# the walls between command rooms: no include arrow from one to another
+arrows=0
+for R in $CLI_ROOMS; do
+  for S in $CLI_ROOMS; do
+    [ "$R" = "$S" ] && continue
+    n=$(cat "$ROOT"/src/cli/"$R"/*.[ch] 2>/dev/null | grep -c "^[[:space:]]*#[[:space:]]*include[[:space:]]*\"cli/$S/" || true)
+    arrows=$((arrows + n))
+  done
+done
+check "no include arrow between CLI command rooms ($arrows)" test "$arrows" -eq 0
 check "bench/ exists" test -d "$ROOT/bench"
 # bench/ links the library instead of copying it
 check "bench/: no chain message of its own (tl_chain_message)" sh -c "! grep -l 'rxlock/chain/v1' '$ROOT'/bench/*.c '$ROOT'/bench/*.h"
@@ -120,6 +157,10 @@ check "no tracker numbers in the tree" test -z "$trk"
 T="$TMP/t"
 mkdir -p "$T/src/util" "$T/src/rx" "$T/src/sha3" "$T/src/pq" "$T/src/age" "$T/src/cli" "$T/include/rxlock" "$T/bench"
 for R in $ROOMS; do mkdir -p "$T/src/lock/$R"; done
+for R in $CLI_ROOMS; do mkdir -p "$T/src/cli/$R"; done
+printf '#include "cli/cli.h"\n#include "cli/feed.h"\n#include "rxlock/beacon.h"\n#include "beacon_cli.h"\n' >"$T/src/cli/beacon/ok.c"
+printf '#include "cli/feed.h"\n#include "cli/keys/keys_cli.h"\n' >"$T/src/cli/keys/ok.c"
+printf 'static int f(void) { return 0; }\nint main(void) { return f(); }\n' >"$T/src/cli/main.c"
 printf '#include "util/util.h"\n#include "rxlock/rx.h"\n#include "internal.h"\n' >"$T/src/rx/ok.c"
 printf '#include "rxlock/age.h"\n#include "rx/internal.h"\n#include "rxlock/container.h"\n' >"$T/src/lock/core/ok.c"
 printf '#include "lock/core/core_internal.h"\n#include "lock/measure/measure_internal.h"\n#include "gen_internal.h"\n' >"$T/src/lock/gen/ok.c"
@@ -147,6 +188,16 @@ check "detects a file in src/lock outside the rooms" sh -c "! LAYERS_ONLY=1 sh t
 rm -f "$T/src/lock/roomless.c"
 check "detects rx -> rxlock/age.h" plant rx "rxlock/age.h"
 check "detects cli -> bench"  plant cli "bench/bench_variant.h"
+check "detects a CLI room -> another room" plant cli/keys "cli/beacon/beacon_cli.h"
+check "detects cli/lock -> cli/cluster" plant cli/lock "cli/cluster/scripts.h"
+check "detects the shared CLI -> a room" plant cli "cli/lock/lock_cli.h"
+check "detects a CLI room -> a lock-internal header" plant cli/beacon "lock/beacon/beacon_internal.h"
+mkdir -p "$T/src/cli/stray"
+check "detects a folder in src/cli that is no room" sh -c "! LAYERS_ONLY=1 sh tests/cli/test_layers.sh '$T' >/dev/null 2>&1"
+rmdir "$T/src/cli/stray"
+printf 'const char *cli_command_usage(const char *c) { return c; }\nint main(void) { return 0; }\n' >"$T/src/cli/main.c"
+check "detects main.c defining more than main" sh -c "! LAYERS_ONLY=1 sh tests/cli/test_layers.sh '$T' >/dev/null 2>&1"
+printf 'int main(void) { return 0; }\n' >"$T/src/cli/main.c"
 printf '#include "rxlock/rxlock.h"\n' >"$T/include/rxlock/age.h"
 check "detects a public header pointing up" sh -c "! LAYERS_ONLY=1 sh tests/cli/test_layers.sh '$T' >/dev/null 2>&1"
 summary

@@ -1,0 +1,262 @@
+/* SPDX-License-Identifier: ISC */
+/* src/cli/beacon/beacon.c — `rxlock beacon`: shared epochs.  The usage text,
+ * the dispatch to init / run / solve / status, and `beacon init DIR` (the
+ * schedule: period, opening time, epochs ahead, the work options of
+ * `lock`, epoch kinds, signer; what sealing covers).  run: run.c,
+ * solve: solve.c, status: status.c. */
+#include "cli/beacon/beacon_cli.h"
+#include "cli/cli.h"
+#include "cli/cli_util.h"
+#include "cli/lock_opts.h"
+#include "util/util.h"
+#include <errno.h>
+#include <getopt.h>
+#include <math.h>
+#include <sodium.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+const char cmd_beacon_usage[] =
+    "usage: rxlock beacon init DIR --every D --opens-after T [--ahead N] [--start WHEN]\n"
+    "                   [--pq | --classic | --both] [--sign-key FILE] [the work, rate, mode,\n"
+    "                   workers and verification options of `rxlock lock`]\n"
+    "       rxlock beacon run DIR [--once] [--gen-rate H/s] [--plan-only]\n"
+    "       rxlock beacon solve DIR|URL --ids OUTDIR [--signer-pin HEX] [--mode light|full]\n"
+    "                   [--parallel N] [--follow [--poll D]] [-q]\n"
+    "       rxlock beacon status DIR|URL [--json] [--signer-pin HEX]\n"
+    "\n"
+    "Shared epochs: a beacon generates a time-lock epoch every period, ahead of time,\n"
+    "for everyone, and keeps each puzzle private until its release time; anyone\n"
+    "encrypts to an epoch for free (`rxlock encrypt --feed DIR|URL --open-after DATE`,\n"
+    "or `age -r` with the feed's recipient) and anyone can solve released epochs.\n"
+    "Each generated epoch is also published at once SEALED: its puzzle encrypted to\n"
+    "an earlier epoch's recipient whose opening at the floor rate is no earlier than\n"
+    "its release, so releases go on from a copy of public/ should the operator go.\n"
+    "DIR/public/ is what a static server serves (feed.json, puzzles/, sealed/,\n"
+    "identities/, the web page); DIR/private/ (0700) holds the signer key and the\n"
+    "unreleased puzzles.  docs/FORMAT.md §Beacon feed fixes the files.\n"
+    "\n"
+    "init:\n"
+    "  --every D            a new epoch every D (90s, 1h, 7d)\n"
+    "  --opens-after T      each epoch's puzzle needs T from its release: as `lock --time`\n"
+    "                       (hashing + setup at --rate / --calibration, or the fastest\n"
+    "                       known CPU's hashing with --floor); or --groups G --steps S\n"
+    "  --ahead N            epochs kept generated in advance (default 4, 1..1024)\n"
+    "  --start WHEN         release of epoch 0: @UNIX, YYYY-MM-DD[THH:MM[:SS]Z] (UTC) or\n"
+    "                       +DURATION (default: one period from now)\n"
+    "  --pq | --classic | --both  epoch keys: post-quantum (age1pq1), X25519 (age1,\n"
+    "                       default; age 1.1 reads it) or both per slot (twice the work)\n"
+    "  --sign-key FILE      the feed's and the puzzles' signer (`rxlock keygen-signer`),\n"
+    "                       copied into DIR/private/; default: a new one\n"
+    "  --work, --groups, --steps, --rate, --calibration, --floor, --floor-table, --mode,\n"
+    "  --workers, --verify, --no-verify, --checkpoint-steps: as `rxlock lock`\n"
+    "run: generate ahead (resumable, verified: a kill -9 loses at most a checkpoint),\n"
+    "  seal each new epoch, release each puzzle at its time, keep public/feed.json\n"
+    "  signed and current; one log line per event on stderr; SIGTERM stops cleanly.\n"
+    "  Refuses a schedule this machine cannot keep up with.\n"
+    "  --once               one pass (generate what is due, release, publish), then exit\n"
+    "  --gen-rate H/s       one worker's generation rate (default: measured for 1 s)\n"
+    "  --plan-only          one pass that generates nothing here: writes a cluster plan\n"
+    "                       (`rxlock plan`) per missing epoch in DIR/plans/STEM (keys in\n"
+    "                       DIR/private/plans/) and logs the `rxlock assemble` command that\n"
+    "                       puts its puzzle in DIR/private/puzzles/; then seals, releases and\n"
+    "                       publishes what is there (run it again after each assembly)\n"
+    "solve: solve the feed's released epochs oldest first (journalled, resumable),\n"
+    "  unsealing epochs the operator has not released with their sealing epoch's\n"
+    "  identity; writes OUTDIR/STEM.txt (docs/FORMAT.md); on the beacon's own DIR it\n"
+    "  also publishes public/identities/ and the feed.\n"
+    "  --parallel N         solve up to N available epochs at once (default 1)\n"
+    "  --follow             keep going: wait for the next release (or --poll D, default\n"
+    "                       5m), read the feed again, solve what became available;\n"
+    "                       SIGINT / SIGTERM while waiting ends it (exit 0)\n"
+    "status: the schedule and each epoch's state, dates and countdowns; --json: the\n"
+    "  checked feed as one JSON line.\n"
+    "  --signer-pin HEX     refuse a feed not signed by this Ed25519 key (64 hex)\n"
+    "URLs (http, https; TLS verified) need a build with libcurl (not the static one).\n"
+    "exit: 0 ok, 1 failure, 2 usage error, 3 feed signature / pin refused\n";
+
+#define OPT_EVERY   0x200
+#define OPT_OPENS   0x201
+#define OPT_AHEAD   0x202
+#define OPT_START   0x203
+#define OPT_BOTH    0x204
+
+/* DIR's directories.  One that is there already (an init stopped before
+ * beacon.json) is kept when it is a directory of ours, not a link, and a
+ * private one is closed to others.  CLI_OK or CLI_FAIL (message). */
+static int mkdirs(const char *dir) {
+    static const struct { const char *rel; mode_t mode; } dirs[] = {
+        { "", 0755 }, { "/private", 0700 }, { "/private/puzzles", 0700 }, { "/private/state", 0700 },
+        { "/public", 0755 }, { "/public/puzzles", 0755 }, { "/public/sealed", 0755 }, { "/public/identities", 0755 }
+    };
+    for (size_t k = 0; k < sizeof dirs / sizeof dirs[0]; k++) {
+        char p[PATH_MAX];
+        struct stat st;
+        snprintf(p, sizeof p, "%s%s", dir, dirs[k].rel);
+        if (mkdir(p, dirs[k].mode) == 0) continue;
+        if (errno != EEXIST) return cli_error("%s: %s", p, strerror(errno));
+        if (k == 0) continue;
+        if (lstat(p, &st) != 0 || !S_ISDIR(st.st_mode) || st.st_uid != geteuid() ||
+            ((dirs[k].mode & 077) == 0 && (st.st_mode & 077) != 0))
+            return cli_error("%s: exists and is not a directory an earlier `beacon init` of this DIR made (a link, "
+                             "another owner, or open to others): give a new DIR", p);
+    }
+    return CLI_OK;
+}
+
+/* An init stopped before beacon.json may have saved DIR/private/signer.key
+ * (never published: nothing signed with it is out).  1 and sk / pk when it
+ * is there and usable (the same key as --sign-key, when given), 0 when it
+ * is not there, or -1 after a message. */
+static int stopped_init_signer(const char *path, int given, uint8_t *sk, uint8_t pk[32]) {
+    struct stat st;
+    if (lstat(path, &st) != 0 && errno == ENOENT) return 0;
+    uint8_t *had = sodium_malloc(64), hpk[32];
+    int rc = had && tl_signer_load(path, had, hpk) == TL_OK ? 1 : -1;
+    if (rc == 1 && given && memcmp(hpk, pk, 32) != 0) rc = -2;
+    if (rc == 1 && !given) { memcpy(sk, had, 64); memcpy(pk, hpk, 32); }
+    if (had) sodium_free(had);
+    if (rc == -2) cli_error("%s: holds another key than --sign-key (left by an init that was stopped): give a new "
+                            "DIR, or remove this one", path);
+    else if (rc < 0) cli_error("%s: not a usable signer key (left by an init that was stopped?): give a new DIR, or "
+                               "remove this one", path);
+    return rc < 0 ? -1 : 1;
+}
+
+static void say_sealing(const tl_beacon_sched *s) {
+    uint64_t F = tl_beacon_floor_seconds(s), k = tl_beacon_seal_links(s);
+    char fs[32], ev[32];
+    util_format_duration(fs, sizeof fs, (double)F);
+    util_format_duration(ev, sizeof ev, (double)s->every);
+    if (k == 0)
+        fprintf(stderr, "rxlock: sealing: EVERY epoch is operator-only: the floor work (%s) is shorter than the "
+                        "period (%s), so no earlier epoch opens late enough to seal a later one.  A longer "
+                        "--opens-after (floor work >= %s) or an --every of at most %s removes it\n", fs, ev, ev, fs);
+    else
+        fprintf(stderr, "rxlock: sealing: epoch E is sealed to epoch max(0, E - %llu) (floor work %s = %llu periods "
+                        "of %s); only epoch 0 is operator-only\n", (unsigned long long)k, fs, (unsigned long long)k, ev);
+}
+
+static int beacon_init(int argc, char **argv) {
+    static const struct option opts[] = {
+        CLI_LOCK_LONG_OPTS, {"every", required_argument, 0, OPT_EVERY}, {"opens-after", required_argument, 0, OPT_OPENS},
+        {"ahead", required_argument, 0, OPT_AHEAD}, {"start", required_argument, 0, OPT_START},
+        {"both", no_argument, 0, OPT_BOTH}, {0, 0, 0, 0}
+    };
+    cli_lock_opts lo;
+    cli_lock_opts_init(&lo);
+    double every = 0;
+    uint64_t ahead = 4;
+    const char *start_s = NULL;
+    int both = 0, c, orc;
+    int64_t now = tl_beacon_now();
+    optind = 1; opterr = 0;
+    while ((c = getopt_long(argc, argv, ":", opts, NULL)) != -1) {
+        if (c == OPT_OPENS) c = 't';
+        if ((orc = cli_lock_opt(&lo, c, optarg, "beacon init")) >= 0) {
+            if (orc) return orc;
+            continue;
+        }
+        switch (c) {
+        case OPT_EVERY:
+            if ((orc = cli_parse_span_opt("beacon init", "--every", optarg, 1, (double)TL_BEACON_MAX_PERIOD, &every))) return orc;
+            break;
+        case OPT_AHEAD:
+            if (cli_parse_u64(optarg, 1, TL_BEACON_MAX_AHEAD, &ahead)) return cli_usage_error("beacon init", "--ahead: want 1..%u", TL_BEACON_MAX_AHEAD);
+            break;
+        case OPT_START: start_s = optarg; break;
+        case OPT_BOTH: both = 1; break;
+        case ':': return cli_usage_error("beacon init", "option '%s' needs a value", argv[optind - 1]);
+        default: return cli_bad_option("beacon init", optopt, argv[optind - 1]);
+        }
+    }
+    if (optind + 1 != argc) return cli_usage_error("beacon init", "want one DIR");
+    const char *dir = argv[optind];
+    if (!(every >= 1)) return cli_usage_error("beacon init", "missing --every D");
+    if (both && lo.pq >= 0) return cli_usage_error("beacon init", "give one of --pq, --classic, --both");
+    if (every != floor(every)) return cli_usage_error("beacon init", "--every: want whole seconds");
+    if ((orc = cli_lock_resolve(&lo, "beacon init")) != 0) return orc;
+    tl_beacon_config cfg;
+    memset(&cfg, 0, sizeof cfg);
+    tl_beacon_sched *s = &cfg.s;
+    const tl_floor_row *row = tl_floor_fastest(&lo.ft, lo.p.work);
+    if (!row) return cli_error("the %s has no fastest known CPU for %s: give --floor-table FILE", lo.ft.origin, tl_work_name(lo.p.work));
+    s->work = lo.p.work;
+    s->groups = lo.p.groups;
+    s->steps = lo.p.steps;
+    s->every = (uint64_t)every;
+    s->opens_after = lo.duration > 0 ? (uint64_t)llround(lo.duration) : 0;
+    s->ahead = (uint32_t)ahead;
+    s->kinds = both ? (TL_BEACON_CLASSIC | TL_BEACON_PQ) : lo.pq == 1 ? TL_BEACON_PQ : TL_BEACON_CLASSIC;
+    s->floor_mhps = (uint64_t)llround(row->rate * 1000.0);
+    snprintf(s->floor_row, sizeof s->floor_row, "%s", row->machine);
+    for (char *q = s->floor_row; *q; q++)
+        if (*q == '"' || *q == '\\') *q = '\'';
+    s->assumed_mhps = lo.p.rate_milli_hps;
+    s->setup_ms = lo.p.setup_ms;
+    if (!start_s) s->start = now + (int64_t)s->every;
+    else if (bcn_parse_when(start_s, now, &s->start) != 0)
+        return cli_usage_error("beacon init", "--start '%s': want @UNIX, YYYY-MM-DD[THH:MM[:SS]Z] or +DURATION", start_s);
+    cfg.mode = lo.mode_req < 0 ? TL_MODE_DEFAULT : lo.mode_req;
+    snprintf(cfg.rate_source, sizeof cfg.rate_source, "%s", lo.p.rate_source);
+    cfg.workers = lo.go.workers;
+    cfg.verify = lo.go.verify == TL_VERIFY_DEFAULT ? TL_VERIFY_SAMPLE : lo.go.verify;
+    cfg.verify_permille = cfg.verify == TL_VERIFY_SAMPLE
+                              ? (uint32_t)llround((lo.go.verify_fraction > 0 ? lo.go.verify_fraction : 0.25) * 1000) : 0;
+    if (cfg.verify == TL_VERIFY_SAMPLE && cfg.verify_permille < 1) cfg.verify_permille = 1;
+    cfg.checkpoint_steps = lo.go.checkpoint_steps;
+    /* the signer: the given key, or a new one */
+    uint8_t *sk = sodium_malloc(64);
+    if (!sk) return cli_error("out of memory");
+    int rc = lo.sign_key ? tl_signer_load(lo.sign_key, sk, s->signer) : tl_signer_keygen(s->signer, sk);
+    if (rc) { sodium_free(sk); return cli_error("%s: cannot load the signing key: %s", lo.sign_key ? lo.sign_key : "new key", rxlock_strerror(rc)); }
+    char err[256], p[PATH_MAX];
+    if (tl_beacon_sched_check(s, err, sizeof err) != TL_OK) { sodium_free(sk); return cli_error("schedule: %s", err); }
+    char *text = NULL;
+    size_t len = 0;
+    snprintf(p, sizeof p, "%s/beacon.json", dir);
+    struct stat st;
+    if (stat(p, &st) == 0) { sodium_free(sk); return cli_error("%s: exists: DIR already holds a beacon", p); }
+    rc = mkdirs(dir);
+    if (rc == CLI_OK) {   /* the signer key saved, or kept from an init that was stopped before beacon.json */
+        snprintf(p, sizeof p, "%s/private/signer.key", dir);
+        int had = stopped_init_signer(p, lo.sign_key != NULL, sk, s->signer);
+        if (had < 0) rc = CLI_FAIL;
+        else if (had == 1) fprintf(stderr, "rxlock: %s: kept from an init of %s that was stopped\n", p, dir);
+        else if (tl_signer_save(p, sk, 0) != TL_OK) rc = cli_error("%s: %s", p, strerror(errno));
+    }
+    sodium_free(sk);
+    if (rc == CLI_OK && tl_beacon_config_write(&cfg, &text, &len) != TL_OK) rc = cli_error("cannot write beacon.json");
+    snprintf(p, sizeof p, "%s/beacon.json", dir);
+    if (rc == CLI_OK && util_write_file_atomic(p, text, len, 0, 0644) != 0) rc = cli_error("%s: %s", p, strerror(errno));
+    free(text);
+    if (rc) return rc;
+    char hex[65], when[48], fs[32], as[32], ev[32];
+    util_hex_encode(hex, s->signer, 32);
+    bcn_time(when, sizeof when, s->start);
+    util_format_duration(fs, sizeof fs, (double)tl_beacon_floor_seconds(s));
+    util_format_duration(as, sizeof as, (double)tl_beacon_about_seconds(s));
+    util_format_duration(ev, sizeof ev, (double)s->every);
+    printf("%s\n", hex);
+    fprintf(stderr, "rxlock: beacon %s: an epoch every %s from %s, %u x %llu %s hashes each (%s keys), %u ahead\n",
+            dir, ev, when, s->groups, (unsigned long long)s->steps, tl_work_name(s->work),
+            both ? "classic + post-quantum" : s->kinds == TL_BEACON_PQ ? "post-quantum" : "classic", s->ahead);
+    fprintf(stderr, "rxlock: each opens no sooner than %s after its release on the fastest known CPU (%s), about %s\n",
+            fs, s->floor_row, as);
+    say_sealing(s);
+    fprintf(stderr, "rxlock: signer (pin it: --signer-pin): %s\nrxlock: next: rxlock beacon run %s\n", hex, dir);
+    return CLI_OK;
+}
+
+int cmd_beacon(int argc, char **argv) {
+    if (argc < 2) return cli_usage_error("beacon", "want init, run, solve or status");
+    const char *sub = argv[1];
+    if (!strcmp(sub, "init")) return beacon_init(argc - 1, argv + 1);
+    if (!strcmp(sub, "run")) return bcn_cmd_run(argc - 1, argv + 1);
+    if (!strcmp(sub, "solve")) return bcn_cmd_solve(argc - 1, argv + 1);
+    if (!strcmp(sub, "status")) return bcn_cmd_status(argc - 1, argv + 1);
+    return cli_usage_error("beacon", "unknown subcommand '%s' (init, run, solve, status)", sub);
+}

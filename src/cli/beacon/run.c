@@ -1,0 +1,371 @@
+/* SPDX-License-Identifier: ISC */
+/* src/cli/beacon/run.c — `rxlock beacon run DIR`: the service.  States
+ * whether this machine keeps up (G x S per period against workers x
+ * generation rate) and refuses a schedule it cannot sustain; then keeps
+ * the next `ahead` epochs generated (tl_generate with a state directory
+ * per epoch under DIR/private/state/: a kill -9 loses at most a
+ * checkpoint), seals each new epoch, releases each puzzle at its release
+ * time (also while a generation runs), and republishes the signed feed on
+ * every change.  One log line per event; SIGINT / SIGTERM / SIGHUP stop it
+ * cleanly (the generation state is kept for the next run). */
+#include "cli/beacon/beacon_cli.h"
+#include "cli/cli.h"
+#include "cli/cli_util.h"
+#include "rxlock/calibrate.h"
+#include "util/util.h"
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <getopt.h>
+#include <math.h>
+#include <sodium.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/file.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+typedef struct {
+    bcn_dir b;
+    uint8_t *sk;                  /* locked memory */
+    const volatile int *stop;
+    int64_t next_due;             /* the next release time */
+    int64_t last_now;             /* the clock at the last tick */
+    tl_mode mode;
+    int failed;                   /* a publish failed inside a generation */
+    double gen_seconds;           /* one epoch key's generation here (keeps_up's
+                                     estimate at the measured rate); 0 = none */
+} run_ctx;
+
+static void on_event(const tl_event *ev, void *ctx) {
+    (void)ctx;
+    bcn_log("generation: %s", ev->message);
+}
+
+static int64_t next_release(const tl_beacon_sched *s, int64_t now) {
+    int before = 0;
+    uint64_t E = tl_beacon_epoch_at(s, now, &before);
+    return before ? s->start : tl_beacon_release(s, E + 1);
+}
+
+/* The first epoch still open for encryption (release in the future). */
+static uint64_t first_open(const tl_beacon_sched *s, int64_t now) {
+    int before = 0;
+    uint64_t E = tl_beacon_epoch_at(s, now, &before);
+    return before ? 0 : E + 1;
+}
+
+/* Release what is due and republish the feed when anything changed (or
+ * when force).  CLI_OK or CLI_FAIL. */
+static int tick(run_ctx *r, int force) {
+    const tl_beacon_sched *s = &r->b.cfg.s;
+    int64_t now = tl_beacon_now();
+    if (r->last_now && now < r->last_now - 1)
+        bcn_log("warning: the clock went back by %lld s: nothing is released until it passes release times again",
+                (long long)(r->last_now - now));
+    else if (r->last_now && now > r->next_due + (int64_t)s->every + 300)
+        bcn_log("warning: the clock jumped forward by about %lld s: every epoch whose release time it passed is "
+                "released now", (long long)(now - r->last_now));
+    r->last_now = now;
+    int changed = 0;
+    if (bcn_release_due(&r->b, now, &changed) != CLI_OK) return CLI_FAIL;
+    r->next_due = next_release(s, now);
+    if (!changed && !force) return CLI_OK;
+    size_t listed = 0;
+    if (bcn_feed_publish(&r->b, r->sk, now, &listed) != CLI_OK) return CLI_FAIL;
+    bcn_log("published feed.json (%zu epochs)", listed);
+    return CLI_OK;
+}
+
+static int on_progress(const tl_progress *p, void *ctx) {
+    (void)p;
+    run_ctx *r = ctx;
+    if (*r->stop) return 1;
+    if (tl_beacon_now() >= r->next_due && tick(r, 0) != CLI_OK) r->failed = 1;
+    return 0;
+}
+
+static int have_puzzle(const bcn_dir *b, uint64_t E, int kind) {
+    uint8_t *buf = NULL;
+    size_t len = 0;
+    int r = bcn_puzzle_read(b, E, kind, &buf, &len, NULL);
+    free(buf);
+    return r;
+}
+
+static double verify_share(const tl_beacon_config *c) {
+    return c->verify == TL_VERIFY_FULL ? 1.0 : c->verify == TL_VERIFY_SAMPLE ? c->verify_permille / 1000.0 : 0.0;
+}
+
+/* The epoch puzzle's parameters, from beacon.json (unsigned: sign_sk NULL). */
+static void epoch_params(const tl_beacon_config *c, int kind, tl_params *p) {
+    const tl_beacon_sched *s = &c->s;
+    memset(p, 0, sizeof *p);
+    p->work = s->work;
+    p->groups = s->groups;
+    p->steps = s->steps;
+    p->rate_milli_hps = s->assumed_mhps;
+    snprintf(p->rate_source, sizeof p->rate_source, "%s", c->rate_source);
+    p->target_seconds = s->opens_after;
+    p->rate_mode = s->work != TL_WORK_SHA3_256 && s->assumed_mhps ? TL_RATE_MODE_FULL : TL_RATE_MODE_NONE;
+    p->setup_ms = s->setup_ms;
+    p->pq = kind == TL_BEACON_PQ;
+}
+
+/* --plan-only: a cluster plan for epoch E's key of a kind, in DIR/plans/STEM
+ * (the planner and worker keys in DIR/private/plans/).  CLI_OK or CLI_FAIL. */
+static int plan_epoch(run_ctx *r, uint64_t E, int kind) {
+    const tl_beacon_config *c = &r->b.cfg;
+    char stem[48], dir[PATH_MAX], pk_path[PATH_MAX], wk_path[PATH_MAX], kdir[PATH_MAX], err[256];
+    bcn_stem(&c->s, E, kind, stem);
+    bcn_file(&r->b, dir, "plans/%s", stem);
+    bcn_file(&r->b, pk_path, "private/plans/%s.planner.key", stem);
+    bcn_file(&r->b, wk_path, "private/plans/%s.worker.key", stem);
+    char pj[PATH_MAX];
+    bcn_file(&r->b, pj, "plans/%s/plan.json", stem);
+    if (access(pj, F_OK) == 0) return CLI_OK;   /* planned before: waiting for its assembly (plan.json is written last) */
+    bcn_file(&r->b, kdir, "plans");
+    if (mkdir(kdir, 0755) != 0 && errno != EEXIST) return cli_error("%s: %s", kdir, strerror(errno));
+    bcn_file(&r->b, kdir, "private/plans");
+    if (mkdir(kdir, 0700) != 0 && errno != EEXIST) return cli_error("%s: %s", kdir, strerror(errno));
+    tl_params p;
+    epoch_params(c, kind, &p);
+    tl_plan_opts po;
+    memset(&po, 0, sizeof po);
+    po.planner_key = pk_path;
+    po.worker_key = wk_path;
+    po.mode = (tl_mode)c->mode;   /* auto: the plan default (full: the nodes hold the dataset) */
+    po.force = 1;   /* keys of a plan that was never completed */
+    po.verify = c->verify;
+    po.verify_fraction = c->verify == TL_VERIFY_SAMPLE ? c->verify_permille / 1000.0 : 0;
+    po.checkpoint_steps = c->checkpoint_steps;
+    static tl_plan_summary ps;
+    int rc = tl_plan_create(&p, &po, dir, &ps, err, sizeof err);
+    if (rc) return cli_error("planning epoch %llu: %s", (unsigned long long)E, err[0] ? err : rxlock_strerror(rc));
+    char out[PATH_MAX], sk[PATH_MAX];
+    bcn_file(&r->b, out, "private/puzzles/%s.json", stem);
+    bcn_file(&r->b, sk, "private/signer.key");
+    bcn_log("planned epoch %llu%s%s: %s (run its %u tasks: rxlock group DIR TASK --worker-key %s); then "
+            "rxlock assemble %s --planner-key %s --sign-key %s -o %s", (unsigned long long)E,
+            c->s.kinds == 3 ? " " : "", c->s.kinds == 3 ? tl_beacon_kind_name(kind) : "", dir, ps.tasks, wk_path, dir, pk_path,
+            sk, out);
+    return CLI_OK;
+}
+
+static int generate(run_ctx *r, uint64_t E, int kind) {
+    const tl_beacon_config *c = &r->b.cfg;
+    const tl_beacon_sched *s = &c->s;
+    char stem[48], state[PATH_MAX], out[PATH_MAX];
+    bcn_stem(s, E, kind, stem);
+    bcn_file(&r->b, state, "private/state/%s", stem);
+    bcn_file(&r->b, out, "private/puzzles/%s.json", stem);
+    tl_params p;
+    epoch_params(c, kind, &p);
+    p.sign_sk = r->sk;
+    tl_gen_stats st;
+    tl_gen_opts go;
+    memset(&go, 0, sizeof go);
+    go.workers = c->workers;
+    go.mode = r->mode;
+    go.progress = on_progress;
+    go.progress_ctx = r;
+    go.progress_interval = 1.0;
+    go.retries = 1;
+    go.stop = r->stop;
+    go.event = on_event;
+    go.state_dir = state;
+    go.checkpoint_steps = c->checkpoint_steps;
+    go.verify = c->verify;
+    go.verify_fraction = c->verify == TL_VERIFY_SAMPLE ? c->verify_permille / 1000.0 : 0;
+    go.stats = &st;
+    char *json = NULL;
+    size_t len = 0;
+    uint8_t pk[32];
+    double t0 = util_now();
+    char est[96] = "";
+    if (r->gen_seconds > 0) {
+        char d[32];
+        util_format_duration(d, sizeof d, r->gen_seconds);
+        snprintf(est, sizeof est, "; about %s here, verification included", d);
+    }
+    bcn_log("generating epoch %llu%s%s (%u x %llu %s hashes%s)", (unsigned long long)E, s->kinds == 3 ? " " : "",
+            s->kinds == 3 ? tl_beacon_kind_name(kind) : "", s->groups, (unsigned long long)s->steps, tl_work_name(s->work),
+            est);
+    int rc = tl_generate(&p, &go, &json, &len, NULL, pk, NULL);
+    if (rc) {
+        if (*r->stop || rc == TL_EINTR) return -1;
+        bcn_log("generation of epoch %llu failed: %s (its state is kept in %s)", (unsigned long long)E,
+                rxlock_strerror(rc), state);
+        return CLI_FAIL;
+    }
+    int w = util_write_file_atomic(out, json, len, 0, 0600);
+    free(json);
+    if (w != 0 && errno != EEXIST) return cli_error("%s: %s", out, strerror(errno));
+    util_kill_point("beacon-generated");
+    if (tl_generate_state_remove(state, NULL) != TL_OK) bcn_log("warning: %s: could not remove the generation state", state);
+    bcn_log("generated epoch %llu%s%s in %.1f s (%u of %u segments verified%s)", (unsigned long long)E,
+            s->kinds == 3 ? " " : "", s->kinds == 3 ? tl_beacon_kind_name(kind) : "", util_now() - t0, st.checked,
+            st.segments, st.resumed ? ", resumed" : "");
+    return CLI_OK;
+}
+
+/* A run stopped after an epoch's puzzle was written and before its
+ * generation state was removed left that state (sealed secrets and the key
+ * that opens them): every state whose puzzle is there is removed now, as
+ * generate() would have.  A state without its puzzle is resumed there. */
+static void drop_finished_states(const bcn_dir *b) {
+    char sdir[PATH_MAX];
+    bcn_file(b, sdir, "private/state");
+    DIR *d = opendir(sdir);
+    if (!d) return;
+    struct dirent *de;
+    while ((de = readdir(d))) {
+        char puzzle[PATH_MAX], state[PATH_MAX];
+        struct stat st;
+        if (de->d_name[0] == '.' || strlen(de->d_name) >= 48) continue;
+        bcn_file(b, puzzle, "private/puzzles/%s.json", de->d_name);
+        if (lstat(puzzle, &st) != 0 || !S_ISREG(st.st_mode)) continue;
+        bcn_file(b, state, "private/state/%s", de->d_name);
+        if (tl_generate_state_remove(state, NULL) != TL_OK)
+            bcn_log("warning: %s: could not remove the generation state", state);
+        else
+            bcn_log("removed %s: its puzzle was written by a run that stopped before removing it", state);
+    }
+    closedir(d);
+}
+
+/* Does this machine keep up?  CLI_OK, or CLI_FAIL after saying what would. */
+static int keeps_up(run_ctx *r, double gen_rate) {
+    const tl_beacon_config *c = &r->b.cfg;
+    const tl_beacon_sched *s = &c->s;
+    int kinds[2];
+    unsigned nk = bcn_kinds(s->kinds, kinds);
+    if (!(gen_rate > 0)) {
+        int rc = tl_measure_rate(s->work, r->mode, 1.0, &gen_rate);
+        if (rc || !(gen_rate > 0)) return cli_work_error("measuring the generation rate", rc ? rc : TL_EWORK, s->work);
+    }
+    unsigned W = c->workers ? c->workers : util_cpus_usable();
+    unsigned Weff = W < s->groups ? W : s->groups;
+    double work = (double)nk * (double)s->groups * (double)s->steps * (1.0 + verify_share(c));
+    double per = work / ((double)Weff * gen_rate);
+    r->gen_seconds = per / (double)nk;
+    char ps[32], ev[32], rs[32];
+    util_format_duration(ps, sizeof ps, per);
+    util_format_duration(ev, sizeof ev, (double)s->every);
+    util_format_rate(rs, sizeof rs, gen_rate);
+    if (per <= (double)s->every) {
+        bcn_log("keeps up: an epoch takes about %s of generation (%u worker%s at %sH/s each, %.0f%% verified) "
+                "per period of %s", ps, Weff, Weff == 1 ? "" : "s", rs, verify_share(c) * 100, ev);
+        return CLI_OK;
+    }
+    double need = ceil(work / (gen_rate * (double)s->every));
+    if (need <= (double)s->groups)
+        return cli_error("this machine cannot keep up: an epoch needs about %s of generation on %u workers at %sH/s, "
+                         "the period is %s.  It would with %.0f workers (a bigger machine, or --workers), a period "
+                         "of at least %s (a new beacon with a longer --every), or on a cluster: `beacon run "
+                         "--plan-only` writes a cluster plan per epoch", ps, Weff, rs, ev, need, ps);
+    return cli_error("this machine cannot keep up: an epoch needs about %s of generation on %u workers at %sH/s, the "
+                     "period is %s, and more workers than the %u groups do not help: a period of at least %s (a new "
+                     "beacon with a longer --every), more groups, or on a cluster: `beacon run --plan-only` "
+                     "writes a cluster plan per epoch", ps, Weff, rs, ev, s->groups, ps);
+}
+
+int bcn_cmd_run(int argc, char **argv) {
+    static const struct option opts[] = {
+        {"once", no_argument, 0, '1'}, {"gen-rate", required_argument, 0, 'g'},
+        {"plan-only", no_argument, 0, 'P'}, {0, 0, 0, 0}
+    };
+    int once = 0, plan_only = 0, c;
+    double gen_rate = 0;
+    optind = 1; opterr = 0;
+    while ((c = getopt_long(argc, argv, ":", opts, NULL)) != -1) {
+        switch (c) {
+        case '1': once = 1; break;
+        case 'P': plan_only = once = 1; break;
+        case 'g':
+            if (cli_parse_double(optarg, 1e-3, 1e15, &gen_rate)) return cli_usage_error("beacon run", "--gen-rate: want hashes/s");
+            break;
+        case ':': return cli_usage_error("beacon run", "option '%s' needs a value", argv[optind - 1]);
+        default: return cli_bad_option("beacon run", optopt, argv[optind - 1]);
+        }
+    }
+    if (optind + 1 != argc) return cli_usage_error("beacon run", "want one DIR");
+    static run_ctx r;
+    memset(&r, 0, sizeof r);
+    if (bcn_open(&r.b, argv[optind]) != CLI_OK) return CLI_FAIL;
+    const tl_beacon_sched *s = &r.b.cfg.s;
+    char p[PATH_MAX], err[256];
+    bcn_file(&r.b, p, "private/run.lock");
+    int lfd = open(p, O_RDWR | O_CREAT | O_CLOEXEC | O_NOFOLLOW, 0600);
+    if (lfd < 0) return cli_error("%s: %s", p, strerror(errno));
+    if (flock(lfd, LOCK_EX | LOCK_NB) != 0) { close(lfd); return cli_error("%s: another `beacon run` serves this DIR", argv[optind]); }
+    r.mode = cli_mode_pick(s->work, r.b.cfg.mode);
+    r.stop = cli_catch_signals();
+    int rc = plan_only ? CLI_OK : keeps_up(&r, gen_rate);
+    if (rc) { close(lfd); return rc; }
+    if (!(r.sk = sodium_malloc(64))) { close(lfd); return cli_error("out of memory"); }
+    if ((rc = bcn_signer_load(&r.b, r.sk)) != CLI_OK) goto out;
+    drop_finished_states(&r.b);
+    bcn_file(&r.b, p, "public");
+    if (cli_beacon_web_publish(p, err, sizeof err) != 0) bcn_log("warning: the web page was not published: %s", err);
+    int kinds[2];
+    unsigned nk = bcn_kinds(s->kinds, kinds);
+    /* repair what a kill left: seals missing for generated epochs */
+    int64_t now = tl_beacon_now();
+    uint64_t n0 = first_open(s, now), lo = n0 > TL_BEACON_MAX_EPOCHS ? n0 - TL_BEACON_MAX_EPOCHS : 0;
+    int changed = 0;
+    for (uint64_t E = lo; E < n0 + s->ahead && rc == CLI_OK; E++) {
+        int all = 1;
+        for (unsigned q = 0; q < nk; q++) all = all && have_puzzle(&r.b, E, kinds[q]) == 1;
+        if (all) rc = bcn_seal(&r.b, E, &changed);
+    }
+    if (rc || (rc = tick(&r, 1)) != CLI_OK) goto out;
+    bcn_log("serving %s: an epoch every %llu s, %u ahead%s", r.b.dir, (unsigned long long)s->every, s->ahead,
+            once ? " (one pass)" : "");
+    uint64_t skipped_to = n0;
+    while (!*r.stop && rc == CLI_OK) {
+        now = tl_beacon_now();
+        n0 = first_open(s, now);
+        for (; skipped_to < n0; skipped_to++) {   /* epochs whose release passed ungenerated */
+            int all = 1;
+            for (unsigned q = 0; q < nk; q++) all = all && have_puzzle(&r.b, skipped_to, kinds[q]) == 1;
+            if (!all) bcn_log("epoch %llu skipped: its release time passed before it was generated",
+                              (unsigned long long)skipped_to);
+        }
+        int did = 0;
+        for (uint64_t E = n0; E < n0 + s->ahead && !did && rc == CLI_OK && !*r.stop; E++) {
+            for (unsigned q = 0; q < nk && rc == CLI_OK && !*r.stop; q++) {
+                int h = have_puzzle(&r.b, E, kinds[q]);
+                if (h < 0) { rc = CLI_FAIL; break; }
+                if (h) continue;
+                if (plan_only) { rc = plan_epoch(&r, E, kinds[q]); continue; }
+                int g = generate(&r, E, kinds[q]);
+                if (g < 0) break;   /* stopped */
+                rc = g;
+                did = 1;
+            }
+            if (did && rc == CLI_OK && !*r.stop) {
+                if (tl_beacon_release(s, E) <= tl_beacon_now())
+                    bcn_log("warning: epoch %llu was generated after its release time: nobody could encrypt to it",
+                            (unsigned long long)E);
+                int ch = 0;
+                if ((rc = bcn_seal(&r.b, E, &ch)) == CLI_OK) rc = tick(&r, 1);
+            }
+        }
+        if (r.failed) rc = CLI_FAIL;
+        if (did || rc || *r.stop) continue;
+        if (once) break;
+        /* nothing to generate: sleep until the next release (checking the stop flag) */
+        while (!*r.stop && tl_beacon_now() < r.next_due) sleep(1);
+        if (!*r.stop) rc = tick(&r, 0);
+    }
+    if (*r.stop) {
+        bcn_log("stopping on a signal; generation state is kept under %s/private/state/", r.b.dir);
+        rc = CLI_OK;
+    }
+out:
+    sodium_free(r.sk);
+    close(lfd);
+    return rc;
+}
