@@ -14,6 +14,26 @@
 #include <stddef.h>
 #include <stdint.h>
 
+/* ---- keeping up (keepup.c) ------------------------------------------------ */
+typedef struct {
+    double rate;                  /* generation throughput, hashes/s, all workers */
+    unsigned workers, lanes;      /* what was measured (0: given)              */
+    double gen_seconds;           /* one epoch key's generation at the rate    */
+    char source[200];             /* how the rate was had, for texts           */
+    tl_beacon_keepup k;
+} bcn_keepup;
+/* Measure (unless given_rate > 0) and judge; says the verdict (at_init: on
+ * stderr, else as a log line).  CLI_OK when it keeps up, else CLI_FAIL after
+ * a refusal naming the flags that fix it. */
+int bcn_keepup_check(const tl_beacon_config *c, tl_mode mode, double given_rate, int at_init, const volatile int *stop,
+                     bcn_keepup *out);
+/* The share of each chain recomputed (0..1). */
+double bcn_verify_share(const tl_beacon_config *c);
+/* Workers generation may count on here: the configured ones up to the CPUs. */
+unsigned bcn_workers_here(unsigned configured);
+/* Groups that fill the workers x SIMD lanes of this machine. */
+uint32_t bcn_fill_groups(tl_work_type work, unsigned workers);
+
 /* ---- the beacon directory (dir.c) ---------------------------------- */
 /* The signer key from DIR/private/signer.key, checked against beacon.json
  * (sk is the caller's, in locked memory, wiped by the caller). */

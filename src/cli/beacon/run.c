@@ -94,10 +94,6 @@ static int have_puzzle(const bcn_dir *b, uint64_t E, int kind) {
     return r;
 }
 
-static double verify_share(const tl_beacon_config *c) {
-    return c->verify == TL_VERIFY_FULL ? 1.0 : c->verify == TL_VERIFY_SAMPLE ? c->verify_permille / 1000.0 : 0.0;
-}
-
 /* The epoch puzzle's parameters, from beacon.json (unsigned: sign_sk NULL). */
 static void epoch_params(const tl_beacon_config *c, int kind, tl_params *p) {
     const tl_beacon_sched *s = &c->s;
@@ -235,42 +231,6 @@ static void drop_finished_states(const bcn_dir *b) {
     closedir(d);
 }
 
-/* Does this machine keep up?  CLI_OK, or CLI_FAIL after saying what would. */
-static int keeps_up(run_ctx *r, double gen_rate) {
-    const tl_beacon_config *c = &r->b.cfg;
-    const tl_beacon_sched *s = &c->s;
-    int kinds[2];
-    unsigned nk = bcn_kinds(s->kinds, kinds);
-    if (!(gen_rate > 0)) {
-        int rc = tl_measure_rate(s->work, r->mode, 1.0, &gen_rate);
-        if (rc || !(gen_rate > 0)) return cli_work_error("measuring the generation rate", rc ? rc : TL_EWORK, s->work);
-    }
-    unsigned W = c->workers ? c->workers : util_cpus_usable();
-    unsigned Weff = W < s->groups ? W : s->groups;
-    double work = (double)nk * (double)s->groups * (double)s->steps * (1.0 + verify_share(c));
-    double per = work / ((double)Weff * gen_rate);
-    r->gen_seconds = per / (double)nk;
-    char ps[32], ev[32], rs[32];
-    util_format_duration(ps, sizeof ps, per);
-    util_format_duration(ev, sizeof ev, (double)s->every);
-    util_format_rate(rs, sizeof rs, gen_rate);
-    if (per <= (double)s->every) {
-        bcn_log("keeps up: an epoch takes about %s of generation (%u worker%s at %sH/s each, %.0f%% verified) "
-                "per period of %s", ps, Weff, Weff == 1 ? "" : "s", rs, verify_share(c) * 100, ev);
-        return CLI_OK;
-    }
-    double need = ceil(work / (gen_rate * (double)s->every));
-    if (need <= (double)s->groups)
-        return cli_error("this machine cannot keep up: an epoch needs about %s of generation on %u workers at %sH/s, "
-                         "the period is %s.  It would with %.0f workers (a bigger machine, or --workers), a period "
-                         "of at least %s (a new beacon with a longer --every), or on a cluster: `beacon run "
-                         "--plan-only` writes a cluster plan per epoch", ps, Weff, rs, ev, need, ps);
-    return cli_error("this machine cannot keep up: an epoch needs about %s of generation on %u workers at %sH/s, the "
-                     "period is %s, and more workers than the %u groups do not help: a period of at least %s (a new "
-                     "beacon with a longer --every), more groups, or on a cluster: `beacon run --plan-only` "
-                     "writes a cluster plan per epoch", ps, Weff, rs, ev, s->groups, ps);
-}
-
 int bcn_cmd_run(int argc, char **argv) {
     static const struct option opts[] = {
         {"once", no_argument, 0, '1'}, {"gen-rate", required_argument, 0, 'g'},
@@ -302,7 +262,9 @@ int bcn_cmd_run(int argc, char **argv) {
     if (flock(lfd, LOCK_EX | LOCK_NB) != 0) { close(lfd); return cli_error("%s: another `beacon run` serves this DIR", argv[optind]); }
     r.mode = cli_mode_pick(s->work, r.b.cfg.mode);
     r.stop = cli_catch_signals();
-    int rc = plan_only ? CLI_OK : keeps_up(&r, gen_rate);
+    bcn_keepup ku;
+    int rc = plan_only ? CLI_OK : bcn_keepup_check(&r.b.cfg, r.mode, gen_rate, 0, r.stop, &ku);
+    if (!plan_only && rc == CLI_OK) r.gen_seconds = ku.gen_seconds;
     if (rc) { close(lfd); return rc; }
     if (!(r.sk = sodium_malloc(64))) { close(lfd); return cli_error("out of memory"); }
     if ((rc = bcn_signer_load(&r.b, r.sk)) != CLI_OK) goto out;
