@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: ISC */
-/* src/cli/cluster/scripts.c — `rxlock plan`'s job files: slurm.sbatch (a Slurm
+/* src/cli/plan_scripts.c — the job files of `rxlock plan` and `beacon run --cluster`: slurm.sbatch (a Slurm
  * array job), k8s-job.yaml (a Kubernetes Indexed Job) and, for a verified
  * plan, slurm-verify.sbatch, slurm-submit.sh and k8s-verify-job.yaml,
  * written from the plan's tl_plan_summary and the operator's settings in
@@ -7,7 +7,7 @@
  * worker key's path on the nodes; image, volume claim, namespace, pod
  * user).  Owns the checks of those settings (run before plan writes
  * anything) and the memory request.  docs/FORMAT.md §Job scripts. */
-#include "cli/cluster/scripts.h"
+#include "cli/plan_scripts.h"
 #include "util/util.h"
 #include <errno.h>
 #include <limits.h>

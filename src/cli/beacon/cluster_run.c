@@ -1,0 +1,506 @@
+/* SPDX-License-Identifier: ISC */
+/* src/cli/beacon/cluster_run.c — `rxlock beacon run DIR --cluster slurm|k8s`:
+ * the service with generation on a cluster.  For each epoch still to make
+ * (the next `ahead`, oldest first, one epoch key in flight) it writes the
+ * plan with its job files (bcn_plan_epoch), submits it through the
+ * cluster's own tools (cluster_sched.c), follows it (the plan's results,
+ * read as `plan status` does, and the scheduler's state), assembles the
+ * puzzle with the planner and signer keys it holds in private/, seals and
+ * publishes it, and goes on, while it releases every puzzle at its time.
+ * A submission whose jobs end with tasks missing is submitted again (the
+ * tasks are idempotent: done groups are skipped) up to --retries times;
+ * then the epoch is reported and skipped.  An assembly that fails (a
+ * result or a verified segment that does not hold) never publishes: the
+ * plan is set aside and the epoch planned again.  Every step is recorded
+ * in DIR/private/cluster/STEM.state before the next, and each submission
+ * carries a job name recorded before it is made, so a kill -9 at any point
+ * is resumed by the next start without submitting anything twice.  The
+ * time each epoch took on the cluster is measured; an epoch whose
+ * expected completion falls after its release is warned about when it is
+ * submitted. */
+#include "cli/beacon/beacon_cli.h"
+#include "cli/cli.h"
+#include "cli/cli_util.h"
+#include "util/util.h"
+#include <errno.h>
+#include <stdarg.h>
+#include <fcntl.h>
+#include <getopt.h>
+#include <sodium.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/file.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#define CL_STATE_MAX 1024
+
+typedef struct {
+    unsigned attempt;             /* submissions made                       */
+    char     name[96];            /* the job name of the last submission    */
+    char     jobs[2][32];         /* its group and verification jobs        */
+    int64_t  first_submit;        /* Unix s, 0 = never                      */
+    int      gave_up;
+    int      verify_applied;      /* k8s: the verification Job applied      */
+} cl_state;
+
+typedef struct {
+    bcn_dir b;
+    uint8_t *sk;
+    const volatile int *stop;
+    int k8s;
+    const char *ns;               /* k8s namespace or NULL                  */
+    unsigned retries;
+    double poll, cmd_timeout;
+    cli_plan_jobs jobs;
+    double last_epoch_seconds;    /* the cluster's last epoch key, first submission to done */
+    int64_t last_now, next_due;
+    bcn_service sv;
+} cl_ctx;
+
+static void cl_error(cl_ctx *c, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+static void cl_error(cl_ctx *c, const char *fmt, ...) {
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(c->sv.last_error, sizeof c->sv.last_error, fmt, ap);
+    va_end(ap);
+    c->sv.last_error_at = tl_beacon_now();
+    bcn_log("%s", c->sv.last_error);
+}
+
+/* ---- the per-epoch record ------------------------------------------------ */
+static void state_path(const cl_ctx *c, const char *stem, char out[PATH_MAX]) {
+    bcn_file(&c->b, out, "private/cluster/%s.state", stem);
+}
+
+static int state_read(const cl_ctx *c, const char *stem, cl_state *st) {
+    char p[PATH_MAX];
+    memset(st, 0, sizeof *st);
+    state_path(c, stem, p);
+    uint8_t *buf = NULL;
+    size_t len = 0;
+    if (util_read_file(p, CL_STATE_MAX, &buf, &len) != 0) return errno == ENOENT ? 0 : -1;
+    char *text = (char *)buf, *save = NULL;
+    for (char *l = strtok_r(text, "\n", &save); l; l = strtok_r(NULL, "\n", &save)) {
+        unsigned long long v;
+        if (sscanf(l, "attempt=%llu", &v) == 1) st->attempt = (unsigned)(v > 1000 ? 1000 : v);
+        else if (sscanf(l, "first_submit=%llu", &v) == 1) st->first_submit = (int64_t)v;
+        else if (sscanf(l, "gave_up=%llu", &v) == 1) st->gave_up = v != 0;
+        else if (sscanf(l, "verify_applied=%llu", &v) == 1) st->verify_applied = v != 0;
+        else if (!strncmp(l, "name=", 5)) snprintf(st->name, sizeof st->name, "%.95s", l + 5);
+        else if (!strncmp(l, "job0=", 5)) snprintf(st->jobs[0], 32, "%.31s", l + 5);
+        else if (!strncmp(l, "job1=", 5)) snprintf(st->jobs[1], 32, "%.31s", l + 5);
+    }
+    free(buf);
+    return 1;
+}
+
+static int state_write(cl_ctx *c, const char *stem, const cl_state *st) {
+    char p[PATH_MAX], text[CL_STATE_MAX];
+    bcn_file(&c->b, p, "private/cluster");
+    if (mkdir(p, 0700) != 0 && errno != EEXIST) { cl_error(c, "cluster: %s: %s", p, strerror(errno)); return -1; }
+    int n = snprintf(text, sizeof text, "attempt=%u\nname=%s\njob0=%s\njob1=%s\nfirst_submit=%lld\ngave_up=%d\n"
+                     "verify_applied=%d\n", st->attempt, st->name, st->jobs[0], st->jobs[1],
+                     (long long)st->first_submit, st->gave_up, st->verify_applied);
+    state_path(c, stem, p);
+    if (util_write_file_atomic(p, text, (size_t)n, 1, 0600) != 0) {
+        cl_error(c, "cluster: %s: %s (a full disk? nothing is submitted until it is written)", p, strerror(errno));
+        return -1;
+    }
+    return 0;
+}
+
+/* ---- releases and the feed (as `beacon run`) ---------------------------- */
+static int tick(cl_ctx *c, int force) {
+    int64_t now = tl_beacon_now();
+    int changed = 0;
+    c->last_now = now;
+    if (bcn_release_due(&c->b, now, &changed) != CLI_OK) return CLI_FAIL;
+    int before = 0;
+    uint64_t E = tl_beacon_epoch_at(&c->b.cfg.s, now, &before);
+    c->next_due = before ? c->b.cfg.s.start : tl_beacon_release(&c->b.cfg.s, E + 1);
+    if (!changed && !force) return CLI_OK;
+    size_t listed = 0;
+    if (bcn_feed_publish(&c->b, c->sk, now, &listed) != CLI_OK) return CLI_FAIL;
+    bcn_log("published feed.json (%zu epochs)", listed);
+    return CLI_OK;
+}
+
+/* ---- one epoch key ------------------------------------------------------- */
+static void plan_paths(const cl_ctx *c, const char *stem, char dir[PATH_MAX], char wk[PATH_MAX], char pk[PATH_MAX]) {
+    bcn_file(&c->b, dir, "plans/%s", stem);
+    bcn_file(&c->b, wk, "private/plans/%s.worker.key", stem);
+    bcn_file(&c->b, pk, "private/plans/%s.planner.key", stem);
+}
+
+/* The Indexed Job's name, from k8s-job.yaml ("  name: rxlock-ID"). */
+static int k8s_job_name(const char *dir, char name[64]) {
+    char p[PATH_MAX];
+    uint8_t *buf = NULL;
+    size_t len = 0;
+    if ((size_t)snprintf(p, sizeof p, "%s/k8s-job.yaml", dir) >= sizeof p) return -1;
+    if (util_read_file(p, 1u << 20, &buf, &len) != 0) return -1;
+    const char *m = strstr((const char *)buf, "\n  name: rxlock-");
+    int rc = m && sscanf(m, "\n  name: %63[a-z0-9-]", name) == 1 ? 0 : -1;
+    free(buf);
+    return rc;
+}
+
+/* The plan's tasks: *done of *total (group tasks, then verification tasks),
+ * *groups_done: every group task done; *failed: a result or record that
+ * does not hold.  0, or -1 when the plan cannot be read. */
+static int plan_progress(const char *dir, const char *wk, uint32_t *done, uint32_t *total, int *groups_done, int *failed) {
+    tl_plan_status ps;
+    char err[256];
+    if (tl_plan_status_read(dir, wk, &ps, err, sizeof err) != TL_OK) return -1;
+    *done = *total = 0;
+    *groups_done = 1;
+    *failed = 0;
+    for (uint32_t k = 0; k < ps.n; k++) {
+        (*total)++;
+        if (ps.task[k].state == TL_TASK_DONE) (*done)++;
+        else if (!ps.task[k].verify) *groups_done = 0;
+        if (ps.task[k].state == TL_TASK_FAILED) *failed = 1;
+    }
+    tl_plan_status_free(&ps);
+    return 0;
+}
+
+/* Set a failed plan aside (DIR/plans/STEM.failed-T) with its keys removed,
+ * and forget its record: the next pass plans the epoch again. */
+static void replan(cl_ctx *c, const char *stem) {
+    char dir[PATH_MAX], wk[PATH_MAX], pk[PATH_MAX], aside[PATH_MAX], sp[PATH_MAX];
+    plan_paths(c, stem, dir, wk, pk);
+    bcn_file(&c->b, aside, "plans/%s.failed-%lld", stem, (long long)tl_beacon_now());
+    if (rename(dir, aside) != 0) cl_error(c, "cluster: %s: %s", dir, strerror(errno));
+    unlink(wk);
+    unlink(pk);
+    state_path(c, stem, sp);
+    unlink(sp);
+}
+
+static int submit(cl_ctx *c, uint64_t E, const char *stem, const char *dir, const char *wk, cl_state *st, int verifies) {
+    st->attempt++;
+    snprintf(st->name, sizeof st->name, "rxlock-%02x%02x%02x%02x-%s-a%u", c->b.cfg.s.signer[0], c->b.cfg.s.signer[1],
+             c->b.cfg.s.signer[2], c->b.cfg.s.signer[3], stem, st->attempt);
+    st->jobs[0][0] = st->jobs[1][0] = 0;
+    st->verify_applied = 0;
+    if (!st->first_submit) st->first_submit = tl_beacon_now();
+    if (state_write(c, stem, st) != 0) return -1;   /* the name first: a kill now is found by it */
+    util_kill_point("cluster-before-submit");
+    int rc;
+    if (c->k8s) {
+        char job[64], secret[96], file[PATH_MAX + 32];
+        if (k8s_job_name(dir, job) != 0) { cl_error(c, "cluster: %s/k8s-job.yaml: no Job name", dir); return -1; }
+        snprintf(secret, sizeof secret, "%s-worker", job);
+        bcn_k8s_delete(c->ns, "job", job, c->cmd_timeout);
+        snprintf(file, sizeof file, "%s-verify", job);
+        bcn_k8s_delete(c->ns, "job", file, c->cmd_timeout);
+        snprintf(file, sizeof file, "%s/k8s-job.yaml", dir);
+        rc = bcn_k8s_secret(c->ns, secret, wk, c->cmd_timeout);
+        if (rc == 0) rc = bcn_k8s_apply(c->ns, file, c->cmd_timeout);
+        if (rc == 0) snprintf(st->jobs[0], 32, "%.31s", job);
+    } else
+        rc = bcn_slurm_submit(dir, st->name, verifies, c->cmd_timeout, st->jobs);
+    if (rc != 0) {
+        c->sv.failures++;
+        cl_error(c, "cluster: epoch %llu (%s): the submission was refused (attempt %u of %u); it is tried again at the "
+                 "next poll", (unsigned long long)E, stem, st->attempt, c->retries + 1);
+        st->jobs[0][0] = st->jobs[1][0] = 0;
+        state_write(c, stem, st);
+        return -1;
+    }
+    util_kill_point("cluster-submitted");
+    if (state_write(c, stem, st) != 0) return -1;
+    bcn_log("cluster: epoch %llu (%s): submitted (attempt %u): %s %s%s%s", (unsigned long long)E, stem, st->attempt,
+            c->k8s ? "Job" : "job", st->jobs[0], st->jobs[1][0] ? ", verification job " : "", st->jobs[1]);
+    if (st->attempt > 1) c->sv.resubmissions++;
+    /* planning ahead: will it be done before its release, at the measured pace? */
+    int64_t rel = tl_beacon_release(&c->b.cfg.s, E), now = tl_beacon_now();
+    if (c->last_epoch_seconds > 0 && now + (int64_t)c->last_epoch_seconds > rel) {
+        char d[32], r[32];
+        util_format_duration(d, sizeof d, c->last_epoch_seconds);
+        util_format_duration(r, sizeof r, (double)(rel - now));
+        cl_error(c, "warning: epoch %llu will likely miss its release: the last epoch took %s on the cluster and its "
+                 "release is in %s (more nodes or a shorter queue, or a beacon with a longer --every)",
+                 (unsigned long long)E, d, r);
+    }
+    return 0;
+}
+
+/* Is the submission still running?  1 yes, 0 no, -1 unknown. */
+static int active(cl_ctx *c, const char *dir, cl_state *st, int groups_done, int verifies) {
+    if (!c->k8s) return bcn_slurm_active((const char (*)[32])st->jobs, c->cmd_timeout);
+    char vjob[96], file[PATH_MAX + 32];
+    int a = bcn_k8s_active(c->ns, st->jobs[0], c->cmd_timeout);
+    if (a != 0) return a;
+    if (!verifies) return 0;
+    snprintf(vjob, sizeof vjob, "%s-verify", st->jobs[0]);
+    if (!st->verify_applied) {
+        if (!groups_done) return 0;   /* the group Job ended short: resubmit */
+        snprintf(file, sizeof file, "%s/k8s-verify-job.yaml", dir);
+        if (bcn_k8s_apply(c->ns, file, c->cmd_timeout) != 0) return -1;
+        st->verify_applied = 1;
+        snprintf(st->jobs[1], 32, "%.31s", vjob);
+        bcn_log("cluster: the group Job %s is complete: applied the verification Job %s", st->jobs[0], vjob);
+        return 1;
+    }
+    return bcn_k8s_active(c->ns, vjob, c->cmd_timeout);
+}
+
+static int assemble(cl_ctx *c, uint64_t E, const char *stem, const char *dir, const char *pk, const char *wk) {
+    char out[PATH_MAX], err[256];
+    bcn_file(&c->b, out, "private/puzzles/%s.json", stem);
+    tl_assemble_opts ao;
+    memset(&ao, 0, sizeof ao);
+    ao.planner_key = pk;
+    ao.sign_sk = c->sk;
+    char *json = NULL;
+    size_t len = 0;
+    uint8_t epk[32];
+    int rc = tl_plan_assemble(dir, &ao, &json, &len, NULL, epk, NULL, err, sizeof err);
+    if (rc) {
+        c->sv.failures++;
+        cl_error(c, "cluster: epoch %llu (%s): assembly refused: %s; nothing is published, the epoch is planned again "
+                 "(the failed plan is kept as %s.failed-*)", (unsigned long long)E, stem, err[0] ? err : rxlock_strerror(rc), dir);
+        replan(c, stem);
+        return 1;
+    }
+    int w = util_write_file_atomic(out, json, len, 0, 0600);
+    sodium_memzero(json, len);
+    free(json);
+    if (w != 0 && errno != EEXIST) { cl_error(c, "cluster: %s: %s", out, strerror(errno)); return -1; }
+    util_kill_point("cluster-assembled");
+    unlink(pk);   /* the planner key opens the plan's secrets: not kept once the puzzle is written */
+    unlink(wk);
+    return 0;
+}
+
+/* Advance epoch E's key of a kind by one step.  1 when it needs the
+ * cluster (in flight: nothing later starts), 0 when done or given up,
+ * -1 on a failure that stops the service. */
+static int step(cl_ctx *c, uint64_t E, int kind) {
+    const tl_beacon_sched *s = &c->b.cfg.s;
+    char stem[48], dir[PATH_MAX], wk[PATH_MAX], pk[PATH_MAX], puzzle[PATH_MAX];
+    bcn_stem(s, E, kind, stem);
+    bcn_file(&c->b, puzzle, "private/puzzles/%s.json", stem);
+    if (access(puzzle, F_OK) == 0) return 0;
+    cl_state st;
+    if (state_read(c, stem, &st) < 0) { cl_error(c, "cluster: %s: unreadable record", stem); return -1; }
+    if (st.gave_up) return 0;
+    plan_paths(c, stem, dir, wk, pk);
+    /* the nodes read the worker key where this DIR is (a shared filesystem;
+     * k8s: the Secret made from it), and the plan on the volume's STEM */
+    static char wkabs[PATH_MAX];
+    char base[PATH_MAX];
+    if (!realpath(c->b.dir, base)) { cl_error(c, "cluster: %s: %s", c->b.dir, strerror(errno)); return -1; }
+    if ((size_t)snprintf(wkabs, sizeof wkabs, "%s/private/plans/%s.worker.key", base, stem) >= sizeof wkabs) return -1;
+    c->jobs.node_worker_key = wkabs;
+    if (c->k8s) c->jobs.pvc_subpath = stem;
+    int made = 0;
+    if (bcn_plan_epoch(&c->b, E, kind, &c->jobs, &made) != CLI_OK) { c->sv.failures++; return -1; }
+    uint32_t done = 0, total = 0;
+    int groups_done = 0, failed = 0, verifies = c->b.cfg.verify != TL_VERIFY_NONE;
+    if (plan_progress(dir, wk, &done, &total, &groups_done, &failed) != 0) {
+        cl_error(c, "cluster: %s: the plan's status cannot be read", dir);
+        return -1;
+    }
+    c->sv.epoch = (int64_t)E;
+    snprintf(c->sv.stem, sizeof c->sv.stem, "%s", stem);
+    c->sv.done = done;
+    c->sv.total = total;
+    c->sv.unit = "tasks";
+    c->sv.started = (double)st.first_submit;
+    c->sv.release = tl_beacon_release(s, E);
+    snprintf(c->sv.jobs, sizeof c->sv.jobs, "%s%s%s", st.jobs[0], st.jobs[1][0] ? "," : "", st.jobs[1]);
+    c->sv.eta = c->last_epoch_seconds > 0 && st.first_submit
+                    ? (double)st.first_submit + c->last_epoch_seconds - (double)tl_beacon_now() : -1;
+    if (done == total && !failed) {
+        int a = assemble(c, E, stem, dir, pk, wk);
+        if (a < 0) return -1;
+        if (a > 0) return 1;
+        double took = st.first_submit ? (double)(tl_beacon_now() - st.first_submit) : 0;
+        if (took > 0) c->last_epoch_seconds = took;
+        char d[32];
+        util_format_duration(d, sizeof d, took);
+        bcn_log("cluster: epoch %llu (%s): assembled (%u tasks, %u submission%s, %s on the cluster)",
+                (unsigned long long)E, stem, total, st.attempt, st.attempt == 1 ? "" : "s", d);
+        if (tl_beacon_release(s, E) <= tl_beacon_now())
+            cl_error(c, "warning: epoch %llu was generated after its release time: nobody could encrypt to it",
+                     (unsigned long long)E);
+        char sp[PATH_MAX];
+        state_path(c, stem, sp);
+        unlink(sp);
+        c->sv.epoch = -1;
+        return 0;
+    }
+    if (failed && st.attempt == 0) {   /* a plan whose results do not hold before anything ran here: plan again */
+        cl_error(c, "cluster: %s: a result does not authenticate: the plan is set aside and made again", dir);
+        replan(c, stem);
+        return 1;
+    }
+    if (st.attempt && !st.jobs[0][0] && st.name[0] && !c->k8s) {
+        /* killed between recording the name and recording the jobs: find them */
+        int f = bcn_slurm_find(st.name, c->cmd_timeout, st.jobs);
+        if (f < 0) return 1;
+        if (f == 0) {
+            bcn_log("cluster: epoch %llu (%s): found its submission %s by name after a restart", (unsigned long long)E,
+                    stem, st.jobs[0]);
+            if (state_write(c, stem, &st) != 0) return 1;
+        }
+    }
+    if (st.jobs[0][0]) {
+        int a = active(c, dir, &st, groups_done, verifies);
+        if (st.verify_applied) state_write(c, stem, &st);
+        if (a != 0) return 1;   /* running, or the scheduler did not answer: wait */
+        c->sv.failures++;
+        cl_error(c, "cluster: epoch %llu (%s): its jobs ended with %u of %u tasks done%s", (unsigned long long)E, stem,
+                 done, total, failed ? " (a result or verified segment does not hold)" : "");
+        if (failed) { replan(c, stem); return 1; }
+    }
+    if (st.attempt > c->retries) {
+        st.gave_up = 1;
+        state_write(c, stem, &st);
+        cl_error(c, "cluster: epoch %llu (%s) GIVEN UP after %u submissions: its logs are in %s/logs; the service goes "
+                 "on with the next epoch (remove %s/private/cluster/%s.state to try it again)", (unsigned long long)E,
+                 stem, st.attempt, dir, c->b.dir, stem);
+        return 0;
+    }
+    submit(c, E, stem, dir, wk, &st, verifies);
+    return 1;
+}
+
+int bcn_cluster_run(const char *dirarg, const bcn_cluster_opts *o) {
+    static cl_ctx c;
+    memset(&c, 0, sizeof c);
+    if (bcn_open(&c.b, dirarg) != CLI_OK) return CLI_FAIL;
+    c.k8s = o->k8s;
+    c.ns = o->k8s_namespace;
+    c.retries = o->retries;
+    c.poll = o->poll > 0 ? o->poll : 30;
+    c.cmd_timeout = o->cmd_timeout > 0 ? o->cmd_timeout : 120;
+    c.sv.mode = c.k8s ? "k8s" : "slurm";
+    c.sv.epoch = -1;
+    c.sv.metrics = o->metrics;
+    c.jobs = o->jobs;
+    const tl_beacon_sched *s = &c.b.cfg.s;
+    char p[PATH_MAX], err[256];
+    bcn_file(&c.b, p, "private/run.lock");
+    int lfd = open(p, O_RDWR | O_CREAT | O_CLOEXEC | O_NOFOLLOW, 0600);
+    if (lfd < 0) return cli_error("%s: %s", p, strerror(errno));
+    if (flock(lfd, LOCK_EX | LOCK_NB) != 0) { close(lfd); return cli_error("%s: another `beacon run` serves this DIR", dirarg); }
+    c.stop = cli_catch_signals();
+    int rc = CLI_OK;
+    if (!(c.sk = sodium_malloc(64))) { close(lfd); return cli_error("out of memory"); }
+    if ((rc = bcn_signer_load(&c.b, c.sk)) != CLI_OK) goto out;
+    bcn_file(&c.b, p, "public");
+    if (cli_beacon_web_publish(p, err, sizeof err) != 0) bcn_log("warning: the web page was not published: %s", err);
+    int kinds[2];
+    unsigned nk = bcn_kinds(s->kinds, kinds);
+    int64_t now = tl_beacon_now();
+    int before = 0;
+    uint64_t E0 = tl_beacon_epoch_at(s, now, &before), n0 = before ? 0 : E0 + 1;
+    uint64_t lo = n0 > TL_BEACON_MAX_EPOCHS ? n0 - TL_BEACON_MAX_EPOCHS : 0;
+    int changed = 0;
+    for (uint64_t E = lo; E < n0 + s->ahead && rc == CLI_OK; E++) {   /* seals a kill left missing */
+        int all = 1;
+        for (unsigned q = 0; q < nk; q++) {
+            char stem[48], pz[PATH_MAX];
+            bcn_stem(s, E, kinds[q], stem);
+            bcn_file(&c.b, pz, "private/puzzles/%s.json", stem);
+            struct stat st;
+            all = all && (lstat(pz, &st) == 0 || (bcn_file(&c.b, pz, "public/puzzles/%s.json", stem), lstat(pz, &st) == 0));
+        }
+        if (all) rc = bcn_seal(&c.b, E, &changed);
+    }
+    if (rc || (rc = tick(&c, 1)) != CLI_OK) goto out;
+    bcn_log("serving %s on %s: an epoch every %llu s, %u ahead, %u resubmissions per epoch, polling every %.0f s",
+            c.b.dir, c.k8s ? "Kubernetes" : "Slurm", (unsigned long long)s->every, s->ahead, c.retries, c.poll);
+    uint64_t skipped_to = n0;
+    while (!*c.stop && rc == CLI_OK) {
+        now = tl_beacon_now();
+        E0 = tl_beacon_epoch_at(s, now, &before);
+        n0 = before ? 0 : E0 + 1;
+        for (; skipped_to < n0; skipped_to++) {
+            char stem[48], pz[PATH_MAX], pub[PATH_MAX];
+            bcn_stem(s, skipped_to, kinds[0], stem);
+            bcn_file(&c.b, pz, "private/puzzles/%s.json", stem);
+            bcn_file(&c.b, pub, "public/puzzles/%s.json", stem);
+            if (access(pz, F_OK) != 0 && access(pub, F_OK) != 0) {
+                c.sv.failures++;
+                cl_error(&c, "epoch %llu skipped: its release time passed before it was generated",
+                         (unsigned long long)skipped_to);
+            }
+        }
+        int busy = 0;
+        for (uint64_t E = n0; E < n0 + s->ahead && !busy && !*c.stop; E++) {
+            int made_all = 1;
+            for (unsigned q = 0; q < nk && !busy; q++) {
+                int r = step(&c, E, kinds[q]);
+                if (r < 0) { rc = CLI_FAIL; break; }
+                if (r > 0) busy = 1;
+                char stem[48], pz[PATH_MAX];
+                bcn_stem(s, E, kinds[q], stem);
+                bcn_file(&c.b, pz, "private/puzzles/%s.json", stem);
+                made_all = made_all && access(pz, F_OK) == 0;
+            }
+            if (rc) break;
+            if (made_all) {
+                int ch = 0;
+                if ((rc = bcn_seal(&c.b, E, &ch)) == CLI_OK && ch) rc = tick(&c, 1);
+            }
+        }
+        if (rc == CLI_OK) rc = tick(&c, 0);
+        c.sv.next_release = c.next_due;
+        c.sv.margin = c.last_epoch_seconds > 0 ? (double)s->every / (c.last_epoch_seconds * nk) : 0;
+        bcn_service_write(&c.b, &c.sv);
+        if (rc || o->once) break;
+        double until = util_now() + c.poll;
+        while (!*c.stop && util_now() < until && tl_beacon_now() < c.next_due) usleep(200000);
+    }
+    if (*c.stop) {
+        bcn_log("stopping on a signal; the cluster's jobs go on and the next start follows them");
+        rc = CLI_OK;
+    }
+out:
+    sodium_free(c.sk);
+    close(lfd);
+    return rc;
+}
+
+int bcn_cluster_opt(bcn_cluster_opts *o, int *cluster, int c, const char *arg) {
+    static const char *extra[CLI_PLAN_SBATCH_EXTRA_MAX];
+    double d;
+    uint64_t u;
+    switch (c) {
+    case BCN_OPT_CLUSTER:
+        if (!strcmp(arg, "slurm")) o->k8s = 0;
+        else if (!strcmp(arg, "k8s")) o->k8s = 1;
+        else return cli_usage_error("beacon run", "--cluster: want slurm or k8s");
+        *cluster = 1;
+        return 0;
+    case BCN_OPT_RETRIES:
+        if (cli_parse_u64(arg, 0, 100, &u)) return cli_usage_error("beacon run", "--retries: want 0..100");
+        o->retries = (unsigned)u;
+        return 0;
+    case BCN_OPT_POLL:
+    case BCN_OPT_CMDTIME: {
+        int rc = cli_parse_span_opt("beacon run", c == BCN_OPT_POLL ? "--poll" : "--cmd-timeout", arg, 1, 86400, &d);
+        if (rc) return rc;
+        *(c == BCN_OPT_POLL ? &o->poll : &o->cmd_timeout) = d;
+        return 0;
+    }
+    case BCN_OPT_METRICS: o->metrics = arg; return 0;
+    case BCN_OPT_SBATCH:
+        if (o->jobs.n_sbatch_extra >= CLI_PLAN_SBATCH_EXTRA_MAX)
+            return cli_usage_error("beacon run", "--sbatch: at most %u", CLI_PLAN_SBATCH_EXTRA_MAX);
+        extra[o->jobs.n_sbatch_extra++] = arg;
+        o->jobs.sbatch_extra = extra;
+        return 0;
+    case BCN_OPT_IMAGE: o->jobs.image = arg; return 0;
+    case BCN_OPT_PVC: o->jobs.pvc = arg; return 0;
+    case BCN_OPT_NS: o->k8s_namespace = o->jobs.k8s_namespace = arg; return 0;
+    default: return -1;
+    }
+}
