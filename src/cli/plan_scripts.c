@@ -408,7 +408,7 @@ static void k8s(FILE *f, const job_in *in, int vf) {
         "              mountPath: /rxlock/plan\n",
         in->uid, in->gid, in->gid, image, vf ? "\"--verify\", " : "", pi->batch,
         (unsigned long long)mem, (unsigned long long)mem);
-    if (o->pvc_subpath) fprintf(f, "              subPath: %s\n", o->pvc_subpath);
+    if (o->pvc_subpath) fprintf(f, "              subPath: \"%s\"\n", o->pvc_subpath);
     fprintf(f,
         "            - name: worker-key\n"
         "              mountPath: /rxlock/worker-key\n"

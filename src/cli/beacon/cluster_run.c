@@ -198,7 +198,7 @@ static int submit(cl_ctx *c, uint64_t E, const char *stem, const char *dir, cons
         snprintf(file, sizeof file, "%s-verify", job);
         bcn_k8s_delete(c->ns, "job", file, c->cmd_timeout);
         snprintf(file, sizeof file, "%s/k8s-job.yaml", dir);
-        rc = bcn_k8s_secret(c->ns, secret, wk, c->cmd_timeout);
+        rc = bcn_k8s_secret(c->ns, secret, c->jobs.node_worker_key ? c->jobs.node_worker_key : wk, c->cmd_timeout);
         if (rc == 0) rc = bcn_k8s_apply(c->ns, file, c->cmd_timeout);
         if (rc == 0) snprintf(st->jobs[0], 32, "%.31s", job);
     } else
