@@ -38,7 +38,7 @@ const char cmd_decrypt_usage[] =
     "  OUTDIR` wrote it); when one is not yet, it says when it is expected.\n";
 
 int cmd_decrypt(int argc, char **argv) {
-    for (int k = 1; k < argc && strcmp(argv[k], "--"); k++)   /* a beacon's epochs: feed.c */
+    for (int k = 1; k < argc && strcmp(argv[k], "--"); k++)   /* a beacon's epochs: feed_client.c */
         if (!strcmp(argv[k], "--feed") || !strncmp(argv[k], "--feed=", 7)) return cmd_decrypt_feed(argc, argv);
     static const struct option opts[] = {
         {"identity", required_argument, NULL, 'i'},

@@ -102,7 +102,7 @@ static int add_file(recipients *r, const char *cmd, const char *path) {
 }
 
 int cmd_encrypt(int argc, char **argv) {
-    for (int k = 1; k < argc && strcmp(argv[k], "--"); k++)   /* a beacon's epoch: feed.c */
+    for (int k = 1; k < argc && strcmp(argv[k], "--"); k++)   /* a beacon's epoch: feed_client.c */
         if (!strcmp(argv[k], "--feed") || !strncmp(argv[k], "--feed=", 7)) return cmd_encrypt_feed(argc, argv);
     static const struct option opts[] = {
         {"recipient", required_argument, NULL, 'r'}, {"recipients-file", required_argument, NULL, 'R'},

@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: ISC */
-/* src/cli/keys/feed.c — clients of beacons: `rxlock encrypt --feed
+/* src/cli/keys/feed_client.c — clients of beacons: `rxlock encrypt --feed
  * SRC [--feed SRC2 ...] --open-after WHEN FILE` picks, per feed, the
  * earliest epoch that opens no sooner than WHEN and is still open for
  * encryption (the choice rule), encrypts FILE to it (nested, one layer per
