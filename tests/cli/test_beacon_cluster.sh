@@ -61,6 +61,9 @@ elif a[0] == "apply":
     for i in range(doc["spec"]["completions"]):
         env["JOB_COMPLETION_INDEX"] = str(i)
         ok = subprocess.call([local(x) for x in c["command"]], env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL) == 0 and ok
+    if os.environ.get("FAKE_TAMPER") and not os.path.exists(K + "/tampered"):   # once: a result that lies
+        open(K + "/tampered", "w").write("")
+        r = plan + "/results/group-0001.result"; b = bytearray(open(r, "rb").read()); b[40] ^= 1; open(r, "wb").write(b)
     open(path("job", doc["metadata"]["name"]), "w").write("Complete" if ok else "Failed")
 elif a[0] == "get":
     p = path("job", a[1])
@@ -89,7 +92,17 @@ EOF
   check "k8s: no key outside private/" no_key_outside_private K
   check "k8s: metrics written" grep -q '^rxlock_beacon_epochs_ahead{beacon="K",mode="k8s"} 2$' k.prom
   expect_rc 0 "k8s: beacon status DIR" "$R" beacon status K
-  check "k8s: status shows the service" grep -q '^service: k8s generation' "$TMP/.out"
+  check "k8s: status shows the service, not running" grep -q '^service: k8s generation, NOT RUNNING' "$TMP/.out"
+  check "k8s: the Secret and Jobs deleted once the epoch is made" sh -c "grep -q 'delete secret rxlock-[0-9a-f]*-worker --ignore-not-found' kube/kubectl.log && ! ls kube/secret-* >/dev/null 2>&1"
+  # a result that does not authenticate: never assembled; the plan is set aside and the epoch planned again
+  "$R" beacon init K3 --work sha3-256 --groups 2 --steps 4000 --no-verify --floor-table floor.txt --every 5s --ahead 1 \
+    --start +600s --cluster k8s >/dev/null 2>&1
+  FAKE_PVC_ROOT="$TMP/K3/plans" FAKE_TAMPER=1 PATH="$TMP/bin:$PATH" "$R" beacon run K3 --cluster k8s --poll 1s 2>k3.log & kpid=$!
+  check "k8s tampered: assembled after planning again" wait_for 60 test -f K3/private/puzzles/0.json
+  kill "$kpid"; wait "$kpid"
+  check "k8s tampered: the lie was found" grep -q 'cluster: epoch 0 (0): its jobs ended with 1 of 2 tasks done (a result or verified segment does not hold)' k3.log
+  check "k8s tampered: the plan set aside" sh -c "ls -d K3/plans/0.failed-* >/dev/null"
+  check "k8s tampered: assembled once, from the new plan" test "$(grep -c 'assembled' k3.log)" -eq 1
   # a cluster that refuses the submission: logged, retried, nothing published
   cat > bin/kubectl <<'EOF'
 #!/bin/sh

@@ -80,6 +80,7 @@ int  bcn_slurm_submit(const char *plan_dir, const char *name, int verifies, doub
 int  bcn_slurm_active(const char jobs[2][32], double timeout);
 int  bcn_slurm_find(const char *name, double timeout, char jobs[2][32]);
 void bcn_slurm_cancel(const char jobs[2][32], double timeout);
+int  bcn_slurm_pending(const char *job, double timeout, char *why, size_t cap);
 int  bcn_k8s_apply(const char *ns, const char *file, double timeout);
 int  bcn_k8s_secret(const char *ns, const char *name, const char *worker_key, double timeout);
 int  bcn_k8s_active(const char *ns, const char *job, double timeout);

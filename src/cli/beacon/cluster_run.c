@@ -61,12 +61,18 @@ typedef struct {
 
 static void cl_error(cl_ctx *c, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 static void cl_error(cl_ctx *c, const char *fmt, ...) {
+    char msg[sizeof c->sv.last_error];
     va_list ap;
     va_start(ap, fmt);
-    vsnprintf(c->sv.last_error, sizeof c->sv.last_error, fmt, ap);
+    vsnprintf(msg, sizeof msg, fmt, ap);
     va_end(ap);
-    c->sv.last_error_at = tl_beacon_now();
-    bcn_log("%s", c->sv.last_error);
+    int64_t now = tl_beacon_now();
+    int again = !strcmp(msg, c->sv.last_error) && now - c->sv.last_error_at < 3600;
+    if (!again) {   /* the same trouble at every poll is said once (an hour) */
+        memcpy(c->sv.last_error, msg, sizeof msg);
+        c->sv.last_error_at = now;
+        bcn_log("%s", msg);
+    }
 }
 
 /* ---- the per-epoch record ------------------------------------------------ */
@@ -329,6 +335,14 @@ static int step(cl_ctx *c, uint64_t E, int kind) {
         if (tl_beacon_release(s, E) <= tl_beacon_now())
             cl_error(c, "warning: epoch %llu was generated after its release time: nobody could encrypt to it",
                      (unsigned long long)E);
+        if (c->k8s && st.jobs[0][0]) {   /* the worker key's Secret and the Jobs go: the epoch is made */
+            char name[96];
+            bcn_k8s_delete(c->ns, "job", st.jobs[0], c->cmd_timeout);
+            snprintf(name, sizeof name, "%s-verify", st.jobs[0]);
+            bcn_k8s_delete(c->ns, "job", name, c->cmd_timeout);
+            snprintf(name, sizeof name, "%s-worker", st.jobs[0]);
+            bcn_k8s_delete(c->ns, "secret", name, c->cmd_timeout);
+        }
         char sp[PATH_MAX];
         state_path(c, stem, sp);
         unlink(sp);
@@ -339,6 +353,17 @@ static int step(cl_ctx *c, uint64_t E, int kind) {
         cl_error(c, "cluster: %s: a result does not authenticate: the plan is set aside and made again", dir);
         replan(c, stem);
         return 1;
+    }
+    if (st.attempt && !st.jobs[0][0] && st.name[0] && c->k8s) {
+        /* killed between recording the attempt and recording the Job: its name is the plan's */
+        char job[64];
+        int a = k8s_job_name(dir, job) == 0 ? bcn_k8s_active(c->ns, job, c->cmd_timeout) : -1;
+        if (a < 0) return 1;
+        if (a > 0) {
+            snprintf(st.jobs[0], 32, "%.31s", job);
+            bcn_log("cluster: epoch %llu (%s): found its Job %s after a restart", (unsigned long long)E, stem, job);
+            if (state_write(c, stem, &st) != 0) return 1;
+        }
     }
     if (st.attempt && !st.jobs[0][0] && st.name[0] && !c->k8s) {
         /* killed between recording the name and recording the jobs: find them */
@@ -353,6 +378,12 @@ static int step(cl_ctx *c, uint64_t E, int kind) {
     if (st.jobs[0][0]) {
         int a = active(c, dir, &st, groups_done, verifies);
         if (st.verify_applied) state_write(c, stem, &st);
+        if (a > 0 && !c->k8s && done == 0 && tl_beacon_now() - st.first_submit > (int64_t)(c->b.cfg.s.every / 2 + 60)) {
+            char why[160];
+            if (bcn_slurm_pending(st.jobs[0], c->cmd_timeout, why, sizeof why) == 1)
+                cl_error(c, "cluster: epoch %llu (%s): job %s has not started (%s): free nodes, or cancel it (scancel %s) "
+                         "and let the service resubmit", (unsigned long long)E, stem, st.jobs[0], why, st.jobs[0]);
+        }
         if (a != 0) return 1;   /* running, or the scheduler did not answer: wait */
         c->sv.failures++;
         cl_error(c, "cluster: epoch %llu (%s): its jobs ended with %u of %u tasks done%s", (unsigned long long)E, stem,

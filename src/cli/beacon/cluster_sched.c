@@ -123,8 +123,8 @@ int bcn_slurm_submit(const char *plan_dir, const char *name, int verifies, doubl
     rc = bcn_exec(a2, timeout, out, sizeof out);
     if (rc != 0 || parse_jobid(out, jobs[1])) {
         say_fail("sbatch slurm-verify.sbatch", rc ? rc : 1, out);
-        const char *c[] = { "scancel", jobs[0], NULL };
-        bcn_exec(c, timeout, out, sizeof out);   /* no half submission: the next one submits both */
+        jobs[1][0] = 0;
+        bcn_slurm_cancel((const char (*)[32])jobs, timeout);   /* no half submission: the next one submits both */
         jobs[0][0] = 0;
         return -1;
     }
@@ -177,6 +177,21 @@ int bcn_slurm_find(const char *name, double timeout, char jobs[2][32]) {
     snprintf(jobs[0], 32, "%lu", ids[0]);
     if (ids[1]) snprintf(jobs[1], 32, "%lu", ids[1]);
     return 0;
+}
+
+/* 1 when every task of the job is still pending (why: squeue's reason), 0
+ * when one started or the job is gone, -1 no answer. */
+int bcn_slurm_pending(const char *job, double timeout, char *why, size_t cap) {
+    char out[8192];
+    const char *a[] = { "squeue", "-h", "-j", job, "-o", "%T %r", NULL };
+    int rc = bcn_exec(a, timeout, out, sizeof out);
+    if (rc != 0) return -1;
+    if (!out[0] || strstr(out, "RUNNING") || strstr(out, "COMPLETING") || strstr(out, "CONFIGURING")) return 0;
+    const char *r = strchr(out, ' ');
+    char line[208];
+    bcn_exec_line(r ? r + 1 : out, line);
+    snprintf(why, cap, "%s", line);
+    return strstr(out, "PENDING") ? 1 : 0;
 }
 
 void bcn_slurm_cancel(const char jobs[2][32], double timeout) {

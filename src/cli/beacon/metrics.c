@@ -12,6 +12,8 @@
 #include "cli/cli.h"
 #include "util/util.h"
 #include <errno.h>
+#include <fcntl.h>
+#include <sys/file.h>
 #include <jansson.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -125,6 +127,17 @@ void bcn_service_write(const bcn_dir *b, const bcn_service *sv) {
     if (sv->metrics) write_metrics(b, sv, now, ahead);
 }
 
+/* Is a `beacon run` serving dir (holding private/run.lock)?  1 yes, 0 no. */
+static int serving(const char *dir) {
+    char p[PATH_MAX];
+    if ((size_t)snprintf(p, sizeof p, "%s/private/run.lock", dir) >= sizeof p) return 0;
+    int fd = open(p, O_RDONLY | O_CLOEXEC | O_NOFOLLOW);
+    if (fd < 0) return 0;
+    int held = flock(fd, LOCK_SH | LOCK_NB) != 0 && errno == EWOULDBLOCK;
+    close(fd);
+    return held;
+}
+
 int bcn_service_print(const char *dir, int json) {
     char p[PATH_MAX];
     if ((size_t)snprintf(p, sizeof p, "%s/private/service.json", dir) >= sizeof p) return 1;
@@ -135,6 +148,8 @@ int bcn_service_print(const char *dir, int json) {
     json_t *o = json_loadb((const char *)buf, len, 0, &je);
     free(buf);
     if (!o || !json_is_object(o)) { json_decref(o); return 1; }
+    int run = serving(dir);
+    json_object_set_new(o, "running", json_boolean(run));
     if (json) {
         json_t *w = json_pack("{s:O}", "service", o);
         char *t = w ? json_dumps(w, JSON_COMPACT | JSON_ENSURE_ASCII) : NULL;
@@ -148,8 +163,8 @@ int bcn_service_print(const char *dir, int json) {
     char when[48], ago[32];
     bcn_time(when, sizeof when, upd);
     util_format_duration(ago, sizeof ago, (double)(now > upd ? now - upd : 0));
-    printf("service: %s generation, pid %lld, record of %s (%s ago)\n", json_string_value(json_object_get(o, "mode")),
-           (long long)json_integer_value(json_object_get(o, "pid")), when, ago);
+    printf("service: %s generation, %s (pid %lld), record of %s (%s ago)\n", json_string_value(json_object_get(o, "mode")),
+           run ? "running" : "NOT RUNNING", (long long)json_integer_value(json_object_get(o, "pid")), when, ago);
     printf("  epochs generated ahead: %lld of %lld\n", (long long)json_integer_value(json_object_get(o, "epochs_ahead")),
            (long long)json_integer_value(json_object_get(o, "ahead")));
     double m = json_number_value(json_object_get(o, "margin"));
