@@ -76,7 +76,7 @@ EOF
     --floor-table floor.txt --every 30s --ahead 2 --start +600s --cluster k8s >/dev/null 2>&1
   export FAKE_KUBE="$TMP/kube" FAKE_PVC_ROOT="$TMP/K/plans"
   PATH="$TMP/bin:$PATH" "$R" beacon run K --cluster k8s --namespace beacon --poll 1s --metrics k.prom 2>k8s.log & kpid=$!
-  check "k8s: two epochs assembled" wait_for 15 sh -c "test -f K/private/puzzles/0.json && test -f K/private/puzzles/1.json"
+  check "k8s: two epochs assembled" wait_for 90 sh -c "test -f K/private/puzzles/0.json && test -f K/private/puzzles/1.json"
   sleep 1
   kill "$kpid"; wait "$kpid"
   check "k8s: sealed epoch 1 published" test -f K/public/sealed/1.age
@@ -155,6 +155,8 @@ EOF
     expect_rc 0 "slurm: beacon status DIR --json" "$R" beacon status S --json
     check "slurm: status --json: the service line" sh -c "tail -n 1 '$TMP/.out' | python3 -c 'import json,sys; d=json.load(sys.stdin)[\"service\"]; assert d[\"mode\"]==\"slurm\" and d[\"resubmissions\"]>=1'"
     kill "$spid"; wait "$spid"
+    # the jobs of the epoch it was making go on without it: cancel them
+    for j in $(sed -n 's/^job[01]=\([0-9][0-9]*\)$/\1/p' S/private/cluster/*.state 2>/dev/null); do scancel "$j"; done
     check "slurm: the restart found the job by its name" grep -q "cluster: epoch 0 (0): found its submission $jid by name after a restart" run2.log
     check "slurm: the cancelled task's epoch resubmitted" grep -q 'cluster: epoch 0 (0): submitted (attempt 2)' run2.log
     check "slurm: nothing submitted twice (attempt 1 once)" test "$(grep -c -- '-0-a1 ' sbatch.log)" -eq 2
