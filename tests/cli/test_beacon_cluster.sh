@@ -91,6 +91,9 @@ EOF
   check "k8s: planner and worker keys removed after assembly" test ! -e K/private/plans/0.planner.key -a ! -e K/private/plans/0.worker.key
   check "k8s: no key outside private/" no_key_outside_private K
   check "k8s: metrics written" grep -q '^rxlock_beacon_epochs_ahead{beacon="K",mode="k8s"} 2$' k.prom
+  if command -v promtool >/dev/null 2>&1; then
+    expect_rc 0 "k8s: promtool check metrics" sh -c "promtool check metrics < k.prom"
+  fi
   expect_rc 0 "k8s: beacon status DIR" "$R" beacon status K
   check "k8s: status shows the service, not running" grep -q '^service: k8s generation, NOT RUNNING' "$TMP/.out"
   check "k8s: the Secret and Jobs deleted once the epoch is made" sh -c "grep -q 'delete secret rxlock-[0-9a-f]*-worker --ignore-not-found' kube/kubectl.log && ! ls kube/secret-* >/dev/null 2>&1"

@@ -9,7 +9,9 @@
 # windows; init without --groups picks groups filling workers x lanes;
 # init --cluster leaves the check to the cluster.  Verdicts come from
 # --gen-rate figures (no assertion on this machine's speed) except where
-# the measured line's shape is checked.
+# the measured line's shape is checked.  Also a local run's instruments: --metrics
+# (promtool check metrics where Debian's prometheus is installed) and the
+# service section of `beacon status DIR`.
 . "$(dirname "$0")/lib.sh"
 R=$RXLOCK_TESTBIN
 cd "$TMP" || exit 1
@@ -51,6 +53,28 @@ l=$(sed -n 's/.*measured here: \([0-9]*\) worker.* x \([0-9]*\) lane.*/\2/p' "$T
 check "... with the machine's CPUs as workers" test "$w" = "$cpus"
 check "... groups = workers x lanes ($w x $l)" grep -q "\"groups\": $((w * l))," M/beacon.json
 check "... a lane count of 1..8" test "$l" -ge 1 -a "$l" -le 8
+if [ "${l:-1}" -gt 1 ]; then
+  expect_rc 1 "lanes left idle: the refusal names --groups" "$R" beacon init U $base --groups 2 --steps 5000000 --gen-rate 1000
+  check "... --groups $((w * l)) (workers x lanes)" grep -q -- "--groups $((w * l)) at \`beacon init\` (fills $w workers x $l SIMD lanes" "$TMP/.err"
+fi
+
+# the instruments of a local run: --metrics (Prometheus text) and status DIR's service section
+expect_rc 0 "a tiny beacon" "$R" beacon init T --work sha3-256 --floor-table floor.txt --every 60s --groups 2 --steps 1000 --ahead 2 --gen-rate 1e9
+expect_rc 0 "run --once --metrics" "$R" beacon run T --once --gen-rate 1e9 --metrics T.prom
+check "metrics: epochs ahead, local" grep -q '^rxlock_beacon_epochs_ahead{beacon="T",mode="local"} 2$' T.prom
+check "metrics: the margin the check measured" grep -q '^rxlock_beacon_keepup_margin{beacon="T",mode="local"} ' T.prom
+check "metrics: every sample has HELP and TYPE" test "$(grep -c '^# HELP' T.prom)" -eq "$(grep -c '^# TYPE' T.prom)"
+if command -v promtool >/dev/null 2>&1; then
+  expect_rc 0 "promtool check metrics" sh -c "promtool check metrics < T.prom"
+else
+  echo "SKIP promtool check metrics: Debian's prometheus is not installed (tools/deps.sh)" >&2
+fi
+expect_rc 0 "status DIR: the service's record" "$R" beacon status T
+check "... local, not running, nothing being made" sh -c "grep -q '^service: local generation, NOT RUNNING' '$TMP/.out' && grep -q 'making: nothing' '$TMP/.out'"
+expect_rc 0 "status DIR --json: a second line" "$R" beacon status T --json
+check "... {\"service\": ...}" sh -c "test \$(wc -l < '$TMP/.out') -eq 2 && tail -n 1 '$TMP/.out' | grep -q '^{\"service\":{\"rxlock_service\":1,\"mode\":\"local\"'"
+expect_rc 0 "status of a copy of public/: no service section" "$R" beacon status T/public
+check "... none" sh -c "! grep -q '^service:' '$TMP/.out'"
 
 # --cluster: not checked here
 expect_rc 0 "init --cluster slurm leaves the check to the cluster" "$R" beacon init C $base --groups 2 --steps 5000000 --gen-rate 1 --cluster slurm
