@@ -88,6 +88,7 @@ EOF
   check "k8s: the manifest reads the plan from the volume's subPath" grep -q 'subPath: "0"$' K/plans/0/k8s-job.yaml
   check "k8s: the log says so" grep -q 'the group Job rxlock-[0-9a-f]* is complete: applied the verification Job' k8s.log
   check "k8s: assembled" grep -q 'cluster: epoch 1 (1): assembled' k8s.log
+  check "k8s: the cluster's pace kept" grep -q '^epoch_seconds=[0-9]*$' K/private/cluster/pace
   check "k8s: planner and worker keys removed after assembly" test ! -e K/private/plans/0.planner.key -a ! -e K/private/plans/0.worker.key
   check "k8s: no key outside private/" no_key_outside_private K
   check "k8s: metrics written" grep -q '^rxlock_beacon_epochs_ahead{beacon="K",mode="k8s"} 2$' k.prom

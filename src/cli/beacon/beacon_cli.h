@@ -60,19 +60,20 @@ typedef struct {
     const char *k8s_namespace;
     const char *metrics;
     int once;                     /* one pass, then exit                       */
+    unsigned in_flight;           /* epoch keys on the cluster at once (0 = 1) */
     cli_plan_jobs jobs;           /* job-file settings (sbatch lines, image, claim) */
 } bcn_cluster_opts;
 int bcn_cluster_run(const char *dir, const bcn_cluster_opts *o);
 /* `beacon run`'s options for the cluster and the instruments (BCN_RUN_OPTS in
  * its option table): -1 not one of them, 0 taken, else a usage error's code. */
 enum { BCN_OPT_CLUSTER = 0x300, BCN_OPT_RETRIES, BCN_OPT_POLL, BCN_OPT_CMDTIME, BCN_OPT_METRICS, BCN_OPT_SBATCH,
-       BCN_OPT_IMAGE, BCN_OPT_PVC, BCN_OPT_NS };
+       BCN_OPT_IMAGE, BCN_OPT_PVC, BCN_OPT_NS, BCN_OPT_INFLIGHT };
 #define BCN_RUN_OPTS \
     {"cluster", required_argument, 0, BCN_OPT_CLUSTER}, {"retries", required_argument, 0, BCN_OPT_RETRIES}, \
     {"poll", required_argument, 0, BCN_OPT_POLL}, {"cmd-timeout", required_argument, 0, BCN_OPT_CMDTIME}, \
     {"metrics", required_argument, 0, BCN_OPT_METRICS}, {"sbatch", required_argument, 0, BCN_OPT_SBATCH}, \
     {"image", required_argument, 0, BCN_OPT_IMAGE}, {"pvc", required_argument, 0, BCN_OPT_PVC}, \
-    {"namespace", required_argument, 0, BCN_OPT_NS}
+    {"namespace", required_argument, 0, BCN_OPT_NS}, {"in-flight", required_argument, 0, BCN_OPT_INFLIGHT}
 int bcn_cluster_opt(bcn_cluster_opts *o, int *cluster, int c, const char *arg);
 int  bcn_exec(const char *const *argv, double timeout, char *out, size_t cap);
 void bcn_exec_line(const char *out, char line[208]);

@@ -15,9 +15,10 @@
  * in DIR/private/cluster/STEM.state before the next, and each submission
  * carries a job name recorded before it is made, so a kill -9 at any point
  * is resumed by the next start without submitting anything twice.  The
- * time each epoch took on the cluster is measured; an epoch whose
- * expected completion falls after its release is warned about when it is
- * submitted. */
+ * time each epoch took on the cluster is measured (and kept across
+ * restarts); the first epoch of the window that would be assembled after
+ * its release at that pace, --in-flight epoch keys at once, is warned
+ * about once, while there is time to act. */
 #include "cli/beacon/beacon_cli.h"
 #include "cli/cli.h"
 #include "cli/cli_util.h"
@@ -54,7 +55,10 @@ typedef struct {
     unsigned retries;
     double poll, cmd_timeout;
     cli_plan_jobs jobs;
-    double last_epoch_seconds;    /* the cluster's last epoch key, first submission to done */
+    double last_epoch_seconds;    /* the cluster's last epoch key, first submission to done
+                                     (kept in DIR/private/cluster/pace) */
+    unsigned in_flight;           /* epoch keys on the cluster at once       */
+    int64_t warned;               /* the last epoch warned about as late (-1 none) */
     int64_t last_now, next_due;
     bcn_service sv;
 } cl_ctx;
@@ -134,6 +138,7 @@ static int tick(cl_ctx *c, int force) {
 }
 
 /* ---- one epoch key ------------------------------------------------------- */
+static void forget(cl_ctx *c, uint64_t E, int kind);
 static void plan_paths(const cl_ctx *c, const char *stem, char dir[PATH_MAX], char wk[PATH_MAX], char pk[PATH_MAX]) {
     bcn_file(&c->b, dir, "plans/%s", stem);
     bcn_file(&c->b, wk, "private/plans/%s.worker.key", stem);
@@ -222,16 +227,6 @@ static int submit(cl_ctx *c, uint64_t E, const char *stem, const char *dir, cons
     bcn_log("cluster: epoch %llu (%s): submitted (attempt %u): %s %s%s%s", (unsigned long long)E, stem, st->attempt,
             c->k8s ? "Job" : "job", st->jobs[0], st->jobs[1][0] ? ", verification job " : "", st->jobs[1]);
     if (st->attempt > 1) c->sv.resubmissions++;
-    /* planning ahead: will it be done before its release, at the measured pace? */
-    int64_t rel = tl_beacon_release(&c->b.cfg.s, E), now = tl_beacon_now();
-    if (c->last_epoch_seconds > 0 && now + (int64_t)c->last_epoch_seconds > rel) {
-        char d[32], r[32];
-        util_format_duration(d, sizeof d, c->last_epoch_seconds);
-        util_format_duration(r, sizeof r, (double)(rel - now));
-        cl_error(c, "warning: epoch %llu will likely miss its release: the last epoch took %s on the cluster and its "
-                 "release is in %s (more nodes or a shorter queue, or a beacon with a longer --every)",
-                 (unsigned long long)E, d, r);
-    }
     return 0;
 }
 
@@ -312,22 +307,32 @@ static int step(cl_ctx *c, uint64_t E, int kind) {
         cl_error(c, "cluster: %s: the plan's status cannot be read", dir);
         return -1;
     }
-    c->sv.epoch = (int64_t)E;
-    snprintf(c->sv.stem, sizeof c->sv.stem, "%s", stem);
-    c->sv.done = done;
-    c->sv.total = total;
-    c->sv.unit = "tasks";
-    c->sv.started = (double)st.first_submit;
-    c->sv.release = tl_beacon_release(s, E);
-    snprintf(c->sv.jobs, sizeof c->sv.jobs, "%s%s%s", st.jobs[0], st.jobs[1][0] ? "," : "", st.jobs[1]);
-    c->sv.eta = c->last_epoch_seconds > 0 && st.first_submit
-                    ? (double)st.first_submit + c->last_epoch_seconds - (double)tl_beacon_now() : -1;
+    int mine = c->sv.epoch < 0;   /* the record shows the oldest epoch key in flight */
+    if (mine) {
+        c->sv.epoch = (int64_t)E;
+        snprintf(c->sv.stem, sizeof c->sv.stem, "%s", stem);
+        c->sv.done = done;
+        c->sv.total = total;
+        c->sv.unit = "tasks";
+        c->sv.started = (double)st.first_submit;
+        c->sv.release = tl_beacon_release(s, E);
+        snprintf(c->sv.jobs, sizeof c->sv.jobs, "%s%s%s", st.jobs[0], st.jobs[1][0] ? "," : "", st.jobs[1]);
+        c->sv.eta = c->last_epoch_seconds > 0 && st.first_submit
+                        ? (double)st.first_submit + c->last_epoch_seconds - (double)tl_beacon_now() : -1;
+    }
     if (done == total && !failed) {
         int a = assemble(c, E, stem, dir, pk, wk);
         if (a < 0) return -1;
         if (a > 0) return 1;
         double took = st.first_submit ? (double)(tl_beacon_now() - st.first_submit) : 0;
-        if (took > 0) c->last_epoch_seconds = took;
+        if (took > 0) {
+            char pace[PATH_MAX], text[64];
+            c->last_epoch_seconds = took;
+            bcn_file(&c->b, pace, "private/cluster/pace");
+            int n = snprintf(text, sizeof text, "epoch_seconds=%.0f\n", took);
+            if (util_write_file_atomic(pace, text, (size_t)n, 1, 0600) != 0)
+                cl_error(c, "cluster: %s: %s", pace, strerror(errno));
+        }
         char d[32];
         util_format_duration(d, sizeof d, took);
         bcn_log("cluster: epoch %llu (%s): assembled (%u tasks, %u submission%s, %s on the cluster)",
@@ -335,18 +340,11 @@ static int step(cl_ctx *c, uint64_t E, int kind) {
         if (tl_beacon_release(s, E) <= tl_beacon_now())
             cl_error(c, "warning: epoch %llu was generated after its release time: nobody could encrypt to it",
                      (unsigned long long)E);
-        if (c->k8s && st.jobs[0][0]) {   /* the worker key's Secret and the Jobs go: the epoch is made */
-            char name[96];
-            bcn_k8s_delete(c->ns, "job", st.jobs[0], c->cmd_timeout);
-            snprintf(name, sizeof name, "%s-verify", st.jobs[0]);
-            bcn_k8s_delete(c->ns, "job", name, c->cmd_timeout);
-            snprintf(name, sizeof name, "%s-worker", st.jobs[0]);
-            bcn_k8s_delete(c->ns, "secret", name, c->cmd_timeout);
-        }
+        if (c->k8s) forget(c, E, kind);   /* the worker key's Secret and the Jobs go: the epoch is made */
         char sp[PATH_MAX];
         state_path(c, stem, sp);
         unlink(sp);
-        c->sv.epoch = -1;
+        if (mine) c->sv.epoch = -1;
         return 0;
     }
     if (failed && st.attempt == 0) {   /* a plan whose results do not hold before anything ran here: plan again */
@@ -402,6 +400,63 @@ static int step(cl_ctx *c, uint64_t E, int kind) {
     return 1;
 }
 
+/* An epoch key whose release passed before it was made: its jobs are
+ * cancelled, its keys and record removed (its plan stays for the logs). */
+static void forget(cl_ctx *c, uint64_t E, int kind) {
+    char stem[48], dir[PATH_MAX], wk[PATH_MAX], pk[PATH_MAX], sp[PATH_MAX];
+    cl_state st;
+    bcn_stem(&c->b.cfg.s, E, kind, stem);
+    if (state_read(c, stem, &st) == 1 && st.jobs[0][0]) {
+        if (!c->k8s) bcn_slurm_cancel((const char (*)[32])st.jobs, c->cmd_timeout);
+        else {
+            char name[96];
+            bcn_k8s_delete(c->ns, "job", st.jobs[0], c->cmd_timeout);
+            snprintf(name, sizeof name, "%s-verify", st.jobs[0]);
+            bcn_k8s_delete(c->ns, "job", name, c->cmd_timeout);
+            snprintf(name, sizeof name, "%s-worker", st.jobs[0]);
+            bcn_k8s_delete(c->ns, "secret", name, c->cmd_timeout);
+        }
+    }
+    plan_paths(c, stem, dir, wk, pk);
+    unlink(pk);
+    unlink(wk);
+    state_path(c, stem, sp);
+    unlink(sp);
+}
+
+/* Planning ahead: at the measured pace (the last epoch key's time on the
+ * cluster, in_flight at once), when would each missing epoch of the window
+ * be assembled?  The first that would come after its release is warned
+ * about once, while there is time to act. */
+static void warn_ahead(cl_ctx *c, uint64_t n0, const int kinds[2], unsigned nk) {
+    const tl_beacon_sched *s = &c->b.cfg.s;
+    if (!(c->last_epoch_seconds > 0)) return;
+    int64_t now = tl_beacon_now();
+    unsigned k = 0;
+    for (uint64_t E = n0; E < n0 + s->ahead; E++) {
+        for (unsigned q = 0; q < nk; q++) {
+            char stem[48], pz[PATH_MAX];
+            cl_state st;
+            bcn_stem(s, E, kinds[q], stem);
+            bcn_file(&c->b, pz, "private/puzzles/%s.json", stem);
+            if (access(pz, F_OK) == 0 || (state_read(c, stem, &st) == 1 && st.gave_up)) continue;
+            double done_at = (double)now + (double)(k / c->in_flight + 1) * c->last_epoch_seconds;
+            k++;
+            int64_t rel = tl_beacon_release(s, E);
+            if (done_at <= (double)rel) continue;
+            if (c->warned == (int64_t)E) return;
+            c->warned = (int64_t)E;
+            char d[32], late[32];
+            util_format_duration(d, sizeof d, c->last_epoch_seconds);
+            util_format_duration(late, sizeof late, done_at - (double)rel);
+            cl_error(c, "warning: at the cluster's measured pace (%s per epoch key, %u at once) epoch %llu would be "
+                     "assembled about %s after its release: more nodes, --in-flight %u, or a beacon with a longer --every",
+                     d, c->in_flight, (unsigned long long)E, late, c->in_flight + 1);
+            return;
+        }
+    }
+}
+
 int bcn_cluster_run(const char *dirarg, const bcn_cluster_opts *o) {
     static cl_ctx c;
     memset(&c, 0, sizeof c);
@@ -415,6 +470,8 @@ int bcn_cluster_run(const char *dirarg, const bcn_cluster_opts *o) {
     c.sv.epoch = -1;
     c.sv.metrics = o->metrics;
     c.jobs = o->jobs;
+    c.in_flight = o->in_flight ? o->in_flight : 1;
+    c.warned = -1;
     const tl_beacon_sched *s = &c.b.cfg.s;
     char p[PATH_MAX], err[256];
     bcn_file(&c.b, p, "private/run.lock");
@@ -446,6 +503,16 @@ int bcn_cluster_run(const char *dirarg, const bcn_cluster_opts *o) {
         if (all) rc = bcn_seal(&c.b, E, &changed);
     }
     if (rc || (rc = tick(&c, 1)) != CLI_OK) goto out;
+    {   /* the pace measured before a restart */
+        uint8_t *buf = NULL;
+        size_t len = 0;
+        double d = 0;
+        bcn_file(&c.b, p, "private/cluster/pace");
+        if (util_read_file(p, 64, &buf, &len) == 0 && sscanf((const char *)buf, "epoch_seconds=%lf", &d) == 1 && d > 0 &&
+            d < 1e9)
+            c.last_epoch_seconds = d;
+        free(buf);
+    }
     bcn_log("serving %s on %s: an epoch every %llu s, %u ahead, %u resubmissions per epoch, polling every %.0f s",
             c.b.dir, c.k8s ? "Kubernetes" : "Slurm", (unsigned long long)s->every, s->ahead, c.retries, c.poll);
     uint64_t skipped_to = n0;
@@ -462,15 +529,17 @@ int bcn_cluster_run(const char *dirarg, const bcn_cluster_opts *o) {
                 c.sv.failures++;
                 cl_error(&c, "epoch %llu skipped: its release time passed before it was generated",
                          (unsigned long long)skipped_to);
+                for (unsigned q = 0; q < nk; q++) forget(&c, skipped_to, kinds[q]);
             }
         }
-        int busy = 0;
-        for (uint64_t E = n0; E < n0 + s->ahead && !busy && !*c.stop; E++) {
+        unsigned busy = 0;
+        c.sv.epoch = -1;
+        for (uint64_t E = n0; E < n0 + s->ahead && busy < c.in_flight && !*c.stop; E++) {
             int made_all = 1;
-            for (unsigned q = 0; q < nk && !busy; q++) {
+            for (unsigned q = 0; q < nk && busy < c.in_flight; q++) {
                 int r = step(&c, E, kinds[q]);
                 if (r < 0) { rc = CLI_FAIL; break; }
-                if (r > 0) busy = 1;
+                if (r > 0) busy++;
                 char stem[48], pz[PATH_MAX];
                 bcn_stem(s, E, kinds[q], stem);
                 bcn_file(&c.b, pz, "private/puzzles/%s.json", stem);
@@ -483,6 +552,7 @@ int bcn_cluster_run(const char *dirarg, const bcn_cluster_opts *o) {
             }
         }
         if (rc == CLI_OK) rc = tick(&c, 0);
+        if (rc == CLI_OK) warn_ahead(&c, n0, kinds, nk);
         c.sv.next_release = c.next_due;
         c.sv.margin = c.last_epoch_seconds > 0 ? (double)s->every / (c.last_epoch_seconds * nk) : 0;
         bcn_service_write(&c.b, &c.sv);
@@ -523,6 +593,10 @@ int bcn_cluster_opt(bcn_cluster_opts *o, int *cluster, int c, const char *arg) {
         return 0;
     }
     case BCN_OPT_METRICS: o->metrics = arg; return 0;
+    case BCN_OPT_INFLIGHT:
+        if (cli_parse_u64(arg, 1, TL_BEACON_MAX_AHEAD, &u)) return cli_usage_error("beacon run", "--in-flight: want 1..%u", TL_BEACON_MAX_AHEAD);
+        o->in_flight = (unsigned)u;
+        return 0;
     case BCN_OPT_SBATCH:
         if (o->jobs.n_sbatch_extra >= CLI_PLAN_SBATCH_EXTRA_MAX)
             return cli_usage_error("beacon run", "--sbatch: at most %u", CLI_PLAN_SBATCH_EXTRA_MAX);
