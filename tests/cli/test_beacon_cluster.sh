@@ -107,6 +107,15 @@ EOF
   check "k8s tampered: the lie was found" grep -q 'cluster: epoch 0 (0): its jobs ended with 1 of 2 tasks done (a result or verified segment does not hold)' k3.log
   check "k8s tampered: the plan set aside" sh -c "ls -d K3/plans/0.failed-* >/dev/null"
   check "k8s tampered: assembled once, from the new plan" test "$(grep -c 'assembled' k3.log)" -eq 1
+  # killed (kill -9) right after an assembly: the next start removes the keys and record left behind
+  "$R" beacon init K5 --work sha3-256 --groups 2 --steps 2000 --no-verify --floor-table floor.txt --every 30s --ahead 1 \
+    --start +600s --cluster k8s >/dev/null 2>&1
+  FAKE_PVC_ROOT="$TMP/K5/plans" RXLOCK_TEST_INSECURE=1 RXLOCK_TEST_KILL_AT=cluster-assembled PATH="$TMP/bin:$PATH" \
+    "$RXLOCK_TESTBIN" beacon run K5 --cluster k8s --poll 1s 2>k5.log
+  check "k8s: killed after the assembly" sh -c "test -f K5/private/puzzles/0.json && test -f K5/private/plans/0.planner.key"
+  expect_rc 0 "k8s: the next start" env FAKE_PVC_ROOT="$TMP/K5/plans" PATH="$TMP/bin:$PATH" "$R" beacon run K5 --cluster k8s --once
+  check "k8s: ... removes what the kill left" sh -c "grep -q 'removed its plan keys and record, left by a run stopped after its assembly' '$TMP/.err' && test ! -e K5/private/plans/0.planner.key && test ! -e K5/private/cluster/0.state"
+  check "k8s: ... and submits nothing again" test "$(grep -c 'apply -f K5/plans/0/k8s-job.yaml' kube/kubectl.log)" -eq 1
   # a cluster that refuses the submission: logged, retried, nothing published
   cat > bin/kubectl <<'EOF'
 #!/bin/sh

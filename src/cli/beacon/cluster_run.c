@@ -138,7 +138,7 @@ static int tick(cl_ctx *c, int force) {
 }
 
 /* ---- one epoch key ------------------------------------------------------- */
-static void forget(cl_ctx *c, uint64_t E, int kind);
+static void forget(cl_ctx *c, uint64_t E, int kind, int cancel);
 static void plan_paths(const cl_ctx *c, const char *stem, char dir[PATH_MAX], char wk[PATH_MAX], char pk[PATH_MAX]) {
     bcn_file(&c->b, dir, "plans/%s", stem);
     bcn_file(&c->b, wk, "private/plans/%s.worker.key", stem);
@@ -286,7 +286,16 @@ static int step(cl_ctx *c, uint64_t E, int kind) {
     char stem[48], dir[PATH_MAX], wk[PATH_MAX], pk[PATH_MAX], puzzle[PATH_MAX];
     bcn_stem(s, E, kind, stem);
     bcn_file(&c->b, puzzle, "private/puzzles/%s.json", stem);
-    if (access(puzzle, F_OK) == 0) return 0;
+    if (access(puzzle, F_OK) == 0) {   /* made; a kill after its assembly may have left its keys and record */
+        char sp[PATH_MAX];
+        state_path(c, stem, sp);
+        if (access(sp, F_OK) == 0) {
+            forget(c, E, kind, c->k8s);
+            bcn_log("cluster: epoch %llu (%s): removed its plan keys and record, left by a run stopped after its "
+                    "assembly", (unsigned long long)E, stem);
+        }
+        return 0;
+    }
     cl_state st;
     if (state_read(c, stem, &st) < 0) { cl_error(c, "cluster: %s: unreadable record", stem); return -1; }
     if (st.gave_up) return 0;
@@ -340,7 +349,7 @@ static int step(cl_ctx *c, uint64_t E, int kind) {
         if (tl_beacon_release(s, E) <= tl_beacon_now())
             cl_error(c, "warning: epoch %llu was generated after its release time: nobody could encrypt to it",
                      (unsigned long long)E);
-        if (c->k8s) forget(c, E, kind);   /* the worker key's Secret and the Jobs go: the epoch is made */
+        if (c->k8s) forget(c, E, kind, 1);   /* the worker key's Secret and the Jobs go: the epoch is made */
         char sp[PATH_MAX];
         state_path(c, stem, sp);
         unlink(sp);
@@ -400,13 +409,14 @@ static int step(cl_ctx *c, uint64_t E, int kind) {
     return 1;
 }
 
-/* An epoch key whose release passed before it was made: its jobs are
- * cancelled, its keys and record removed (its plan stays for the logs). */
-static void forget(cl_ctx *c, uint64_t E, int kind) {
+/* An epoch key done with: its jobs cancelled (cancel: a skipped epoch; on
+ * Kubernetes also the Secret), its keys and record removed (its plan stays
+ * for the logs). */
+static void forget(cl_ctx *c, uint64_t E, int kind, int cancel) {
     char stem[48], dir[PATH_MAX], wk[PATH_MAX], pk[PATH_MAX], sp[PATH_MAX];
     cl_state st;
     bcn_stem(&c->b.cfg.s, E, kind, stem);
-    if (state_read(c, stem, &st) == 1 && st.jobs[0][0]) {
+    if (cancel && state_read(c, stem, &st) == 1 && st.jobs[0][0]) {
         if (!c->k8s) bcn_slurm_cancel((const char (*)[32])st.jobs, c->cmd_timeout);
         else {
             char name[96];
@@ -529,7 +539,7 @@ int bcn_cluster_run(const char *dirarg, const bcn_cluster_opts *o) {
                 c.sv.failures++;
                 cl_error(&c, "epoch %llu skipped: its release time passed before it was generated",
                          (unsigned long long)skipped_to);
-                for (unsigned q = 0; q < nk; q++) forget(&c, skipped_to, kinds[q]);
+                for (unsigned q = 0; q < nk; q++) forget(&c, skipped_to, kinds[q], 1);
             }
         }
         unsigned busy = 0;
