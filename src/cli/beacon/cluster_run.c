@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: ISC */
 /* src/cli/beacon/cluster_run.c — `rxlock beacon run DIR --cluster slurm|k8s`:
  * the service with generation on a cluster.  For each epoch still to make
- * (the next `ahead`, oldest first, one epoch key in flight) it writes the
+ * (the next `ahead`, oldest first, --in-flight epoch keys at once) it writes the
  * plan with its job files (bcn_plan_epoch), submits it through the
  * cluster's own tools (cluster_sched.c), follows it (the plan's results,
  * read as `plan status` does, and the scheduler's state), assembles the
