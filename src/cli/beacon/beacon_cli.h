@@ -64,6 +64,21 @@ typedef struct {
     cli_plan_jobs jobs;           /* job-file settings (sbatch lines, image, claim) */
 } bcn_cluster_opts;
 int bcn_cluster_run(const char *dir, const bcn_cluster_opts *o);
+/* One epoch key's submissions (cluster_state.c; DIR/private/cluster/STEM.state). */
+typedef struct {
+    unsigned attempt;             /* submissions made                       */
+    char     name[96];            /* the job name of the last submission    */
+    char     jobs[2][32];         /* its group and verification jobs        */
+    int64_t  first_submit;        /* Unix s, 0 = never                      */
+    int      gave_up;
+    int      verify_applied;      /* k8s: the verification Job applied      */
+} bcn_cl_state;
+/* 1 read, 0 none (all zero), -1 unreadable. */
+int  bcn_cl_state_read(const bcn_dir *b, const char *stem, bcn_cl_state *st);
+/* Replace it atomically (0600): 0, or -1 with err. */
+int  bcn_cl_state_write(const bcn_dir *b, const char *stem, const bcn_cl_state *st, char *err, size_t errlen);
+/* The Indexed Job's name from DIR/k8s-job.yaml: 0, or -1. */
+int  bcn_k8s_job_name(const char *dir, char name[64]);
 /* `beacon run`'s options for the cluster and the instruments (BCN_RUN_OPTS in
  * its option table): -1 not one of them, 0 taken, else a usage error's code. */
 enum { BCN_OPT_CLUSTER = 0x300, BCN_OPT_RETRIES, BCN_OPT_POLL, BCN_OPT_CMDTIME, BCN_OPT_METRICS, BCN_OPT_SBATCH,

@@ -35,17 +35,6 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#define CL_STATE_MAX 1024
-
-typedef struct {
-    unsigned attempt;             /* submissions made                       */
-    char     name[96];            /* the job name of the last submission    */
-    char     jobs[2][32];         /* its group and verification jobs        */
-    int64_t  first_submit;        /* Unix s, 0 = never                      */
-    int      gave_up;
-    int      verify_applied;      /* k8s: the verification Job applied      */
-} cl_state;
-
 typedef struct {
     bcn_dir b;
     uint8_t *sk;
@@ -79,46 +68,20 @@ static void cl_error(cl_ctx *c, const char *fmt, ...) {
     }
 }
 
-/* ---- the per-epoch record ------------------------------------------------ */
+/* ---- the per-epoch record (cluster_state.c) ------------------------------ */
 static void state_path(const cl_ctx *c, const char *stem, char out[PATH_MAX]) {
     bcn_file(&c->b, out, "private/cluster/%s.state", stem);
 }
 
-static int state_read(const cl_ctx *c, const char *stem, cl_state *st) {
-    char p[PATH_MAX];
-    memset(st, 0, sizeof *st);
-    state_path(c, stem, p);
-    uint8_t *buf = NULL;
-    size_t len = 0;
-    if (util_read_file(p, CL_STATE_MAX, &buf, &len) != 0) return errno == ENOENT ? 0 : -1;
-    char *text = (char *)buf, *save = NULL;
-    for (char *l = strtok_r(text, "\n", &save); l; l = strtok_r(NULL, "\n", &save)) {
-        unsigned long long v;
-        if (sscanf(l, "attempt=%llu", &v) == 1) st->attempt = (unsigned)(v > 1000 ? 1000 : v);
-        else if (sscanf(l, "first_submit=%llu", &v) == 1) st->first_submit = (int64_t)v;
-        else if (sscanf(l, "gave_up=%llu", &v) == 1) st->gave_up = v != 0;
-        else if (sscanf(l, "verify_applied=%llu", &v) == 1) st->verify_applied = v != 0;
-        else if (!strncmp(l, "name=", 5)) snprintf(st->name, sizeof st->name, "%.95s", l + 5);
-        else if (!strncmp(l, "job0=", 5)) snprintf(st->jobs[0], 32, "%.31s", l + 5);
-        else if (!strncmp(l, "job1=", 5)) snprintf(st->jobs[1], 32, "%.31s", l + 5);
-    }
-    free(buf);
-    return 1;
+static int state_read(const cl_ctx *c, const char *stem, bcn_cl_state *st) {
+    return bcn_cl_state_read(&c->b, stem, st);
 }
 
-static int state_write(cl_ctx *c, const char *stem, const cl_state *st) {
-    char p[PATH_MAX], text[CL_STATE_MAX];
-    bcn_file(&c->b, p, "private/cluster");
-    if (mkdir(p, 0700) != 0 && errno != EEXIST) { cl_error(c, "cluster: %s: %s", p, strerror(errno)); return -1; }
-    int n = snprintf(text, sizeof text, "attempt=%u\nname=%s\njob0=%s\njob1=%s\nfirst_submit=%lld\ngave_up=%d\n"
-                     "verify_applied=%d\n", st->attempt, st->name, st->jobs[0], st->jobs[1],
-                     (long long)st->first_submit, st->gave_up, st->verify_applied);
-    state_path(c, stem, p);
-    if (util_write_file_atomic(p, text, (size_t)n, 1, 0600) != 0) {
-        cl_error(c, "cluster: %s: %s (a full disk? nothing is submitted until it is written)", p, strerror(errno));
-        return -1;
-    }
-    return 0;
+static int state_write(cl_ctx *c, const char *stem, const bcn_cl_state *st) {
+    char err[PATH_MAX + 128];
+    if (bcn_cl_state_write(&c->b, stem, st, err, sizeof err) == 0) return 0;
+    cl_error(c, "cluster: %s (a full disk? nothing is submitted until it is written)", err);
+    return -1;
 }
 
 /* ---- releases and the feed (as `beacon run`) ---------------------------- */
@@ -143,19 +106,6 @@ static void plan_paths(const cl_ctx *c, const char *stem, char dir[PATH_MAX], ch
     bcn_file(&c->b, dir, "plans/%s", stem);
     bcn_file(&c->b, wk, "private/plans/%s.worker.key", stem);
     bcn_file(&c->b, pk, "private/plans/%s.planner.key", stem);
-}
-
-/* The Indexed Job's name, from k8s-job.yaml ("  name: rxlock-ID"). */
-static int k8s_job_name(const char *dir, char name[64]) {
-    char p[PATH_MAX];
-    uint8_t *buf = NULL;
-    size_t len = 0;
-    if ((size_t)snprintf(p, sizeof p, "%s/k8s-job.yaml", dir) >= sizeof p) return -1;
-    if (util_read_file(p, 1u << 20, &buf, &len) != 0) return -1;
-    const char *m = strstr((const char *)buf, "\n  name: rxlock-");
-    int rc = m && sscanf(m, "\n  name: %63[a-z0-9-]", name) == 1 ? 0 : -1;
-    free(buf);
-    return rc;
 }
 
 /* The plan's tasks: *done of *total (group tasks, then verification tasks),
@@ -191,7 +141,7 @@ static void replan(cl_ctx *c, const char *stem) {
     unlink(sp);
 }
 
-static int submit(cl_ctx *c, uint64_t E, const char *stem, const char *dir, const char *wk, cl_state *st, int verifies) {
+static int submit(cl_ctx *c, uint64_t E, const char *stem, const char *dir, const char *wk, bcn_cl_state *st, int verifies) {
     st->attempt++;
     snprintf(st->name, sizeof st->name, "rxlock-%02x%02x%02x%02x-%s-a%u", c->b.cfg.s.signer[0], c->b.cfg.s.signer[1],
              c->b.cfg.s.signer[2], c->b.cfg.s.signer[3], stem, st->attempt);
@@ -203,7 +153,7 @@ static int submit(cl_ctx *c, uint64_t E, const char *stem, const char *dir, cons
     int rc;
     if (c->k8s) {
         char job[64], secret[96], file[PATH_MAX + 32];
-        if (k8s_job_name(dir, job) != 0) { cl_error(c, "cluster: %s/k8s-job.yaml: no Job name", dir); return -1; }
+        if (bcn_k8s_job_name(dir, job) != 0) { cl_error(c, "cluster: %s/k8s-job.yaml: no Job name", dir); return -1; }
         snprintf(secret, sizeof secret, "%s-worker", job);
         bcn_k8s_delete(c->ns, "job", job, c->cmd_timeout);
         snprintf(file, sizeof file, "%s-verify", job);
@@ -231,7 +181,7 @@ static int submit(cl_ctx *c, uint64_t E, const char *stem, const char *dir, cons
 }
 
 /* Is the submission still running?  1 yes, 0 no, -1 unknown. */
-static int active(cl_ctx *c, const char *dir, cl_state *st, int groups_done, int verifies) {
+static int active(cl_ctx *c, const char *dir, bcn_cl_state *st, int groups_done, int verifies) {
     if (!c->k8s) return bcn_slurm_active((const char (*)[32])st->jobs, c->cmd_timeout);
     char vjob[96], file[PATH_MAX + 32];
     int a = bcn_k8s_active(c->ns, st->jobs[0], c->cmd_timeout);
@@ -296,7 +246,7 @@ static int step(cl_ctx *c, uint64_t E, int kind) {
         }
         return 0;
     }
-    cl_state st;
+    bcn_cl_state st;
     if (state_read(c, stem, &st) < 0) { cl_error(c, "cluster: %s: unreadable record", stem); return -1; }
     if (st.gave_up) return 0;
     plan_paths(c, stem, dir, wk, pk);
@@ -364,7 +314,7 @@ static int step(cl_ctx *c, uint64_t E, int kind) {
     if (st.attempt && !st.jobs[0][0] && st.name[0] && c->k8s) {
         /* killed between recording the attempt and recording the Job: its name is the plan's */
         char job[64];
-        int a = k8s_job_name(dir, job) == 0 ? bcn_k8s_active(c->ns, job, c->cmd_timeout) : -1;
+        int a = bcn_k8s_job_name(dir, job) == 0 ? bcn_k8s_active(c->ns, job, c->cmd_timeout) : -1;
         if (a < 0) return 1;
         if (a > 0) {
             snprintf(st.jobs[0], 32, "%.31s", job);
@@ -414,7 +364,7 @@ static int step(cl_ctx *c, uint64_t E, int kind) {
  * for the logs). */
 static void forget(cl_ctx *c, uint64_t E, int kind, int cancel) {
     char stem[48], dir[PATH_MAX], wk[PATH_MAX], pk[PATH_MAX], sp[PATH_MAX];
-    cl_state st;
+    bcn_cl_state st;
     bcn_stem(&c->b.cfg.s, E, kind, stem);
     if (cancel && state_read(c, stem, &st) == 1 && st.jobs[0][0]) {
         if (!c->k8s) bcn_slurm_cancel((const char (*)[32])st.jobs, c->cmd_timeout);
@@ -446,7 +396,7 @@ static void warn_ahead(cl_ctx *c, uint64_t n0, const int kinds[2], unsigned nk) 
     for (uint64_t E = n0; E < n0 + s->ahead; E++) {
         for (unsigned q = 0; q < nk; q++) {
             char stem[48], pz[PATH_MAX];
-            cl_state st;
+            bcn_cl_state st;
             bcn_stem(s, E, kinds[q], stem);
             bcn_file(&c->b, pz, "private/puzzles/%s.json", stem);
             if (access(pz, F_OK) == 0 || (state_read(c, stem, &st) == 1 && st.gave_up)) continue;

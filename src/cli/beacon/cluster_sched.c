@@ -215,6 +215,19 @@ static int kubectl(const char *ns, const char *const *args, double timeout, char
     return bcn_exec(a, timeout, out, cap);
 }
 
+/* The Indexed Job's name, from k8s-job.yaml ("  name: rxlock-ID"). */
+int bcn_k8s_job_name(const char *dir, char name[64]) {
+    char p[PATH_MAX];
+    uint8_t *buf = NULL;
+    size_t len = 0;
+    if ((size_t)snprintf(p, sizeof p, "%s/k8s-job.yaml", dir) >= sizeof p) return -1;
+    if (util_read_file(p, 1u << 20, &buf, &len) != 0) return -1;
+    const char *m = strstr((const char *)buf, "\n  name: rxlock-");
+    int rc = m && sscanf(m, "\n  name: %63[a-z0-9-]", name) == 1 ? 0 : -1;
+    free(buf);
+    return rc;
+}
+
 int bcn_k8s_apply(const char *ns, const char *file, double timeout) {
     char out[4096];
     const char *a[] = { "apply", "-f", file, NULL };
