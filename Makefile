@@ -7,7 +7,8 @@
 #   check-sanitize ASan+UBSan build of the C tests (quick mode) and of the
 #                  CLI, which runs the CLI suites in SAN_CLI_SUITES
 #   check-mlkem-1m the 1,000,000-test accumulated ML-KEM-768 hash (slow)
-#   demo           lock a small secret, solve it, open it
+#   demo           lock a small secret, solve it, open it; epoch puzzles; a
+#                  local beacon end to end (tools/demo.sh)
 #   bench          build the benchmarks in bench/
 #   fuzz-build     build the libFuzzer targets in fuzz/ (clang) into build-fuzz/fuzz/
 #   fuzz           build them and run each for a bounded time (fuzz/run.sh)
@@ -175,7 +176,8 @@ check-mlkem-1m: $(BUILD)/tests/test_pq_mlkem
 # test_crash_solve (kill -9 at points timed from a reference run: ASan's
 # slowdown moves them; make check runs them), test_progress (TTY timing),
 # test_cluster (plan/group/assemble at length: the Slurm stage runs it),
-# the static checks of the tree (test_layers, test_exports, test_shipping,
+# test_demo (tools/demo.sh's beacon in real time), the static checks of the
+# tree (test_layers, test_exports, test_shipping,
 # test_man) and the external oracles and tools (age interop, typage, noble,
 # the Kubernetes schema, the container, the benchmarks).
 SAN_CLI_SUITES ?= test_basic test_refusal test_misuse test_lock test_lockfile test_age_bad test_age_pq

@@ -4,9 +4,11 @@
  * case (no chain of sealed epochs opens a puzzle before its release at the
  * floor rate); the schedule arithmetic; the choice rule; the feed's canon,
  * signature, pin and strict parser (tampering, canon breaks, bounds);
- * beacon.json round trip; the keep-up arithmetic (tl_beacon_keepup_of). */
+ * archive pages, "about" observed, a version-1 feed; beacon.json round trip;
+ * the keep-up arithmetic (tl_beacon_keepup_of). */
 #include "test.h"
 #include "rxlock/beacon.h"
+#include "util/util.h"
 #include <sodium.h>
 
 static void sched_init(tl_beacon_sched *s, uint64_t every, uint32_t G, uint64_t S, uint64_t floor_mhps) {
@@ -217,7 +219,9 @@ static void t_feed_strict(void) {
         { "\"row\":\"test floor\"", "\"row\":\"test\\tfloor\"" },
         { "\"updated\":", "\"extra\":1,\"updated\":" },             /* unknown key */
         { ",\"updated\":1700000100", "" },                          /* missing key */
-        { "\"rxlock_beacon_feed\":1", "\"rxlock_beacon_feed\":2" }, /* version */
+        { "\"rxlock_beacon_feed\":2", "\"rxlock_beacon_feed\":3" }, /* version */
+        { "\"per_page\":1024", "\"per_page\":512" },              /* archive layout */
+        { "\"from\":\"floor\"", "\"from\":\"observed\"" },          /* about without samples */
         { "\"state\":\"solved\"", "\"state\":\"released\"" },       /* state vs keys */
         { "\"index\":10", "\"index\":9" },                          /* times vs schedule */
         { "\"by\":0", "\"by\":1" },                                 /* sealing rule */
@@ -243,6 +247,56 @@ static void t_feed_strict(void) {
     CHECK(parse_rc("[]") == TL_EFORMAT && parse_rc("") == TL_EFORMAT);
     free(text);
     tl_beacon_feed_free(f);
+}
+
+/* Archive pages: a page round-trips, is tied to its number, the feed's
+ * signer and schedule; "about" observed from identity publication times
+ * (never below the floor); a version 1 feed (tests/vectors) still opens. */
+static void t_archive(void) {
+    uint8_t sk[64], sk2[64];
+    tl_beacon_feed *f = sample_feed(sk, TL_BEACON_CLASSIC), *g = sample_feed(sk2, TL_BEACON_CLASSIC), *p = NULL;
+    char *text = NULL, path[TL_BEACON_PATH_MAX], err[256];
+    size_t len = 0;
+    CHECK(tl_beacon_archive_path(3, path) == TL_OK && !strcmp(path, "archive/3.json"));
+    CHECK(tl_beacon_archive_write(f, 0, sk, &text, &len) == TL_OK);
+    CHECK(tl_beacon_archive_parse(text, len, f, 0, &p, err, sizeof err) == TL_OK);
+    CHECK(p && p->n == 5 && p->epochs[4].index == 14 && p->page == 0 && !strcmp(p->epochs[0].keys[0].identity, "identities/10.txt"));
+    tl_beacon_feed_free(p);
+    p = NULL;
+    CHECK(tl_beacon_archive_parse(text, len, f, 1, &p, err, sizeof err) == TL_EFORMAT);   /* another page */
+    CHECK(tl_beacon_archive_parse(text, len, g, 0, &p, err, sizeof err) != TL_OK);        /* another beacon */
+    char *t = subst(text, "\"index\":12", "\"index\":13");
+    CHECK(t && tl_beacon_archive_parse(t, strlen(t), f, 0, &p, err, sizeof err) != TL_OK);
+    free(t);
+    free(text);
+    CHECK(tl_beacon_archive_write(f, 1, sk, &text, &len) == TL_EINVAL);   /* epochs outside page 1 */
+    /* about observed: identities published 7000 and 9000 s after release */
+    f->epochs[0].keys[0].identity_at = f->epochs[0].release + 7000;
+    tl_beacon_path(&f->beacon, "identities", 11, TL_BEACON_CLASSIC, ".txt", f->epochs[1].keys[0].identity);
+    f->epochs[1].keys[0].identity_at = f->epochs[1].release + 9000;
+    CHECK(tl_beacon_feed_observe_about(f) == 1 && f->about_seconds == 9000 && f->about_samples == 2);
+    tl_beacon_feed_derive(f);
+    CHECK(f->epochs[3].about_opening == f->epochs[3].release + 9000);
+    CHECK(tl_beacon_feed_write(f, sk, &text, &len) == TL_OK);
+    CHECK(tl_beacon_feed_parse(text, len, NULL, &p, err, sizeof err) == TL_OK);
+    CHECK(p && p->about_from == TL_BEACON_ABOUT_OBSERVED && p->epochs[3].about_opening == f->epochs[3].about_opening &&
+          p->epochs[1].keys[0].identity_at == f->epochs[1].release + 9000);
+    tl_beacon_feed_free(p);
+    p = NULL;
+    free(text);
+    f->epochs[1].keys[0].identity_at = f->epochs[1].release + 10;   /* faster than the floor: the floor */
+    f->epochs[0].keys[0].identity_at = f->epochs[0].release + 10;
+    CHECK(tl_beacon_feed_observe_about(f) == 1 && f->about_seconds == tl_beacon_floor_seconds(&f->beacon));
+    /* a version 1 feed written before archive pages */
+    uint8_t *v1 = NULL;
+    size_t v1len = 0;
+    CHECK(util_read_file("tests/vectors/beacon-feed-v1.json", 1u << 20, &v1, &v1len) == 0);
+    CHECK(v1 && tl_beacon_feed_parse((const char *)v1, v1len, NULL, &p, err, sizeof err) == TL_OK);
+    CHECK(p && p->version == 1 && p->archive_pages == 0 && p->n > 0);
+    free(v1);
+    tl_beacon_feed_free(p);
+    tl_beacon_feed_free(f);
+    tl_beacon_feed_free(g);
 }
 
 static void t_config(void) {
@@ -299,6 +353,7 @@ int main(void) {
     RUN(t_feed_roundtrip);
     RUN(t_feed_strict);
     RUN(t_config);
+    RUN(t_archive);
     RUN(t_keepup);
     return test_summary();
 }

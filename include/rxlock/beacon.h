@@ -21,10 +21,13 @@ extern "C" {
 #endif
 #pragma GCC visibility push(default)
 
-#define TL_BEACON_FEED_VERSION   1
+#define TL_BEACON_FEED_VERSION   2          /* written; 1 and 2 are read   */
+#define TL_BEACON_ARCHIVE_VERSION 1
 #define TL_BEACON_CONFIG_VERSION 1
 #define TL_BEACON_MAX_FEED_BYTES (8u << 20)
-#define TL_BEACON_MAX_EPOCHS     1024u      /* listed in one feed          */
+#define TL_BEACON_MAX_EPOCHS     2048u      /* listed in one feed (v1: 1024) */
+#define TL_BEACON_PAGE_EPOCHS    1024u      /* index range of one archive page */
+#define TL_BEACON_SERVE_YEARS    100u       /* a schedule must be servable this long */
 #define TL_BEACON_MAX_AHEAD      1024u
 #define TL_BEACON_MAX_PERIOD     (1ull << 40)  /* every, opens_after (s)   */
 #define TL_BEACON_MAX_TIME       ((1ll << 53) - (1ll << 42))
@@ -112,6 +115,7 @@ typedef struct {
     int      has_sealed_opening;  /* 0: null                                */
     int64_t  sealed_opening;
     char     identity[TL_BEACON_PATH_MAX];      /* "" = null (unsolved)     */
+    int64_t  identity_at;         /* when it was published (v2), 0 = null   */
 } tl_beacon_key;
 
 typedef struct {
@@ -122,11 +126,22 @@ typedef struct {
     tl_beacon_key keys[2];
 } tl_beacon_epoch;
 
+/* Where an epoch's "about" comes from (v2's "about.from"). */
+#define TL_BEACON_ABOUT_FLOOR    0    /* no rate: the floor time            */
+#define TL_BEACON_ABOUT_RATE     1    /* the assumed solver rate            */
+#define TL_BEACON_ABOUT_OBSERVED 2    /* the beacon's recent release-to-identity times */
+
 typedef struct {
     tl_beacon_sched beacon;
     int64_t  updated;
     size_t   n;                   /* 0 .. TL_BEACON_MAX_EPOCHS              */
     tl_beacon_epoch *epochs;      /* n entries, strictly increasing index   */
+    int      version;             /* as parsed (1, 2); written: the current */
+    uint64_t archive_pages;       /* pages 0 .. archive_pages-1 may exist   */
+    uint64_t about_seconds;       /* A of every listed epoch (0: the schedule's) */
+    int      about_from;          /* TL_BEACON_ABOUT_*                      */
+    uint32_t about_samples;       /* OBSERVED: how many solved epochs       */
+    uint64_t page;                /* an archive page: its number            */
 } tl_beacon_feed;
 
 /* A feed of n zeroed epochs (calloc); NULL on ENOMEM or n too large. */
@@ -160,6 +175,31 @@ int tl_beacon_feed_parse(const char *text, size_t len, const uint8_t *pin, tl_be
 int tl_beacon_choose(const tl_beacon_feed *f, int64_t t, int64_t now, int kind, size_t *idx);
 /* The index of epoch E in f, or -1. */
 long tl_beacon_find(const tl_beacon_feed *f, uint64_t E);
+/* The "about" of f's epochs: f->about_seconds when set, else the schedule's. */
+uint64_t tl_beacon_feed_about(const tl_beacon_feed *f);
+/* With no assumed rate: the median release-to-identity time of the last
+ * (at most 16) epochs of f whose identities have a publication time, at
+ * least the floor time; sets f->about_* (OBSERVED) and returns 1, or 0
+ * (about stays the schedule's) when none has one or a rate is assumed. */
+int tl_beacon_feed_observe_about(tl_beacon_feed *f);
+
+/* ---- archive pages (docs/FORMAT.md §Archive pages) ----------------------
+ * Epochs that leave the feed's window go to archive/K.json, K = index /
+ * TL_BEACON_PAGE_EPOCHS, written once and never changed: same signer, same
+ * canonical form (domain "rxlock/beacon-archive/v1"), the feed's schedule;
+ * the feed (v2) says how many pages there may be.  A missing page holds
+ * no epoch. */
+/* "archive/K.json".  0 or TL_EINVAL. */
+int tl_beacon_archive_path(uint64_t K, char out[TL_BEACON_PATH_MAX]);
+/* Page K's text from p (its epochs, all within the page's range; p->beacon
+ * the schedule; p->about_* as the feed's), signed with sk.  Errors as
+ * tl_beacon_feed_write. */
+int tl_beacon_archive_write(const tl_beacon_feed *p, uint64_t K, const uint8_t sk[64], char **text, size_t *len);
+/* Parse page K: canon rules, exact keys, bounds, the signature by
+ * feed->beacon.signer and a schedule identical to feed->beacon.  *out has
+ * page = K.  Errors as tl_beacon_feed_parse. */
+int tl_beacon_archive_parse(const char *text, size_t len, const tl_beacon_feed *feed, uint64_t K,
+                            tl_beacon_feed **out, char *err, size_t errlen);
 
 /* ---- beacon.json --------------------------------------------------------- */
 typedef struct {
@@ -175,7 +215,8 @@ int tl_beacon_config_write(const tl_beacon_config *c, char **text, size_t *len);
 int tl_beacon_config_parse(const char *text, size_t len, tl_beacon_config *c, char *err, size_t errlen);
 
 /* The beacon's clock: Unix seconds, UTC.  The test build adds
- * RXLOCK_TEST_CLOCK_SKEW (signed seconds) under RXLOCK_TEST_INSECURE=1, so
+ * RXLOCK_TEST_CLOCK_SKEW (signed seconds, @T, or /FILE holding either,
+ * read at every call) under RXLOCK_TEST_INSECURE=1, so
  * tests can move time forward and back. */
 int64_t tl_beacon_now(void);
 

@@ -44,6 +44,13 @@ int bcn_fetch(const bcn_src *s, const char *rel, size_t max, uint8_t **buf, size
 int bcn_feed_load(const bcn_src *s, const uint8_t *pin, int quiet_pin, tl_beacon_feed **f);
 /* 1 when this build fetches URLs (libcurl), else 0. */
 int bcn_url_supported(void);
+/* Epoch E is not in *f but its archive page may hold it (feed_archive.c):
+ * fetch that page, check it against *f and replace *f with it.  1 replaced,
+ * 0 not archived (*f unchanged), -1 refused or unreadable (message). */
+int bcn_feed_archived(const bcn_src *s, tl_beacon_feed **f, uint64_t E);
+/* Archive page K of feed f, fetched and checked against f: 1 (*page), 0 no
+ * such page (it held no epoch), -1 refused or unreadable (message). */
+int bcn_archive_page(const bcn_src *s, const tl_beacon_feed *f, uint64_t K, tl_beacon_feed **page);
 
 /* ---- text (feed_util.c) --------------------------------------------------- */
 /* "YYYY-MM-DD HH:MM:SS UTC". */

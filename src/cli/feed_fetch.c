@@ -5,7 +5,9 @@
  * connect and total timeouts, a size limit per file, at most 3 redirects
  * and only to http/https).  Built with -DRXLOCK_NO_CURL (the static binary)
  * a URL is refused with a message saying so.  Also loads and checks the
- * feed (signature, optional pin). */
+ * feed (signature, optional pin); feed.json fetched again from the same
+ * URL is asked for conditionally (If-Modified-Since), so a follower's
+ * frequent looks cost a 304 when nothing changed. */
 #include "cli/feed.h"
 #include "cli/cli.h"
 #include "util/util.h"
@@ -13,7 +15,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 #include <sys/stat.h>
+#include <time.h>
 #ifndef RXLOCK_NO_CURL
 #include <curl/curl.h>
 #endif
@@ -77,7 +81,25 @@ static size_t on_data(char *p, size_t sz, size_t n, void *ctx) {
     return add;
 }
 
-static int fetch_url(const char *url, size_t max, uint8_t **buf, size_t *len, char *err, size_t errlen) {
+/* The last feed.json fetched, for a conditional request the next time
+ * (--follow asks every few seconds around a release): its bytes and the
+ * server's Last-Modified, used only when that was 2 s or more before the
+ * fetch (a file changed again within the same second looks unmodified). */
+static struct { char url[PATH_MAX]; uint8_t *buf; size_t len; long mtime; int usable; } last_feed;
+
+/* The response's Date (the server's clock), for the 2 s rule above. */
+static size_t on_header(char *p, size_t sz, size_t n, void *ctx) {
+    size_t l = sz * n;
+    char line[128];
+    if (l > 5 && l < sizeof line && !strncasecmp(p, "date:", 5)) {
+        memcpy(line, p + 5, l - 5);
+        line[l - 5] = 0;
+        *(time_t *)ctx = curl_getdate(line, NULL);
+    }
+    return l;
+}
+
+static int fetch_url(const char *url, size_t max, uint8_t **buf, size_t *len, char *err, size_t errlen, int feed) {
     static int inited;
     if (!inited) {
         if (curl_global_init(CURL_GLOBAL_DEFAULT) != 0) { snprintf(err, errlen, "libcurl failed to start"); return -1; }
@@ -102,10 +124,31 @@ static int fetch_url(const char *url, size_t max, uint8_t **buf, size_t *len, ch
     curl_easy_setopt(c, CURLOPT_WRITEFUNCTION, on_data);
     curl_easy_setopt(c, CURLOPT_WRITEDATA, &k);
     curl_easy_setopt(c, CURLOPT_ERRORBUFFER, ebuf);
+    int cond = feed && last_feed.usable && !strcmp(last_feed.url, url);
+    time_t date = -1;
+    if (feed) {
+        curl_easy_setopt(c, CURLOPT_FILETIME, 1L);
+        curl_easy_setopt(c, CURLOPT_HEADERFUNCTION, on_header);
+        curl_easy_setopt(c, CURLOPT_HEADERDATA, &date);
+    }
+    if (cond) {
+        curl_easy_setopt(c, CURLOPT_TIMECONDITION, (long)CURL_TIMECOND_IFMODSINCE);
+        curl_easy_setopt(c, CURLOPT_TIMEVALUE, last_feed.mtime);
+    }
     CURLcode rc = curl_easy_perform(c);
-    long code = 0;
+    long code = 0, unmet = 0, mtime = -1;
     curl_easy_getinfo(c, CURLINFO_RESPONSE_CODE, &code);
+    if (cond) curl_easy_getinfo(c, CURLINFO_CONDITION_UNMET, &unmet);
+    if (feed) curl_easy_getinfo(c, CURLINFO_FILETIME, &mtime);
     curl_easy_cleanup(c);
+    if (rc == CURLE_OK && cond && (unmet || code == 304)) {   /* not modified: the bytes of last time */
+        free(k.buf);
+        if (!(*buf = malloc(last_feed.len + 1))) { snprintf(err, errlen, "out of memory"); return -1; }
+        memcpy(*buf, last_feed.buf, last_feed.len);
+        (*buf)[last_feed.len] = 0;
+        *len = last_feed.len;
+        return 0;
+    }
     int r = 0;
     if (k.over || rc == CURLE_FILESIZE_EXCEEDED) { snprintf(err, errlen, "%s: larger than %zu bytes", url, max); r = -1; }
     else if (rc != CURLE_OK) { snprintf(err, errlen, "%s: %s", url, ebuf[0] ? ebuf : curl_easy_strerror(rc)); r = -1; }
@@ -113,6 +156,17 @@ static int fetch_url(const char *url, size_t max, uint8_t **buf, size_t *len, ch
     else if (code != 200) { snprintf(err, errlen, "%s: HTTP status %ld", url, code); r = -1; }
     if (r) { free(k.buf); return r; }
     if (!k.buf && !(k.buf = calloc(1, 1))) { snprintf(err, errlen, "out of memory"); return -1; }
+    if (feed) {
+        free(last_feed.buf);
+        last_feed.usable = 0;
+        if ((last_feed.buf = malloc(k.len + 1)) != NULL && strlen(url) < sizeof last_feed.url) {
+            memcpy(last_feed.buf, k.buf, k.len);
+            last_feed.len = k.len;
+            snprintf(last_feed.url, sizeof last_feed.url, "%s", url);
+            last_feed.mtime = mtime;
+            last_feed.usable = mtime > 0 && date > 0 && (long)date - mtime >= 2;
+        }
+    }
     *buf = k.buf;
     *len = k.len;
     return 0;
@@ -126,7 +180,7 @@ int bcn_fetch(const bcn_src *s, const char *rel, size_t max, uint8_t **buf, size
     if (strstr(rel, "..") || rel[0] == '/') { snprintf(err, errlen, "%s: not a feed path", rel); return -1; }
     snprintf(p, sizeof p, "%s/%s", s->base, rel);
 #ifndef RXLOCK_NO_CURL
-    if (s->url) return fetch_url(p, max, buf, len, err, errlen);
+    if (s->url) return fetch_url(p, max, buf, len, err, errlen, !strcmp(rel, "feed.json"));
 #endif
     if (s->url) { snprintf(err, errlen, "no URL support in this build"); return -1; }
     if (util_read_file(p, max, buf, len) == 0) return 0;

@@ -74,6 +74,9 @@ int  util_no_core_dumps(void);
 /* Test build: SIGKILL here when RXLOCK_TEST_KILL_AT=name (and the insecure
  * test mode); the shipping build does nothing (killpoint.c). */
 void util_kill_point(const char *name);
+/* Test build: with RXLOCK_TEST_PAUSE_AT=name:FILE (and the insecure mode),
+ * create FILE.reached and wait (at most 60 s) until FILE exists. */
+void util_pause_point(const char *name);
 /* Test build: 1 with errno = ENOSPC when RXLOCK_TEST_STATE_ENOSPC=name (and
  * the insecure test mode): the caller's write of the generation state's
  * file `name` then fails as on a full disk; the shipping build returns 0

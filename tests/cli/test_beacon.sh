@@ -47,7 +47,7 @@ expect_rc 0 "status with the pin" "$R" beacon status B --signer-pin "$pin"
 check "status lists epoch 2" grep -q '^epoch 2  scheduled' "$TMP/.out"
 expect_rc 3 "status with another pin" "$R" beacon status B --signer-pin "$(echo "$pin" | tr 0-9a-f 1-9a-f0)"
 expect_rc 0 "status --json" "$R" beacon status B/public --json --signer-pin "$pin"
-check "status --json is the feed" python3 -c "import json,sys; d=json.load(open('$TMP/.out')); assert d['rxlock_beacon_feed']==1 and len(d['feed']['epochs'])==3"
+check "status --json is the feed" python3 -c "import json,sys; d=json.load(open('$TMP/.out')); assert d['rxlock_beacon_feed']==2 and len(d['feed']['epochs'])==3"
 expect_rc 0 "status of a public/ copy warns without a pin" "$R" beacon status B/public
 check "... names the key to pin" grep -q "no --signer-pin.*$pin" "$TMP/.err"
 # one second before epoch 0's release: still nothing; at it: 0.json

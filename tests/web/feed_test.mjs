@@ -44,7 +44,7 @@ check((await readFeed(text, 'ab'.repeat(32))).status === 'bad', 'another pin: ba
 check((await readFeed(text.replace('"updated": 2000', '"updated": 2001'), pub)).status === 'bad', 'a changed body: bad');
 const flip = sig.slice(0, 10) + (sig[10] === '0' ? '1' : '0') + sig.slice(11);
 check((await readFeed(text.replace(sig, flip), pub)).status === 'bad', 'a changed signature: bad');
-check(await readFeed(text.replace('"rxlock_beacon_feed": 1', '"rxlock_beacon_feed": 2'), pub).then(() => false, () => true), 'version 2 refused');
+check(await readFeed(text.replace('"rxlock_beacon_feed": 1', '"rxlock_beacon_feed": 3'), pub).then(() => false, () => true), 'version 3 refused');
 check(await readFeed(text.replace('"kinds": [', '"kinds": ["other",'), pub).then(() => false, () => true), 'unknown kind refused');
 const refused = async (f) => readFeed(JSON.stringify({ rxlock_beacon_feed: 1, feed: f(structuredClone(body)), signature: sig }), pub)
   .then(() => false, () => true);

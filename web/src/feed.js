@@ -108,7 +108,8 @@ export async function ed25519Verify(pub, sig, msg) {
 
 const MAX_TIME = 2 ** 53 - 2 ** 42;
 const MAX_PERIOD = 2 ** 40;
-const MAX_EPOCHS = 1024;
+const MAX_EPOCHS = { 1: 1024, 2: 2048 };  // listed in one feed, by version
+const PAGE_EPOCHS = 1024;                  // index range of one archive page (v2)
 const RECIPIENT_MAX = 1983;
 const WORKS = ['randomx-v2', 'randomx-v1', 'sha3-256'];
 const isInt = (v, lo, hi) => Number.isSafeInteger(v) && v >= lo && v <= hi;
@@ -143,8 +144,8 @@ function schedule(bc) {
 // bounds, keys one per kind in beacon.kinds' order, states that agree with
 // the published paths, strictly increasing indices, times and sealing
 // epochs that agree with the schedule.  Throws with the first problem.
-export function checkBody(b) {
-  exactKeys(b, ['beacon', 'updated', 'epochs'], 'body');
+export function checkBody(b, version = 1) {
+  exactKeys(b, version >= 2 ? ['beacon', 'updated', 'epochs', 'about', 'archive'] : ['beacon', 'updated', 'epochs'], 'body');
   const bc = b.beacon;
   exactKeys(bc, ['signer', 'work', 'groups', 'steps', 'every', 'opens_after', 'start', 'ahead', 'kinds', 'floor',
     'assumed_rate_mhps', 'setup_ms', 'floor_seconds', 'about_seconds', 'seal_links'], 'beacon');
@@ -162,21 +163,40 @@ export function checkBody(b) {
   need(bc.floor_seconds === sch.F && bc.about_seconds === sch.A && bc.seal_links === sch.k,
        'floor_seconds / about_seconds / seal_links disagree with the schedule');
   need(isInt(b.updated, 0, MAX_TIME), '"updated" out of range');
-  need(Array.isArray(b.epochs) && b.epochs.length <= MAX_EPOCHS, `"epochs" is not a list of at most ${MAX_EPOCHS}`);
+  // v2: "about" (the schedule's, or observed from identity publication
+  // times, never below the floor) and the archive pages' count
+  let A = sch.A;
+  if (version >= 2) {
+    exactKeys(b.about, ['seconds', 'from', 'samples'], 'about');
+    exactKeys(b.archive, ['pages', 'per_page'], 'archive');
+    need(isInt(b.archive.pages, 0, 2 ** 53 - 1) && b.archive.per_page === PAGE_EPOCHS, 'archive out of range');
+    need(isInt(b.about.seconds, 0, MAX_PERIOD) && isInt(b.about.samples, 0, 16), 'about out of range');
+    if (b.about.from === 'observed') {
+      need(!bc.assumed_rate_mhps && b.about.samples >= 1 && b.about.seconds >= sch.F, 'about: observed needs samples, no rate, at least the floor');
+      A = b.about.seconds;
+    } else {
+      need(b.about.from === (bc.assumed_rate_mhps ? 'rate' : 'floor') && b.about.samples === 0 && b.about.seconds === sch.A,
+           'about disagrees with the schedule');
+    }
+  }
+  const maxIndex = version >= 2 ? Math.floor((MAX_TIME - bc.start) / bc.every) : 4000000;
+  need(Array.isArray(b.epochs) && b.epochs.length <= MAX_EPOCHS[version], `"epochs" is not a list of at most ${MAX_EPOCHS[version]}`);
   let prev = -1;
   for (const e of b.epochs) {
     exactKeys(e, ['index', 'state', 'release', 'encrypt_until', 'earliest_opening', 'about_opening', 'keys'], 'epoch');
-    need(isInt(e.index, 0, 4000000) && e.index > prev, 'epoch indices are not strictly increasing');
+    need(isInt(e.index, 0, maxIndex) && e.index > prev, 'epoch indices are not strictly increasing');
     prev = e.index;
     const at = `epoch ${e.index}`;
     const release = bc.start + e.index * bc.every;
     need(e.release === release && e.encrypt_until === release && e.earliest_opening === release + sch.F &&
-         e.about_opening === release + sch.A, `${at}: its times disagree with the schedule`);
+         e.about_opening === release + A, `${at}: its times disagree with the schedule`);
     need(['scheduled', 'released', 'solved'].includes(e.state), `${at}: unknown state`);
     need(Array.isArray(e.keys) && e.keys.length === kinds.length, `${at}: want ${kinds.length} key(s)`);
     let released = 0, solved = 0;
     e.keys.forEach((k, q) => {
-      exactKeys(k, ['kind', 'recipient', 'puzzle', 'sealed', 'identity'], `${at}: key`);
+      exactKeys(k, version >= 2 ? ['kind', 'recipient', 'puzzle', 'sealed', 'identity', 'identity_at']
+        : ['kind', 'recipient', 'puzzle', 'sealed', 'identity'], `${at}: key`);
+      need(version < 2 || k.identity_at === null || (isInt(k.identity_at, 1, MAX_TIME) && k.identity !== null), `${at}: identity_at`);
       need(k.kind === kinds[q], `${at}: keys not one per kind in order`);
       const re = k.kind === 'pq' ? /^age1pq1[02-9ac-hj-np-z]+$/ : /^age1[02-9ac-hj-np-z]{58}$/;
       need(typeof k.recipient === 'string' && k.recipient.length <= RECIPIENT_MAX && re.test(k.recipient),
@@ -210,11 +230,12 @@ export function checkBody(b) {
 export async function readFeed(text, pinHex) {
   const top = parseStrict(text);
   if (!top || typeof top !== 'object' || Array.isArray(top)) throw new Error('feed.json is not an object');
-  if (top.rxlock_beacon_feed !== 1) throw new Error('not an rxlock beacon feed (version 1)');
+  const version = top.rxlock_beacon_feed;
+  if (version !== 1 && version !== 2) throw new Error('not an rxlock beacon feed (version 1 or 2)');
   for (const k of Object.keys(top)) {
     if (!['rxlock_beacon_feed', 'feed', 'signature'].includes(k)) throw new Error(`feed.json: unknown key "${k}"`);
   }
-  const body = checkBody(top.feed);
+  const body = checkBody(top.feed, version);
   const sig = hexToBytes(top.signature, 64);
   if (!sig) throw new Error('feed.json: signature is not 128 hex digits');
   const signer = body.beacon.signer;
@@ -244,4 +265,31 @@ export function chooseEpoch(body, when, kind, now) {
     }
   }
   return best;
+}
+
+// An archive page (feed version 2; docs/FORMAT.md, "Archive pages"):
+// archive/K.json, K = floor(E / 1024) for an epoch E the feed no longer
+// lists while K < body.archive.pages.  Checked against the feed that led
+// to it: page number K, the feed's schedule (identical), the signature by
+// the feed's signer over "rxlock/beacon-archive/v1" NUL canon(page body),
+// and every epoch as in a version-2 feed, within the page's range.
+// Returns the page body (its epochs) or throws.
+export const ARCHIVE_CONTEXT = 'rxlock/beacon-archive/v1';
+export function archivePath(index) { return `archive/${Math.floor(index / PAGE_EPOCHS)}.json`; }
+export async function readArchivePage(text, feedBody, K) {
+  const top = parseStrict(text);
+  need(top && typeof top === 'object' && !Array.isArray(top), 'archive page is not an object');
+  exactKeys(top, ['page', 'rxlock_beacon_archive', 'signature'], 'archive page');
+  need(top.rxlock_beacon_archive === 1, 'not an rxlock archive page (version 1)');
+  const p = top.page;
+  exactKeys(p, ['about', 'beacon', 'epochs', 'page'], 'archive page body');
+  need(p.page === K, `archive page ${p.page} where page ${K} was asked for`);
+  need(canon(p.beacon) === canon(feedBody.beacon), "the archive page's schedule is not the feed's");
+  checkBody({ beacon: p.beacon, updated: 0, epochs: p.epochs, about: p.about, archive: { pages: 0, per_page: PAGE_EPOCHS } }, 2);
+  for (const e of p.epochs) need(Math.floor(e.index / PAGE_EPOCHS) === K, `epoch ${e.index} is outside page ${K}`);
+  const sig = hexToBytes(top.signature, 64);
+  need(sig, 'archive page: signature is not 128 hex digits');
+  const msg = new TextEncoder().encode(ARCHIVE_CONTEXT + '\0' + canon(p));
+  need(await ed25519Verify(hexToBytes(feedBody.beacon.signer, 32), sig, msg), "the archive page's signature does not verify with the feed's signer");
+  return p;
 }

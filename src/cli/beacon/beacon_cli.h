@@ -122,6 +122,16 @@ unsigned bcn_workers_here(unsigned configured);
 /* Groups that fill the workers x SIMD lanes of this machine. */
 uint32_t bcn_fill_groups(tl_work_type work, unsigned workers);
 
+/* ---- the service's clock (clock.c) ---------------------------------- */
+typedef struct { int64_t wall; double mono; int init; } bcn_clock;
+/* The wall clock now (tl_beacon_now); *jump: how far it moved beyond the
+ * monotonic clock since the last read, in s (0: less than 2 s). */
+int64_t bcn_clock_read(bcn_clock *c, int64_t *jump);
+/* Sleep until the wall clock reaches `at` (returns 0), a stop (0), or a
+ * wall-clock change (returns the jump), on the monotonic clock, waking
+ * just after each second. */
+int64_t bcn_clock_sleep_until(bcn_clock *c, int64_t at, const volatile int *stop);
+
 /* ---- the beacon directory (dir.c) ---------------------------------- */
 /* The signer key from DIR/private/signer.key, checked against beacon.json
  * (sk is the caller's, in locked memory, wiped by the caller). */
@@ -140,6 +150,14 @@ int  bcn_seal(const bcn_dir *b, uint64_t E, int *changed);
 /* Rebuild feed.json from the files (publish.c), sign it and
  * replace public/feed.json atomically, under private/feed.lock.  *listed
  * (may be NULL) gets the number of epochs listed.  CLI_OK or CLI_FAIL. */
+/* The feed entries of the epochs v[0..n) (sorted) from the files: those
+ * complete (publish.c's rule), with the schedule.  CLI_OK or CLI_FAIL. */
+int  bcn_epochs_from_files(const bcn_dir *b, const uint64_t *v, size_t n, tl_beacon_feed **out);
+/* Write archive pages from .. to-1 (archive.c) of the epochs v[0..n) (sorted,
+ * every generated one): each once, never replaced; a page without epochs
+ * is not written.  CLI_OK or CLI_FAIL. */
+int  bcn_archive_write(const bcn_dir *b, const uint8_t sk[64], const uint64_t *v, size_t n, uint64_t from,
+                       uint64_t to, int64_t now);
 int  bcn_feed_publish(const bcn_dir *b, const uint8_t sk[64], int64_t now, size_t *listed);
 
 /* ---- text ---------------------------------------------------------------- */

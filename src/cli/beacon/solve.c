@@ -6,9 +6,11 @@
  * run); checks every digest against the feed, the puzzle's signer and
  * recipient, solves it with a journal (resumable), checks the identity
  * and writes OUTDIR/STEM.txt.  On the beacon's own DIR it also publishes
- * public/identities/ and the feed.  --parallel N solves up to N available
- * epochs at once, in rounds (a round may make sealed epochs available). */
+ * public/identities/ and the feed.  This file owns the command and the
+ * per-key pieces; the engine that schedules them (--parallel workers,
+ * --follow, identities taken from the feed) is follow.c. */
 #include "cli/beacon/beacon_cli.h"
+#include "cli/beacon/solver.h"
 #include "cli/cli.h"
 #include "cli/cli_puzzle.h"
 #include "cli/cli_util.h"
@@ -22,18 +24,10 @@
 #include <sys/mman.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
+#include <fcntl.h>
+#include <time.h>
 #include <unistd.h>
 
-typedef struct {
-    bcn_src src;
-    tl_beacon_feed *f;
-    char ids[PATH_MAX - 256];
-    tl_mode mode;
-    int quiet;
-    const volatile int *stop;
-} solver;
-
-typedef struct { size_t e; unsigned q; uint8_t *buf; size_t len; } job;
 
 static void out_path(const solver *sv, char out[PATH_MAX], const char *stem, const char *ext, int hidden) {
     snprintf(out, PATH_MAX, "%s/%s%s%s", sv->ids, hidden ? ".rxlock-beacon/" : "", stem, ext);
@@ -41,7 +35,7 @@ static void out_path(const solver *sv, char out[PATH_MAX], const char *stem, con
 
 /* 1 when OUTDIR/STEM.txt holds the identity of recipient, 0 when absent,
  * -1 when it holds another (message). */
-static int have_identity(const solver *sv, const char *stem, const char *recipient, uint8_t key[32], int *pq) {
+int bcn_have_identity(const solver *sv, const char *stem, const char *recipient, uint8_t key[32], int *pq) {
     char p[PATH_MAX];
     out_path(sv, p, stem, ".txt", 0);
     uint8_t *t = NULL;
@@ -83,7 +77,7 @@ static int unseal(const uint8_t *buf, size_t len, const uint8_t key[32], int pq,
 
 /* Epoch e's key q's puzzle bytes: 1 got, 0 not available yet (why),
  * -1 refused (message). */
-static int get_puzzle(const solver *sv, size_t e, unsigned q, uint8_t **buf, size_t *len, char *why, size_t whylen) {
+int bcn_get_puzzle(const solver *sv, size_t e, unsigned q, uint8_t **buf, size_t *len, char *why, size_t whylen) {
     const tl_beacon_epoch *ep = &sv->f->epochs[e];
     const tl_beacon_key *y = &ep->keys[q];
     char stem[48], cache[PATH_MAX], err[512], when[48];
@@ -126,7 +120,7 @@ static int get_puzzle(const solver *sv, size_t e, unsigned q, uint8_t **buf, siz
         if (ok && jk >= 0) {   /* listed: the identity must be that epoch's */
             const tl_beacon_epoch *je = &sv->f->epochs[jk];
             for (unsigned k = 0; k < je->nkeys; k++)
-                if (je->keys[k].kind == y->sealed_to) ok = have_identity(sv, jstem, je->keys[k].recipient, key, &pq) == 1;
+                if (je->keys[k].kind == y->sealed_to) ok = bcn_have_identity(sv, jstem, je->keys[k].recipient, key, &pq) == 1;
         }
         if (!ok) { sodium_memzero(key, 32); cli_error("%s: not a usable identity of epoch %llu", p, (unsigned long long)y->sealed_by); return -1; }
         uint8_t *sealed = NULL;
@@ -175,7 +169,7 @@ static int get_puzzle(const solver *sv, size_t e, unsigned q, uint8_t **buf, siz
 }
 
 /* Solve one job and write OUTDIR/STEM.txt.  CLI_OK or an exit code. */
-static int solve_one(const solver *sv, const job *jb) {
+int bcn_solve_one(const solver *sv, const job *jb) {
     const tl_beacon_epoch *ep = &sv->f->epochs[jb->e];
     const tl_beacon_key *y = &ep->keys[jb->q];
     char stem[48], idp[PATH_MAX], jp[PATH_MAX], what[64];
@@ -220,10 +214,11 @@ static int solve_one(const solver *sv, const job *jb) {
     uint8_t k2[32];
     rc = cli_write_identity(idp, x, pz, "", 0);
     sodium_free(x);
-    if (rc == CLI_OK && have_identity(sv, stem, y->recipient, k2, &pq) != 1) rc = CLI_FAIL;   /* as written */
+    if (rc == CLI_OK && bcn_have_identity(sv, stem, y->recipient, k2, &pq) != 1) rc = CLI_FAIL;   /* as written */
     sodium_memzero(k2, sizeof k2);
     if (rc == CLI_OK) {
         util_kill_point("beacon-solved");   /* test build: stopped before the journal is removed */
+        util_pause_point("beacon-solved");  /* test build: a release comes while a worker solves */
         unlink(jp);
         if (!sv->quiet)
             fprintf(stderr, "rxlock: epoch %llu%s%s solved in %.1f s: %s\n", (unsigned long long)ep->index,
@@ -239,7 +234,7 @@ out:
  * epoch that the feed does not list yet is copied into public/identities/
  * and the feed republished (needs its signer key).  Also what a solver
  * stopped before it published left: the next run finishes it. */
-static int publish_own(solver *sv) {
+int bcn_publish_own(solver *sv) {
     bcn_dir b;
     size_t added = 0;
     if (bcn_open(&b, sv->src.own_dir) != CLI_OK) return CLI_FAIL;
@@ -252,10 +247,9 @@ static int publish_own(solver *sv) {
             int pq = 0;
             if (y->identity[0]) continue;   /* listed: published */
             bcn_stem(&sv->f->beacon, ep->index, y->kind, stem);
-            int h = have_identity(sv, stem, y->recipient, key, &pq);
+            int h = bcn_have_identity(sv, stem, y->recipient, key, &pq);
             sodium_memzero(key, sizeof key);
-            if (h < 0) return CLI_FAIL;
-            if (h == 0) continue;
+            if (h <= 0) continue;   /* absent, or another's (said; the engine skips it) */
             out_path(sv, src, stem, ".txt", 0);
             bcn_file(&b, dst, "public/identities/%s.txt", stem);
             uint8_t *t = NULL;
@@ -265,6 +259,10 @@ static int publish_own(solver *sv) {
             sodium_memzero(t, l);
             free(t);
             if (w != 0 && errno != EEXIST) return cli_error("%s: %s", dst, strerror(errno));
+            if (w == 0) {   /* its time is when it was published, on the beacon's clock (the feed's identity_at) */
+                struct timespec tm[2] = { { (time_t)tl_beacon_now(), 0 }, { (time_t)tl_beacon_now(), 0 } };
+                (void)utimensat(AT_FDCWD, dst, tm, AT_SYMLINK_NOFOLLOW);
+            }
             util_kill_point("beacon-identity");
             tl_beacon_path(&sv->f->beacon, "identities", ep->index, y->kind, ".txt", y->identity);
             added++;
@@ -282,99 +280,17 @@ static int publish_own(solver *sv) {
     return rc;
 }
 
-/* One pass over the feed: rounds of up to par available epochs, oldest
- * first, until none is available.  *solved: epoch keys solved now;
- * *have / *waiting: solved in all / not yet available, after the pass;
- * *notes: the last round's reasons (malloc'd, may be NULL). */
-static int solve_pass(solver *sv, job *jobs, size_t par, size_t *solved, size_t *have, size_t *waiting, char **notes) {
-    int rc = CLI_OK;
-    size_t notes_len = 0;
-    for (;;) {   /* rounds: each solves up to --parallel available epochs, oldest first */
-        size_t nj = 0;
-        *waiting = 0;
-        free(*notes);
-        *notes = NULL;
-        notes_len = 0;
-        FILE *nf = open_memstream(notes, &notes_len);
-        *have = 0;
-        for (size_t e = 0; e < sv->f->n && rc == CLI_OK; e++) {
-            const tl_beacon_epoch *ep = &sv->f->epochs[e];
-            for (unsigned q = 0; q < ep->nkeys && rc == CLI_OK; q++) {
-                char stem[48], why[256] = "";
-                uint8_t key[32];
-                int pq;
-                bcn_stem(&sv->f->beacon, ep->index, ep->keys[q].kind, stem);
-                int h = have_identity(sv, stem, ep->keys[q].recipient, key, &pq);
-                sodium_memzero(key, sizeof key);
-                if (h < 0) { rc = CLI_FAIL; break; }
-                if (h) {   /* solved: a journal still there is one a stopped run did not remove */
-                    char jp[PATH_MAX];
-                    out_path(sv, jp, stem, ".journal", 1);
-                    if (unlink(jp) != 0 && errno != ENOENT) { rc = cli_error("%s: %s", jp, strerror(errno)); break; }
-                    (*have)++;
-                    continue;
-                }
-                if (nj == par) { (*waiting)++; continue; }
-                int g = get_puzzle(sv, e, q, &jobs[nj].buf, &jobs[nj].len, why, sizeof why);
-                if (g < 0) { rc = CLI_FAIL; break; }
-                if (!g) {
-                    (*waiting)++;
-                    if (nf) fprintf(nf, "rxlock: epoch %llu: %s\n", (unsigned long long)ep->index, why);
-                    continue;
-                }
-                jobs[nj].e = e;
-                jobs[nj].q = q;
-                nj++;
-            }
-        }
-        if (nf) fclose(nf);
-        if (rc || nj == 0) {
-            for (size_t k = 0; k < nj; k++) free(jobs[k].buf);
-            if (rc == CLI_OK && sv->src.own) rc = publish_own(sv);   /* what a stopped run left unpublished */
-            break;
-        }
-        if (nj == 1) rc = solve_one(sv, &jobs[0]);
-        else {
-            pid_t pids[64];
-            for (size_t k = 0; k < nj; k++) {
-                pids[k] = fork();
-                if (pids[k] == 0) _exit(solve_one(sv, &jobs[k]));
-                if (pids[k] < 0) { rc = cli_error("fork: %s", strerror(errno)); break; }
-            }
-            for (size_t k = 0; k < nj; k++) {
-                int ws = 0;
-                if (pids[k] > 0 && waitpid(pids[k], &ws, 0) == pids[k] && !(WIFEXITED(ws) && WEXITSTATUS(ws) == 0) && !rc)
-                    rc = WIFEXITED(ws) ? WEXITSTATUS(ws) : CLI_FAIL;
-            }
-        }
-        if (rc == CLI_OK && sv->src.own) rc = publish_own(sv);
-        for (size_t k = 0; k < nj; k++) { free(jobs[k].buf); jobs[k].buf = NULL; }
-        if (rc || *sv->stop) break;
-        *solved += nj;
-    }
-    return rc;
-}
-
-/* --follow: when to look again: the next release in the feed still to
- * come, or `poll` seconds from now, whichever is first (at least 1 s). */
-static int64_t next_look(const tl_beacon_feed *f, int64_t now, double poll) {
-    int64_t at = now + (int64_t)poll;
-    for (size_t e = 0; e < f->n; e++)
-        if (f->epochs[e].release > now && f->epochs[e].release < at) at = f->epochs[e].release;
-    return at > now ? at : now + 1;
-}
-
 int bcn_cmd_solve(int argc, char **argv) {
     static const struct option opts[] = {
         {"ids", required_argument, 0, 'i'}, {"signer-pin", required_argument, 0, 'p'},
         {"mode", required_argument, 0, 'm'}, {"parallel", required_argument, 0, 'P'},
         {"follow", no_argument, 0, 'F'}, {"poll", required_argument, 0, 'o'},
-        {"quiet", no_argument, 0, 'q'}, {0, 0, 0, 0}
+        {"quiet", no_argument, 0, 'q'}, {"archive", no_argument, 0, 'A'}, {0, 0, 0, 0}
     };
     static solver sv;
     memset(&sv, 0, sizeof sv);
     const char *ids = NULL, *pinhex = NULL;
-    int c, mode_req = -1, follow = 0, orc;
+    int c, mode_req = -1, follow = 0, orc, archive = 0;
     uint64_t par = 1;
     double poll = 300;
     uint8_t pin[32];
@@ -393,6 +309,7 @@ int bcn_cmd_solve(int argc, char **argv) {
             if (cli_parse_u64(optarg, 1, 64, &par)) return cli_usage_error("beacon solve", "--parallel: want 1..64");
             break;
         case 'F': follow = 1; break;
+        case 'A': archive = 1; break;
         case 'o':
             if ((orc = cli_parse_seconds_opt("beacon solve", "--poll", optarg, 1, 86400, &poll))) return orc;
             break;
@@ -417,43 +334,36 @@ int bcn_cmd_solve(int argc, char **argv) {
     }
     sv.stop = cli_catch_signals();
     sv.mode = cli_mode_pick(sv.f->beacon.work, mode_req);
-    size_t solved = 0, have = 0, waiting = 0;
-    job *jobs = calloc(par, sizeof *jobs);
-    if (!jobs) { rc = cli_error("out of memory"); goto done; }
-    char *notes = NULL;   /* the last round's reasons, said once at the end (or per pass with --follow) */
-    for (;;) {
-        size_t before = solved;
-        rc = solve_pass(&sv, jobs, (size_t)par, &solved, &have, &waiting, &notes);
-        if (!follow || rc || *sv.stop) break;
-        /* --follow: say what this pass did, then wait for the next release
-         * (or the poll), reload the feed and go on; a stop while waiting
-         * ends the solver cleanly (exit 0) */
-        int64_t now = tl_beacon_now(), at = next_look(sv.f, now, poll);
-        char when[64];
-        bcn_time(when, sizeof when, at);
-        if (!sv.quiet) {
-            if (notes && solved == before) fputs(notes, stderr);
-            fprintf(stderr, "rxlock: %zu epoch key%s solved now, %zu solved in all, %zu waiting; looking again at %s\n",
-                    solved - before, solved - before == 1 ? "" : "s", have, waiting, when);
-        }
-        for (int64_t k = 0; k < at - now && !*sv.stop; k++) sleep(1);
-        if (*sv.stop) break;
-        tl_beacon_feed *nf = NULL;
-        int lr = bcn_feed_load(&sv.src, pinhex ? pin : NULL, 1, &nf);
-        if (lr == CLI_OK) {
-            tl_beacon_feed_free(sv.f);
-            sv.f = nf;
-        } else if (!sv.quiet) {
-            fprintf(stderr, "rxlock: the feed could not be read or was refused (above): solving from the last good "
-                    "one; trying again at the next look\n");
-        }
+    sv.pin = pinhex ? pin : NULL;
+    size_t solved = 0, taken = 0, have = 0, waiting = 0, failed = 0;
+    /* --archive: first the epochs that left the feed's window, page by page,
+     * oldest first (one pass each; a sealed chain may cross into the feed) */
+    size_t a_solved = 0, a_taken = 0, a_have = 0, a_failed = 0, a_pages = 0;
+    for (uint64_t K = 0; archive && K < sv.f->archive_pages && !*sv.stop; K++) {
+        static solver sp;
+        tl_beacon_feed *pg = NULL;
+        int r = bcn_archive_page(&sv.src, sv.f, K, &pg);
+        if (r < 0) { a_failed++; continue; }   /* said; the other pages go on */
+        if (!r) continue;
+        sp = sv;
+        sp.f = pg;
+        size_t s1 = 0, t1 = 0, h1 = 0, w1 = 0, f1 = 0;
+        int prc = bcn_solve_run(&sp, (size_t)par, 0, poll, &s1, &t1, &h1, &w1, &f1);
+        tl_beacon_feed_free(sp.f);
+        a_solved += s1; a_taken += t1; a_have += h1; a_failed += f1; a_pages++;
+        if (prc != CLI_OK && !f1) { rc = prc; goto done; }
     }
-    free(jobs);
-    if (rc == CLI_OK && !follow && !sv.quiet && notes) fputs(notes, stderr);
-    free(notes);
-    if (rc == CLI_OK && !sv.quiet)
-        fprintf(stderr, "rxlock: %zu epoch key%s solved %s, %zu solved in all, %zu waiting\n", solved,
-                solved == 1 ? "" : "s", follow ? "in this run" : "now", have, waiting);
+    if (archive && !sv.quiet)
+        fprintf(stderr, "rxlock: archive: %zu page%s, %zu epoch key%s solved, %zu solved in all (%zu taken from the "
+                "published identities)%s\n", a_pages, a_pages == 1 ? "" : "s", a_solved, a_solved == 1 ? "" : "s",
+                a_have, a_taken, a_failed ? "; some failed (above)" : "");
+    rc = bcn_solve_run(&sv, (size_t)par, follow, poll, &solved, &taken, &have, &waiting, &failed);
+    if (rc == CLI_OK && a_failed) rc = cli_error("%zu archived epoch key%s or page%s could not be solved or read (above)",
+                                                a_failed, a_failed == 1 ? "" : "s", a_failed == 1 ? "" : "s");
+    if ((rc == CLI_OK || failed) && !sv.quiet)
+        fprintf(stderr, "rxlock: %zu epoch key%s solved %s, %zu solved in all (%zu taken from the feed's published "
+                "identities), %zu waiting%s\n", solved, solved == 1 ? "" : "s", follow ? "in this run" : "now", have,
+                taken, waiting, failed ? "; some failed (above)" : "");
 done:
     tl_beacon_feed_free(sv.f);
     return rc;

@@ -65,13 +65,22 @@ int bcn_cmd_status(int argc, char **argv) {
         bcn_time(up, sizeof up, f->updated);
         util_format_duration(ev, sizeof ev, (double)s->every);
         util_format_duration(fs, sizeof fs, (double)tl_beacon_floor_seconds(s));
-        util_format_duration(as, sizeof as, (double)tl_beacon_about_seconds(s));
+        char from[96];
+        util_format_duration(as, sizeof as, (double)tl_beacon_feed_about(f));
+        if (f->about_from == TL_BEACON_ABOUT_OBSERVED)   /* the beacon's own record, said as such */
+            snprintf(from, sizeof from, " (observed: the median release-to-identity time of its last %u solved epoch%s)",
+                     f->about_samples, f->about_samples == 1 ? "" : "s");
+        else
+            snprintf(from, sizeof from, "%s", s->assumed_mhps ? " (at the assumed rate)" : " (the floor: no rate given)");
         printf("beacon %s\n  signer %s%s\n  an epoch every %s from %s; %u x %llu %s hashes; keys: %s\n"
-               "  opens no sooner than %s after release (%s), about %s; sealing: %s\n  feed updated %s; now %lld\n",
+               "  opens no sooner than %s after release (%s), about %s%s; sealing: %s\n  feed updated %s; now %lld\n",
                src.base, hex, pinhex ? " (pinned)" : "", ev, t0, s->groups, (unsigned long long)s->steps,
                tl_work_name(s->work), s->kinds == 3 ? "classic + pq" : tl_beacon_kind_name((int)s->kinds), fs,
-               s->floor_row, as, tl_beacon_seal_links(s) ? "each epoch but 0" : "none (operator-only)", up,
+               s->floor_row, as, from, tl_beacon_seal_links(s) ? "each epoch but 0" : "none (operator-only)", up,
                (long long)now);
+        if (f->archive_pages)
+            printf("  archive: epochs below %llu in up to %llu signed pages (archive/K.json)\n",
+                   (unsigned long long)(f->archive_pages * TL_BEACON_PAGE_EPOCHS), (unsigned long long)f->archive_pages);
         static const char *const st[] = { "scheduled", "released", "solved" };
         for (size_t k = 0; k < f->n; k++) {
             const tl_beacon_epoch *e = &f->epochs[k];

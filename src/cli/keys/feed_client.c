@@ -220,6 +220,8 @@ static int layer_identity(const layer *l, const char *src_arg, const char *ids, 
     tl_beacon_feed *f = NULL;
     int rc = bcn_src_open(&src, src_arg);
     if (rc || (rc = bcn_feed_load(&src, l->signer, 1, &f)) != CLI_OK) return -rc;
+    int archived = bcn_feed_archived(&src, &f, l->epoch);   /* it left the feed's window */
+    if (archived < 0) { tl_beacon_feed_free(f); return -CLI_FAIL; }
     long k = tl_beacon_find(f, l->epoch);
     const tl_beacon_key *y = NULL;
     for (unsigned q = 0; k >= 0 && q < f->epochs[k].nkeys; q++)
@@ -237,8 +239,10 @@ static int layer_identity(const layer *l, const char *src_arg, const char *ids, 
         snprintf(p, sizeof p, "%s/%s.txt", ids, stem);
         got = util_read_file(p, 65536, &t, &tl) == 0;
     }
-    if (!got && y->identity[0]) {
-        int r = bcn_fetch(&src, y->identity, 65536, &t, &tl, err, sizeof err);
+    char idp[TL_BEACON_PATH_MAX];   /* listed, or (archived before it was solved) where it would be */
+    if (!y->identity[0] && tl_beacon_path(&f->beacon, "identities", l->epoch, l->kind, ".txt", idp) != TL_OK) idp[0] = 0;
+    if (!got && (y->identity[0] || (k >= 0 && archived && idp[0]))) {
+        int r = bcn_fetch(&src, y->identity[0] ? y->identity : idp, 65536, &t, &tl, err, sizeof err);
         if (r < 0) { free(rcp); tl_beacon_feed_free(f); return -cli_error("%s", err); }
         got = r == 0;
     }

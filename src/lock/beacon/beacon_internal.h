@@ -1,7 +1,9 @@
 /* SPDX-License-Identifier: ISC */
 /* src/lock/beacon/beacon_internal.h — what the beacon room's files share:
- * the canonical bytes of a feed body and their signature (canon.c), and
- * the strict JSON helpers of the parsers (json_strict.c). */
+ * the canonical bytes of a feed body and their signature (canon.c), the
+ * strict JSON helpers of the parsers (json_strict.c), and the epoch and
+ * schedule pieces a feed and an archive page share (feed_build.c,
+ * feed_parse.c; archive.c uses them). */
 #ifndef RXLOCK_BEACON_INTERNAL_H
 #define RXLOCK_BEACON_INTERNAL_H
 #include "rxlock/beacon.h"
@@ -15,6 +17,20 @@ int tl_beacon_canon(const json_t *x, char **out, size_t *len);
 /* Ed25519 over "rxlock/beacon-feed/v1" || 0x00 || canon. */
 int tl_beacon_sign_canon(const char *canon, size_t len, const uint8_t sk[64], uint8_t sig[64]);
 int tl_beacon_verify_canon(const char *canon, size_t len, const uint8_t pk[32], const uint8_t sig[64]);
+/* The same under another domain (archive pages). */
+int tl_beacon_sign_domain(const char *dom, const char *canon, size_t len, const uint8_t sk[64], uint8_t sig[64]);
+int tl_beacon_verify_domain(const char *dom, const char *canon, size_t len, const uint8_t pk[32], const uint8_t sig[64]);
+
+/* The pieces a feed and an archive page share (feed_build.c, feed_parse.c):
+ * the JSON of the schedule, of an epoch and of "about" (v2); their strict
+ * readers.  A: the about seconds every epoch's about_opening uses. */
+json_t *tl_beacon_sched_json(const tl_beacon_sched *s);
+json_t *tl_beacon_epoch_json(const tl_beacon_epoch *e, int version);
+json_t *tl_beacon_about_json(const tl_beacon_feed *f);
+int tl_beacon_parse_sched(const json_t *b, tl_beacon_sched *s, char *err, size_t errlen);
+int tl_beacon_parse_about(const json_t *o, tl_beacon_feed *f, char *err, size_t errlen);
+int tl_beacon_parse_epoch(const json_t *o, const tl_beacon_sched *s, uint64_t A, int version, tl_beacon_epoch *e,
+                          char *err, size_t errlen);
 
 /* Strict object reading: the object has exactly the n keys named (1) or
  * not (0, err set naming `what`). */

@@ -2,7 +2,8 @@
 /* src/lock/beacon/canon.c — canon(x) of a feed body (sorted keys, no
  * whitespace, integers below 2^53, plain printable strings that never need
  * an escape) and its Ed25519 signature under the domain
- * "rxlock/beacon-feed/v1" (docs/FORMAT.md §feed.json). */
+ * "rxlock/beacon-feed/v1" (an archive page's: "rxlock/beacon-archive/v1")
+ * (docs/FORMAT.md §feed.json). */
 #include "beacon_internal.h"
 #include <sodium.h>
 #include <stdlib.h>
@@ -53,28 +54,36 @@ int tl_beacon_canon(const json_t *x, char **out, size_t *len) {
     return TL_OK;
 }
 
-static unsigned char *message(const char *canon, size_t len, size_t *mlen) {
-    size_t d = sizeof DOMAIN;   /* includes the 0x00 */
+static unsigned char *message(const char *dom, const char *canon, size_t len, size_t *mlen) {
+    size_t d = strlen(dom) + 1;   /* includes the 0x00 */
     unsigned char *m = malloc(d + len);
     if (!m) return NULL;
-    memcpy(m, DOMAIN, d);
+    memcpy(m, dom, d);
     memcpy(m + d, canon, len);
     *mlen = d + len;
     return m;
 }
 
 int tl_beacon_sign_canon(const char *canon, size_t len, const uint8_t sk[64], uint8_t sig[64]) {
+    return tl_beacon_sign_domain(DOMAIN, canon, len, sk, sig);
+}
+
+int tl_beacon_verify_canon(const char *canon, size_t len, const uint8_t pk[32], const uint8_t sig[64]) {
+    return tl_beacon_verify_domain(DOMAIN, canon, len, pk, sig);
+}
+
+int tl_beacon_sign_domain(const char *dom, const char *canon, size_t len, const uint8_t sk[64], uint8_t sig[64]) {
     size_t ml;
-    unsigned char *m = message(canon, len, &ml);
+    unsigned char *m = message(dom, canon, len, &ml);
     if (!m) return TL_ENOMEM;
     int ok = sodium_init() >= 0 && crypto_sign_detached(sig, NULL, m, ml, sk) == 0;
     free(m);
     return ok ? TL_OK : TL_ESIG;
 }
 
-int tl_beacon_verify_canon(const char *canon, size_t len, const uint8_t pk[32], const uint8_t sig[64]) {
+int tl_beacon_verify_domain(const char *dom, const char *canon, size_t len, const uint8_t pk[32], const uint8_t sig[64]) {
     size_t ml;
-    unsigned char *m = message(canon, len, &ml);
+    unsigned char *m = message(dom, canon, len, &ml);
     if (!m) return TL_ENOMEM;
     int ok = sodium_init() >= 0 && crypto_sign_verify_detached(sig, m, ml, pk) == 0;
     free(m);

@@ -11,7 +11,7 @@
 
 #define GETI(o, k, lo, hi, v) (tl_beacon_get_int(o, k, lo, hi, &(v), err, errlen) == 0)
 
-static int parse_sched(const json_t *b, tl_beacon_sched *s, char *err, size_t errlen) {
+int tl_beacon_parse_sched(const json_t *b, tl_beacon_sched *s, char *err, size_t errlen) {
     static const char *const keys[] = { "signer", "work", "groups", "steps", "every", "opens_after", "start",
                                         "ahead", "kinds", "floor", "assumed_rate_mhps", "setup_ms",
                                         "floor_seconds", "about_seconds", "seal_links" };
@@ -70,13 +70,13 @@ static int kind_of(const char *s) {
     return !strcmp(s, "classic") ? TL_BEACON_CLASSIC : !strcmp(s, "pq") ? TL_BEACON_PQ : 0;
 }
 
-static int parse_key(const json_t *o, const tl_beacon_sched *s, uint64_t E, int want_kind, tl_beacon_key *y,
-                     char *err, size_t errlen) {
-    static const char *const keys[] = { "kind", "recipient", "puzzle", "sealed", "identity" };
+static int parse_key(const json_t *o, const tl_beacon_sched *s, uint64_t E, int want_kind, int version,
+                     tl_beacon_key *y, char *err, size_t errlen) {
+    static const char *const keys[] = { "kind", "recipient", "puzzle", "sealed", "identity", "identity_at" };
     static const char *const pkeys[] = { "path", "sha256" };
     static const char *const skeys[] = { "by", "to", "path", "sha256", "opening" };
     char kind[16];
-    if (!tl_beacon_keys_exact(o, keys, 5, "key", err, errlen) ||
+    if (!tl_beacon_keys_exact(o, keys, version >= 2 ? 6 : 5, "key", err, errlen) ||
         tl_beacon_get_str(o, "kind", kind, sizeof kind, err, errlen)) return -1;
     y->kind = kind_of(kind);
     if (y->kind != want_kind) { tl_beacon_err(err, errlen, "epoch %llu: keys not one per kind in order", (unsigned long long)E); return -1; }
@@ -93,6 +93,12 @@ static int parse_key(const json_t *o, const tl_beacon_sched *s, uint64_t E, int 
         get_path(pz, "path", "puzzles", y->puzzle_path, 1, err, errlen) ||
         tl_beacon_get_hex(pz, "sha256", y->puzzle_sha256, 32, err, errlen) ||
         get_path(o, "identity", "identities", y->identity, 1, err, errlen)) return -1;
+    if (version >= 2 && !json_is_null(json_object_get(o, "identity_at"))) {
+        int64_t at;
+        if (!GETI(o, "identity_at", 1, TL_BEACON_MAX_TIME, at)) return -1;
+        if (!y->identity[0]) { tl_beacon_err(err, errlen, "epoch %llu: identity_at without an identity", (unsigned long long)E); return -1; }
+        y->identity_at = at;
+    }
     uint64_t j;
     int sealable = tl_beacon_seal(s, E, &j);
     if (json_is_null(se)) return 0;   /* operator-only (also: its sealing epoch was never generated) */
@@ -122,19 +128,25 @@ static int parse_key(const json_t *o, const tl_beacon_sched *s, uint64_t E, int 
     return 0;
 }
 
-static int parse_epoch(const json_t *o, const tl_beacon_sched *s, tl_beacon_epoch *e, char *err, size_t errlen) {
+/* The largest epoch index whose release time a feed can hold. */
+static int64_t max_index(const tl_beacon_sched *s) {
+    return (int64_t)((uint64_t)(TL_BEACON_MAX_TIME - s->start) / s->every);
+}
+
+int tl_beacon_parse_epoch(const json_t *o, const tl_beacon_sched *s, uint64_t A, int version, tl_beacon_epoch *e,
+                          char *err, size_t errlen) {
     static const char *const keys[] = { "index", "state", "release", "encrypt_until", "earliest_opening",
                                         "about_opening", "keys" };
     int64_t idx, r, eu, eo, ao;
     char state[16];
-    if (!tl_beacon_keys_exact(o, keys, 7, "epoch", err, errlen) || !GETI(o, "index", 0, 4000000, idx) ||
+    if (!tl_beacon_keys_exact(o, keys, 7, "epoch", err, errlen) || !GETI(o, "index", 0, version >= 2 ? max_index(s) : 4000000, idx) ||
         tl_beacon_get_str(o, "state", state, sizeof state, err, errlen) ||
         !GETI(o, "release", 0, TL_BEACON_MAX_TIME, r) || !GETI(o, "encrypt_until", 0, TL_BEACON_MAX_TIME, eu) ||
         !GETI(o, "earliest_opening", 0, TL_BEACON_MAX_TIME, eo) || !GETI(o, "about_opening", 0, TL_BEACON_MAX_TIME, ao))
         return -1;
     e->index = (uint64_t)idx;
     if (r != tl_beacon_release(s, e->index) || eu != tl_beacon_encrypt_until(s, e->index) ||
-        eo != tl_beacon_earliest_opening(s, e->index) || ao != tl_beacon_about_opening(s, e->index)) {
+        eo != tl_beacon_earliest_opening(s, e->index) || ao != r + (int64_t)A) {
         tl_beacon_err(err, errlen, "epoch %lld: its times disagree with the schedule", (long long)idx);
         return -1;
     }
@@ -152,7 +164,7 @@ static int parse_epoch(const json_t *o, const tl_beacon_sched *s, tl_beacon_epoc
     unsigned rel = 0, sol = 0;
     for (unsigned q = 0; q < want; q++) {
         int kind = want == 2 ? (q ? TL_BEACON_PQ : TL_BEACON_CLASSIC) : (int)s->kinds;
-        if (parse_key(json_array_get(ks, q), s, e->index, kind, &e->keys[q], err, errlen)) return -1;
+        if (parse_key(json_array_get(ks, q), s, e->index, kind, version, &e->keys[q], err, errlen)) return -1;
         rel += e->keys[q].puzzle_path[0] != 0;
         sol += e->keys[q].identity[0] != 0;
     }
@@ -161,10 +173,41 @@ static int parse_epoch(const json_t *o, const tl_beacon_sched *s, tl_beacon_epoc
     return 0;
 }
 
+int tl_beacon_parse_about(const json_t *o, tl_beacon_feed *f, char *err, size_t errlen) {
+    static const char *const keys[] = { "seconds", "from", "samples" };
+    const tl_beacon_sched *s = &f->beacon;
+    int64_t sec, n;
+    char from[16];
+    if (!tl_beacon_keys_exact(o, keys, 3, "about", err, errlen) ||
+        !GETI(o, "seconds", 0, (int64_t)TL_BEACON_MAX_PERIOD, sec) || !GETI(o, "samples", 0, 16, n) ||
+        tl_beacon_get_str(o, "from", from, sizeof from, err, errlen))
+        return -1;
+    if (!strcmp(from, "observed")) {
+        if (s->assumed_mhps || n < 1 || (uint64_t)sec < tl_beacon_floor_seconds(s)) {
+            tl_beacon_err(err, errlen, "about: \"observed\" needs no assumed rate, samples and at least the floor time");
+            return -1;
+        }
+        f->about_seconds = (uint64_t)sec;
+        f->about_from = TL_BEACON_ABOUT_OBSERVED;
+        f->about_samples = (uint32_t)n;
+        return 0;
+    }
+    int want = s->assumed_mhps ? TL_BEACON_ABOUT_RATE : TL_BEACON_ABOUT_FLOOR;
+    if (strcmp(from, want == TL_BEACON_ABOUT_RATE ? "rate" : "floor") || n != 0 ||
+        (uint64_t)sec != tl_beacon_about_seconds(s)) {
+        tl_beacon_err(err, errlen, "about: disagrees with the schedule");
+        return -1;
+    }
+    f->about_seconds = 0;
+    f->about_from = want;
+    return 0;
+}
+
 int tl_beacon_feed_parse(const char *text, size_t len, const uint8_t *pin, tl_beacon_feed **out,
                          char *err, size_t errlen) {
     static const char *const top_keys[] = { "feed", "rxlock_beacon_feed", "signature" };
-    static const char *const body_keys[] = { "beacon", "updated", "epochs" };
+    static const char *const body_keys[] = { "beacon", "updated", "epochs", "about", "archive" };
+    static const char *const arch_keys[] = { "pages", "per_page" };
     *out = NULL;
     if (len > TL_BEACON_MAX_FEED_BYTES) { tl_beacon_err(err, errlen, "feed larger than 8 MiB"); return TL_ETOOBIG; }
     if (memchr(text, '\\', len)) {   /* no feed string ever needs an escape */
@@ -182,26 +225,39 @@ int tl_beacon_feed_parse(const char *text, size_t len, const uint8_t *pin, tl_be
     uint8_t sig[64];
     if (!tl_beacon_keys_exact(top, top_keys, 3, "feed file", err, errlen)) goto out;
     if (!GETI(top, "rxlock_beacon_feed", 0, 1000000, ver)) goto out;
-    if (ver != TL_BEACON_FEED_VERSION) { tl_beacon_err(err, errlen, "unsupported feed version %lld", (long long)ver); rc = TL_EVERSION; goto out; }
+    if (ver != 1 && ver != TL_BEACON_FEED_VERSION) { tl_beacon_err(err, errlen, "unsupported feed version %lld", (long long)ver); rc = TL_EVERSION; goto out; }
     const json_t *body = json_object_get(top, "feed");
     if (tl_beacon_canon(body, &canon, &clen) != TL_OK) {
         tl_beacon_err(err, errlen, "feed body breaks the canonical rules (a fraction, a large number, an escape or a "
                       "non-printable character)");
         goto out;
     }
-    if (!tl_beacon_keys_exact(body, body_keys, 3, "feed", err, errlen) ||
+    if (!tl_beacon_keys_exact(body, body_keys, ver >= 2 ? 5 : 3, "feed", err, errlen) ||
         tl_beacon_get_hex(top, "signature", sig, 64, err, errlen) || !GETI(body, "updated", 0, TL_BEACON_MAX_TIME, upd))
         goto out;
     const json_t *eps = json_object_get(body, "epochs");
-    if (!json_is_array(eps) || json_array_size(eps) > TL_BEACON_MAX_EPOCHS) {
-        tl_beacon_err(err, errlen, "epochs: want an array of at most %u", TL_BEACON_MAX_EPOCHS);
+    unsigned cap = ver >= 2 ? TL_BEACON_MAX_EPOCHS : 1024u;
+    if (!json_is_array(eps) || json_array_size(eps) > cap) {
+        tl_beacon_err(err, errlen, "epochs: want an array of at most %u", cap);
         goto out;
     }
     if (!(f = tl_beacon_feed_new(json_array_size(eps)))) { rc = TL_ENOMEM; goto out; }
     f->updated = upd;
-    if (parse_sched(json_object_get(body, "beacon"), &f->beacon, err, errlen)) goto out;
+    f->version = (int)ver;
+    if (tl_beacon_parse_sched(json_object_get(body, "beacon"), &f->beacon, err, errlen)) goto out;
+    if (ver >= 2) {
+        const json_t *ar = json_object_get(body, "archive");
+        int64_t pages, per;
+        if (tl_beacon_parse_about(json_object_get(body, "about"), f, err, errlen) ||
+            !tl_beacon_keys_exact(ar, arch_keys, 2, "archive", err, errlen) ||
+            !GETI(ar, "pages", 0, (1ll << 53) - 1, pages) || !GETI(ar, "per_page", 1, 1ll << 30, per))
+            goto out;
+        if (per != TL_BEACON_PAGE_EPOCHS) { tl_beacon_err(err, errlen, "archive.per_page: want %u", TL_BEACON_PAGE_EPOCHS); goto out; }
+        f->archive_pages = (uint64_t)pages;
+    }
+    uint64_t A = tl_beacon_feed_about(f);
     for (size_t k = 0; k < f->n; k++) {
-        if (parse_epoch(json_array_get(eps, k), &f->beacon, &f->epochs[k], err, errlen)) goto out;
+        if (tl_beacon_parse_epoch(json_array_get(eps, k), &f->beacon, A, f->version, &f->epochs[k], err, errlen)) goto out;
         if (k && f->epochs[k].index <= f->epochs[k - 1].index) {
             tl_beacon_err(err, errlen, "epochs: indices not strictly increasing");
             goto out;

@@ -46,9 +46,15 @@ int tl_beacon_sched_check(const tl_beacon_sched *s, char *err, size_t errlen) {
         return fail(err, errlen, "assumed rate or setup out of range");
     if (!memchr(s->floor_row, 0, sizeof s->floor_row) || !plain(s->floor_row))
         return fail(err, errlen, "floor row: printable ASCII without quotes or backslashes");
-    /* the last epoch a feed can name must still be a valid time */
-    if ((double)s->start + (double)s->every * 4.0e6 + (double)tl_beacon_about_seconds(s) >= (double)TL_BEACON_MAX_TIME)
-        return fail(err, errlen, "the schedule runs past the largest time a feed holds");
+    /* every epoch of the next TL_BEACON_SERVE_YEARS years (at least one)
+     * and its opening must be times a feed holds: indices are not capped
+     * otherwise (a 1 s beacon runs for centuries) */
+    double serve = (double)TL_BEACON_SERVE_YEARS * 365.25 * 86400.0;
+    if ((double)s->every > serve) serve = (double)s->every;
+    if ((double)s->start + serve + (double)tl_beacon_floor_seconds(s) + (double)tl_beacon_about_seconds(s) >=
+        (double)TL_BEACON_MAX_TIME)
+        return fail(err, errlen, "the schedule cannot be served for %u years: its release and opening times would "
+                    "run past the largest time a feed holds (2^53 - 2^42 s)", TL_BEACON_SERVE_YEARS);
     return TL_OK;
 }
 
@@ -131,7 +137,16 @@ long tl_beacon_find(const tl_beacon_feed *f, uint64_t E) {
 int64_t tl_beacon_now(void) {
     int64_t t = (int64_t)time(NULL);
 #ifdef RXLOCK_TESTING
+    /* "@T": the clock stands at T; "N": N seconds added; "/PATH": the
+     * first line of that file, read at every call (either form), so that
+     * a test can jump a running service's clock forward and back */
     const char *ins = getenv("RXLOCK_TEST_INSECURE"), *sk = getenv("RXLOCK_TEST_CLOCK_SKEW");
+    char line[64];
+    if (ins && !strcmp(ins, "1") && sk && *sk == '/') {
+        FILE *fp = fopen(sk, "re");
+        sk = fp && fgets(line, sizeof line, fp) ? line : NULL;
+        if (fp) fclose(fp);
+    }
     if (ins && !strcmp(ins, "1") && sk && *sk) t = *sk == '@' ? strtoll(sk + 1, NULL, 10) : t + strtoll(sk, NULL, 10);
 #endif
     return t;
