@@ -39,8 +39,11 @@ static void t_arithmetic(void) {
     s.setup_ms = 1500;
     CHECK(tl_beacon_about_seconds(&s) == 8002);
     CHECK(tl_beacon_seal_links(&s) == 66);
-    s.floor_mhps = 3000;                           /* ceil(4000/3) */
+    s.floor_mhps = 3000;                           /* floor(4000/3): never a second early */
+    CHECK(tl_beacon_floor_seconds(&s) == 1333);
+    s.legacy_ceil = 1;                             /* feeds and beacon.json v1: ceil */
     CHECK(tl_beacon_floor_seconds(&s) == 1334);
+    s.legacy_ceil = 0;
     int before = 0;
     CHECK(tl_beacon_epoch_at(&s, 1700000000 - 1, &before) == 0 && before == 1);
     CHECK(tl_beacon_epoch_at(&s, 1700000119, &before) == 1 && before == 0);
@@ -77,6 +80,8 @@ static void t_seal_rule(void) {
             if (has) {
                 CHECK(j == best && j < E);
                 CHECK(tl_beacon_earliest_opening(&s, j) >= tl_beacon_release(&s, E));
+                /* exactly, not only in whole seconds: release(j) + G*S/f >= release(E) */
+                CHECK((unsigned __int128)total * 1000u >= (unsigned __int128)((E - j) * every) * fl);
             }
             if ((int64_t)E <= r) avail[E] = tl_beacon_release(&s, E);
             else if (has && avail[j] != INT64_MAX) avail[E] = avail[j] + F;
@@ -151,10 +156,18 @@ static void t_feed_roundtrip(void) {
             CHECK(!strcmp(g->epochs[4].keys[0].recipient, f->epochs[4].keys[0].recipient));
             CHECK(g->epochs[1].keys[0].sealed_opening == f->epochs[1].keys[0].sealed_opening);
             size_t idx = 99;
-            /* earliest with earliest_opening >= t and now < encrypt_until */
-            CHECK(tl_beacon_choose(g, g->epochs[3].earliest_opening - 5, g->epochs[1].release, g->epochs[0].keys[0].kind, &idx) == 0 && idx == 3);
-            CHECK(tl_beacon_choose(g, 0, g->epochs[2].release, g->epochs[0].keys[0].kind, &idx) == 0 && idx == 3);
-            CHECK(tl_beacon_choose(g, g->epochs[4].earliest_opening + 1, 0, g->epochs[0].keys[0].kind, &idx) == TL_EINVAL);
+            /* the checked rule at the feed's floor (client row 0): the
+             * earliest scheduled epoch releasing after now and updated
+             * with its opening >= t (trust.c; the corpus covers the rest) */
+            tl_beacon_floor fl;
+            tl_beacon_floor_of(&g->beacon, 0, &fl);
+            CHECK(fl.seconds == 6000);
+            g->updated = g->epochs[1].release;
+            int kd = g->epochs[0].keys[0].kind;
+            CHECK(tl_beacon_choose_checked(g, &fl, g->epochs[3].earliest_opening - 5, g->epochs[1].release, kd, &idx, NULL) == 0 && idx == 3);
+            CHECK(tl_beacon_choose_checked(g, &fl, 0, g->epochs[2].release, kd, &idx, NULL) == 0 && idx == 3);
+            CHECK(tl_beacon_choose_checked(g, &fl, 0, g->epochs[0].release - 10, kd, &idx, NULL) == 0 && idx == 2);
+            CHECK(tl_beacon_choose_checked(g, &fl, g->epochs[4].earliest_opening + 1, g->epochs[1].release, kd, &idx, NULL) == TL_EINVAL);
         }
         tl_beacon_feed_free(g);
         g = NULL;
@@ -319,6 +332,15 @@ static void t_config(void) {
     char *bad = subst(text, "\"every\": 3600", "\"every\": 0");
     CHECK(bad && tl_beacon_config_parse(bad, strlen(bad), &d, err, sizeof err) != TL_OK);
     free(bad);
+    /* version 2 rounds F down; a version-1 beacon.json keeps rounding up
+     * (its sealed files were made with those seals) and is written back so */
+    CHECK(strstr(text, "\"rxlock_beacon\": 2") != NULL && d.s.legacy_ceil == 0);
+    char *v1 = subst(text, "\"rxlock_beacon\": 2", "\"rxlock_beacon\": 1");
+    CHECK(v1 && tl_beacon_config_parse(v1, strlen(v1), &d, err, sizeof err) == TL_OK && d.s.legacy_ceil == 1);
+    char *t1 = NULL;
+    CHECK(tl_beacon_config_write(&d, &t1, &len) == TL_OK && strstr(t1, "\"rxlock_beacon\": 1") != NULL);
+    free(t1);
+    free(v1);
     free(text);
 }
 
@@ -346,6 +368,40 @@ static void t_keepup(void) {
     CHECK(tl_beacon_keepup_of(NULL, 1, 0, &k) == TL_EINVAL);
 }
 
+/* A feed of before (F rounded up) still parses, read with its rounding;
+ * a feed now rounds down.  The client's own floor rounds down either way. */
+static void t_legacy_rounding(void) {
+    uint8_t sk[64];
+    tl_beacon_feed *f = sample_feed(sk, 1), *g = NULL;
+    f->beacon.steps = 3001;                        /* 6002 / 1 H/s... */
+    f->beacon.floor_mhps = 3000;                   /* ...at 3 H/s: 2000.67 s */
+    for (int legacy = 0; legacy < 2; legacy++) {
+        f->beacon.legacy_ceil = legacy;
+        for (size_t k = 0; k < f->n; k++) {
+            uint64_t j;
+            for (unsigned q = 0; q < f->epochs[k].nkeys; q++) {
+                tl_beacon_key *y = &f->epochs[k].keys[q];
+                y->has_sealed = tl_beacon_seal(&f->beacon, f->epochs[k].index, &j);
+                y->sealed_by = j;
+            }
+        }
+        tl_beacon_feed_derive(f);
+        char *text = NULL, err[256];
+        size_t len = 0;
+        CHECK(tl_beacon_feed_write(f, sk, &text, &len) == TL_OK);
+        CHECK(strstr(text, legacy ? "\"floor_seconds\":2001" : "\"floor_seconds\":2000") != NULL);
+        CHECK(tl_beacon_feed_parse(text, len, NULL, &g, err, sizeof err) == TL_OK);
+        CHECK(g && g->beacon.legacy_ceil == legacy && g->epochs[0].earliest_opening == f->epochs[0].earliest_opening);
+        tl_beacon_floor fl;
+        if (g) tl_beacon_floor_of(&g->beacon, 0, &fl);
+        CHECK(g && fl.seconds == 2000);
+        tl_beacon_feed_free(g);
+        g = NULL;
+        free(text);
+    }
+    tl_beacon_feed_free(f);
+}
+
 int main(void) {
     if (sodium_init() < 0) return 1;
     RUN(t_arithmetic);
@@ -353,6 +409,7 @@ int main(void) {
     RUN(t_feed_roundtrip);
     RUN(t_feed_strict);
     RUN(t_config);
+    RUN(t_legacy_rounding);
     RUN(t_archive);
     RUN(t_keepup);
     return test_summary();

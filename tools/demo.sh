@@ -200,7 +200,7 @@ step="encrypt --feed --open-after"
 printf 'Meet at the old mill at noon.\n' > letter.txt
 printf 'The key is under the third stone.\n' > note.txt
 open0=$((start_at + P)); open1=$((start_at + 2 * P))
-"$RX" encrypt --feed B --signer-pin "$pin" --open-after "@$open0" letter.txt 2>enc.log || { indent enc.log >&2; exit 1; }
+"$RX" encrypt --feed B --signer-pin "$pin" --floor-table demo-floor.txt --open-after "@$open0" letter.txt 2>enc.log || { indent enc.log >&2; exit 1; }
 grep -q '"epoch": 0' letter.txt.age.beacon || fail "letter.txt.age is not for epoch 0"
 echo "demo: encrypt --feed B --open-after $(hms "$open0") letter.txt: the earliest epoch opening no sooner, epoch 0 (letter.txt.age + .beacon)"
 indent enc.log
@@ -213,7 +213,7 @@ if command -v age >/dev/null 2>&1; then
 fi
 
 step="decrypt --feed before the epoch opens"
-if "$RX" decrypt --feed B -o early.txt letter.txt.age 2>early.log; then
+if "$RX" decrypt --feed B --floor-table demo-floor.txt -o early.txt letter.txt.age 2>early.log; then
   fail "letter.txt.age opened before its epoch was solved"
 fi
 grep -q 'epoch 0 is not solved yet' early.log || { indent early.log >&2; fail "decrypt did not say which epoch and when"; }
@@ -229,7 +229,7 @@ step="the operator generates and seals epoch 1"
 await 60 "$op" run.log "the operator generates epoch 1" in_feed '"sealed/1.age"'
 ! in_feed '"puzzles/1.json"' || fail "generating epoch 1 took past its release ($slow)"
 echo "demo: generated epoch 1, published at once sealed to epoch 0 (public/sealed/1.age): it opens without the operator"
-"$RX" encrypt --feed B --signer-pin "$pin" --open-after "@$open1" -o note.age note.txt 2>enc1.log || { indent enc1.log >&2; exit 1; }
+"$RX" encrypt --feed B --signer-pin "$pin" --floor-table demo-floor.txt --open-after "@$open1" -o note.age note.txt 2>enc1.log || { indent enc1.log >&2; exit 1; }
 grep -q '"epoch": 1' note.age.beacon || fail "note.age is not for epoch 1"
 echo "demo: encrypt --feed B --open-after $(hms "$open1") note.txt: epoch 1, the sealed one (note.age)"
 
@@ -246,7 +246,7 @@ at0=$(date +%s)
 echo "demo: $(sed -n 's/^rxlock: \(epoch 0 solved in [0-9.]* s\).*/\1/p' solve.log) from its released puzzle, at" \
      "$(hms "$at0") (the feed said: no sooner than $(hms "$open0") at the demo floor$(sooner "$at0" "$open0"))"
 step="decrypt --feed after the solve"
-"$RX" decrypt --feed B --ids ids -o letter.out letter.txt.age 2>dec.log || { indent dec.log >&2; exit 1; }
+"$RX" decrypt --feed B --floor-table demo-floor.txt --ids ids -o letter.out letter.txt.age 2>dec.log || { indent dec.log >&2; exit 1; }
 cmp -s letter.out letter.txt || fail "letter.out differs from letter.txt"
 echo "demo: decrypt --feed B --ids ids letter.txt.age opens it: $(cat letter.out)"
 if [ -f letter-by-age.age ]; then
@@ -260,7 +260,7 @@ await 120 "$sv" solve.log "the solver unseals and solves epoch 1" solved 1
 at1=$(date +%s)
 grep -q 'epoch 1: unsealed with epoch 0' solve.log || { indent solve.log >&2; fail "epoch 1 did not come through its sealed copy"; }
 [ ! -e B/public/puzzles/1.json ] || fail "epoch 1 was released after all"
-"$RX" decrypt --feed B --ids ids -o note.out note.age 2>dec1.log || { indent dec1.log >&2; exit 1; }
+"$RX" decrypt --feed B --floor-table demo-floor.txt --ids ids -o note.out note.age 2>dec1.log || { indent dec1.log >&2; exit 1; }
 cmp -s note.out note.txt || fail "note.out differs from note.txt"
 echo "demo: sealed recovery: epoch 1, never released, unsealed with epoch 0's identity and" \
      "$(sed -n 's/^rxlock: epoch 1 \(solved in [0-9.]* s\).*/\1/p' solve.log) from public/ alone, at $(hms "$at1")" \

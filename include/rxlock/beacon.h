@@ -13,6 +13,7 @@
 #define RXLOCK_BEACON_H
 #include "rxlock/rxlock.h"
 #include "rxlock/age.h"
+#include "rxlock/calibrate.h"
 #include <stddef.h>
 #include <stdint.h>
 
@@ -23,7 +24,7 @@ extern "C" {
 
 #define TL_BEACON_FEED_VERSION   2          /* written; 1 and 2 are read   */
 #define TL_BEACON_ARCHIVE_VERSION 1
-#define TL_BEACON_CONFIG_VERSION 1
+#define TL_BEACON_CONFIG_VERSION 2      /* 1: F rounded up (legacy_ceil) */
 #define TL_BEACON_MAX_FEED_BYTES (8u << 20)
 #define TL_BEACON_MAX_EPOCHS     2048u      /* listed in one feed (v1: 1024) */
 #define TL_BEACON_PAGE_EPOCHS    1024u      /* index range of one archive page */
@@ -57,6 +58,9 @@ typedef struct {
     char     floor_row[TL_BEACON_ROW_MAX]; /* its machine (printable, no " \) */
     uint64_t assumed_mhps;        /* the assumed solver rate (0 = none)    */
     uint64_t setup_ms;            /* its setup                             */
+    int      legacy_ceil;         /* 1: F rounded up, as feeds and beacon.json
+                                     version 1 did (read, kept for their seals);
+                                     0: F rounded down (never a second early) */
 } tl_beacon_sched;
 
 /* Bounds and consistency (docs/FORMAT.md §feed.json): 0 or TL_EINVAL with
@@ -66,7 +70,7 @@ int tl_beacon_sched_check(const tl_beacon_sched *s, char *err, size_t errlen);
 /* ---- schedule arithmetic (docs/FORMAT.md §Schedule arithmetic) -------- */
 int64_t  tl_beacon_release(const tl_beacon_sched *s, uint64_t E);
 int64_t  tl_beacon_encrypt_until(const tl_beacon_sched *s, uint64_t E);
-uint64_t tl_beacon_floor_seconds(const tl_beacon_sched *s);   /* F = ceil(G*S / floor) */
+uint64_t tl_beacon_floor_seconds(const tl_beacon_sched *s);   /* F = floor(G*S / floor) (legacy: ceil) */
 uint64_t tl_beacon_about_seconds(const tl_beacon_sched *s);   /* A (F without a rate) */
 int64_t  tl_beacon_earliest_opening(const tl_beacon_sched *s, uint64_t E);
 int64_t  tl_beacon_about_opening(const tl_beacon_sched *s, uint64_t E);
@@ -169,9 +173,8 @@ int tl_beacon_feed_write(const tl_beacon_feed *f, const uint8_t sk[64], char **t
  * TL_EPIN, TL_ENOMEM; err gets a one-line reason. */
 int tl_beacon_feed_parse(const char *text, size_t len, const uint8_t *pin, tl_beacon_feed **out,
                          char *err, size_t errlen);
-/* The choice rule: the earliest epoch with earliest_opening >= t, now <
- * encrypt_until and a key of `kind`.  0 and *idx (into f->epochs), or
- * TL_EINVAL when none. */
+/* The choice rule at the built-in floor: tl_beacon_choose_checked (below)
+ * without the reason.  0 and *idx (into f->epochs), or TL_EINVAL. */
 int tl_beacon_choose(const tl_beacon_feed *f, int64_t t, int64_t now, int kind, size_t *idx);
 /* The index of epoch E in f, or -1. */
 long tl_beacon_find(const tl_beacon_feed *f, uint64_t E);
@@ -200,6 +203,112 @@ int tl_beacon_archive_write(const tl_beacon_feed *p, uint64_t K, const uint8_t s
  * page = K.  Errors as tl_beacon_feed_parse. */
 int tl_beacon_archive_parse(const char *text, size_t len, const tl_beacon_feed *feed, uint64_t K,
                             tl_beacon_feed **out, char *err, size_t errlen);
+
+/* ---- what every client checks itself (src/lock/beacon/trust.c) ----------
+ * docs/SECURITY.md §What a beacon client checks.  A signed feed is believed
+ * about nothing it can be checked against: the client recomputes each
+ * epoch's earliest opening at the faster of its own floor row for the work
+ * and the feed's floor; chooses only a `scheduled` epoch whose release is
+ * after its own clock and the feed's `updated` by TL_BEACON_CHOICE_MARGIN;
+ * refuses when its clock is behind `updated` by more than
+ * TL_BEACON_CLOCK_TOLERANCE; checks every signed number against the
+ * schedule arithmetic and sane ranges; keeps the first signer (or the pin)
+ * and refuses a feed older than the last one seen.  Every refusal carries a
+ * stable reason keyword (tl_beacon_reason_name) and the field it names: the
+ * conformance corpus (tests/vectors/feed-corpus/) fixes both for the CLI and
+ * the web page alike. */
+#define TL_BEACON_CHOICE_MARGIN   5         /* s: release after now and updated by this */
+#define TL_BEACON_CLOCK_TOLERANCE 300       /* s: this machine's clock behind `updated` */
+#define TL_BEACON_FUTURE_MAX      (366ll * 86400) /* `updated` further ahead: a false field */
+
+enum {
+    TL_BEACON_R_OK = 0,
+    TL_BEACON_R_FORMAT,           /* "format": the strict parser refused it  */
+    TL_BEACON_R_SIGNATURE,        /* "signature": does not verify            */
+    TL_BEACON_R_SIGNER,           /* "signer_changed": not the pin / first signer */
+    TL_BEACON_R_FIELD,            /* "field": a signed number breaks the rules */
+    TL_BEACON_R_CLOCK,            /* "clock_behind": this machine's clock    */
+    TL_BEACON_R_ROLLBACK,         /* "rollback": older than the last seen    */
+    TL_BEACON_R_SCHEDULE,         /* "schedule_changed": work, G, S, every, start */
+    TL_BEACON_R_NO_EPOCH,         /* "no_epoch": nothing can hold the date   */
+    TL_BEACON_R_NOTE              /* "note_mismatch": the .beacon note differs */
+};
+/* The stable keyword of a reason ("ok", "format", ...; "?" out of range). */
+const char *tl_beacon_reason_name(int reason);
+
+typedef struct {
+    int  reason;                  /* TL_BEACON_R_*                          */
+    char field[64];               /* the field named ("updated",
+                                     "epochs[3].state", ...; "" = none)     */
+    char msg[384];                /* one English line, no prefix            */
+} tl_beacon_verdict;
+
+/* A client's floor for a feed: its own row (milli-hashes/s, rounded up:
+ * the faster) against the feed's signed one; the faster is used. */
+typedef struct {
+    uint64_t feed_mhps;           /* beacon.floor.rate_mhps                 */
+    uint64_t client_mhps;         /* this client's row for the work (0: none) */
+    uint64_t mhps;                /* the faster of the two                  */
+    uint64_t seconds;             /* floor(G*S*1000 / mhps): whole seconds
+                                     the floor machine surely needs        */
+    int      recomputed;          /* 1: the client's row is faster than the
+                                     feed's: every opening recomputed      */
+} tl_beacon_floor;
+/* The fastest row of table (NULL: the built-in table) for work, in
+ * milli-hashes/s rounded up; 0 when the table has none. */
+uint64_t tl_beacon_table_mhps(const tl_floor_table *table, tl_work_type work);
+void tl_beacon_floor_of(const tl_beacon_sched *s, uint64_t client_mhps, tl_beacon_floor *out);
+/* release(E) + fl->seconds: the client's own earliest opening of E. */
+int64_t tl_beacon_floor_opening(const tl_beacon_sched *s, const tl_beacon_floor *fl, uint64_t E);
+
+/* Sane ranges and the schedule arithmetic beyond what the parser checks:
+ * `updated` (not 0, not more than TL_BEACON_FUTURE_MAX ahead of now, not
+ * ahead of now by more than TL_BEACON_CLOCK_TOLERANCE: "clock_behind"),
+ * each epoch's state against its release and `updated`, the generated
+ * window against `ahead`, each sealed.opening against the derivation.
+ * 0, or TL_EINVAL with *v filled. */
+int tl_beacon_feed_sane(const tl_beacon_feed *f, int64_t now, tl_beacon_verdict *v);
+
+/* THE choice rule, checked: tl_beacon_feed_sane, then the earliest listed
+ * epoch in state `scheduled`, with a key of `kind`, whose release is at
+ * least TL_BEACON_CHOICE_MARGIN after both now and f->updated and whose
+ * client earliest opening (fl) is at or after t.  0 and *idx, or TL_EINVAL
+ * with *v filled (no_epoch when none can hold t). */
+int tl_beacon_choose_checked(const tl_beacon_feed *f, const tl_beacon_floor *fl, int64_t t, int64_t now, int kind,
+                             size_t *idx, tl_beacon_verdict *v);
+
+/* What a client remembers of the last good feed it read (a follower in
+ * memory, a note on disk): its signer, `updated`, schedule, and the
+ * highest released and solved epochs (-1: none). */
+typedef struct {
+    uint8_t  signer[32];
+    int64_t  updated;             /* 0: unknown (a note knows only the signer) */
+    int      has_sched;           /* 0: unknown                             */
+    tl_work_type work;
+    uint32_t groups;
+    uint64_t steps, every;
+    int64_t  start;
+    int64_t  released_max, solved_max;
+} tl_beacon_seen;
+void tl_beacon_seen_of(const tl_beacon_feed *f, tl_beacon_seen *out);
+/* Signer continuity and no rollback: next's signer must be prev's (or the
+ * pin, when prev is NULL), unless it is exactly `accept` (a rotation the
+ * user named); the schedule must be prev's; from the same signer (an
+ * accepted rotation starts its own history) `updated` must not go back, no
+ * listed epoch at or below prev's highest released one may be `scheduled`,
+ * and prev's highest solved one must still be solved.
+ * prev and pin may be NULL (nothing to compare).  0, or TL_EINVAL with *v
+ * filled (signer_changed names both keys in hex). */
+int tl_beacon_continuity(const tl_beacon_seen *prev, const uint8_t *pin, const uint8_t *accept,
+                         const tl_beacon_feed *next, tl_beacon_verdict *v);
+
+/* A `.beacon` note's layer (FORMAT §Files encrypted to a beacon) against
+ * the feed: the signer, and for epoch E (when listed) the key of `kind`,
+ * its recipient and the signed earliest_opening must be the note's.  0,
+ * or TL_EINVAL with *v filled (note_mismatch naming "signer", "kind",
+ * "recipient" or "earliest_opening"). */
+int tl_beacon_note_check(const tl_beacon_feed *f, const uint8_t signer[32], uint64_t E, int kind,
+                         const char *recipient, int64_t earliest_opening, tl_beacon_verdict *v);
 
 /* ---- beacon.json --------------------------------------------------------- */
 typedef struct {

@@ -62,4 +62,39 @@ int  bcn_parse_when(const char *s, int64_t now, int64_t *out);
 void bcn_stem(const tl_beacon_sched *s, uint64_t E, int kind, char out[48]);
 /* Parse an age identity file's text (either kind): 0 and key / *pq, or -1. */
 int  bcn_identity_parse(const uint8_t *text, size_t len, uint8_t key[32], int *pq);
+/* ---- what a client checks itself (feed_trust.c) ------------------------------ */
+/* This client's floor for the feed's work: table (a floor table file; NULL:
+ * the built-in table) against the feed's; say != 0: one line when the feed
+ * assumes a slower floor.  CLI_OK or CLI_FAIL after a message. */
+int  bcn_client_floor(const char *what, const tl_beacon_sched *s, const char *table, int say, tl_beacon_floor *fl);
+/* "rxlock: WHAT: <the verdict's message>"; returns CLI_FAIL. */
+int  bcn_refused(const char *what, const tl_beacon_verdict *v);
+/* Epoch e's "about" time beside this client's opening `mine`: the feed's
+ * about_opening at its assumed rate or observed, never before mine (else
+ * mine, as the feed's would be its own floor). */
+int64_t bcn_about(const tl_beacon_feed *f, const tl_beacon_epoch *e, int64_t mine);
+/* A follower's memory of the last good feed: the first signer (or the one
+ * the user accepted), `updated`, the schedule, released / solved epochs. */
+typedef struct {
+    tl_beacon_seen seen;
+    uint8_t accept[32];
+    int has_accept;
+} bcn_follow;
+void bcn_follow_start(bcn_follow *w, const tl_beacon_feed *f, const uint8_t *accept);
+/* CLI_OK (w now remembers nf), or CLI_VERIFY after a message naming both
+ * keys and --accept-signer (another signer) or the rollback: keep the last
+ * good feed. */
+int  bcn_follow_next(bcn_follow *w, const char *what, const tl_beacon_feed *nf);
+/* An identity file that does not open its epoch's recipient: renamed
+ * PATH.set-aside[.N] (kept, never trusted by its name), said on stderr.
+ * 0, or CLI_FAIL after a message. */
+int  bcn_set_aside(const char *p);
+/* The identity folder of signer under --ids OUTDIR (cap bytes, rewritten
+ * in place): OUTDIR itself when it is this signer's (its
+ * .rxlock-beacon/signer) or unclaimed, else OUTDIR/SIGNER16 (the first 16
+ * hex digits), so two beacons never collide.  create (a solver): claim it
+ * and make it; CLI_OK or CLI_FAIL after a message.  !create (a reader):
+ * 0 = OUTDIR is this signer's or unclaimed, 1 = ids now names the subfolder
+ * (OUTDIR belongs to another signer). */
+int  bcn_ids_dir(char *ids, size_t cap, const uint8_t signer[32], int create);
 #endif

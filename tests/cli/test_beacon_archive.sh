@@ -16,7 +16,8 @@ R=$RXLOCK_TESTBIN
 cd "$TMP" || exit 1
 export RXLOCK_TEST_INSECURE=1
 command -v python3 >/dev/null || { echo "no python3: skipped"; summary; exit 0; }
-printf 'sha3-256 100000 test floor\n' > floor.txt
+printf 'sha3-256 50 test floor\n' > floor.txt     # 50 hashes: 1 s at the floor, each epoch sealed to the one before
+export RXLOCK_TEST_FLOOR_TABLE="$PWD/floor.txt"   # the clients' floor: the beacon's test row
 start=1800000000
 at() { t=$1; shift; RXLOCK_TEST_CLOCK_SKEW="@$t" "$R" "$@"; }
 at $((start - 100)) beacon init B --work sha3-256 --groups 1 --steps 50 --floor-table floor.txt --every 1s --ahead 4 \

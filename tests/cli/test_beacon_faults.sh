@@ -15,6 +15,7 @@ R=$RXLOCK_TESTBIN
 cd "$TMP" || exit 1
 export RXLOCK_TEST_INSECURE=1
 printf 'sha3-256 1000 slow test floor\n' > floor.txt
+export RXLOCK_TEST_FLOOR_TABLE="$PWD/floor.txt"   # the clients' floor: the beacons' slow test row
 now=$(date +%s); start=$((now + 1000))
 at() { off=$1; shift; RXLOCK_TEST_CLOCK_SKEW=$((start - 1000 + off - $(date +%s))) "$R" "$@"; }
 mk() { "$R" beacon init "$1" --work sha3-256 --groups 2 --steps "${2:-10000}" --floor-table floor.txt --every 10s \
@@ -117,7 +118,9 @@ expect_rc 1 "not JSON" "$R" beacon status BAD
 cp rel/public/identities/0.txt keep0.txt
 cp "I-beacon-feed/1.txt" rel/public/identities/0.txt      # another beacon's identity under epoch 0's name
 echo x > x.txt
-expect_rc 0 "encrypt to rel's epoch 1" at 1000 encrypt --feed rel --open-after 1s -o x.age x.txt
+# every listed epoch of rel is solved (sealed paths): encrypt to one generated later, still scheduled
+expect_rc 0 "run rel later (generates epochs still scheduled)" at 1040 beacon run rel --once --gen-rate 1e6
+expect_rc 0 "encrypt to a scheduled epoch of rel" at 1040 encrypt --feed rel --open-after 1s -o x.age x.txt
 e=$(python3 -c "import json; print(json.load(open('x.age.beacon'))['layers'][0]['epoch'])")
 cp "I-beacon-feed/1.txt" "rel/public/identities/$e.txt"
 expect_rc 0 "republish" at 1000 beacon run rel --once --gen-rate 1e6

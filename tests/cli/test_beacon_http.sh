@@ -12,6 +12,7 @@ cd "$TMP" || exit 1
 export RXLOCK_TEST_INSECURE=1
 command -v python3 >/dev/null || { echo "no python3: skipped"; summary; exit 0; }
 printf 'sha3-256 1000 slow test floor\n' > floor.txt
+export RXLOCK_TEST_FLOOR_TABLE="$PWD/floor.txt"   # the clients' floor: the beacons' slow test row
 now=$(date +%s); start=$((now + 1000))
 at() { off=$1; shift; RXLOCK_TEST_CLOCK_SKEW=$((start - 1000 + off - $(date +%s))) "$R" "$@"; }
 "$R" beacon init B --work sha3-256 --groups 2 --steps 10000 --floor-table floor.txt --every 10s --ahead 4 \

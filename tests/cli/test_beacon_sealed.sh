@@ -15,6 +15,7 @@ R=$RXLOCK_TESTBIN
 cd "$TMP" || exit 1
 export RXLOCK_TEST_INSECURE=1
 printf 'sha3-256 1000 slow test floor\n' > floor.txt     # 2 x 10000 hashes = 20 s at the floor
+export RXLOCK_TEST_FLOOR_TABLE="$PWD/floor.txt"   # the clients' floor: the beacons' slow test row
 now=$(date +%s); start=$((now + 1000))                  # epoch 0's release is 1000 s from now
 init() { d=$1; shift; "$R" beacon init "$d" --work sha3-256 --groups 2 --steps 10000 --floor-table floor.txt \
            --every 10s --ahead 7 --start "@$start" --workers 2 "$@" >"$d.pin" 2>"$d.init"; }

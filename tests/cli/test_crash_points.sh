@@ -153,6 +153,7 @@ check "plan: $pc of $NP crash points: the same command (or, as it says, --force)
 # The test clock stands still (RXLOCK_TEST_CLOCK_SKEW=@T): a killed run and
 # its re-run see the same moment.
 printf 'sha3-256 1000 slow test floor\n' > floor.txt
+export RXLOCK_TEST_FLOOR_TABLE="$PWD/floor.txt"   # the clients' floor: the beacons' slow test row
 T0=$(($(date +%s) + 100000))
 BINIT="$R beacon init B --work sha3-256 --groups 2 --steps 3000 --checkpoint-steps 1000 --floor-table $TMP/floor.txt --every 2s --ahead 2 --start @$T0 --workers 2"
 BRUN="$R beacon run B --once --gen-rate 1e6"

@@ -29,7 +29,7 @@ const char cmd_beacon_usage[] =
     "                   [--in-flight N] [--cmd-timeout D] [--metrics FILE] [--sbatch OPT]...\n"
     "                   [--image IMG] [--pvc CLAIM] [--namespace NS]\n"
     "       rxlock beacon solve DIR|URL --ids OUTDIR [--signer-pin HEX] [--mode light|full]\n"
-    "                   [--parallel N] [--follow [--poll D]] [--archive] [-q]\n"
+    "                   [--parallel N] [--follow [--poll D] [--accept-signer HEX]] [--archive] [-q]\n"
     "       rxlock beacon status DIR|URL [--json] [--signer-pin HEX]\n"
     "\n"
     "Shared epochs: a beacon generates a time-lock epoch every period, ahead of time,\n"
@@ -105,6 +105,9 @@ const char cmd_beacon_usage[] =
     "                       seconds for 5 minutes; says when it cannot keep up with the\n"
     "                       period; SIGINT / SIGTERM ends it (exit 0)\n"
     "  --archive            first the epochs of the feed's archive pages, oldest first\n"
+    "  --accept-signer HEX  --follow keeps the first signer (or the pin) and refuses\n"
+    "                       another, and any feed older than the last (kept instead);\n"
+    "                       this accepts a rotation to the key HEX\n"
     "status: the schedule and each epoch's state, dates and countdowns; --json: the\n"
     "  checked feed as one JSON line.  On the beacon's own DIR also the service's\n"
     "  record (the epoch being made, its ETA against its release, the keep-up margin,\n"
@@ -246,7 +249,7 @@ static int beacon_init(int argc, char **argv) {
     s->opens_after = lo.duration > 0 ? (uint64_t)llround(lo.duration) : 0;
     s->ahead = (uint32_t)ahead;
     s->kinds = both ? (TL_BEACON_CLASSIC | TL_BEACON_PQ) : lo.pq == 1 ? TL_BEACON_PQ : TL_BEACON_CLASSIC;
-    s->floor_mhps = (uint64_t)llround(row->rate * 1000.0);
+    s->floor_mhps = (uint64_t)ceil(row->rate * 1000.0);   /* rounded up: the faster, never a second early */
     snprintf(s->floor_row, sizeof s->floor_row, "%s", row->machine);
     for (char *q = s->floor_row; *q; q++)
         if (*q == '"' || *q == '\\') *q = '\'';

@@ -276,7 +276,15 @@ static void say_keepup(engine *g) {
 /* Read the feed again: 1 read, 0 not (the last good one is kept). */
 static int reload(solver *sv) {
     tl_beacon_feed *nf = NULL;
-    if (bcn_feed_load(&sv->src, sv->pin, 1, &nf) == CLI_OK) {
+    int lr = bcn_feed_load(&sv->src, sv->pin, 1, &nf);
+    /* signer continuity and no rollback (feed_trust.c): a refused feed is
+     * never used, so no identity of another signer is ever written */
+    if (lr == CLI_OK && sv->trust && (lr = bcn_follow_next(sv->trust, sv->src.base, nf)) != CLI_OK) tl_beacon_feed_free(nf);
+    if (lr == CLI_OK && sv->ids_base && memcmp(nf->beacon.signer, sv->f->beacon.signer, 32)) {   /* an accepted rotation */
+        snprintf(sv->ids, sizeof sv->ids, "%s", sv->ids_base);
+        if (bcn_ids_dir(sv->ids, sizeof sv->ids, nf->beacon.signer, 1) != CLI_OK) { tl_beacon_feed_free(nf); lr = CLI_FAIL; }
+    }
+    if (lr == CLI_OK) {
         tl_beacon_feed_free(sv->f);
         sv->f = nf;
         return 1;

@@ -255,7 +255,7 @@ int bcn_feed_publish(const bcn_dir *b, const uint8_t sk[64], int64_t now, size_t
     if (rc == CLI_OK) rc = scan(b, "public/puzzles", prev_pages * TL_BEACON_PAGE_EPOCHS, &v, &n, &cap);
     tl_beacon_feed *f = NULL;
     if (rc == CLI_OK) {
-        qsort(v, n, sizeof *v, cmp_u64);
+        if (n) qsort(v, n, sizeof *v, cmp_u64);   /* v is NULL while nothing is generated */
         size_t u = 0;
         for (size_t k = 0; k < n; k++)
             if (!u || v[u - 1] != v[k]) v[u++] = v[k];

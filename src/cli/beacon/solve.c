@@ -51,7 +51,10 @@ int bcn_have_identity(const solver *sv, const char *stem, const char *recipient,
     sodium_memzero(t, l);
     free(t);
     free(rcp);
-    if (!ok) { sodium_memzero(key, 32); cli_error("%s: not the identity of the feed's recipient for this epoch: refused", p); return -1; }
+    if (!ok) {   /* never trusted by its name: kept aside, the epoch solved again (feed_trust.c) */
+        sodium_memzero(key, 32);
+        return bcn_set_aside(p) == 0 ? 0 : -1;
+    }
     return 1;
 }
 
@@ -117,11 +120,19 @@ int bcn_get_puzzle(const solver *sv, size_t e, unsigned q, uint8_t **buf, size_t
         int ok = bcn_identity_parse(t, tl, key, &pq) == 0 && pq == (y->sealed_to == TL_BEACON_PQ);
         sodium_memzero(t, tl);
         free(t);
+        int h = 1;
         if (ok && jk >= 0) {   /* listed: the identity must be that epoch's */
             const tl_beacon_epoch *je = &sv->f->epochs[jk];
             for (unsigned k = 0; k < je->nkeys; k++)
-                if (je->keys[k].kind == y->sealed_to) ok = bcn_have_identity(sv, jstem, je->keys[k].recipient, key, &pq) == 1;
+                if (je->keys[k].kind == y->sealed_to) h = bcn_have_identity(sv, jstem, je->keys[k].recipient, key, &pq);
         }
+        if (ok && h == 0) {   /* set aside (not its identity): solved again first */
+            sodium_memzero(key, 32);
+            snprintf(why, whylen, "withheld until %s; its sealing epoch %llu is to be solved again", when,
+                     (unsigned long long)y->sealed_by);
+            return 0;
+        }
+        ok = ok && h == 1;
         if (!ok) { sodium_memzero(key, 32); cli_error("%s: not a usable identity of epoch %llu", p, (unsigned long long)y->sealed_by); return -1; }
         uint8_t *sealed = NULL;
         size_t sl = 0;
@@ -150,7 +161,10 @@ int bcn_get_puzzle(const solver *sv, size_t e, unsigned q, uint8_t **buf, size_t
         via_seal = 1;
     } else {
         bcn_time(when, sizeof when, ep->release);
-        snprintf(why, whylen, "withheld until %s (operator-only: no sealed copy)", when);
+        if (tl_beacon_now() > ep->release + 2 * (int64_t)sv->f->beacon.every)   /* a dead beacon says so */
+            snprintf(why, whylen, "was never released (due %s); it opens only if its operator returns", when);
+        else
+            snprintf(why, whylen, "withheld until %s (operator-only: no sealed copy)", when);
         return 0;
     }
     bcn_sha256(*buf, *len, d);
@@ -285,9 +299,13 @@ int bcn_cmd_solve(int argc, char **argv) {
         {"ids", required_argument, 0, 'i'}, {"signer-pin", required_argument, 0, 'p'},
         {"mode", required_argument, 0, 'm'}, {"parallel", required_argument, 0, 'P'},
         {"follow", no_argument, 0, 'F'}, {"poll", required_argument, 0, 'o'},
-        {"quiet", no_argument, 0, 'q'}, {"archive", no_argument, 0, 'A'}, {0, 0, 0, 0}
+        {"quiet", no_argument, 0, 'q'}, {"archive", no_argument, 0, 'A'},
+        {"accept-signer", required_argument, 0, 'S'}, {0, 0, 0, 0}
     };
     static solver sv;
+    static bcn_follow fw;
+    const char *accepthex = NULL;
+    uint8_t accept[32];
     memset(&sv, 0, sizeof sv);
     const char *ids = NULL, *pinhex = NULL;
     int c, mode_req = -1, follow = 0, orc, archive = 0;
@@ -314,6 +332,7 @@ int bcn_cmd_solve(int argc, char **argv) {
             if ((orc = cli_parse_seconds_opt("beacon solve", "--poll", optarg, 1, 86400, &poll))) return orc;
             break;
         case 'q': sv.quiet = 1; break;
+        case 'S': accepthex = optarg; break;
         case ':': return cli_usage_error("beacon solve", "option '%s' needs a value", argv[optind - 1]);
         default: return cli_bad_option("beacon solve", optopt, argv[optind - 1]);
         }
@@ -323,9 +342,12 @@ int bcn_cmd_solve(int argc, char **argv) {
     if (strlen(ids) >= sizeof sv.ids) return cli_error("%s: path too long", ids);
     snprintf(sv.ids, sizeof sv.ids, "%s", ids);
     if (pinhex && cli_parse_pin(pinhex, pin)) return cli_usage_error("beacon solve", "--signer-pin: want 64 hex digits");
+    if (accepthex && cli_parse_pin(accepthex, accept)) return cli_usage_error("beacon solve", "--accept-signer: want 64 hex digits");
     int rc = bcn_src_open(&sv.src, argv[optind]);
     if (rc) return rc;
     if ((rc = bcn_feed_load(&sv.src, pinhex ? pin : NULL, 0, &sv.f)) != CLI_OK) return rc;
+    bcn_follow_start(&fw, sv.f, accepthex ? accept : NULL);   /* the first signer (or the pin) is kept */
+    if ((rc = bcn_ids_dir(sv.ids, sizeof sv.ids, sv.f->beacon.signer, 1)) != CLI_OK) goto done;   /* by signer */
     char hid[PATH_MAX];
     snprintf(hid, sizeof hid, "%s/.rxlock-beacon", sv.ids);
     if ((mkdir(sv.ids, 0700) != 0 && errno != EEXIST) || (mkdir(hid, 0700) != 0 && errno != EEXIST)) {
@@ -335,6 +357,8 @@ int bcn_cmd_solve(int argc, char **argv) {
     sv.stop = cli_catch_signals();
     sv.mode = cli_mode_pick(sv.f->beacon.work, mode_req);
     sv.pin = pinhex ? pin : NULL;
+    sv.trust = &fw;   /* --follow: the first signer kept, no rollback (feed_trust.c) */
+    sv.ids_base = ids;
     size_t solved = 0, taken = 0, have = 0, waiting = 0, failed = 0;
     /* --archive: first the epochs that left the feed's window, page by page,
      * oldest first (one pass each; a sealed chain may cross into the feed) */

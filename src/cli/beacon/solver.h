@@ -20,6 +20,8 @@ typedef struct {
     tl_mode mode;
     int quiet;
     const volatile int *stop;
+    bcn_follow *trust;            /* the follower's memory of the last good feed (NULL: none) */
+    const char *ids_base;         /* --ids as given (ids: this signer's folder in it) */
 } solver;
 
 typedef struct { size_t e; unsigned q; uint8_t *buf; size_t len; } job;

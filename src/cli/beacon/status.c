@@ -47,6 +47,13 @@ int bcn_cmd_status(int argc, char **argv) {
     if ((rc = bcn_feed_load(&src, pinhex ? pin : NULL, 0, &f)) != CLI_OK) return rc;
     const tl_beacon_sched *s = &f->beacon;
     int64_t now = tl_beacon_now();
+    /* what a client checks itself (feed_trust.c): said, the feed still shown */
+    tl_beacon_floor fl;
+    tl_beacon_verdict v;
+    if ((rc = bcn_client_floor(argv[optind], s, NULL, !json, &fl)) != CLI_OK) { tl_beacon_feed_free(f); return rc; }
+    if (tl_beacon_feed_sane(f, now, &v) != TL_OK)
+        fprintf(stderr, "rxlock: warning: %s: %s (%s): clients refuse to encrypt to this feed\n", argv[optind], v.msg,
+                v.field);
     size_t ahead = 0;
     for (size_t k = 0; k < f->n; k++) ahead += f->epochs[k].release > now;
     if (json) {
@@ -64,7 +71,7 @@ int bcn_cmd_status(int argc, char **argv) {
         bcn_time(t0, sizeof t0, s->start);
         bcn_time(up, sizeof up, f->updated);
         util_format_duration(ev, sizeof ev, (double)s->every);
-        util_format_duration(fs, sizeof fs, (double)tl_beacon_floor_seconds(s));
+        util_format_duration(fs, sizeof fs, (double)fl.seconds);   /* this client's floor */
         char from[96];
         util_format_duration(as, sizeof as, (double)tl_beacon_feed_about(f));
         if (f->about_from == TL_BEACON_ABOUT_OBSERVED)   /* the beacon's own record, said as such */
@@ -76,7 +83,8 @@ int bcn_cmd_status(int argc, char **argv) {
                "  opens no sooner than %s after release (%s), about %s%s; sealing: %s\n  feed updated %s; now %lld\n",
                src.base, hex, pinhex ? " (pinned)" : "", ev, t0, s->groups, (unsigned long long)s->steps,
                tl_work_name(s->work), s->kinds == 3 ? "classic + pq" : tl_beacon_kind_name((int)s->kinds), fs,
-               s->floor_row, as, from, tl_beacon_seal_links(s) ? "each epoch but 0" : "none (operator-only)", up,
+               fl.recomputed ? "this client's floor" : s->floor_row, as, from,
+               tl_beacon_seal_links(s) ? "each epoch but 0" : "none (operator-only)", up,
                (long long)now);
         if (f->archive_pages)
             printf("  archive: epochs below %llu in up to %llu signed pages (archive/K.json)\n",
@@ -87,9 +95,10 @@ int bcn_cmd_status(int argc, char **argv) {
             char r[48], rc2[48], eo[48], ec[48], ao[48];
             bcn_time(r, sizeof r, e->release);
             countdown(rc2, sizeof rc2, e->release, now);
-            bcn_time(eo, sizeof eo, e->earliest_opening);
-            countdown(ec, sizeof ec, e->earliest_opening, now);
-            bcn_time(ao, sizeof ao, e->about_opening);
+            int64_t mine = tl_beacon_floor_opening(s, &fl, e->index);   /* this client's floor */
+            bcn_time(eo, sizeof eo, mine);
+            countdown(ec, sizeof ec, mine, now);
+            bcn_time(ao, sizeof ao, bcn_about(f, e, mine));
             printf("epoch %llu  %-9s  release %s (%s)  opens >= %s (%s), about %s\n", (unsigned long long)e->index,
                    st[e->state], r, rc2, eo, ec, ao);
             for (unsigned q = 0; q < e->nkeys; q++) {

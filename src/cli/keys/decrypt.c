@@ -29,13 +29,16 @@ const char cmd_decrypt_usage[] =
     "      --force        replace an existing OUT\n"
     "  exit codes: 0 ok, 1 corrupt/truncated/tampered input or I/O error,\n"
     "              2 usage error, 3 no identity matches the file\n"
-    "usage: rxlock decrypt --feed DIR|URL [--feed DIR|URL ...] [--ids OUTDIR] [-o OUT]\n"
+    "usage: rxlock decrypt --feed DIR|URL [--feed DIR|URL ...] [--ids OUTDIR ...] [-o OUT]\n"
     "                      [--force] FILE\n"
     "  Open a file `rxlock encrypt --feed` wrote: FILE.beacon names each layer's feed,\n"
     "  signer and epoch; give one --feed per layer, in its order (the recorded place,\n"
     "  or any copy of the beacon's public/ files).  Each identity is fetched from its\n"
     "  feed once published (or read from OUTDIR, where `rxlock beacon solve --ids\n"
-    "  OUTDIR` wrote it); when one is not yet, it says when it is expected.\n";
+    "  OUTDIR` wrote it; several --ids are read; a file there that does not open the\n"
+    "  recipient is set aside as FILE.set-aside); when one is not yet, it says when it\n"
+    "  is expected.  The feed must agree with FILE.beacon (signer, recipient, earliest\n"
+    "  opening).  --floor-table F: this client's floor table.\n";
 
 int cmd_decrypt(int argc, char **argv) {
     for (int k = 1; k < argc && strcmp(argv[k], "--"); k++)   /* a beacon's epochs: feed_client.c */

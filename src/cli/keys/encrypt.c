@@ -40,7 +40,11 @@ const char cmd_encrypt_usage[] =
     "  same as age -r A | age -r B).  Writes OUT (default FILE.age, an age file) and\n"
     "  OUT.beacon naming each feed and epoch; `rxlock decrypt --feed` opens it.\n"
     "  --signer-pin HEX   one per --feed, in order: refuse a feed signed by another key\n"
-    "  --pq               the beacon's post-quantum epoch key (age1pq1)\n";
+    "  --pq               the beacon's post-quantum epoch key (age1pq1)\n"
+    "  --floor-table F    this client's floor table (default: the built-in one); the\n"
+    "                     faster of its row and the feed's floor gives each opening\n"
+    "  Only a scheduled epoch releasing after this clock and the feed's is chosen; a\n"
+    "  clock more than 5m behind the feed's is refused (docs/SECURITY.md).\n";
 
 typedef struct {
     uint8_t pks[TL_AGE_MAX_RECIPIENTS][32];

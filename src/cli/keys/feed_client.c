@@ -111,9 +111,10 @@ int cmd_encrypt_feed(int argc, char **argv) {
     static const struct option opts[] = {
         {"feed", required_argument, 0, 'F'}, {"signer-pin", required_argument, 0, 'p'},
         {"open-after", required_argument, 0, 'A'}, {"pq", no_argument, 0, 'Q'}, {"armor", no_argument, 0, 'a'},
-        {"output", required_argument, 0, 'o'}, {"force", no_argument, 0, 'f'}, {0, 0, 0, 0}
+        {"output", required_argument, 0, 'o'}, {"force", no_argument, 0, 'f'},
+        {"floor-table", required_argument, 0, 'T'}, {0, 0, 0, 0}
     };
-    const char *feeds[MAX_FEEDS], *pins[MAX_FEEDS], *out = NULL, *when_s = NULL, *in_path = NULL;
+    const char *feeds[MAX_FEEDS], *pins[MAX_FEEDS], *out = NULL, *when_s = NULL, *in_path = NULL, *table = NULL;
     size_t nf = 0, np = 0;
     int pq = 0, armor = 0, force = 0, c;
     optind = 1; opterr = 0;
@@ -126,6 +127,7 @@ int cmd_encrypt_feed(int argc, char **argv) {
         case 'a': armor = 1; break;
         case 'o': out = optarg; break;
         case 'f': force = 1; break;
+        case 'T': table = optarg; break;
         case ':': return cli_usage_error("encrypt", "option '%s' needs a value", argv[optind - 1]);
         default: return cli_bad_option("encrypt", optopt, argv[optind - 1]);
         }
@@ -162,12 +164,14 @@ int cmd_encrypt_feed(int argc, char **argv) {
         int kind = pq ? TL_BEACON_PQ : f->beacon.kinds & TL_BEACON_CLASSIC ? TL_BEACON_CLASSIC : TL_BEACON_PQ;
         size_t idx;
         if (!(f->beacon.kinds & (unsigned)kind)) { tl_beacon_feed_free(f); return cli_error("%s: the beacon has no post-quantum keys", feeds[k]); }
-        if (tl_beacon_choose(f, when, now, kind, &idx) != TL_OK) {
-            char w[48];
-            bcn_time(w, sizeof w, when);
-            rc = cli_error("%s: no generated epoch opens at or after %s and is still open for encryption "
-                           "(the feed lists %zu epochs; try an earlier date, or later when more are generated)",
-                           feeds[k], w, f->n);
+        /* the checked rule at this client's own floor (trust.c): only a
+         * scheduled epoch releasing after this clock and the feed's, its
+         * opening recomputed, every signed number checked */
+        tl_beacon_floor fl;
+        tl_beacon_verdict v;
+        if ((rc = bcn_client_floor(feeds[k], &f->beacon, table, 1, &fl)) != CLI_OK ||
+            tl_beacon_choose_checked(f, &fl, when, now, kind, &idx, &v) != TL_OK) {
+            if (rc == CLI_OK) rc = bcn_refused(feeds[k], &v);
             tl_beacon_feed_free(f);
             return rc;
         }
@@ -180,10 +184,20 @@ int cmd_encrypt_feed(int argc, char **argv) {
         for (unsigned q = 0; q < e->nkeys; q++)
             if (e->keys[q].kind == kind) snprintf(L[k].recipient, sizeof L[k].recipient, "%s", e->keys[q].recipient);
         char eo[48], ao[48];
-        bcn_time(eo, sizeof eo, e->earliest_opening);
-        bcn_time(ao, sizeof ao, e->about_opening);
-        fprintf(stderr, "rxlock: %s: epoch %llu, recipient %.64s%s; opens no sooner than %s, about %s\n", feeds[k],
-                (unsigned long long)e->index, L[k].recipient, strlen(L[k].recipient) > 64 ? "..." : "", eo, ao);
+        int64_t mine = tl_beacon_floor_opening(&f->beacon, &fl, e->index);
+        bcn_time(eo, sizeof eo, mine);
+        bcn_time(ao, sizeof ao, bcn_about(f, e, mine));
+        fprintf(stderr, "rxlock: %s: epoch %llu, recipient %.64s%s; opens no sooner than %s (this client's floor), "
+                "about %s\n", feeds[k], (unsigned long long)e->index, L[k].recipient,
+                strlen(L[k].recipient) > 64 ? "..." : "", eo, ao);
+        int sealed = 0;
+        for (unsigned q = 0; q < e->nkeys; q++) sealed |= e->keys[q].kind == kind && e->keys[q].has_sealed;
+        if (!sealed && now - f->updated > 2 * (int64_t)f->beacon.every) {
+            char up[48];
+            bcn_time(up, sizeof up, f->updated);
+            fprintf(stderr, "rxlock: %s: warning: epoch %llu is operator-only and the feed was last written %s: only "
+                    "the beacon's operator can release it\n", feeds[k], (unsigned long long)e->index, up);
+        }
         tl_beacon_feed_free(f);
     }
     cli_io io;
@@ -213,73 +227,118 @@ int cmd_encrypt_feed(int argc, char **argv) {
     return rc;
 }
 
-/* Layer l's identity: --ids OUTDIR, else the feed's published file.  1 got,
- * 0 not yet (said when), or an exit code negated. */
-static int layer_identity(const layer *l, const char *src_arg, const char *ids, uint8_t key[32], int *pq) {
+/* 1 when text holds the identity of recipient (key, *pq set). */
+static int opens(const uint8_t *t, size_t tl, const char *recipient, uint8_t key[32], int *pq) {
+    char *rcp = malloc(TL_AGE_PQ_RECIPIENT_MAX);
+    int ok = rcp && bcn_identity_parse(t, tl, key, pq) == 0 && cli_identity_recipient(key, *pq, rcp) == 0 &&
+             !strcmp(rcp, recipient);
+    free(rcp);
+    if (!ok) sodium_memzero(key, 32);
+    return ok;
+}
+
+/* Layer l's identity: each --ids OUTDIR (OUTDIR/SIGNER16/STEM.txt, then the
+ * older OUTDIR/STEM.txt), else the feed's published file.  1 got, 0 not
+ * yet (said when), or an exit code negated. */
+static int layer_identity(const layer *l, const char *src_arg, const char *const *ids, size_t nids, const char *table,
+                          uint8_t key[32], int *pq) {
     bcn_src src;
     tl_beacon_feed *f = NULL;
     int rc = bcn_src_open(&src, src_arg);
     if (rc || (rc = bcn_feed_load(&src, l->signer, 1, &f)) != CLI_OK) return -rc;
     int archived = bcn_feed_archived(&src, &f, l->epoch);   /* it left the feed's window */
     if (archived < 0) { tl_beacon_feed_free(f); return -CLI_FAIL; }
+    tl_beacon_verdict v;   /* the note against the feed (or its archive page) */
+    if (tl_beacon_note_check(f, l->signer, l->epoch, l->kind, l->recipient, l->earliest, &v) != TL_OK) {
+        tl_beacon_feed_free(f);
+        return -cli_error("%s: %s: refused", src_arg, v.msg);
+    }
     long k = tl_beacon_find(f, l->epoch);
     const tl_beacon_key *y = NULL;
     for (unsigned q = 0; k >= 0 && q < f->epochs[k].nkeys; q++)
         if (f->epochs[k].keys[q].kind == l->kind) y = &f->epochs[k].keys[q];
-    if (!y || strcmp(y->recipient, l->recipient)) {
+    if (!y) {
         tl_beacon_feed_free(f);
         return -cli_error("%s: the feed does not list epoch %llu with this file's recipient", src_arg, (unsigned long long)l->epoch);
     }
     uint8_t *t = NULL;
     size_t tl = 0;
-    char err[512], stem[48], p[PATH_MAX], *rcp = malloc(TL_AGE_PQ_RECIPIENT_MAX);
+    char err[512], stem[48], p[PATH_MAX];
     int got = 0;
     bcn_stem(&f->beacon, l->epoch, l->kind, stem);
-    if (ids) {
-        snprintf(p, sizeof p, "%s/%s.txt", ids, stem);
-        got = util_read_file(p, 65536, &t, &tl) == 0;
+    for (size_t d = 0; d < nids && !got; d++) {
+        /* the folder bcn_ids_dir gives this signer; OUTDIR/STEM.txt of another
+         * signer's folder is read but never set aside */
+        char dir[PATH_MAX - 64];
+        snprintf(dir, sizeof dir, "%s", ids[d]);
+        int r = bcn_ids_dir(dir, sizeof dir, l->signer, 0), other = strcmp(dir, ids[d]) != 0;
+        int mine = r == 0 || other;   /* a folder of this signer's (or of before): set aside there */
+        for (int pass = 0; pass < 1 + other && !got; pass++) {
+            if (pass == 0) snprintf(p, sizeof p, "%s/%s.txt", dir, stem);
+            else snprintf(p, sizeof p, "%s/%s.txt", ids[d], stem);
+            if (util_read_file(p, 65536, &t, &tl) != 0) continue;
+            got = opens(t, tl, l->recipient, key, pq);
+            sodium_memzero(t, tl);
+            free(t);
+            t = NULL;
+            if (!got && pass == 0 && mine && bcn_set_aside(p) != 0) { tl_beacon_feed_free(f); return -CLI_FAIL; }
+        }
     }
     char idp[TL_BEACON_PATH_MAX];   /* listed, or (archived before it was solved) where it would be */
     if (!y->identity[0] && tl_beacon_path(&f->beacon, "identities", l->epoch, l->kind, ".txt", idp) != TL_OK) idp[0] = 0;
     if (!got && (y->identity[0] || (k >= 0 && archived && idp[0]))) {
         int r = bcn_fetch(&src, y->identity[0] ? y->identity : idp, 65536, &t, &tl, err, sizeof err);
-        if (r < 0) { free(rcp); tl_beacon_feed_free(f); return -cli_error("%s", err); }
-        got = r == 0;
+        if (r < 0) { tl_beacon_feed_free(f); return -cli_error("%s", err); }
+        if (r == 0) {
+            got = opens(t, tl, l->recipient, key, pq);
+            sodium_memzero(t, tl);
+            free(t);
+            if (!got) {
+                tl_beacon_feed_free(f);
+                return -cli_error("%s: epoch %llu's published identity does not match its recipient: refused", src_arg,
+                                  (unsigned long long)l->epoch);
+            }
+        }
     }
     if (!got) {
-        char eo[48], ao[48];
-        bcn_time(eo, sizeof eo, f->epochs[k].earliest_opening);
-        bcn_time(ao, sizeof ao, f->epochs[k].about_opening);
-        fprintf(stderr, "rxlock: %s: epoch %llu is not solved yet (%s): expected about %s, no sooner than %s\n", src_arg,
-                (unsigned long long)l->epoch, f->epochs[k].state == TL_BEACON_SCHEDULED ? "not released" : "released",
-                ao, eo);
-        free(rcp);
+        const tl_beacon_epoch *e = &f->epochs[k];
+        int64_t now = tl_beacon_now();
+        tl_beacon_floor fl;
+        if (bcn_client_floor(src_arg, &f->beacon, table, 0, &fl) != CLI_OK) { tl_beacon_feed_free(f); return -CLI_FAIL; }
+        int64_t mine = tl_beacon_floor_opening(&f->beacon, &fl, e->index);
+        if (e->state == TL_BEACON_SCHEDULED && !y->has_sealed && now > e->release + 2 * (int64_t)f->beacon.every) {
+            fprintf(stderr, "rxlock: %s: epoch %llu was never released; it opens only if its operator returns\n", src_arg,
+                    (unsigned long long)l->epoch);
+        } else {
+            char eo[48], ao[48];
+            bcn_time(eo, sizeof eo, mine);
+            bcn_time(ao, sizeof ao, bcn_about(f, e, mine));
+            fprintf(stderr, "rxlock: %s: epoch %llu is not solved yet (%s): expected about %s, no sooner than %s\n",
+                    src_arg, (unsigned long long)l->epoch, e->state == TL_BEACON_SCHEDULED ? "not released" : "released",
+                    ao, eo);
+        }
         tl_beacon_feed_free(f);
         return 0;
     }
-    int ok = rcp && bcn_identity_parse(t, tl, key, pq) == 0 && cli_identity_recipient(key, *pq, rcp) == 0 &&
-             !strcmp(rcp, l->recipient);
-    sodium_memzero(t, tl);
-    free(t);
-    free(rcp);
     tl_beacon_feed_free(f);
-    if (!ok) { sodium_memzero(key, 32); return -cli_error("%s: epoch %llu's identity does not match its recipient: refused", src_arg, (unsigned long long)l->epoch); }
     return 1;
 }
 
 int cmd_decrypt_feed(int argc, char **argv) {
     static const struct option opts[] = {
         {"feed", required_argument, 0, 'F'}, {"ids", required_argument, 0, 'I'},
-        {"output", required_argument, 0, 'o'}, {"force", no_argument, 0, 'f'}, {0, 0, 0, 0}
+        {"output", required_argument, 0, 'o'}, {"force", no_argument, 0, 'f'},
+        {"floor-table", required_argument, 0, 'T'}, {0, 0, 0, 0}
     };
-    const char *feeds[MAX_FEEDS], *out = NULL, *ids = NULL;
-    size_t nf = 0, n = 0;
+    const char *feeds[MAX_FEEDS], *out = NULL, *ids[MAX_FEEDS], *table = NULL;
+    size_t nf = 0, n = 0, nids = 0;
     int force = 0, c;
     optind = 1; opterr = 0;
     while ((c = getopt_long(argc, argv, ":o:", opts, NULL)) != -1) {
         switch (c) {
         case 'F': if (nf == MAX_FEEDS) return cli_usage_error("decrypt", "at most %d --feed", MAX_FEEDS); feeds[nf++] = optarg; break;
-        case 'I': ids = optarg; break;
+        case 'I': if (nids == MAX_FEEDS) return cli_usage_error("decrypt", "at most %d --ids", MAX_FEEDS); ids[nids++] = optarg; break;
+        case 'T': table = optarg; break;
         case 'o': out = optarg; break;
         case 'f': force = 1; break;
         case ':': return cli_usage_error("decrypt", "option '%s' needs a value", argv[optind - 1]);
@@ -307,7 +366,7 @@ int cmd_decrypt_feed(int argc, char **argv) {
     int pqs[MAX_FEEDS], missing = 0;
     if (!keys) return cli_error("out of memory");
     for (size_t k = 0; k < n && rc == CLI_OK; k++) {   /* every identity first: decrypt needs them all */
-        int r = layer_identity(&L[k], feeds[k], ids, keys[k], &pqs[k]);
+        int r = layer_identity(&L[k], feeds[k], ids, nids, table, keys[k], &pqs[k]);
         if (r < 0) rc = -r;
         else if (r == 0) missing++;
     }

@@ -28,7 +28,7 @@ int tl_beacon_config_write(const tl_beacon_config *c, char **text, size_t *len) 
     if (s->kinds & TL_BEACON_PQ) json_array_append_new(kinds, json_string("pq"));
     json_t *o = json_pack("{s:i, s:s, s:s, s:s, s:I, s:I, s:I, s:s, s:I, s:I, s:I, s:I, s:I, s:o, s:{s:I, s:s},"
                           " s:I, s:s, s:I, s:I}",
-                          "rxlock_beacon", TL_BEACON_CONFIG_VERSION, "signer", signer, "work", tl_work_name(s->work),
+                          "rxlock_beacon", s->legacy_ceil ? 1 : TL_BEACON_CONFIG_VERSION, "signer", signer, "work", tl_work_name(s->work),
                           "mode", mode_name(c->mode), "groups", (json_int_t)s->groups,
                           "steps", (json_int_t)s->steps, "assumed_rate_mhps", (json_int_t)s->assumed_mhps,
                           "rate_source", c->rate_source, "setup_ms", (json_int_t)s->setup_ms,
@@ -69,7 +69,7 @@ int tl_beacon_config_parse(const char *text, size_t len, tl_beacon_config *c, ch
     char work[16], mode[8], verify[8];
     if (!tl_beacon_keys_exact(o, keys, 19, "beacon.json", err, errlen) || !GETI(o, "rxlock_beacon", 0, 1000000, v))
         goto out;
-    if (v != TL_BEACON_CONFIG_VERSION) { tl_beacon_err(err, errlen, "beacon.json: unsupported version %lld", (long long)v); rc = TL_EVERSION; goto out; }
+    if (v != 1 && v != TL_BEACON_CONFIG_VERSION) { tl_beacon_err(err, errlen, "beacon.json: unsupported version %lld", (long long)v); rc = TL_EVERSION; goto out; }
     const json_t *fl = json_object_get(o, "floor");
     if (!tl_beacon_keys_exact(fl, fkeys, 2, "beacon.json floor", err, errlen) ||
         tl_beacon_get_hex(o, "signer", s->signer, 32, err, errlen) ||
@@ -96,7 +96,8 @@ int tl_beacon_config_parse(const char *text, size_t len, tl_beacon_config *c, ch
     if (c->mode == -1 || c->verify == TL_VERIFY_DEFAULT) { tl_beacon_err(err, errlen, "beacon.json: bad mode or verify"); goto out; }
     s->groups = (uint32_t)g; s->steps = (uint64_t)st; s->assumed_mhps = (uint64_t)ar; s->setup_ms = (uint64_t)su;
     s->every = (uint64_t)ev; s->opens_after = (uint64_t)oa; s->start = sa; s->ahead = (uint32_t)ah;
-    s->floor_mhps = (uint64_t)fr; c->workers = (unsigned)wk; c->verify_permille = (uint32_t)vp;
+    s->floor_mhps = (uint64_t)fr; c->workers = (unsigned)wk;
+    s->legacy_ceil = v == 1;   /* a beacon of before keeps its rounding, and so its seals */ c->verify_permille = (uint32_t)vp;
     c->checkpoint_steps = (uint64_t)cs;
     if (c->verify == TL_VERIFY_SAMPLE && c->verify_permille < 1) { tl_beacon_err(err, errlen, "beacon.json: verify_permille: want 1 .. 1000"); goto out; }
     if (tl_beacon_sched_check(s, err, errlen) != TL_OK) goto out;

@@ -38,6 +38,8 @@ int tl_beacon_parse_sched(const json_t *b, tl_beacon_sched *s, char *err, size_t
     s->start = sa; s->ahead = (uint32_t)ah; s->floor_mhps = (uint64_t)fr; s->assumed_mhps = (uint64_t)ar;
     s->setup_ms = (uint64_t)su;
     if (tl_beacon_sched_check(s, err, errlen) != TL_OK) return -1;
+    s->legacy_ceil = 0;   /* F rounded down; a feed of before rounded up: read as it was written */
+    if ((uint64_t)fs != tl_beacon_floor_seconds(s)) s->legacy_ceil = 1;
     if ((uint64_t)fs != tl_beacon_floor_seconds(s) || (uint64_t)as != tl_beacon_about_seconds(s) ||
         (uint64_t)sl != tl_beacon_seal_links(s)) {
         tl_beacon_err(err, errlen, "beacon: floor_seconds / about_seconds / seal_links disagree with the schedule");
@@ -269,7 +271,10 @@ int tl_beacon_feed_parse(const char *text, size_t len, const uint8_t *pin, tl_be
         goto out;
     }
     if (pin && sodium_memcmp(pin, f->beacon.signer, 32) != 0) {
-        tl_beacon_err(err, errlen, "the feed is signed by another key than the pinned signer");
+        char h1[65], h2[65];
+        util_hex_encode(h1, f->beacon.signer, 32);
+        util_hex_encode(h2, pin, 32);
+        tl_beacon_err(err, errlen, "the feed is signed by another key than the pinned signer: %s, not %s", h1, h2);
         rc = TL_EPIN;
         goto out;
     }

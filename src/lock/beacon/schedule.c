@@ -68,9 +68,12 @@ int64_t tl_beacon_encrypt_until(const tl_beacon_sched *s, uint64_t E) {
 
 static uint64_t total(const tl_beacon_sched *s) { return (uint64_t)s->groups * s->steps; }
 
+/* Whole seconds the floor machine surely needs: rounded down, so that
+ * earliest_opening and the sealing rule are never a second early; feeds and
+ * beacons of before rounded up (legacy_ceil), and keep their numbers. */
 uint64_t tl_beacon_floor_seconds(const tl_beacon_sched *s) {
     uint64_t t = total(s) * 1000u;               /* <= 2^58: no overflow */
-    return (t + s->floor_mhps - 1) / s->floor_mhps;
+    return s->legacy_ceil ? (t + s->floor_mhps - 1) / s->floor_mhps : t / s->floor_mhps;
 }
 
 uint64_t tl_beacon_about_seconds(const tl_beacon_sched *s) {
@@ -115,13 +118,9 @@ uint64_t tl_beacon_operator_only(const tl_beacon_sched *s, uint64_t n) {
 }
 
 int tl_beacon_choose(const tl_beacon_feed *f, int64_t t, int64_t now, int kind, size_t *idx) {
-    for (size_t k = 0; k < f->n; k++) {
-        const tl_beacon_epoch *e = &f->epochs[k];
-        if (e->earliest_opening < t || now >= e->encrypt_until) continue;
-        for (unsigned q = 0; q < e->nkeys; q++)
-            if (e->keys[q].kind == kind) { *idx = k; return TL_OK; }
-    }
-    return TL_EINVAL;
+    tl_beacon_floor fl;   /* the checked rule at the built-in floor (trust.c) */
+    tl_beacon_floor_of(&f->beacon, tl_beacon_table_mhps(NULL, f->beacon.work), &fl);
+    return tl_beacon_choose_checked(f, &fl, t, now, kind, idx, NULL);
 }
 
 long tl_beacon_find(const tl_beacon_feed *f, uint64_t E) {
