@@ -4,7 +4,8 @@
  * case (no chain of sealed epochs opens a puzzle before its release at the
  * floor rate); the schedule arithmetic; the choice rule; the feed's canon,
  * signature, pin and strict parser (tampering, canon breaks, bounds);
- * archive pages, "about" observed, a version-1 feed; beacon.json round trip. */
+ * archive pages, "about" observed, a version-1 feed; beacon.json round trip;
+ * the keep-up arithmetic (tl_beacon_keepup_of). */
 #include "test.h"
 #include "rxlock/beacon.h"
 #include "util/util.h"
@@ -343,6 +344,30 @@ static void t_config(void) {
     free(text);
 }
 
+/* Keeping up: a period's work over a rate, the margin, what would keep
+ * up, and the rate any sealed schedule needs (the floor x kinds x verify). */
+static void t_keepup(void) {
+    tl_beacon_sched s;
+    tl_beacon_keepup k;
+    sched_init(&s, 60, 8, 1000000, 4000000000ull);   /* 8 M hashes; floor 4 MH/s: 2 s, unsealed */
+    CHECK(tl_beacon_keepup_of(&s, 1e6, 0.25, &k) == TL_OK);
+    CHECK(k.hashes == 10e6 && k.seconds == 10 && k.keeps_up && k.margin == 6);
+    CHECK(k.min_every == 10 && !k.sealed && k.max_opens_after == 600);
+    CHECK(k.seal_rate == 5e6 && !k.sealed_possible);
+    s.kinds = TL_BEACON_CLASSIC | TL_BEACON_PQ;           /* twice the work */
+    CHECK(tl_beacon_keepup_of(&s, 1e5, 0, &k) == TL_OK);
+    CHECK(k.seconds == 160 && !k.keeps_up && k.min_every == 160 && k.need_rate == 16e6 / 60);
+    s.kinds = TL_BEACON_CLASSIC;
+    s.steps = 30000000;                                   /* 240 M at 4 MH/s = 60 s: sealed, k = 1 */
+    CHECK(tl_beacon_keepup_of(&s, 4.5e6, 0.1, &k) == TL_OK);
+    CHECK(k.sealed && k.sealed_possible && k.keeps_up);
+    CHECK(tl_beacon_keepup_of(&s, 4.3e6, 0.1, &k) == TL_OK);
+    CHECK(k.sealed && !k.sealed_possible && !k.keeps_up);
+    CHECK(tl_beacon_keepup_of(&s, 0, 0, &k) == TL_EINVAL);
+    CHECK(tl_beacon_keepup_of(&s, 1, 1.5, &k) == TL_EINVAL);
+    CHECK(tl_beacon_keepup_of(NULL, 1, 0, &k) == TL_EINVAL);
+}
+
 /* A feed of before (F rounded up) still parses, read with its rounding;
  * a feed now rounds down.  The client's own floor rounds down either way. */
 static void t_legacy_rounding(void) {
@@ -386,5 +411,6 @@ int main(void) {
     RUN(t_config);
     RUN(t_legacy_rounding);
     RUN(t_archive);
+    RUN(t_keepup);
     return test_summary();
 }

@@ -79,6 +79,26 @@ uint64_t tl_beacon_seal_links(const tl_beacon_sched *s);      /* k = floor(F / e
  * start (*before = 1 then, else 0). */
 uint64_t tl_beacon_epoch_at(const tl_beacon_sched *s, int64_t t, int *before);
 
+/* ---- keeping up (src/lock/beacon/keepup.c) ---------------------------
+ * Generation of one period's epochs at `rate` hashes/s (all workers, lanes
+ * included), verify_share (0..1) of each chain recomputed.  0 or TL_EINVAL. */
+typedef struct {
+    double per_epoch;             /* one key: G x S x (1 + verify_share)     */
+    double hashes;                /* one period: kinds x per_epoch           */
+    double seconds;               /* hashes / rate                           */
+    double need_rate;             /* hashes / every: the rate that keeps up  */
+    double margin;                /* every / seconds: >= 1 keeps up          */
+    int    keeps_up;
+    double min_every;             /* the shortest period that keeps up, s    */
+    double max_opens_after;       /* the longest --opens-after that keeps up
+                                     at this period (same sizing), s         */
+    int    sealed;                /* the schedule seals (floor work >= every) */
+    double seal_rate;             /* the rate any sealed schedule needs:
+                                     floor rate x kinds x (1 + verify_share) */
+    int    sealed_possible;       /* rate >= seal_rate                       */
+} tl_beacon_keepup;
+int tl_beacon_keepup_of(const tl_beacon_sched *s, double rate, double verify_share, tl_beacon_keepup *k);
+
 /* THE sealing rule: the earliest j < E with earliest_opening(j) >=
  * release(E).  1 and *j when there is one, 0 when E is operator-only. */
 int tl_beacon_seal(const tl_beacon_sched *s, uint64_t E, uint64_t *j);

@@ -438,6 +438,25 @@ int tl_signer_load(const char *path, uint8_t sk[64], uint8_t pk[32]);
  * the given mode, measured for about `seconds`. */
 int tl_measure_rate(tl_work_type type, tl_mode mode, double seconds, double *rate);
 
+/* Generation throughput here, measured as generation runs it
+ * (src/lock/gen/gen_rate.c): the workers tl_generate would run (workers, 0
+ * = the usable CPUs), each advancing a bundle of chains in SIMD lanes as
+ * the generation pool hands out `groups` (0 = workers x tl_work_lanes), all
+ * at once for about `seconds` in windows; rate is the median window's
+ * hashes/s over all workers.  stop (optional): non-zero -> TL_EINTR. */
+typedef struct {
+    double   rate;                /* hashes/s, all workers: the median window */
+    double   rate_min, rate_max;  /* the slowest / fastest window             */
+    double   mean;                /* over the whole timed run                 */
+    double   seconds;             /* timed                                    */
+    unsigned workers;             /* worker processes that ran chains         */
+    unsigned lanes;               /* chains per worker at once                */
+    unsigned windows;
+    uint32_t groups;              /* the groups it was measured for           */
+} tl_gen_rate;
+int tl_measure_gen_rate(tl_work_type type, tl_mode mode, unsigned workers, uint32_t groups, double seconds,
+                        const volatile int *stop, tl_gen_rate *out);
+
 
 /* ---- generation on a cluster: plan / task / assemble -------------------
  * (docs/FORMAT.md §Cluster plan, docs/SECURITY.md §Generation on a cluster)

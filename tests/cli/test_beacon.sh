@@ -148,9 +148,12 @@ check "the age pipeline opens it: age -d -i C | age -d -i B" \
   sh -c "age -d -i IDC/$eC.txt two.age | age -d -i IDS/$eB.txt | cmp -s - msg.txt"
 
 # ---- a schedule this machine cannot keep up with is refused
-"$R" beacon init K --work sha3-256 --groups 2 --steps 100000000 --every 10s --floor-table floor.txt --workers 2 >/dev/null 2>&1
-expect_rc 1 "run refuses an unsustainable schedule" "$R" beacon run K --once --gen-rate 1000
-check "... saying what would" grep -q 'cannot keep up.*workers.*--every' "$TMP/.err"
+expect_rc 1 "init refuses an unsustainable schedule" "$R" beacon init K --work sha3-256 --groups 2 --steps 100000000 --every 10s --floor-table floor.txt --workers 2 --gen-rate 1000
+check "... before writing anything" test ! -e K
+check "... naming the flags that fix it" grep -q 'cannot keep up.*--every .* or longer.*--opens-after.*--cluster' "$TMP/.err"
+"$R" beacon init K --work sha3-256 --groups 2 --steps 100000000 --every 10s --floor-table floor.txt --workers 2 --gen-rate 1e12 >/dev/null 2>&1
+expect_rc 1 "run refuses it as init would" "$R" beacon run K --once --gen-rate 1000
+check "... saying what would" grep -q 'cannot keep up.*--every .* or longer.*--cluster' "$TMP/.err"
 check "... before generating anything" test "$(ls K/private/puzzles | wc -l)" -eq 0
 
 # ---- --plan-only: a cluster plan per epoch, assembled elsewhere, then sealed and published

@@ -5,7 +5,8 @@
 # JSON lines, and agree with librandomx on a tiny v1 light chain; pair
 # mode interleaves engines hash by hash and stops at the first step they
 # disagree on, and --ref-prefix finds a peer's API under other names; and
-# bench_dataset's label for our build names the form that ran.
+# bench_dataset's label for our build names the form that ran; bench_gen
+# prints one line per setting and a summary (figures not checked).
 . tests/cli/lib.sh
 BENCH=${RXLOCK_BENCH:-$PWD/build/bench/bench}
 if ! make -s build/bench/bench >"$TMP/make.log" 2>&1; then
@@ -132,5 +133,14 @@ fi
 # Ours vs librandomx 1.1.10 on a tiny v1 light chain: the digests must agree.
 if [ "${RXLOCK_TEST_QUICK:-0}" = 0 ]; then
   expect_rc 0 "v1 light: ours == librandomx" "$BENCH" screen --no-warmup -n 2 -r 1 v1-interp librandomx-v1-interp
+fi
+# bench_gen: generation throughput per setting (the lines' shape, not the figures)
+if make -s build/bench/bench_gen >"$TMP/make.log" 2>&1; then
+  expect_rc 0 "bench_gen sha3, 2 workers" build/bench/bench_gen --workers 2 --seconds 0.3
+  check "bench_gen: a line per setting" sh -c "test \$(grep -c '^gen work=sha3-256 mode=light setting=' '$TMP/.out') -ge 4"
+  check "bench_gen: the summary's ratios" grep -q '^gen_summary work=sha3-256 setting=one-chain workers=1 groups=1 rate=[0-9]* ratio_to_one_chain=1.00$' "$TMP/.out"
+  expect_rc 2 "bench_gen: usage" build/bench/bench_gen --workers 0
+else
+  fail "build/bench/bench_gen does not build"; cat "$TMP/make.log" >&2
 fi
 summary

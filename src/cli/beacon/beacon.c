@@ -22,8 +22,12 @@
 const char cmd_beacon_usage[] =
     "usage: rxlock beacon init DIR --every D --opens-after T [--ahead N] [--start WHEN]\n"
     "                   [--pq | --classic | --both] [--sign-key FILE] [the work, rate, mode,\n"
-    "                   workers and verification options of `rxlock lock`]\n"
-    "       rxlock beacon run DIR [--once] [--gen-rate H/s] [--plan-only]\n"
+    "                   workers and verification options of `rxlock lock`] [--gen-rate H/s]\n"
+    "                   [--cluster slurm|k8s]\n"
+    "       rxlock beacon run DIR [--once] [--gen-rate H/s] [--plan-only] [--metrics FILE]\n"
+    "       rxlock beacon run DIR --cluster slurm|k8s [--once] [--retries N] [--poll D]\n"
+    "                   [--in-flight N] [--cmd-timeout D] [--metrics FILE] [--sbatch OPT]...\n"
+    "                   [--image IMG] [--pvc CLAIM] [--namespace NS]\n"
     "       rxlock beacon solve DIR|URL --ids OUTDIR [--signer-pin HEX] [--mode light|full]\n"
     "                   [--parallel N] [--follow [--poll D] [--accept-signer HEX]] [--archive] [-q]\n"
     "       rxlock beacon status DIR|URL [--json] [--signer-pin HEX]\n"
@@ -52,21 +56,42 @@ const char cmd_beacon_usage[] =
     "  --sign-key FILE      the feed's and the puzzles' signer (`rxlock keygen-signer`),\n"
     "                       copied into DIR/private/; default: a new one\n"
     "  --work, --groups, --steps, --rate, --calibration, --floor, --floor-table, --mode,\n"
-    "  --workers, --verify, --no-verify, --checkpoint-steps: as `rxlock lock`\n"
+    "  --workers, --verify, --no-verify, --checkpoint-steps: as `rxlock lock`; without\n"
+    "                       --groups, groups that fill this machine's workers x SIMD lanes\n"
+    "  --gen-rate H/s       this machine's generation throughput (all workers, lanes\n"
+    "                       included) for the keep-up check (default: measured)\n"
+    "  --cluster slurm|k8s  generation runs on a cluster: no keep-up check here\n"
+    "  Refuses, before writing anything, a schedule `beacon run` would refuse.\n"
     "run: generate ahead (resumable, verified: a kill -9 loses at most a checkpoint),\n"
     "  seal each new epoch, release each puzzle at its time, keep public/feed.json\n"
     "  signed and current; one log line per event on stderr (a wall-clock change:\n"
     "  one line, how far and, forward, how many epochs passed ungenerated); sleeps\n"
     "  on the monotonic clock, releases by the wall clock as it reads now;\n"
     "  SIGTERM stops cleanly.\n"
-    "  Refuses a schedule this machine cannot keep up with.\n"
+    "  Refuses a schedule this machine cannot keep up with (generation throughput\n"
+    "  measured as generation runs: all workers, SIMD lanes, the median of windows),\n"
+    "  naming the flags that fix it.\n"
     "  --once               one pass (generate what is due, release, publish), then exit\n"
-    "  --gen-rate H/s       one worker's generation rate (default: measured for 1 s)\n"
+    "  --gen-rate H/s       this machine's generation throughput, all workers (default:\n"
+    "                       measured for 0.6 s, 3 s more when the verdict is close)\n"
     "  --plan-only          one pass that generates nothing here: writes a cluster plan\n"
     "                       (`rxlock plan`) per missing epoch in DIR/plans/STEM (keys in\n"
     "                       DIR/private/plans/) and logs the `rxlock assemble` command that\n"
     "                       puts its puzzle in DIR/private/puzzles/; then seals, releases and\n"
     "                       publishes what is there (run it again after each assembly)\n"
+    "  --metrics FILE       write Prometheus text (node_exporter's textfile collector)\n"
+    "                       after each step, atomically\n"
+    "  --cluster slurm|k8s  make every epoch on a cluster: plan, submit (sbatch; kubectl\n"
+    "                       apply), follow, assemble with the keys in private/, seal,\n"
+    "                       publish; a kill -9 is resumed without submitting twice\n"
+    "  --retries N          submissions again after tasks went missing (default 3),\n"
+    "                       then the epoch is given up and reported\n"
+    "  --poll D             look at the cluster every D (default 30s)\n"
+    "  --in-flight N        epoch keys on the cluster at once (default 1)\n"
+    "  --cmd-timeout D      a scheduler command's limit (default 2m)\n"
+    "  --sbatch OPT         an #SBATCH line for the job files (repeatable)\n"
+    "  --image IMG, --pvc CLAIM, --namespace NS  Kubernetes: as `rxlock plan`\n"
+    "                       (DIR/plans is the claim's root)\n"
     "solve: solve the feed's released epochs oldest first (journalled, resumable),\n"
     "  unsealing epochs the operator has not released with their sealing epoch's\n"
     "  identity; writes OUTDIR/STEM.txt (docs/FORMAT.md); on the beacon's own DIR it\n"
@@ -84,7 +109,9 @@ const char cmd_beacon_usage[] =
     "                       another, and any feed older than the last (kept instead);\n"
     "                       this accepts a rotation to the key HEX\n"
     "status: the schedule and each epoch's state, dates and countdowns; --json: the\n"
-    "  checked feed as one JSON line.\n"
+    "  checked feed as one JSON line.  On the beacon's own DIR also the service's\n"
+    "  record (the epoch being made, its ETA against its release, the keep-up margin,\n"
+    "  cluster jobs, failures, the last error; --json: a second line).\n"
     "  --signer-pin HEX     refuse a feed not signed by this Ed25519 key (64 hex)\n"
     "URLs (http, https; TLS verified) need a build with libcurl (not the static one).\n"
     "exit: 0 ok, 1 failure, 2 usage error, 3 feed signature / pin refused\n";
@@ -94,6 +121,8 @@ const char cmd_beacon_usage[] =
 #define OPT_AHEAD   0x202
 #define OPT_START   0x203
 #define OPT_BOTH    0x204
+#define OPT_GENRATE 0x205
+#define OPT_CLUSTER 0x206
 
 /* DIR's directories.  One that is there already (an init stopped before
  * beacon.json) is kept when it is a directory of ours, not a link, and a
@@ -155,8 +184,11 @@ static int beacon_init(int argc, char **argv) {
     static const struct option opts[] = {
         CLI_LOCK_LONG_OPTS, {"every", required_argument, 0, OPT_EVERY}, {"opens-after", required_argument, 0, OPT_OPENS},
         {"ahead", required_argument, 0, OPT_AHEAD}, {"start", required_argument, 0, OPT_START},
-        {"both", no_argument, 0, OPT_BOTH}, {0, 0, 0, 0}
+        {"both", no_argument, 0, OPT_BOTH}, {"gen-rate", required_argument, 0, OPT_GENRATE},
+        {"cluster", required_argument, 0, OPT_CLUSTER}, {0, 0, 0, 0}
     };
+    double gen_rate = 0;
+    const char *cluster = NULL;
     cli_lock_opts lo;
     cli_lock_opts_init(&lo);
     double every = 0;
@@ -180,6 +212,13 @@ static int beacon_init(int argc, char **argv) {
             break;
         case OPT_START: start_s = optarg; break;
         case OPT_BOTH: both = 1; break;
+        case OPT_GENRATE:
+            if (cli_parse_double(optarg, 1e-3, 1e15, &gen_rate)) return cli_usage_error("beacon init", "--gen-rate: want hashes/s");
+            break;
+        case OPT_CLUSTER:
+            if (strcmp(optarg, "slurm") && strcmp(optarg, "k8s")) return cli_usage_error("beacon init", "--cluster: want slurm or k8s");
+            cluster = optarg;
+            break;
         case ':': return cli_usage_error("beacon init", "option '%s' needs a value", argv[optind - 1]);
         default: return cli_bad_option("beacon init", optopt, argv[optind - 1]);
         }
@@ -189,7 +228,15 @@ static int beacon_init(int argc, char **argv) {
     if (!(every >= 1)) return cli_usage_error("beacon init", "missing --every D");
     if (both && lo.pq >= 0) return cli_usage_error("beacon init", "give one of --pq, --classic, --both");
     if (every != floor(every)) return cli_usage_error("beacon init", "--every: want whole seconds");
+    int groups_given = lo.groups != 0;
     if ((orc = cli_lock_resolve(&lo, "beacon init")) != 0) return orc;
+    if (!groups_given && !cluster) {   /* groups that fill this machine's workers x SIMD lanes */
+        uint64_t fill = bcn_fill_groups(lo.p.work, lo.go.workers), total = lo.p.groups * lo.p.steps;
+        if (fill > lo.p.groups && total >= fill) {
+            lo.p.groups = (uint32_t)fill;
+            lo.p.steps = (total + fill - 1) / fill;
+        }
+    }
     tl_beacon_config cfg;
     memset(&cfg, 0, sizeof cfg);
     tl_beacon_sched *s = &cfg.s;
@@ -226,6 +273,16 @@ static int beacon_init(int argc, char **argv) {
     if (rc) { sodium_free(sk); return cli_error("%s: cannot load the signing key: %s", lo.sign_key ? lo.sign_key : "new key", rxlock_strerror(rc)); }
     char err[256], p[PATH_MAX];
     if (tl_beacon_sched_check(s, err, sizeof err) != TL_OK) { sodium_free(sk); return cli_error("schedule: %s", err); }
+    if (cluster)   /* the cluster's throughput is measured by `beacon run --cluster` from the epochs it makes */
+        fprintf(stderr, "rxlock: keep-up: not checked here: generation runs on a cluster (`beacon run %s --cluster %s`)\n",
+                dir, cluster);
+    else {         /* refuse now what `beacon run` would refuse, before anything is written */
+        bcn_keepup ku;
+        if ((rc = bcn_keepup_check(&cfg, cli_mode_pick(s->work, cfg.mode), gen_rate, 1, NULL, &ku)) != CLI_OK) {
+            sodium_free(sk);
+            return rc;
+        }
+    }
     char *text = NULL;
     size_t len = 0;
     snprintf(p, sizeof p, "%s/beacon.json", dir);

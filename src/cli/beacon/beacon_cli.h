@@ -9,10 +9,118 @@
 #ifndef RXLOCK_CLI_BEACON_H
 #define RXLOCK_CLI_BEACON_H
 #include "cli/feed.h"
+#include "cli/plan_scripts.h"
 #include "rxlock/beacon.h"
+#include <getopt.h>
 #include <limits.h>
 #include <stddef.h>
 #include <stdint.h>
+
+/* ---- an epoch as a generation job (epoch_plan.c) --------------------------- */
+/* Epoch puzzle parameters from beacon.json (unsigned: sign_sk NULL). */
+void bcn_epoch_params(const tl_beacon_config *c, int kind, tl_params *p);
+/* A cluster plan for epoch E's key of a kind in DIR/plans/STEM (its keys in
+ * DIR/private/plans/), unless its plan.json is there; with jobs, also the
+ * job files.  *made (may be NULL): 1 when written now.  CLI_OK or CLI_FAIL. */
+int bcn_plan_epoch(const bcn_dir *b, uint64_t E, int kind, cli_plan_jobs *jobs, int *made);
+
+/* ---- the service's own state, for the operator (metrics.c) ------------------ */
+typedef struct {
+    const char *mode;             /* "local", "slurm" or "k8s"               */
+    int64_t  epoch;               /* the epoch being made, -1 none            */
+    char     stem[48];
+    double   done, total;         /* its progress, in unit                    */
+    const char *unit;             /* "hashes" or "tasks"                      */
+    double   started;             /* when its generation began (Unix s), 0 unknown */
+    double   eta;                 /* seconds from now until it is done, -1 unknown */
+    int64_t  release;             /* its release time                         */
+    int64_t  next_release;        /* the next release of any epoch            */
+    double   margin;              /* period / a period's generation (>= 1 keeps up), 0 unknown */
+    char     jobs[80];            /* cluster jobs of the epoch being made     */
+    char     last_error[400];
+    int64_t  last_error_at;
+    uint64_t failures;            /* failed generations, submissions, assemblies, skipped epochs */
+    uint64_t resubmissions;
+    const char *metrics;          /* --metrics FILE, or NULL                 */
+} bcn_service;
+/* Write DIR/private/service.json (read by `beacon status DIR`) and, with
+ * sv->metrics, the Prometheus text file, each atomically; a failure is
+ * logged once per kind, never fatal. */
+void bcn_service_write(const bcn_dir *b, const bcn_service *sv);
+/* `beacon status DIR` for the operator: the service's record, as text or
+ * one JSON line.  0 printed, 1 none there (not a DIR, or never served). */
+int bcn_service_print(const char *dir, int json);
+
+/* ---- generation on a cluster (cluster_run.c, cluster_sched.c) --------------- */
+typedef struct {
+    int k8s;                      /* 0 Slurm, 1 Kubernetes                    */
+    unsigned retries;             /* resubmissions of an epoch before it is given up */
+    double poll;                  /* seconds between looks at the cluster      */
+    double cmd_timeout;           /* seconds a scheduler command may take      */
+    const char *k8s_namespace;
+    const char *metrics;
+    int once;                     /* one pass, then exit                       */
+    unsigned in_flight;           /* epoch keys on the cluster at once (0 = 1) */
+    cli_plan_jobs jobs;           /* job-file settings (sbatch lines, image, claim) */
+} bcn_cluster_opts;
+int bcn_cluster_run(const char *dir, const bcn_cluster_opts *o);
+/* One epoch key's submissions (cluster_state.c; DIR/private/cluster/STEM.state). */
+typedef struct {
+    unsigned attempt;             /* submissions made                       */
+    char     name[96];            /* the job name of the last submission    */
+    char     jobs[2][32];         /* its group and verification jobs        */
+    int64_t  first_submit;        /* Unix s, 0 = never                      */
+    int      gave_up;
+    int      verify_applied;      /* k8s: the verification Job applied      */
+} bcn_cl_state;
+/* 1 read, 0 none (all zero), -1 unreadable. */
+int  bcn_cl_state_read(const bcn_dir *b, const char *stem, bcn_cl_state *st);
+/* Replace it atomically (0600): 0, or -1 with err. */
+int  bcn_cl_state_write(const bcn_dir *b, const char *stem, const bcn_cl_state *st, char *err, size_t errlen);
+/* The Indexed Job's name from DIR/k8s-job.yaml: 0, or -1. */
+int  bcn_k8s_job_name(const char *dir, char name[64]);
+/* `beacon run`'s options for the cluster and the instruments (BCN_RUN_OPTS in
+ * its option table): -1 not one of them, 0 taken, else a usage error's code. */
+enum { BCN_OPT_CLUSTER = 0x300, BCN_OPT_RETRIES, BCN_OPT_POLL, BCN_OPT_CMDTIME, BCN_OPT_METRICS, BCN_OPT_SBATCH,
+       BCN_OPT_IMAGE, BCN_OPT_PVC, BCN_OPT_NS, BCN_OPT_INFLIGHT };
+#define BCN_RUN_OPTS \
+    {"cluster", required_argument, 0, BCN_OPT_CLUSTER}, {"retries", required_argument, 0, BCN_OPT_RETRIES}, \
+    {"poll", required_argument, 0, BCN_OPT_POLL}, {"cmd-timeout", required_argument, 0, BCN_OPT_CMDTIME}, \
+    {"metrics", required_argument, 0, BCN_OPT_METRICS}, {"sbatch", required_argument, 0, BCN_OPT_SBATCH}, \
+    {"image", required_argument, 0, BCN_OPT_IMAGE}, {"pvc", required_argument, 0, BCN_OPT_PVC}, \
+    {"namespace", required_argument, 0, BCN_OPT_NS}, {"in-flight", required_argument, 0, BCN_OPT_INFLIGHT}
+int bcn_cluster_opt(bcn_cluster_opts *o, int *cluster, int c, const char *arg);
+int  bcn_exec(const char *const *argv, double timeout, char *out, size_t cap);
+void bcn_exec_line(const char *out, char line[208]);
+int  bcn_slurm_submit(const char *plan_dir, const char *name, int verifies, double timeout, char jobs[2][32]);
+int  bcn_slurm_active(const char jobs[2][32], double timeout);
+int  bcn_slurm_find(const char *name, double timeout, char jobs[2][32]);
+void bcn_slurm_cancel(const char jobs[2][32], double timeout);
+int  bcn_slurm_pending(const char *job, double timeout, char *why, size_t cap);
+int  bcn_k8s_apply(const char *ns, const char *file, double timeout);
+int  bcn_k8s_secret(const char *ns, const char *name, const char *worker_key, double timeout);
+int  bcn_k8s_active(const char *ns, const char *job, double timeout);
+void bcn_k8s_delete(const char *ns, const char *kind, const char *name, double timeout);
+
+/* ---- keeping up (keepup.c) ------------------------------------------------ */
+typedef struct {
+    double rate;                  /* generation throughput, hashes/s, all workers */
+    unsigned workers, lanes;      /* what was measured (0: given)              */
+    double gen_seconds;           /* one epoch key's generation at the rate    */
+    char source[200];             /* how the rate was had, for texts           */
+    tl_beacon_keepup k;
+} bcn_keepup;
+/* Measure (unless given_rate > 0) and judge; says the verdict (at_init: on
+ * stderr, else as a log line).  CLI_OK when it keeps up, else CLI_FAIL after
+ * a refusal naming the flags that fix it. */
+int bcn_keepup_check(const tl_beacon_config *c, tl_mode mode, double given_rate, int at_init, const volatile int *stop,
+                     bcn_keepup *out);
+/* The share of each chain recomputed (0..1). */
+double bcn_verify_share(const tl_beacon_config *c);
+/* Workers generation may count on here: the configured ones up to the CPUs. */
+unsigned bcn_workers_here(unsigned configured);
+/* Groups that fill the workers x SIMD lanes of this machine. */
+uint32_t bcn_fill_groups(tl_work_type work, unsigned workers);
 
 /* ---- the service's clock (clock.c) ---------------------------------- */
 typedef struct { int64_t wall; double mono; int init; } bcn_clock;

@@ -36,8 +36,10 @@ typedef struct {
     uint64_t gen_hi;              /* none at or above was ever generated   */
     tl_mode mode;
     int failed;                   /* a publish failed inside a generation */
-    double gen_seconds;           /* one epoch key's generation here (keeps_up's
+    double gen_seconds;           /* one epoch key's generation here (the keep-up check's
                                      estimate at the measured rate); 0 = none */
+    bcn_service sv;               /* the operator's instruments (metrics.c) */
+    double sv_written;            /* when sv was last written */
 } run_ctx;
 
 static void on_event(const tl_event *ev, void *ctx) {
@@ -115,6 +117,11 @@ static int tick(run_ctx *r, int force, int64_t jump) {
     int changed = 0;
     if (bcn_release_due(&r->b, now, &changed) != CLI_OK) return CLI_FAIL;
     r->next_due = next_release(s, now);   /* from the clock now: never one since corrected */
+    r->sv.next_release = r->next_due;
+    if (changed || force || util_now() - r->sv_written >= 5) {
+        bcn_service_write(&r->b, &r->sv);
+        r->sv_written = util_now();
+    }
     if (!changed && !force) return CLI_OK;
     size_t listed = 0;
     if (bcn_feed_publish(&r->b, r->sk, now, &listed) != CLI_OK) return CLI_FAIL;
@@ -123,9 +130,15 @@ static int tick(run_ctx *r, int force, int64_t jump) {
 }
 
 static int on_progress(const tl_progress *p, void *ctx) {
-    (void)p;
     run_ctx *r = ctx;
     if (*r->stop) return 1;
+    r->sv.done = (double)p->hashes_done;
+    r->sv.total = (double)p->hashes_total;
+    r->sv.eta = p->eta_seconds;
+    if (util_now() - r->sv_written >= 5) {
+        bcn_service_write(&r->b, &r->sv);
+        r->sv_written = util_now();
+    }
     int64_t jump, now = bcn_clock_read(&r->ck, &jump);
     if ((jump || now >= r->next_due) && tick(r, 0, jump) != CLI_OK) r->failed = 1;
     return 0;
@@ -139,65 +152,6 @@ static int have_puzzle(const bcn_dir *b, uint64_t E, int kind) {
     return r;
 }
 
-static double verify_share(const tl_beacon_config *c) {
-    return c->verify == TL_VERIFY_FULL ? 1.0 : c->verify == TL_VERIFY_SAMPLE ? c->verify_permille / 1000.0 : 0.0;
-}
-
-/* The epoch puzzle's parameters, from beacon.json (unsigned: sign_sk NULL). */
-static void epoch_params(const tl_beacon_config *c, int kind, tl_params *p) {
-    const tl_beacon_sched *s = &c->s;
-    memset(p, 0, sizeof *p);
-    p->work = s->work;
-    p->groups = s->groups;
-    p->steps = s->steps;
-    p->rate_milli_hps = s->assumed_mhps;
-    snprintf(p->rate_source, sizeof p->rate_source, "%s", c->rate_source);
-    p->target_seconds = s->opens_after;
-    p->rate_mode = s->work != TL_WORK_SHA3_256 && s->assumed_mhps ? TL_RATE_MODE_FULL : TL_RATE_MODE_NONE;
-    p->setup_ms = s->setup_ms;
-    p->pq = kind == TL_BEACON_PQ;
-}
-
-/* --plan-only: a cluster plan for epoch E's key of a kind, in DIR/plans/STEM
- * (the planner and worker keys in DIR/private/plans/).  CLI_OK or CLI_FAIL. */
-static int plan_epoch(run_ctx *r, uint64_t E, int kind) {
-    const tl_beacon_config *c = &r->b.cfg;
-    char stem[48], dir[PATH_MAX], pk_path[PATH_MAX], wk_path[PATH_MAX], kdir[PATH_MAX], err[256];
-    bcn_stem(&c->s, E, kind, stem);
-    bcn_file(&r->b, dir, "plans/%s", stem);
-    bcn_file(&r->b, pk_path, "private/plans/%s.planner.key", stem);
-    bcn_file(&r->b, wk_path, "private/plans/%s.worker.key", stem);
-    char pj[PATH_MAX];
-    bcn_file(&r->b, pj, "plans/%s/plan.json", stem);
-    if (access(pj, F_OK) == 0) return CLI_OK;   /* planned before: waiting for its assembly (plan.json is written last) */
-    bcn_file(&r->b, kdir, "plans");
-    if (mkdir(kdir, 0755) != 0 && errno != EEXIST) return cli_error("%s: %s", kdir, strerror(errno));
-    bcn_file(&r->b, kdir, "private/plans");
-    if (mkdir(kdir, 0700) != 0 && errno != EEXIST) return cli_error("%s: %s", kdir, strerror(errno));
-    tl_params p;
-    epoch_params(c, kind, &p);
-    tl_plan_opts po;
-    memset(&po, 0, sizeof po);
-    po.planner_key = pk_path;
-    po.worker_key = wk_path;
-    po.mode = (tl_mode)c->mode;   /* auto: the plan default (full: the nodes hold the dataset) */
-    po.force = 1;   /* keys of a plan that was never completed */
-    po.verify = c->verify;
-    po.verify_fraction = c->verify == TL_VERIFY_SAMPLE ? c->verify_permille / 1000.0 : 0;
-    po.checkpoint_steps = c->checkpoint_steps;
-    static tl_plan_summary ps;
-    int rc = tl_plan_create(&p, &po, dir, &ps, err, sizeof err);
-    if (rc) return cli_error("planning epoch %llu: %s", (unsigned long long)E, err[0] ? err : rxlock_strerror(rc));
-    char out[PATH_MAX], sk[PATH_MAX];
-    bcn_file(&r->b, out, "private/puzzles/%s.json", stem);
-    bcn_file(&r->b, sk, "private/signer.key");
-    bcn_log("planned epoch %llu%s%s: %s (run its %u tasks: rxlock group DIR TASK --worker-key %s); then "
-            "rxlock assemble %s --planner-key %s --sign-key %s -o %s", (unsigned long long)E,
-            c->s.kinds == 3 ? " " : "", c->s.kinds == 3 ? tl_beacon_kind_name(kind) : "", dir, ps.tasks, wk_path, dir, pk_path,
-            sk, out);
-    return CLI_OK;
-}
-
 static int generate(run_ctx *r, uint64_t E, int kind) {
     const tl_beacon_config *c = &r->b.cfg;
     const tl_beacon_sched *s = &c->s;
@@ -206,7 +160,7 @@ static int generate(run_ctx *r, uint64_t E, int kind) {
     bcn_file(&r->b, state, "private/state/%s", stem);
     bcn_file(&r->b, out, "private/puzzles/%s.json", stem);
     tl_params p;
-    epoch_params(c, kind, &p);
+    bcn_epoch_params(c, kind, &p);
     p.sign_sk = r->sk;
     tl_gen_stats st;
     tl_gen_opts go;
@@ -237,9 +191,22 @@ static int generate(run_ctx *r, uint64_t E, int kind) {
     bcn_log("generating epoch %llu%s%s (%u x %llu %s hashes%s)", (unsigned long long)E, s->kinds == 3 ? " " : "",
             s->kinds == 3 ? tl_beacon_kind_name(kind) : "", s->groups, (unsigned long long)s->steps, tl_work_name(s->work),
             est);
+    r->sv.epoch = (int64_t)E;
+    snprintf(r->sv.stem, sizeof r->sv.stem, "%s", stem);
+    r->sv.done = 0;
+    r->sv.total = (double)s->groups * (double)s->steps;
+    r->sv.unit = "hashes";
+    r->sv.started = (double)tl_beacon_now();
+    r->sv.eta = r->gen_seconds > 0 ? r->gen_seconds : -1;
+    r->sv.release = tl_beacon_release(s, E);
     int rc = tl_generate(&p, &go, &json, &len, NULL, pk, NULL);
+    r->sv.epoch = -1;
     if (rc) {
         if (*r->stop || rc == TL_EINTR) return -1;
+        r->sv.failures++;
+        snprintf(r->sv.last_error, sizeof r->sv.last_error, "generation of epoch %llu failed: %s",
+                 (unsigned long long)E, rxlock_strerror(rc));
+        r->sv.last_error_at = tl_beacon_now();
         bcn_log("generation of epoch %llu failed: %s (its state is kept in %s)", (unsigned long long)E,
                 rxlock_strerror(rc), state);
         return CLI_FAIL;
@@ -280,51 +247,22 @@ static void drop_finished_states(const bcn_dir *b) {
     closedir(d);
 }
 
-/* Does this machine keep up?  CLI_OK, or CLI_FAIL after saying what would. */
-static int keeps_up(run_ctx *r, double gen_rate) {
-    const tl_beacon_config *c = &r->b.cfg;
-    const tl_beacon_sched *s = &c->s;
-    int kinds[2];
-    unsigned nk = bcn_kinds(s->kinds, kinds);
-    if (!(gen_rate > 0)) {
-        int rc = tl_measure_rate(s->work, r->mode, 1.0, &gen_rate);
-        if (rc || !(gen_rate > 0)) return cli_work_error("measuring the generation rate", rc ? rc : TL_EWORK, s->work);
-    }
-    unsigned W = c->workers ? c->workers : util_cpus_usable();
-    unsigned Weff = W < s->groups ? W : s->groups;
-    double work = (double)nk * (double)s->groups * (double)s->steps * (1.0 + verify_share(c));
-    double per = work / ((double)Weff * gen_rate);
-    r->gen_seconds = per / (double)nk;
-    char ps[32], ev[32], rs[32];
-    util_format_duration(ps, sizeof ps, per);
-    util_format_duration(ev, sizeof ev, (double)s->every);
-    util_format_rate(rs, sizeof rs, gen_rate);
-    if (per <= (double)s->every) {
-        bcn_log("keeps up: an epoch takes about %s of generation (%u worker%s at %sH/s each, %.0f%% verified) "
-                "per period of %s", ps, Weff, Weff == 1 ? "" : "s", rs, verify_share(c) * 100, ev);
-        return CLI_OK;
-    }
-    double need = ceil(work / (gen_rate * (double)s->every));
-    if (need <= (double)s->groups)
-        return cli_error("this machine cannot keep up: an epoch needs about %s of generation on %u workers at %sH/s, "
-                         "the period is %s.  It would with %.0f workers (a bigger machine, or --workers), a period "
-                         "of at least %s (a new beacon with a longer --every), or on a cluster: `beacon run "
-                         "--plan-only` writes a cluster plan per epoch", ps, Weff, rs, ev, need, ps);
-    return cli_error("this machine cannot keep up: an epoch needs about %s of generation on %u workers at %sH/s, the "
-                     "period is %s, and more workers than the %u groups do not help: a period of at least %s (a new "
-                     "beacon with a longer --every), more groups, or on a cluster: `beacon run --plan-only` "
-                     "writes a cluster plan per epoch", ps, Weff, rs, ev, s->groups, ps);
-}
-
 int bcn_cmd_run(int argc, char **argv) {
     static const struct option opts[] = {
         {"once", no_argument, 0, '1'}, {"gen-rate", required_argument, 0, 'g'},
-        {"plan-only", no_argument, 0, 'P'}, {0, 0, 0, 0}
+        {"plan-only", no_argument, 0, 'P'}, BCN_RUN_OPTS, {0, 0, 0, 0}
     };
-    int once = 0, plan_only = 0, c;
+    static bcn_cluster_opts co;
+    memset(&co, 0, sizeof co);
+    co.retries = 3;
+    int once = 0, plan_only = 0, c, cluster = 0, orc;
     double gen_rate = 0;
     optind = 1; opterr = 0;
     while ((c = getopt_long(argc, argv, ":", opts, NULL)) != -1) {
+        if ((orc = bcn_cluster_opt(&co, &cluster, c, optarg)) >= 0) {
+            if (orc) return orc;
+            continue;
+        }
         switch (c) {
         case '1': once = 1; break;
         case 'P': plan_only = once = 1; break;
@@ -336,8 +274,17 @@ int bcn_cmd_run(int argc, char **argv) {
         }
     }
     if (optind + 1 != argc) return cli_usage_error("beacon run", "want one DIR");
+    if (cluster && (plan_only || gen_rate > 0))
+        return cli_usage_error("beacon run", "--cluster: not with --plan-only or --gen-rate (the cluster's pace is measured)");
+    if (cluster) {
+        co.once = once;
+        return bcn_cluster_run(argv[optind], &co);
+    }
     static run_ctx r;
     memset(&r, 0, sizeof r);
+    r.sv.mode = "local";
+    r.sv.epoch = -1;
+    r.sv.metrics = co.metrics;
     if (bcn_open(&r.b, argv[optind]) != CLI_OK) return CLI_FAIL;
     const tl_beacon_sched *s = &r.b.cfg.s;
     char p[PATH_MAX], err[256];
@@ -347,7 +294,12 @@ int bcn_cmd_run(int argc, char **argv) {
     if (flock(lfd, LOCK_EX | LOCK_NB) != 0) { close(lfd); return cli_error("%s: another `beacon run` serves this DIR", argv[optind]); }
     r.mode = cli_mode_pick(s->work, r.b.cfg.mode);
     r.stop = cli_catch_signals();
-    int rc = plan_only ? CLI_OK : keeps_up(&r, gen_rate);
+    bcn_keepup ku;
+    int rc = plan_only ? CLI_OK : bcn_keepup_check(&r.b.cfg, r.mode, gen_rate, 0, r.stop, &ku);
+    if (!plan_only && rc == CLI_OK) {
+        r.gen_seconds = ku.gen_seconds;
+        r.sv.margin = ku.k.margin;
+    }
     if (rc) { close(lfd); return rc; }
     if (!(r.sk = sodium_malloc(64))) { close(lfd); return cli_error("out of memory"); }
     if ((rc = bcn_signer_load(&r.b, r.sk)) != CLI_OK) goto out;
@@ -390,7 +342,7 @@ int bcn_cmd_run(int argc, char **argv) {
                 int h = have_puzzle(&r.b, E, kinds[q]);
                 if (h < 0) { rc = CLI_FAIL; break; }
                 if (h) continue;
-                if (plan_only) { rc = plan_epoch(&r, E, kinds[q]); continue; }
+                if (plan_only) { rc = bcn_plan_epoch(&r.b, E, kinds[q], NULL, NULL); continue; }
                 int g = generate(&r, E, kinds[q]);
                 if (g < 0) break;   /* stopped */
                 rc = g;

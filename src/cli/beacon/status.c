@@ -3,7 +3,10 @@
  * feed as text (the schedule, then each epoch's state, release, earliest
  * and "about" openings with countdowns, and the opening through the sealed
  * path should the operator go) or as one JSON line (--json); warns when
- * fewer epochs are generated ahead than the schedule's `ahead`. */
+ * fewer epochs are generated ahead than the schedule's `ahead`.  On the
+ * beacon's own DIR, then the service's record for its operator (the epoch
+ * being made, its ETA against its release, the keep-up margin, the cluster
+ * jobs, the last error; metrics.c): a section, or a second JSON line. */
 #include "cli/beacon/beacon_cli.h"
 #include "cli/cli.h"
 #include "cli/cli_util.h"
@@ -110,6 +113,7 @@ int bcn_cmd_status(int argc, char **argv) {
             }
         }
     }
+    if (src.own) bcn_service_print(src.own_dir, json);   /* the operator's view: the service's own record */
     if (ahead < s->ahead)
         fprintf(stderr, "rxlock: warning: only %zu epoch%s generated ahead, fewer than the schedule's %u: the beacon is "
                         "behind or stopped\n", ahead, ahead == 1 ? "" : "s", s->ahead);

@@ -3,13 +3,13 @@
  * plan directory for generation on a cluster (job files, plan.json,
  * slurm.sbatch, k8s-job.yaml) plus the planner and worker keys; prints the
  * epoch recipient.  The plan is tl_plan_create's (src/lock/cluster/plan.c);
- * the job files are the CLI's (src/cli/cluster/scripts.c). */
+ * the job files are the CLI's (src/cli/plan_scripts.c). */
 #include "cli/cli.h"
 #include "cli/cluster/cluster_cli.h"
 #include "cli/cli_paths.h"
 #include "cli/lock_opts.h"
 #include "cli/cli_util.h"
-#include "cli/cluster/scripts.h"
+#include "cli/plan_scripts.h"
 #include "rxlock/rxlock.h"
 #include <errno.h>
 #include <getopt.h>

@@ -62,7 +62,13 @@ static int one_group(const char *dir, const tl_plan_info *pi, uint32_t g, const 
     if (tl_plan_path(path, sizeof path, dir, "result", g) == 0 && read_exact(path, res, sizeof res) == 0)
         have = !rkey || tl_result_check(res, pi->D, g, pi->pub.steps, rkey, NULL) == TL_OK ? 1 : -1;
     if (!TL_PLAN_VERIFIES(pi)) return have;
-    if (tl_plan_path(path, sizeof path, dir, "verify", g) != 0 || stat(path, &st) != 0) return have;
+    if (tl_plan_path(path, sizeof path, dir, "verify", g) != 0) return have;
+    if (stat(path, &st) != 0) {   /* no record: done only when none of its segments is picked */
+        uint32_t picked = 0;
+        for (uint32_t k = 1; rkey && k <= pi->nseg; k++) picked += tl_plan_verify_pick(rkey, k, pi->verify_ppm) != 0;
+        if (rkey && !picked) *vstate = 2;
+        return have;
+    }
     *vstate = 1;
     if (!rkey) return have;
     tl_plan_chain c = { .val = b->val };

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: ISC */
-/* src/cli/cluster/scripts.h — `rxlock plan`'s job-file settings and writer
- * (src/cli/cluster/scripts.c; docs/FORMAT.md §Job scripts). */
+/* src/cli/plan_scripts.h — the job-file settings and writer that `rxlock plan` and `beacon run --cluster` share
+ * (src/cli/plan_scripts.c; docs/FORMAT.md §Job scripts). */
 #ifndef RXLOCK_CLI_PLAN_SCRIPTS_H
 #define RXLOCK_CLI_PLAN_SCRIPTS_H
 #include "rxlock/rxlock.h"

@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: ISC */
-/* src/cli/cluster/scripts.c — `rxlock plan`'s job files: slurm.sbatch (a Slurm
+/* src/cli/plan_scripts.c — the job files of `rxlock plan` and `beacon run --cluster`: slurm.sbatch (a Slurm
  * array job), k8s-job.yaml (a Kubernetes Indexed Job) and, for a verified
  * plan, slurm-verify.sbatch, slurm-submit.sh and k8s-verify-job.yaml,
  * written from the plan's tl_plan_summary and the operator's settings in
@@ -7,7 +7,7 @@
  * worker key's path on the nodes; image, volume claim, namespace, pod
  * user).  Owns the checks of those settings (run before plan writes
  * anything) and the memory request.  docs/FORMAT.md §Job scripts. */
-#include "cli/cluster/scripts.h"
+#include "cli/plan_scripts.h"
 #include "util/util.h"
 #include <errno.h>
 #include <limits.h>
@@ -408,7 +408,7 @@ static void k8s(FILE *f, const job_in *in, int vf) {
         "              mountPath: /rxlock/plan\n",
         in->uid, in->gid, in->gid, image, vf ? "\"--verify\", " : "", pi->batch,
         (unsigned long long)mem, (unsigned long long)mem);
-    if (o->pvc_subpath) fprintf(f, "              subPath: %s\n", o->pvc_subpath);
+    if (o->pvc_subpath) fprintf(f, "              subPath: \"%s\"\n", o->pvc_subpath);
     fprintf(f,
         "            - name: worker-key\n"
         "              mountPath: /rxlock/worker-key\n"

@@ -1,0 +1,272 @@
+/* SPDX-License-Identifier: ISC */
+/* src/cli/beacon/cluster_sched.c — what `beacon run --cluster` asks the
+ * cluster's own tools, each command bounded in time (a scheduler command
+ * that hangs is killed and reported, never waited on forever) and its
+ * output bounded: Slurm (sbatch of the plan's generated array job and,
+ * for a verified plan, its verification array after it with
+ * --dependency=afterok; squeue for the jobs' state and to find a job by
+ * its name after a kill; scancel), Kubernetes (kubectl: the worker key's
+ * Secret, apply of the Indexed Job and then of the verification Job, get
+ * for their state, delete before a resubmission).  No decision is made
+ * here: cluster_run.c decides from these answers and the plan's results. */
+#include "cli/beacon/beacon_cli.h"
+#include "cli/cli.h"
+#include "util/util.h"
+#include <errno.h>
+#include <fcntl.h>
+#include <poll.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#define CMD_MAX_ARGS 24
+
+/* Run argv (PATH searched) for at most `timeout` seconds with stdin from
+ * /dev/null, stdout + stderr into out (NUL-terminated, truncated to cap).
+ * Returns its exit status, or -1 when it could not start, -2 when it was
+ * killed at the timeout, -3 when it died on a signal. */
+int bcn_exec(const char *const *argv, double timeout, char *out, size_t cap) {
+    int pfd[2];
+    out[0] = 0;
+    if (pipe2(pfd, O_CLOEXEC) != 0) return -1;
+    pid_t pid = fork();
+    if (pid < 0) { close(pfd[0]); close(pfd[1]); return -1; }
+    if (pid == 0) {
+        setpgid(0, 0);   /* its own group: a timeout kills what it started too */
+        int nul = open("/dev/null", O_RDONLY);
+        if (nul < 0 || dup2(nul, 0) < 0 || dup2(pfd[1], 1) < 0 || dup2(pfd[1], 2) < 0) _exit(127);
+        execvp(argv[0], (char *const *)argv);
+        _exit(127);
+    }
+    setpgid(pid, pid);
+    close(pfd[1]);
+    size_t n = 0;
+    double end = util_now() + timeout;
+    int timed_out = 0;
+    for (;;) {
+        double left = end - util_now();
+        if (left <= 0) { timed_out = 1; break; }
+        struct pollfd p = { pfd[0], POLLIN, 0 };
+        int r = poll(&p, 1, (int)(left * 1000) + 1);
+        if (r < 0 && errno == EINTR) continue;
+        if (r <= 0) continue;
+        char buf[1024];
+        ssize_t k = read(pfd[0], buf, sizeof buf);
+        if (k < 0 && errno == EINTR) continue;
+        if (k <= 0) break;
+        size_t take = (size_t)k < cap - 1 - n ? (size_t)k : cap - 1 - n;
+        memcpy(out + n, buf, take);
+        n += take;
+    }
+    close(pfd[0]);
+    out[n] = 0;
+    if (timed_out) kill(-pid, SIGKILL);
+    int st = 0;
+    if (!timed_out) {   /* the output closed: give it the rest of the time to exit */
+        while (util_now() < end) {
+            pid_t w = waitpid(pid, &st, WNOHANG);
+            if (w == pid) goto reaped;
+            if (w < 0 && errno != EINTR) return -1;
+            usleep(20000);
+        }
+        timed_out = 1;
+        kill(-pid, SIGKILL);
+    }
+    while (waitpid(pid, &st, 0) < 0 && errno == EINTR) {}
+    if (timed_out) return -2;
+reaped:
+    if (WIFEXITED(st)) return WEXITSTATUS(st) == 127 && n == 0 ? -1 : WEXITSTATUS(st);
+    return -3;
+}
+
+/* The first line of out, for a log line (at most 200 characters). */
+void bcn_exec_line(const char *out, char line[208]) {
+    size_t k = 0;
+    while (out[k] && out[k] != '\n' && k < 200) { line[k] = (char)(out[k] >= ' ' && out[k] < 127 ? out[k] : '?'); k++; }
+    line[k] = 0;
+    if (!k) snprintf(line, 208, "(no output)");
+}
+
+static int say_fail(const char *what, int rc, const char *out) {
+    char line[208];
+    bcn_exec_line(out, line);
+    if (rc == -1) bcn_log("cluster: %s: could not run it (not installed or not on PATH?)", what);
+    else if (rc == -2) bcn_log("cluster: %s: no answer within the time limit: killed (the scheduler hangs?)", what);
+    else bcn_log("cluster: %s failed (%s%d): %s", what, rc == -3 ? "signal, " : "exit ", rc, line);
+    return -1;
+}
+
+/* ---- Slurm -------------------------------------------------------------- */
+static int parse_jobid(const char *out, char id[32]) {
+    size_t k = 0;
+    while (out[k] >= '0' && out[k] <= '9' && k < 31) { id[k] = out[k]; k++; }
+    id[k] = 0;
+    return k ? 0 : -1;
+}
+
+int bcn_slurm_submit(const char *plan_dir, const char *name, int verifies, double timeout, char jobs[2][32]) {
+    char out[4096], chdir_opt[PATH_MAX + 16], name_opt[128], dep[64], script[PATH_MAX + 32];
+    snprintf(chdir_opt, sizeof chdir_opt, "--chdir=%s", plan_dir);
+    snprintf(name_opt, sizeof name_opt, "--job-name=%s", name);
+    snprintf(script, sizeof script, "%s/slurm.sbatch", plan_dir);
+    jobs[0][0] = jobs[1][0] = 0;
+    const char *a1[] = { "sbatch", "--parsable", name_opt, chdir_opt, script, NULL };
+    int rc = bcn_exec(a1, timeout, out, sizeof out);
+    if (rc != 0 || parse_jobid(out, jobs[0])) return say_fail("sbatch slurm.sbatch", rc ? rc : 1, out);
+    if (!verifies) return 0;
+    snprintf(dep, sizeof dep, "--dependency=afterok:%s", jobs[0]);
+    snprintf(script, sizeof script, "%s/slurm-verify.sbatch", plan_dir);
+    const char *a2[] = { "sbatch", "--parsable", name_opt, chdir_opt, dep, "--kill-on-invalid-dep=yes", script, NULL };
+    rc = bcn_exec(a2, timeout, out, sizeof out);
+    if (rc != 0 || parse_jobid(out, jobs[1])) {
+        say_fail("sbatch slurm-verify.sbatch", rc ? rc : 1, out);
+        jobs[1][0] = 0;
+        bcn_slurm_cancel((const char (*)[32])jobs, timeout);   /* no half submission: the next one submits both */
+        jobs[0][0] = 0;
+        return -1;
+    }
+    return 0;
+}
+
+/* 1 while a job of the list is pending or running, 0 when none is (done,
+ * failed, cancelled or forgotten by the controller), -1 when squeue did not
+ * answer (nothing is known: the caller waits). */
+int bcn_slurm_active(const char jobs[2][32], double timeout) {
+    char out[8192], list[80];
+    snprintf(list, sizeof list, "%s%s%s", jobs[0], jobs[1][0] ? "," : "", jobs[1]);
+    if (!list[0]) return 0;
+    const char *a[] = { "squeue", "-h", "-j", list, "-o", "%T", NULL };
+    int rc = bcn_exec(a, timeout, out, sizeof out);
+    if (rc != 0) {
+        if (strstr(out, "Invalid job id")) return 0;   /* purged: finished long ago */
+        return say_fail("squeue", rc, out);
+    }
+    static const char *const live[] = { "PENDING", "RUNNING", "CONFIGURING", "COMPLETING", "SUSPENDED", "REQUEUE",
+                                        "RESIZING", "SIGNALING", "STAGE_OUT", "RESV_DEL_HOLD" };
+    for (size_t k = 0; k < sizeof live / sizeof live[0]; k++)
+        if (strstr(out, live[k])) return 1;
+    return 0;
+}
+
+/* The ids of live jobs named `name` (after a kill between sbatch and the
+ * state record): 0 and jobs (group job first) when found, 1 none, -1 no answer. */
+int bcn_slurm_find(const char *name, double timeout, char jobs[2][32]) {
+    char out[8192], nm[128];
+    snprintf(nm, sizeof nm, "--name=%s", name);
+    const char *a[] = { "squeue", "-h", nm, "-o", "%A %F", NULL };
+    int rc = bcn_exec(a, timeout, out, sizeof out);
+    if (rc != 0) return say_fail("squeue --name", rc, out);
+    jobs[0][0] = jobs[1][0] = 0;
+    /* each line: JOBID ARRAY_JOB_ID; the array job ids in order of submission */
+    unsigned long ids[2] = { 0, 0 };
+    for (char *p = out; *p;) {
+        unsigned long a1 = 0, f = 0;
+        if (sscanf(p, "%lu %lu", &a1, &f) == 2 && f) {
+            if (!ids[0] || f == ids[0]) ids[0] = f;
+            else if (!ids[1] || f == ids[1]) ids[1] = f;
+        }
+        char *nl = strchr(p, '\n');
+        if (!nl) break;
+        p = nl + 1;
+    }
+    if (!ids[0]) return 1;
+    if (ids[1] && ids[1] < ids[0]) { unsigned long t = ids[0]; ids[0] = ids[1]; ids[1] = t; }
+    snprintf(jobs[0], 32, "%lu", ids[0]);
+    if (ids[1]) snprintf(jobs[1], 32, "%lu", ids[1]);
+    return 0;
+}
+
+/* 1 when every task of the job is still pending (why: squeue's reason), 0
+ * when one started or the job is gone, -1 no answer. */
+int bcn_slurm_pending(const char *job, double timeout, char *why, size_t cap) {
+    char out[8192];
+    const char *a[] = { "squeue", "-h", "-j", job, "-o", "%T %r", NULL };
+    int rc = bcn_exec(a, timeout, out, sizeof out);
+    if (rc != 0) return -1;
+    if (!out[0] || strstr(out, "RUNNING") || strstr(out, "COMPLETING") || strstr(out, "CONFIGURING")) return 0;
+    const char *r = strchr(out, ' ');
+    char line[208];
+    bcn_exec_line(r ? r + 1 : out, line);
+    snprintf(why, cap, "%s", line);
+    return strstr(out, "PENDING") ? 1 : 0;
+}
+
+void bcn_slurm_cancel(const char jobs[2][32], double timeout) {
+    char out[1024];
+    for (int k = 0; k < 2; k++) {
+        if (!jobs[k][0]) continue;
+        const char *a[] = { "scancel", jobs[k], NULL };
+        int rc = bcn_exec(a, timeout, out, sizeof out);
+        if (rc != 0) say_fail("scancel", rc, out);
+    }
+}
+
+/* ---- Kubernetes --------------------------------------------------------- */
+static int kubectl(const char *ns, const char *const *args, double timeout, char *out, size_t cap) {
+    const char *a[CMD_MAX_ARGS];
+    size_t n = 0;
+    a[n++] = "kubectl";
+    if (ns) { a[n++] = "-n"; a[n++] = ns; }
+    while (*args && n < CMD_MAX_ARGS - 1) a[n++] = *args++;
+    a[n] = NULL;
+    return bcn_exec(a, timeout, out, cap);
+}
+
+/* The Indexed Job's name, from k8s-job.yaml ("  name: rxlock-ID"). */
+int bcn_k8s_job_name(const char *dir, char name[64]) {
+    char p[PATH_MAX];
+    uint8_t *buf = NULL;
+    size_t len = 0;
+    if ((size_t)snprintf(p, sizeof p, "%s/k8s-job.yaml", dir) >= sizeof p) return -1;
+    if (util_read_file(p, 1u << 20, &buf, &len) != 0) return -1;
+    const char *m = strstr((const char *)buf, "\n  name: rxlock-");
+    int rc = m && sscanf(m, "\n  name: %63[a-z0-9-]", name) == 1 ? 0 : -1;
+    free(buf);
+    return rc;
+}
+
+int bcn_k8s_apply(const char *ns, const char *file, double timeout) {
+    char out[4096];
+    const char *a[] = { "apply", "-f", file, NULL };
+    int rc = kubectl(ns, a, timeout, out, sizeof out);
+    return rc == 0 ? 0 : say_fail("kubectl apply", rc, out);
+}
+
+int bcn_k8s_secret(const char *ns, const char *name, const char *worker_key, double timeout) {
+    char out[4096], from[PATH_MAX + 32];
+    snprintf(from, sizeof from, "--from-file=worker.key=%s", worker_key);
+    const char *d[] = { "delete", "secret", name, "--ignore-not-found", NULL };
+    int rc = kubectl(ns, d, timeout, out, sizeof out);
+    if (rc != 0) return say_fail("kubectl delete secret", rc, out);
+    const char *a[] = { "create", "secret", "generic", name, from, NULL };
+    rc = kubectl(ns, a, timeout, out, sizeof out);
+    return rc == 0 ? 0 : say_fail("kubectl create secret", rc, out);
+}
+
+/* A Job's state: 1 active (or not finished), 0 finished (Complete or
+ * Failed) or not there, -1 no answer. */
+int bcn_k8s_active(const char *ns, const char *job, double timeout) {
+    char out[4096], jn[96];
+    snprintf(jn, sizeof jn, "job/%s", job);
+    const char *a[] = { "get", jn, "--ignore-not-found", "-o",
+                        "jsonpath={.status.conditions[?(@.status==\"True\")].type}", NULL };
+    int rc = kubectl(ns, a, timeout, out, sizeof out);
+    if (rc != 0) return say_fail("kubectl get job", rc, out);
+    if (!out[0]) {   /* no condition yet, or no such Job: tell them apart */
+        const char *b[] = { "get", jn, "--ignore-not-found", "-o", "name", NULL };
+        rc = kubectl(ns, b, timeout, out, sizeof out);
+        if (rc != 0) return say_fail("kubectl get job", rc, out);
+        return out[0] ? 1 : 0;
+    }
+    return strstr(out, "Complete") || strstr(out, "Failed") ? 0 : 1;
+}
+
+void bcn_k8s_delete(const char *ns, const char *kind, const char *name, double timeout) {
+    char out[4096];
+    const char *a[] = { "delete", kind, name, "--ignore-not-found", NULL };
+    int rc = kubectl(ns, a, timeout, out, sizeof out);
+    if (rc != 0) say_fail("kubectl delete", rc, out);
+}

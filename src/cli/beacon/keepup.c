@@ -1,0 +1,118 @@
+/* SPDX-License-Identifier: ISC */
+/* src/cli/beacon/keepup.c — the keep-up check that `beacon init` and
+ * `beacon run` share: this machine's generation throughput measured as
+ * generation runs (tl_measure_gen_rate: the configured workers, SHA3 chains
+ * in SIMD lanes, the median of windows; a short measurement first, a longer
+ * one when the answer is close), or the operator's --gen-rate; the verdict
+ * from the library's arithmetic (tl_beacon_keepup_of), said in one line;
+ * a refusal names the flags that fix it (--groups, --every, --opens-after,
+ * --cluster, --workers only up to the CPUs this machine has) and says when
+ * no sealed schedule can keep up here at all.  Also the groups that fill
+ * workers x lanes (bcn_fill_groups), which `beacon init` picks. */
+#include "cli/beacon/beacon_cli.h"
+#include "cli/cli.h"
+#include "cli/cli_util.h"
+#include "util/util.h"
+#include <math.h>
+#include <stdio.h>
+#include <string.h>
+
+double bcn_verify_share(const tl_beacon_config *c) {
+    return c->verify == TL_VERIFY_FULL ? 1.0 : c->verify == TL_VERIFY_SAMPLE ? c->verify_permille / 1000.0 : 0.0;
+}
+
+unsigned bcn_workers_here(unsigned configured) {
+    unsigned cpus = util_cpus_usable();
+    return configured && configured < cpus ? configured : cpus < 1 ? 1 : cpus;
+}
+
+uint32_t bcn_fill_groups(tl_work_type work, unsigned workers) {
+    unsigned W = bcn_workers_here(workers), L = tl_work_lanes(work);
+    return (uint32_t)(W * (L < 1 ? 1 : L > 8 ? 8 : L));
+}
+
+/* Say (at init on stderr, at run as a log line). */
+static void say(int at_init, const char *text) {
+    if (at_init) fprintf(stderr, "rxlock: %s\n", text);
+    else bcn_log("%s", text);
+}
+
+int bcn_keepup_check(const tl_beacon_config *c, tl_mode mode, double given_rate, int at_init, const volatile int *stop,
+                     bcn_keepup *out) {
+    const tl_beacon_sched *s = &c->s;
+    memset(out, 0, sizeof *out);
+    double vs = bcn_verify_share(c);
+    tl_gen_rate g;
+    memset(&g, 0, sizeof g);
+    if (given_rate > 0) {
+        out->rate = given_rate;
+        snprintf(out->source, sizeof out->source, "given by --gen-rate");
+    } else {
+        /* a short measurement; a longer one when the verdict is within 2x */
+        double secs[2] = { 0.6, 3.0 };
+        for (int pass = 0; pass < 2; pass++) {
+            int rc = tl_measure_gen_rate(s->work, mode, c->workers, s->groups, secs[pass], stop, &g);
+            if (rc) return cli_work_error("measuring the generation throughput", rc, s->work);
+            tl_beacon_keepup k;
+            if (tl_beacon_keepup_of(s, g.rate, vs, &k) != TL_OK) return cli_error("the schedule's keep-up figures are out of range");
+            if (k.margin >= 2.0 || k.margin <= 0.5) break;
+        }
+        out->rate = g.rate;
+        char lo[32], hi[32];
+        util_format_rate(lo, sizeof lo, g.rate_min);
+        util_format_rate(hi, sizeof hi, g.rate_max);
+        snprintf(out->source, sizeof out->source, "measured here: %u worker%s x %u lane%s, median of %u windows over "
+                 "%.1f s, %s..%sH/s", g.workers, g.workers == 1 ? "" : "s", g.lanes, g.lanes == 1 ? "" : "s",
+                 g.windows, g.seconds, lo, hi);
+        out->workers = g.workers;
+        out->lanes = g.lanes;
+    }
+    if (tl_beacon_keepup_of(s, out->rate, vs, &out->k) != TL_OK) return cli_error("the schedule's keep-up figures are out of range");
+    const tl_beacon_keepup *k = &out->k;
+    unsigned nk = (s->kinds & TL_BEACON_CLASSIC ? 1u : 0u) + (s->kinds & TL_BEACON_PQ ? 1u : 0u);
+    out->gen_seconds = k->seconds / (nk ? nk : 1);
+    char ps[32], ev[32], rs[32], ns[32], line[1400];
+    util_format_duration(ps, sizeof ps, k->seconds);
+    util_format_duration(ev, sizeof ev, (double)s->every);
+    util_format_rate(rs, sizeof rs, out->rate);
+    util_format_rate(ns, sizeof ns, k->need_rate);
+    if (k->keeps_up) {
+        snprintf(line, sizeof line, "keeps up: a period's epochs take about %s of generation at %sH/s (%s; %.0f%% "
+                 "verified) per period of %s: margin %.2fx (needs %sH/s)", ps, rs, out->source, vs * 100, ev, k->margin, ns);
+        say(at_init, line);
+        return CLI_OK;
+    }
+    /* the refusal, with every way out that applies */
+    size_t n = (size_t)snprintf(line, sizeof line, "this machine cannot keep up: a period's epochs need about %s of "
+                                "generation at %sH/s (%s; %.0f%% verified), the period is %s (margin %.2fx; needs "
+                                "%sH/s).  Ways out:", ps, rs, out->source, vs * 100, ev, k->margin, ns);
+    unsigned cpus = util_cpus_usable(), fill = bcn_fill_groups(s->work, 0);
+    if (c->workers && c->workers < cpus && n < sizeof line)
+        n += (size_t)snprintf(line + n, sizeof line - n, " --workers %u (this machine has %u CPUs);", cpus, cpus);
+    if (s->groups < fill && tl_work_lanes(s->work) > 1 && n < sizeof line)
+        n += (size_t)snprintf(line + n, sizeof line - n, " --groups %u at `beacon init` (fills %u workers x %u SIMD "
+                              "lanes; %u groups leave lanes idle);", fill, bcn_workers_here(0),
+                              fill / bcn_workers_here(0), s->groups);
+    char me[32], mo[32];
+    util_format_duration(me, sizeof me, k->min_every);
+    util_format_duration(mo, sizeof mo, k->max_opens_after);
+    if (n < sizeof line)
+        n += (size_t)snprintf(line + n, sizeof line - n, " --every %s or longer%s;", me,
+                              k->sealed ? " (then unsealed: sealing needs the floor work to span a period)" : "");
+    if (n < sizeof line && k->max_opens_after >= 1)
+        n += (size_t)snprintf(line + n, sizeof line - n, " --opens-after %s or shorter%s;", mo,
+                              k->sealed && k->max_opens_after < (double)s->every ? " (then unsealed)" : "");
+    if (n < sizeof line)
+        n += (size_t)snprintf(line + n, sizeof line - n, " (--every and --opens-after make a new beacon: `beacon "
+                              "init`); or `beacon run --cluster slurm|k8s` (generation on a cluster)");
+    if (k->sealed && !k->sealed_possible && n < sizeof line) {
+        char sr[32];
+        util_format_rate(sr, sizeof sr, k->seal_rate);
+        n += (size_t)snprintf(line + n, sizeof line - n, ".  No SEALED schedule keeps up here at any period: sealing "
+                              "needs the floor work (the fastest known hardware, %s) to span a period, so generation "
+                              "must outpace it: %sH/s with %.0f%% verified, this machine makes %sH/s",
+                              s->floor_row, sr, vs * 100, rs);
+    }
+    (void)n;
+    return cli_error("%s", line);
+}

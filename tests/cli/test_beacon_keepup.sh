@@ -1,0 +1,83 @@
+#!/bin/sh
+# SPDX-License-Identifier: ISC
+# tests/cli/test_beacon_keepup.sh — the keep-up check `beacon init` and
+# `beacon run` share: init refuses, before writing anything, what run would
+# refuse, and the refusal names the flags that fix it (--every,
+# --opens-after, --cluster; --workers only up to this machine's CPUs;
+# --groups when SIMD lanes sit idle); a sealed schedule that no period can
+# save says so; the measured throughput names its workers x lanes and its
+# windows; init without --groups picks groups filling workers x lanes;
+# init --cluster leaves the check to the cluster.  Verdicts come from
+# --gen-rate figures (no assertion on this machine's speed) except where
+# the measured line's shape is checked.  Also a local run's instruments: --metrics
+# (promtool check metrics where Debian's prometheus is installed) and the
+# service section of `beacon status DIR`.
+. "$(dirname "$0")/lib.sh"
+R=$RXLOCK_TESTBIN
+cd "$TMP" || exit 1
+export RXLOCK_TEST_INSECURE=1
+printf 'sha3-256 1000000 test floor\n' > floor.txt     # 1 MH/s floor
+cpus=$(nproc)
+base="--work sha3-256 --floor-table floor.txt --every 60s --no-verify"
+
+# unsealed (floor work 10 s < 60 s): 10 M hashes a period
+expect_rc 1 "init refuses a schedule it cannot keep up with" "$R" beacon init U $base --groups 2 --steps 5000000 --gen-rate 1000
+check "... before writing anything" test ! -e U
+check "... names --every with the period that keeps up" grep -q -- '--every 2h46m4[01]s or longer' "$TMP/.err"
+check "... names --cluster" grep -q -- '--cluster slurm|k8s' "$TMP/.err"
+check "... one line" test "$(wc -l < "$TMP/.err")" -eq 1
+check "... no sealed-schedule note for an unsealed one" sh -c "! grep -q 'No SEALED' '$TMP/.err'"
+expect_rc 1 "fewer workers than CPUs: names --workers up to the CPUs" "$R" beacon init U $base --groups 2 --steps 5000000 --workers 1 --gen-rate 1000
+check "... --workers $cpus" grep -q -- "--workers $cpus (this machine has $cpus CPUs)" "$TMP/.err"
+expect_rc 1 "more workers than CPUs: never advises more" "$R" beacon init U $base --groups 2 --steps 5000000 --workers $((cpus * 8)) --gen-rate 1000
+check "... no --workers advice" sh -c "! grep -q -- '--workers' '$TMP/.err'"
+expect_rc 0 "init accepts what keeps up" "$R" beacon init U $base --groups 2 --steps 5000000 --gen-rate 1e6
+check "... says the margin" grep -q 'keeps up: .*margin 6.00x' "$TMP/.err"
+expect_rc 1 "run refuses what init would" "$R" beacon run U --once --gen-rate 1000
+check "... with the same words" grep -q -- '--every 2h46m4[01]s or longer.*--cluster' "$TMP/.err"
+check "... nothing generated" test "$(ls U/private/puzzles | wc -l)" -eq 0
+
+# sealed (floor work 60 s = one period): needs generation above the floor rate at any period
+expect_rc 1 "sealed below the floor rate: no period saves it" "$R" beacon init S $base --groups 2 --steps 30000000 --gen-rate 900000
+check "... says no sealed schedule keeps up here" grep -q 'No SEALED schedule keeps up here at any period.*1.00 MH/s' "$TMP/.err"
+check "... longer --every unseals" grep -q -- '--every .* or longer (then unsealed' "$TMP/.err"
+check "... shorter --opens-after unseals" grep -q -- '--opens-after .* or shorter (then unsealed)' "$TMP/.err"
+expect_rc 0 "sealed above the floor rate keeps up" "$R" beacon init S $base --groups 2 --steps 30000000 --gen-rate 1100000
+check "... and is sealed" grep -q 'sealing: epoch E is sealed' "$TMP/.err"
+
+# measured: the line names workers x lanes and windows; groups fill them
+expect_rc 0 "init measures (a tiny schedule)" "$R" beacon init M --work sha3-256 --floor-table floor.txt --every 60s --opens-after 1s --floor
+check "... measured here: workers x lanes, median of windows" grep -q 'measured here: [0-9]* workers\{0,1\} x [0-9]* lanes\{0,1\}, median of [0-9]* windows' "$TMP/.err"
+w=$(sed -n 's/.*measured here: \([0-9]*\) worker.* x \([0-9]*\) lane.*/\1/p' "$TMP/.err")
+l=$(sed -n 's/.*measured here: \([0-9]*\) worker.* x \([0-9]*\) lane.*/\2/p' "$TMP/.err")
+check "... with the machine's CPUs as workers" test "$w" = "$cpus"
+check "... groups = workers x lanes ($w x $l)" grep -q "\"groups\": $((w * l))," M/beacon.json
+check "... a lane count of 1..8" test "$l" -ge 1 -a "$l" -le 8
+if [ "${l:-1}" -gt 1 ]; then
+  expect_rc 1 "lanes left idle: the refusal names --groups" "$R" beacon init U $base --groups 2 --steps 5000000 --gen-rate 1000
+  check "... --groups $((w * l)) (workers x lanes)" grep -q -- "--groups $((w * l)) at \`beacon init\` (fills $w workers x $l SIMD lanes" "$TMP/.err"
+fi
+
+# the instruments of a local run: --metrics (Prometheus text) and status DIR's service section
+expect_rc 0 "a tiny beacon" "$R" beacon init T --work sha3-256 --floor-table floor.txt --every 60s --groups 2 --steps 1000 --ahead 2 --gen-rate 1e9
+expect_rc 0 "run --once --metrics" "$R" beacon run T --once --gen-rate 1e9 --metrics T.prom
+check "metrics: epochs ahead, local" grep -q '^rxlock_beacon_epochs_ahead{beacon="T",mode="local"} 2$' T.prom
+check "metrics: the margin the check measured" grep -q '^rxlock_beacon_keepup_margin{beacon="T",mode="local"} ' T.prom
+check "metrics: every sample has HELP and TYPE" test "$(grep -c '^# HELP' T.prom)" -eq "$(grep -c '^# TYPE' T.prom)"
+if command -v promtool >/dev/null 2>&1; then
+  expect_rc 0 "promtool check metrics" sh -c "promtool check metrics < T.prom"
+else
+  echo "SKIP promtool check metrics: Debian's prometheus is not installed (tools/deps.sh)" >&2
+fi
+expect_rc 0 "status DIR: the service's record" "$R" beacon status T
+check "... local, not running, nothing being made" sh -c "grep -q '^service: local generation, NOT RUNNING' '$TMP/.out' && grep -q 'making: nothing' '$TMP/.out'"
+expect_rc 0 "status DIR --json: a second line" "$R" beacon status T --json
+check "... {\"service\": ...}" sh -c "test \$(wc -l < '$TMP/.out') -eq 2 && tail -n 1 '$TMP/.out' | grep -q '^{\"service\":{\"rxlock_service\":1,\"mode\":\"local\"'"
+expect_rc 0 "status of a copy of public/: no service section" "$R" beacon status T/public
+check "... none" sh -c "! grep -q '^service:' '$TMP/.out'"
+
+# --cluster: not checked here
+expect_rc 0 "init --cluster slurm leaves the check to the cluster" "$R" beacon init C $base --groups 2 --steps 5000000 --gen-rate 1 --cluster slurm
+check "... says so" grep -q 'keep-up: not checked here: generation runs on a cluster' "$TMP/.err"
+expect_rc 2 "init --cluster other: usage" "$R" beacon init C2 $base --groups 2 --steps 10 --cluster pbs
+summary
