@@ -53,7 +53,7 @@ int tl_beacon_sched_check(const tl_beacon_sched *s, char *err, size_t errlen) {
     if ((double)s->every > serve) serve = (double)s->every;
     if ((double)s->start + serve + (double)tl_beacon_floor_seconds(s) + (double)tl_beacon_about_seconds(s) >=
         (double)TL_BEACON_MAX_TIME)
-        return fail(err, errlen, "the schedule cannot be served for %u years: its release and opening times would "
+        return fail(err, errlen, "cannot be served for %u years: its release and opening times would "
                     "run past the largest time a feed holds (2^53 - 2^42 s)", TL_BEACON_SERVE_YEARS);
     return TL_OK;
 }
