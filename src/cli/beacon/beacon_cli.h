@@ -43,6 +43,9 @@ typedef struct {
     uint64_t resubmissions;
     const char *metrics;          /* --metrics FILE, or NULL                 */
 } bcn_service;
+/* A local `beacon run` rewrites its record at least this often (s), also
+ * while it sleeps (`run --cluster`: at every --poll). */
+#define BCN_SERVICE_REFRESH 60
 /* Write DIR/private/service.json (read by `beacon status DIR`) and, with
  * sv->metrics, the Prometheus text file, each atomically; a failure is
  * logged once per kind, never fatal. */

@@ -360,8 +360,12 @@ int bcn_cmd_run(int argc, char **argv) {
         if (did || rc || *r.stop) continue;
         if (once) break;
         /* nothing to generate: sleep (monotonic) until the next release by
-         * the clock now, or a clock change */
-        jump = bcn_clock_sleep_until(&r.ck, r.next_due, r.stop);
+         * the clock now, or a clock change; waking at least once a minute so
+         * that tick keeps private/service.json and --metrics fresh (a record
+         * older than that means the service is gone) */
+        int64_t wake = r.next_due;
+        if (wake > now + BCN_SERVICE_REFRESH) wake = now + BCN_SERVICE_REFRESH;
+        jump = bcn_clock_sleep_until(&r.ck, wake, r.stop);
         if (!*r.stop) rc = tick(&r, 0, jump);
     }
     if (*r.stop) {
