@@ -178,16 +178,27 @@ step="beacon init"
 start_at=$(($(date +%s) + 10))
 pin=$("$RX" beacon init B --work sha3-256 --groups 16 --steps "$steps" --every ${P}s --ahead 2 --start "@$start_at" \
         --calibration cal.json --floor-table demo-floor.txt 2>init.log) || { indent init.log >&2; exit 1; }
+# init's keep-up check measured this machine's generation throughput (all
+# workers, SIMD lanes): "... at 11.79 MH/s (measured here: 2 workers x 4
+# lanes, ...": the generation figure below, and `beacon run --gen-rate`
+gen=$(sed -n 's/.*of generation at \([0-9.]*\) MH\/s (measured here: \([^,]*\),.*/\1/p' init.log | head -n 1)
+how=$(sed -n 's/.*of generation at \([0-9.]*\) MH\/s (measured here: \([^,]*\),.*/\2/p' init.log | head -n 1)
+if [ -n "$gen" ]; then
+  genr=$(awk -v g="$gen" 'BEGIN { printf "%.0f", g * 1e6 }'); genhow="at $gen MH/s ($how, measured by init)"
+else
+  genr=$(awk -v r="$rate" -v w="$cpus" 'BEGIN { printf "%.0f", r * w }'); genhow="on $cpus worker(s) at one chain each"
+fi
 echo "demo: beacon init B: an epoch every $P s from $(hms "$start_at") UTC, 16 x $steps SHA3-256 hashes each, on a" \
      "DEMO FLOOR TABLE ($(mhs "$floor") MH/s = $k x this machine, NOT the real floor) so that an epoch's floor work" \
      "spans the period and each is sealed to the one before (at the real floor, $(mhs $real) MH/s, an epoch would be" \
      "$(awk -v f=$real -v p=$P 'BEGIN { printf "%.0f", f * p / 1e6 }') M hashes:" \
-     "$(awk -v f=$real -v p=$P -v r="$rate" -v w="$cpus" 'BEGIN { printf "%.0f", f * p * 1.25 / (r * w) }') s of" \
-     "generation per $P s period on $cpus worker(s) here, and $(awk -v f=$real -v p=$P -v r="$rate" 'BEGIN { printf "%.0f", f * p / r }') s to solve)"
+     "$(awk -v f=$real -v p=$P -v g="$genr" 'BEGIN { printf "%.0f", f * p * 1.25 / g }') s of" \
+     "generation per $P s period here $genhow, and $(awk -v f=$real -v p=$P -v r="$rate" 'BEGIN { printf "%.0f", f * p / r }') s to solve)"
 indent init.log
 
 step="beacon run (the operator, in the background)"
-start operator run.log "$RX" beacon run B --gen-rate "$rate"
+if [ -n "$gen" ]; then start operator run.log "$RX" beacon run B --gen-rate "$genr"   # init's measurement
+else start operator run.log "$RX" beacon run B; fi                                   # measures itself
 op=$started
 echo "demo: beacon run B in the background (the operator): generates 2 epochs ahead, seals each, releases each at its time (log: run.log)"
 slow="this machine is busier than when measured: run the demo again"
