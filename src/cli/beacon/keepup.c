@@ -48,7 +48,15 @@ int bcn_keepup_check(const tl_beacon_config *c, tl_mode mode, double given_rate,
         out->rate = given_rate;
         snprintf(out->source, sizeof out->source, "given by --gen-rate");
     } else {
-        /* a short measurement; a longer one when the verdict is within 2x */
+        /* a short measurement; a longer one when the verdict is within 2x.
+         * Said first: RandomX builds its cache (and in full mode its 2 GiB
+         * dataset, tens of seconds on a small machine) before it measures */
+        if (s->work != TL_WORK_SHA3_256)
+            say(at_init, mode == TL_MODE_FULL
+                             ? "measuring this machine's generation throughput: the RandomX dataset (2 GiB, full "
+                               "mode) is built first, which takes a while, then a few seconds of hashing"
+                             : "measuring this machine's generation throughput: the RandomX cache (light mode) is "
+                               "built first, then a few seconds of hashing");
         double secs[2] = { 0.6, 3.0 };
         for (int pass = 0; pass < 2; pass++) {
             int rc = tl_measure_gen_rate(s->work, mode, c->workers, s->groups, secs[pass], stop, &g);

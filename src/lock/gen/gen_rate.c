@@ -37,7 +37,8 @@ static void gr_child(tl_work *w, unsigned lanes, unsigned k, gr_slot *slot, vola
         i0[c] = 0;
         memset(d[c], (int)c, 32);
     }
-    uint64_t n = 256;
+    uint64_t n = 1;   /* from one step: a RandomX step takes milliseconds, and a
+                         window must see calls end (the counter moves per call) */
     while (!*quit && getppid() == parent) {
         double t0 = util_now();
         if (tl_work_steps_multi(w, lanes, g, i0, n, d) != TL_OK) _exit(2);
