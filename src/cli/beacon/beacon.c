@@ -249,7 +249,7 @@ static int beacon_init(int argc, char **argv) {
     s->opens_after = lo.duration > 0 ? (uint64_t)llround(lo.duration) : 0;
     s->ahead = (uint32_t)ahead;
     s->kinds = both ? (TL_BEACON_CLASSIC | TL_BEACON_PQ) : lo.pq == 1 ? TL_BEACON_PQ : TL_BEACON_CLASSIC;
-    s->floor_mhps = (uint64_t)ceil(row->rate * 1000.0);   /* rounded up: the faster, never a second early */
+    s->floor_mhps = tl_beacon_table_mhps(&lo.ft, lo.p.work);   /* the row in mH/s, rounded up, as every client reads it */
     snprintf(s->floor_row, sizeof s->floor_row, "%s", row->machine);
     for (char *q = s->floor_row; *q; q++)
         if (*q == '"' || *q == '\\') *q = '\'';
