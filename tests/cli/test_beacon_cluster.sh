@@ -116,6 +116,26 @@ EOF
   expect_rc 0 "k8s: the next start" env FAKE_PVC_ROOT="$TMP/K5/plans" PATH="$TMP/bin:$PATH" "$R" beacon run K5 --cluster k8s --once
   check "k8s: ... removes what the kill left" sh -c "grep -q 'removed its plan keys and record, left by a run stopped after its assembly' '$TMP/.err' && test ! -e K5/private/plans/0.planner.key && test ! -e K5/private/cluster/0.state"
   check "k8s: ... and submits nothing again" test "$(grep -c 'apply -f K5/plans/0/k8s-job.yaml' kube/kubectl.log)" -eq 1
+  # the service's clock (releaser.c, as a local `beacon run`): a forward jump of about 10,000 periods is
+  # one line with the epochs it passed; the correction back is one line; releases resume by the corrected clock
+  st6=$(( $(date +%s) + 100000 ))
+  "$R" beacon init K6 --work sha3-256 --groups 2 --steps 2000 --no-verify --floor-table floor.txt --every 10s --ahead 2 \
+    --start "@$st6" --cluster k8s >/dev/null 2>&1
+  setclock() { echo $(( $1 - $(date +%s) )) > clock6.new && mv clock6.new clock6; }
+  setclock $((st6 - 50))
+  FAKE_PVC_ROOT="$TMP/K6/plans" RXLOCK_TEST_INSECURE=1 RXLOCK_TEST_CLOCK_SKEW="$TMP/clock6" PATH="$TMP/bin:$PATH" \
+    "$RXLOCK_TESTBIN" beacon run K6 --cluster k8s --poll 1s 2>k6.log & kpid=$!
+  check "k8s clock: two epochs made ahead" wait_for 60 sh -c "test -f K6/private/puzzles/0.json && test -f K6/private/puzzles/1.json"
+  setclock $((st6 + 100000))
+  check "k8s clock: the forward jump said" wait_for 30 grep -q 'the clock jumped forward by 1000[0-9][0-9] s' k6.log
+  check "k8s clock: ... with the epochs it passed, in one line" \
+    grep -q 'jumped forward.*: 99[0-9][0-9] epochs (2\.\.[0-9]*) passed their release time ungenerated' k6.log
+  check "k8s clock: no line per skipped epoch" test "$(grep -c 'skipped' k6.log)" -le 1
+  setclock $((st6 + 5))
+  check "k8s clock: the correction said" wait_for 30 grep -q 'the clock went back by 999[0-9][0-9] s .*releases wait' k6.log
+  check "k8s clock: epoch 0 released by the corrected clock" wait_for 30 test -f K6/public/puzzles/0.json
+  check "k8s clock: epoch 1 not before its time" test ! -e K6/public/puzzles/1.json
+  kill "$kpid"; wait "$kpid"
   # a cluster that refuses the submission: logged, retried, nothing published
   cat > bin/kubectl <<'EOF'
 #!/bin/sh

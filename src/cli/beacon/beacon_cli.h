@@ -135,6 +135,39 @@ int64_t bcn_clock_read(bcn_clock *c, int64_t *jump);
  * just after each second. */
 int64_t bcn_clock_sleep_until(bcn_clock *c, int64_t at, const volatile int *stop);
 
+/* ---- releasing on the clock, for both ways of generating (releaser.c) ---- */
+typedef struct {
+    bcn_dir *b;
+    const uint8_t *sk;            /* the signer key (the caller's, locked)   */
+    bcn_service *sv;              /* the operator's record, kept fresh       */
+    bcn_clock ck;
+    int64_t next_due;             /* the next release time (by the clock now) */
+    uint64_t skipped_to;          /* epochs below: their passing was said    */
+    uint64_t gen_hi;              /* none at or above was ever generated     */
+    double sv_written;            /* when sv was last written (util_now)     */
+} bcn_releaser;
+/* The next release time after now, and the first epoch still open for
+ * encryption (its release in the future). */
+int64_t  bcn_next_release(const tl_beacon_sched *s, int64_t now);
+uint64_t bcn_first_open(const tl_beacon_sched *s, int64_t now);
+/* Start on the clock as it reads now (nothing released yet: call tick). */
+void bcn_rel_start(bcn_releaser *r, bcn_dir *b, const uint8_t *sk, bcn_service *sv);
+/* Release what is due, republish the feed when anything changed (or when
+ * force), refresh the record; jump: a wall-clock change just noticed, said
+ * in one line with the epochs it passed.  CLI_OK or CLI_FAIL. */
+int  bcn_rel_tick(bcn_releaser *r, int force, int64_t jump);
+/* tick when the clock changed or a release is due (cheap otherwise: for
+ * a generation's progress callback). */
+int  bcn_rel_poll(bcn_releaser *r);
+/* Sleep on the monotonic clock until the next release, a clock change, a
+ * stop, or at_most seconds (at most BCN_SERVICE_REFRESH), then tick. */
+int  bcn_rel_sleep(bcn_releaser *r, double at_most, const volatile int *stop);
+/* The epochs from the last call up to n0 (release times passed) that were
+ * never generated: how many, the first and the last; and one line saying
+ * them (nothing when n is 0). */
+uint64_t bcn_rel_passed(bcn_releaser *r, uint64_t n0, uint64_t *first, uint64_t *last);
+void bcn_rel_say_passed(uint64_t n, uint64_t first, uint64_t last);
+
 /* ---- the beacon directory (dir.c) ---------------------------------- */
 /* The signer key from DIR/private/signer.key, checked against beacon.json
  * (sk is the caller's, in locked memory, wiped by the caller). */

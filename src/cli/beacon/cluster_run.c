@@ -48,8 +48,8 @@ typedef struct {
                                      (kept in DIR/private/cluster/pace) */
     unsigned in_flight;           /* epoch keys on the cluster at once       */
     int64_t warned;               /* the last epoch warned about as late (-1 none) */
-    int64_t last_now, next_due;
     bcn_service sv;
+    bcn_releaser rel;             /* releases on the clock (releaser.c), as `beacon run` */
 } cl_ctx;
 
 static void cl_error(cl_ctx *c, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
@@ -82,22 +82,6 @@ static int state_write(cl_ctx *c, const char *stem, const bcn_cl_state *st) {
     if (bcn_cl_state_write(&c->b, stem, st, err, sizeof err) == 0) return 0;
     cl_error(c, "cluster: %s (a full disk? nothing is submitted until it is written)", err);
     return -1;
-}
-
-/* ---- releases and the feed (as `beacon run`) ---------------------------- */
-static int tick(cl_ctx *c, int force) {
-    int64_t now = tl_beacon_now();
-    int changed = 0;
-    c->last_now = now;
-    if (bcn_release_due(&c->b, now, &changed) != CLI_OK) return CLI_FAIL;
-    int before = 0;
-    uint64_t E = tl_beacon_epoch_at(&c->b.cfg.s, now, &before);
-    c->next_due = before ? c->b.cfg.s.start : tl_beacon_release(&c->b.cfg.s, E + 1);
-    if (!changed && !force) return CLI_OK;
-    size_t listed = 0;
-    if (bcn_feed_publish(&c->b, c->sk, now, &listed) != CLI_OK) return CLI_FAIL;
-    bcn_log("published feed.json (%zu epochs)", listed);
-    return CLI_OK;
 }
 
 /* ---- one epoch key ------------------------------------------------------- */
@@ -462,7 +446,8 @@ int bcn_cluster_run(const char *dirarg, const bcn_cluster_opts *o) {
         }
         if (all) rc = bcn_seal(&c.b, E, &changed);
     }
-    if (rc || (rc = tick(&c, 1)) != CLI_OK) goto out;
+    bcn_rel_start(&c.rel, &c.b, c.sk, &c.sv);
+    if (rc || (rc = bcn_rel_tick(&c.rel, 1, 0)) != CLI_OK) goto out;
     {   /* the pace measured before a restart */
         uint8_t *buf = NULL;
         size_t len = 0;
@@ -475,23 +460,16 @@ int bcn_cluster_run(const char *dirarg, const bcn_cluster_opts *o) {
     }
     bcn_log("serving %s on %s: an epoch every %llu s, %u ahead, %u resubmissions per epoch, polling every %.0f s",
             c.b.dir, c.k8s ? "Kubernetes" : "Slurm", (unsigned long long)s->every, s->ahead, c.retries, c.poll);
-    uint64_t skipped_to = n0;
     while (!*c.stop && rc == CLI_OK) {
+        uint64_t from = c.rel.skipped_to, hi = c.rel.gen_hi, first = 0, last = 0;
+        if ((rc = bcn_rel_poll(&c.rel)) != CLI_OK) break;   /* a clock change: said with what passed, in one line */
         now = tl_beacon_now();
-        E0 = tl_beacon_epoch_at(s, now, &before);
-        n0 = before ? 0 : E0 + 1;
-        for (; skipped_to < n0; skipped_to++) {
-            char stem[48], pz[PATH_MAX], pub[PATH_MAX];
-            bcn_stem(s, skipped_to, kinds[0], stem);
-            bcn_file(&c.b, pz, "private/puzzles/%s.json", stem);
-            bcn_file(&c.b, pub, "public/puzzles/%s.json", stem);
-            if (access(pz, F_OK) != 0 && access(pub, F_OK) != 0) {
-                c.sv.failures++;
-                cl_error(&c, "epoch %llu skipped: its release time passed before it was generated",
-                         (unsigned long long)skipped_to);
-                for (unsigned q = 0; q < nk; q++) forget(&c, skipped_to, kinds[q], 1);
-            }
-        }
+        n0 = bcn_first_open(s, now);
+        uint64_t np = bcn_rel_passed(&c.rel, n0, &first, &last);
+        bcn_rel_say_passed(np, first, last);
+        c.sv.failures += np;
+        for (uint64_t E = from; E < n0 && E < hi; E++)   /* their jobs cancelled, keys and records gone */
+            for (unsigned q = 0; q < nk; q++) forget(&c, E, kinds[q], 1);
         unsigned busy = 0;
         c.sv.epoch = -1;
         for (uint64_t E = n0; E < n0 + s->ahead && busy < c.in_flight && !*c.stop; E++) {
@@ -508,17 +486,20 @@ int bcn_cluster_run(const char *dirarg, const bcn_cluster_opts *o) {
             if (rc) break;
             if (made_all) {
                 int ch = 0;
-                if ((rc = bcn_seal(&c.b, E, &ch)) == CLI_OK && ch) rc = tick(&c, 1);
+                if ((rc = bcn_seal(&c.b, E, &ch)) == CLI_OK && ch) rc = bcn_rel_tick(&c.rel, 1, 0);
             }
         }
-        if (rc == CLI_OK) rc = tick(&c, 0);
         if (rc == CLI_OK) warn_ahead(&c, n0, kinds, nk);
-        c.sv.next_release = c.next_due;
         c.sv.margin = c.last_epoch_seconds > 0 ? (double)s->every / (c.last_epoch_seconds * nk) : 0;
-        bcn_service_write(&c.b, &c.sv);
+        if (rc == CLI_OK) rc = bcn_rel_tick(&c.rel, 0, 0);   /* releases, and the record with this pass's figures */
+        if (rc == CLI_OK) { bcn_service_write(&c.b, &c.sv); c.rel.sv_written = util_now(); }
         if (rc || o->once) break;
+        /* until the next --poll or the next release (releasing on time,
+         * noticing a clock change, keeping the record fresh meanwhile) */
         double until = util_now() + c.poll;
-        while (!*c.stop && util_now() < until && tl_beacon_now() < c.next_due) usleep(200000);
+        int64_t due = c.rel.next_due;
+        while (rc == CLI_OK && !*c.stop && util_now() < until && c.rel.next_due == due)
+            rc = bcn_rel_sleep(&c.rel, until - util_now(), c.stop);
     }
     if (*c.stop) {
         bcn_log("stopping on a signal; the cluster's jobs go on and the next start follows them");

@@ -30,16 +30,12 @@ typedef struct {
     bcn_dir b;
     uint8_t *sk;                  /* locked memory */
     const volatile int *stop;
-    int64_t next_due;             /* the next release time (by the clock now) */
-    bcn_clock ck;                 /* wall-clock changes (clock.c)          */
-    uint64_t skipped_to;          /* epochs below: their passing was said  */
-    uint64_t gen_hi;              /* none at or above was ever generated   */
+    bcn_releaser rel;             /* releases on the clock (releaser.c)    */
     tl_mode mode;
     int failed;                   /* a publish failed inside a generation */
     double gen_seconds;           /* one epoch key's generation here (the keep-up check's
                                      estimate at the measured rate); 0 = none */
     bcn_service sv;               /* the operator's instruments (metrics.c) */
-    double sv_written;            /* when sv was last written */
 } run_ctx;
 
 static void on_event(const tl_event *ev, void *ctx) {
@@ -47,87 +43,7 @@ static void on_event(const tl_event *ev, void *ctx) {
     bcn_log("generation: %s", ev->message);
 }
 
-static int64_t next_release(const tl_beacon_sched *s, int64_t now) {
-    int before = 0;
-    uint64_t E = tl_beacon_epoch_at(s, now, &before);
-    return before ? s->start : tl_beacon_release(s, E + 1);
-}
-
-/* The first epoch still open for encryption (release in the future). */
-static uint64_t first_open(const tl_beacon_sched *s, int64_t now) {
-    int before = 0;
-    uint64_t E = tl_beacon_epoch_at(s, now, &before);
-    return before ? 0 : E + 1;
-}
-
 static int have_puzzle(const bcn_dir *b, uint64_t E, int kind);
-
-/* The epochs from r->skipped_to up to n0 (release times passed) that were
- * never generated: how many, the first and last (one line says them all). */
-static uint64_t passed_ungenerated(run_ctx *r, uint64_t n0, uint64_t *first, uint64_t *last) {
-    int kinds[2];
-    unsigned nk = bcn_kinds(r->b.cfg.s.kinds, kinds);
-    uint64_t c = 0;
-    for (uint64_t E = r->skipped_to; E < n0; E++) {
-        if (E >= r->gen_hi) {   /* beyond what was ever generated ahead: none is there */
-            if (!c) *first = E;
-            c += n0 - E;
-            *last = n0 - 1;
-            break;
-        }
-        int all = 1;
-        for (unsigned q = 0; q < nk; q++) all = all && have_puzzle(&r->b, E, kinds[q]) == 1;
-        if (!all) {
-            if (!c) *first = E;
-            c++;
-            *last = E;
-        }
-    }
-    if (n0 > r->skipped_to) r->skipped_to = n0;
-    return c;
-}
-
-/* One line per wall-clock change (clock.c noticed it). */
-static void clock_event(run_ctx *r, int64_t jump, int64_t now) {
-    const tl_beacon_sched *s = &r->b.cfg.s;
-    char d[32], when[48];
-    util_format_duration(d, sizeof d, (double)(jump < 0 ? -jump : jump));
-    if (jump < 0) {
-        bcn_time(when, sizeof when, next_release(s, now));
-        bcn_log("the clock went back by %lld s (%s): releases wait until it reaches their release times again; the "
-                "next is at %s", (long long)-jump, d, when);
-        return;
-    }
-    uint64_t first = 0, last = 0, n = passed_ungenerated(r, first_open(s, now), &first, &last);
-    if (n)
-        bcn_log("the clock jumped forward by %lld s (%s): %llu epoch%s (%llu..%llu) passed %s release time "
-                "ungenerated; what the clock makes due is released now", (long long)jump, d, (unsigned long long)n,
-                n == 1 ? "" : "s", (unsigned long long)first, (unsigned long long)last, n == 1 ? "its" : "their");
-    else
-        bcn_log("the clock jumped forward by %lld s (%s): no epoch passed ungenerated; what the clock makes due is "
-                "released now", (long long)jump, d);
-}
-
-/* Release what is due and republish the feed when anything changed (or
- * when force); jump: a wall-clock change just noticed (0: none). */
-static int tick(run_ctx *r, int force, int64_t jump) {
-    const tl_beacon_sched *s = &r->b.cfg.s;
-    int64_t now = tl_beacon_now();
-    if (jump) clock_event(r, jump, now);
-    int changed = 0;
-    if (bcn_release_due(&r->b, now, &changed) != CLI_OK) return CLI_FAIL;
-    r->next_due = next_release(s, now);   /* from the clock now: never one since corrected */
-    r->sv.next_release = r->next_due;
-    if (changed || force || util_now() - r->sv_written >= 5) {
-        bcn_service_write(&r->b, &r->sv);
-        r->sv_written = util_now();
-    }
-    if (!changed && !force) return CLI_OK;
-    size_t listed = 0;
-    if (bcn_feed_publish(&r->b, r->sk, now, &listed) != CLI_OK) return CLI_FAIL;
-    bcn_log("published feed.json (%zu epochs)", listed);
-    return CLI_OK;
-}
 
 static int on_progress(const tl_progress *p, void *ctx) {
     run_ctx *r = ctx;
@@ -135,12 +51,7 @@ static int on_progress(const tl_progress *p, void *ctx) {
     r->sv.done = (double)p->hashes_done;
     r->sv.total = (double)p->hashes_total;
     r->sv.eta = p->eta_seconds;
-    if (util_now() - r->sv_written >= 5) {
-        bcn_service_write(&r->b, &r->sv);
-        r->sv_written = util_now();
-    }
-    int64_t jump, now = bcn_clock_read(&r->ck, &jump);
-    if ((jump || now >= r->next_due) && tick(r, 0, jump) != CLI_OK) r->failed = 1;
+    if (bcn_rel_poll(&r->rel) != CLI_OK) r->failed = 1;
     return 0;
 }
 
@@ -310,32 +221,23 @@ int bcn_cmd_run(int argc, char **argv) {
     unsigned nk = bcn_kinds(s->kinds, kinds);
     /* repair what a kill left: seals missing for generated epochs */
     int64_t now = tl_beacon_now();
-    uint64_t n0 = first_open(s, now), lo = n0 > TL_BEACON_MAX_EPOCHS ? n0 - TL_BEACON_MAX_EPOCHS : 0;
+    uint64_t n0 = bcn_first_open(s, now), lo = n0 > TL_BEACON_MAX_EPOCHS ? n0 - TL_BEACON_MAX_EPOCHS : 0;
     int changed = 0;
     for (uint64_t E = lo; E < n0 + s->ahead && rc == CLI_OK; E++) {
         int all = 1;
         for (unsigned q = 0; q < nk; q++) all = all && have_puzzle(&r.b, E, kinds[q]) == 1;
         if (all) rc = bcn_seal(&r.b, E, &changed);
     }
-    int64_t jump0;
-    bcn_clock_read(&r.ck, &jump0);
-    if (rc || (rc = tick(&r, 1, 0)) != CLI_OK) goto out;
+    bcn_rel_start(&r.rel, &r.b, r.sk, &r.sv);
+    if (rc || (rc = bcn_rel_tick(&r.rel, 1, 0)) != CLI_OK) goto out;
     bcn_log("serving %s: an epoch every %llu s, %u ahead%s", r.b.dir, (unsigned long long)s->every, s->ahead,
             once ? " (one pass)" : "");
-    r.skipped_to = n0;
-    r.gen_hi = n0 + s->ahead;
     while (!*r.stop && rc == CLI_OK) {
-        int64_t jump;
-        now = bcn_clock_read(&r.ck, &jump);
-        if (jump && (rc = tick(&r, 0, jump)) != CLI_OK) break;   /* said with what passed, in one line */
-        n0 = first_open(s, now);
-        if (n0 + s->ahead > r.gen_hi) r.gen_hi = n0 + s->ahead;
-        uint64_t first = 0, last = 0, np = passed_ungenerated(&r, n0, &first, &last);
-        if (np == 1)
-            bcn_log("epoch %llu skipped: its release time passed before it was generated", (unsigned long long)first);
-        else if (np)
-            bcn_log("epochs %llu..%llu (%llu) skipped: their release times passed before they were generated",
-                    (unsigned long long)first, (unsigned long long)last, (unsigned long long)np);
+        if ((rc = bcn_rel_poll(&r.rel)) != CLI_OK) break;   /* a clock change: said with what passed, in one line */
+        now = tl_beacon_now();
+        n0 = bcn_first_open(s, now);
+        uint64_t first = 0, last = 0, np = bcn_rel_passed(&r.rel, n0, &first, &last);
+        bcn_rel_say_passed(np, first, last);
         int did = 0;
         for (uint64_t E = n0; E < n0 + s->ahead && !did && rc == CLI_OK && !*r.stop; E++) {
             for (unsigned q = 0; q < nk && rc == CLI_OK && !*r.stop; q++) {
@@ -353,7 +255,7 @@ int bcn_cmd_run(int argc, char **argv) {
                     bcn_log("warning: epoch %llu was generated after its release time: nobody could encrypt to it",
                             (unsigned long long)E);
                 int ch = 0;
-                if ((rc = bcn_seal(&r.b, E, &ch)) == CLI_OK) rc = tick(&r, 1, 0);
+                if ((rc = bcn_seal(&r.b, E, &ch)) == CLI_OK) rc = bcn_rel_tick(&r.rel, 1, 0);
             }
         }
         if (r.failed) rc = CLI_FAIL;
@@ -361,12 +263,9 @@ int bcn_cmd_run(int argc, char **argv) {
         if (once) break;
         /* nothing to generate: sleep (monotonic) until the next release by
          * the clock now, or a clock change; waking at least once a minute so
-         * that tick keeps private/service.json and --metrics fresh (a record
-         * older than that means the service is gone) */
-        int64_t wake = r.next_due;
-        if (wake > now + BCN_SERVICE_REFRESH) wake = now + BCN_SERVICE_REFRESH;
-        jump = bcn_clock_sleep_until(&r.ck, wake, r.stop);
-        if (!*r.stop) rc = tick(&r, 0, jump);
+         * that the record (private/service.json, --metrics) stays fresh (a
+         * record older than that means the service is gone) */
+        rc = bcn_rel_sleep(&r.rel, BCN_SERVICE_REFRESH, r.stop);
     }
     if (*r.stop) {
         bcn_log("stopping on a signal; generation state is kept under %s/private/state/", r.b.dir);

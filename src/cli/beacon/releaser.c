@@ -1,0 +1,145 @@
+/* SPDX-License-Identifier: ISC */
+/* src/cli/beacon/releaser.c — the half of the service that both ways of
+ * generating share (`beacon run` here, `beacon run --cluster` on Slurm or
+ * Kubernetes): releasing every puzzle at its time by the wall clock as it
+ * reads now (clock.c notices a change and this says it in one line),
+ * republishing the signed feed on every change, keeping the operator's
+ * record (private/service.json, --metrics) fresh, saying in one line the
+ * epochs whose release passed before they were generated, and sleeping on
+ * the monotonic clock until the next release, a clock change, a stop, or a
+ * wake-up the caller asks for. */
+#include "cli/beacon/beacon_cli.h"
+#include "cli/cli.h"
+#include "util/util.h"
+#include <stdlib.h>
+#include <string.h>
+
+int64_t bcn_next_release(const tl_beacon_sched *s, int64_t now) {
+    int before = 0;
+    uint64_t E = tl_beacon_epoch_at(s, now, &before);
+    return before ? s->start : tl_beacon_release(s, E + 1);
+}
+
+uint64_t bcn_first_open(const tl_beacon_sched *s, int64_t now) {
+    int before = 0;
+    uint64_t E = tl_beacon_epoch_at(s, now, &before);
+    return before ? 0 : E + 1;
+}
+
+static int have_all(const bcn_dir *b, uint64_t E) {
+    int kinds[2];
+    unsigned nk = bcn_kinds(b->cfg.s.kinds, kinds);
+    for (unsigned q = 0; q < nk; q++) {
+        uint8_t *buf = NULL;
+        size_t len = 0;
+        int r = bcn_puzzle_read(b, E, kinds[q], &buf, &len, NULL);
+        free(buf);
+        if (r != 1) return 0;
+    }
+    return 1;
+}
+
+void bcn_rel_start(bcn_releaser *r, bcn_dir *b, const uint8_t *sk, bcn_service *sv) {
+    int64_t jump;
+    r->b = b;
+    r->sk = sk;
+    r->sv = sv;
+    memset(&r->ck, 0, sizeof r->ck);
+    int64_t now = bcn_clock_read(&r->ck, &jump);
+    r->skipped_to = bcn_first_open(&b->cfg.s, now);
+    r->gen_hi = r->skipped_to + b->cfg.s.ahead;
+    r->next_due = bcn_next_release(&b->cfg.s, now);
+    r->sv_written = 0;
+}
+
+uint64_t bcn_rel_passed(bcn_releaser *r, uint64_t n0, uint64_t *first, uint64_t *last) {
+    uint64_t c = 0;
+    for (uint64_t E = r->skipped_to; E < n0; E++) {
+        if (E >= r->gen_hi) {   /* beyond what was ever generated ahead: none is there */
+            if (!c) *first = E;
+            c += n0 - E;
+            *last = n0 - 1;
+            break;
+        }
+        if (!have_all(r->b, E)) {
+            if (!c) *first = E;
+            c++;
+            *last = E;
+        }
+    }
+    if (n0 > r->skipped_to) r->skipped_to = n0;
+    if (n0 + r->b->cfg.s.ahead > r->gen_hi) r->gen_hi = n0 + r->b->cfg.s.ahead;
+    return c;
+}
+
+void bcn_rel_say_passed(uint64_t n, uint64_t first, uint64_t last) {
+    if (n == 1)
+        bcn_log("epoch %llu skipped: its release time passed before it was generated", (unsigned long long)first);
+    else if (n)
+        bcn_log("epochs %llu..%llu (%llu) skipped: their release times passed before they were generated",
+                (unsigned long long)first, (unsigned long long)last, (unsigned long long)n);
+}
+
+/* One line per wall-clock change (clock.c noticed it). */
+static void clock_event(bcn_releaser *r, int64_t jump, int64_t now) {
+    const tl_beacon_sched *s = &r->b->cfg.s;
+    char d[32], when[48];
+    util_format_duration(d, sizeof d, (double)(jump < 0 ? -jump : jump));
+    if (jump < 0) {
+        bcn_time(when, sizeof when, bcn_next_release(s, now));
+        bcn_log("the clock went back by %lld s (%s): releases wait until it reaches their release times again; the "
+                "next is at %s", (long long)-jump, d, when);
+        return;
+    }
+    uint64_t first = 0, last = 0, n = bcn_rel_passed(r, bcn_first_open(s, now), &first, &last);
+    r->sv->failures += n;
+    if (n)
+        bcn_log("the clock jumped forward by %lld s (%s): %llu epoch%s (%llu..%llu) passed %s release time "
+                "ungenerated; what the clock makes due is released now", (long long)jump, d, (unsigned long long)n,
+                n == 1 ? "" : "s", (unsigned long long)first, (unsigned long long)last, n == 1 ? "its" : "their");
+    else
+        bcn_log("the clock jumped forward by %lld s (%s): no epoch passed ungenerated; what the clock makes due is "
+                "released now", (long long)jump, d);
+}
+
+int bcn_rel_tick(bcn_releaser *r, int force, int64_t jump) {
+    const tl_beacon_sched *s = &r->b->cfg.s;
+    int64_t now = tl_beacon_now();
+    if (jump) clock_event(r, jump, now);
+    int changed = 0;
+    if (bcn_release_due(r->b, now, &changed) != CLI_OK) return CLI_FAIL;
+    r->next_due = bcn_next_release(s, now);   /* from the clock now: never one since corrected */
+    r->sv->next_release = r->next_due;
+    if (changed || force || util_now() - r->sv_written >= 5) {
+        bcn_service_write(r->b, r->sv);
+        r->sv_written = util_now();
+    }
+    if (!changed && !force) return CLI_OK;
+    size_t listed = 0;
+    if (bcn_feed_publish(r->b, r->sk, now, &listed) != CLI_OK) return CLI_FAIL;
+    bcn_log("published feed.json (%zu epochs)", listed);
+    return CLI_OK;
+}
+
+int bcn_rel_poll(bcn_releaser *r) {
+    int64_t jump, now = bcn_clock_read(&r->ck, &jump);
+    if (jump || now >= r->next_due) return bcn_rel_tick(r, 0, jump);
+    if (util_now() - r->sv_written >= 5) {
+        bcn_service_write(r->b, r->sv);
+        r->sv_written = util_now();
+    }
+    return CLI_OK;
+}
+
+int bcn_rel_sleep(bcn_releaser *r, double at_most, const volatile int *stop) {
+    int64_t jump, now = bcn_clock_read(&r->ck, &jump);
+    if (!jump) {
+        int64_t wake = r->next_due;
+        if (at_most > BCN_SERVICE_REFRESH) at_most = BCN_SERVICE_REFRESH;
+        if (at_most < 1) at_most = 1;
+        if (wake > now + (int64_t)at_most) wake = now + (int64_t)at_most;
+        jump = bcn_clock_sleep_until(&r->ck, wake, stop);
+    }
+    if (stop && *stop) return CLI_OK;
+    return bcn_rel_tick(r, 0, jump);
+}
