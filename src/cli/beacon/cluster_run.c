@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: ISC */
 /* src/cli/beacon/cluster_run.c — `rxlock beacon run DIR --cluster slurm|k8s`:
  * the service with generation on a cluster.  For each epoch still to make
- * (the next `ahead`, oldest first, --in-flight epoch keys at once) it writes the
+ * (the next `ahead`, oldest first, --in-flight epoch keys at once, or as many as the measured pace needs) it writes the
  * plan with its job files (bcn_plan_epoch), submits it through the
  * cluster's own tools (cluster_sched.c), follows it (the plan's results,
  * read as `plan status` does, and the scheduler's state), assembles the
@@ -27,6 +27,7 @@
 #include <stdarg.h>
 #include <fcntl.h>
 #include <getopt.h>
+#include <math.h>
 #include <sodium.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -47,6 +48,7 @@ typedef struct {
     double last_epoch_seconds;    /* the cluster's last epoch key, first submission to done
                                      (kept in DIR/private/cluster/pace) */
     unsigned in_flight;           /* epoch keys on the cluster at once       */
+    int in_flight_given;          /* --in-flight N: kept; else chosen from the pace */
     int64_t warned;               /* the last epoch warned about as late (-1 none) */
     bcn_service sv;
     bcn_releaser rel;             /* releases on the clock (releaser.c), as `beacon run` */
@@ -368,6 +370,28 @@ static void forget(cl_ctx *c, uint64_t E, int kind, int cancel) {
     unlink(sp);
 }
 
+/* Without --in-flight, the epoch keys on the cluster at once follow the
+ * measured pace: an epoch (nk keys) is due every period, so at P seconds per
+ * key ceil(1.25 x nk x P / every) keys at once keep up with a quarter to
+ * spare (when the cluster has the nodes: a crowded one shows it in the next
+ * keys' pace), at least 1 and at most the window's keys.  Said when it
+ * changes. */
+static void choose_in_flight(cl_ctx *c, unsigned nk) {
+    if (c->in_flight_given || !(c->last_epoch_seconds > 0)) return;
+    const tl_beacon_sched *s = &c->b.cfg.s;
+    double want = ceil(1.25 * (double)nk * c->last_epoch_seconds / (double)s->every);
+    double cap = (double)s->ahead * (double)nk;
+    unsigned n = want < 1 ? 1 : want > cap ? (unsigned)cap : (unsigned)want;
+    if (n == c->in_flight) return;
+    char d[32], e[32];
+    util_format_duration(d, sizeof d, c->last_epoch_seconds);
+    util_format_duration(e, sizeof e, (double)s->every);
+    bcn_log("cluster: %u epoch key%s on the cluster at once (was %u): the last took %s, an epoch of %u key%s is due "
+            "every %s%s", n, n == 1 ? "" : "s", c->in_flight, d, nk, nk == 1 ? "" : "s", e,
+            n == (unsigned)cap && want > cap ? "; the window (--ahead) allows no more" : "");
+    c->in_flight = n;
+}
+
 /* Planning ahead: at the measured pace (the last epoch key's time on the
  * cluster, in_flight at once), when would each missing epoch of the window
  * be assembled?  The first that would come after its release is warned
@@ -393,9 +417,11 @@ static void warn_ahead(cl_ctx *c, uint64_t n0, const int kinds[2], unsigned nk) 
             char d[32], late[32];
             util_format_duration(d, sizeof d, c->last_epoch_seconds);
             util_format_duration(late, sizeof late, done_at - (double)rel);
+            char more[48] = "";
+            if (c->in_flight_given) snprintf(more, sizeof more, " --in-flight %u,", c->in_flight + 1);
             cl_error(c, "warning: at the cluster's measured pace (%s per epoch key, %u at once) epoch %llu would be "
-                     "assembled about %s after its release: more nodes, --in-flight %u, or a beacon with a longer --every",
-                     d, c->in_flight, (unsigned long long)E, late, c->in_flight + 1);
+                     "assembled about %s after its release: more nodes,%s or a beacon with a longer --every",
+                     d, c->in_flight, (unsigned long long)E, late, more);
             return;
         }
     }
@@ -415,6 +441,7 @@ int bcn_cluster_run(const char *dirarg, const bcn_cluster_opts *o) {
     c.sv.metrics = o->metrics;
     c.jobs = o->jobs;
     c.in_flight = o->in_flight ? o->in_flight : 1;
+    c.in_flight_given = o->in_flight != 0;
     c.warned = -1;
     const tl_beacon_sched *s = &c.b.cfg.s;
     char p[PATH_MAX], err[256];
@@ -470,6 +497,7 @@ int bcn_cluster_run(const char *dirarg, const bcn_cluster_opts *o) {
         c.sv.failures += np;
         for (uint64_t E = from; E < n0 && E < hi; E++)   /* their jobs cancelled, keys and records gone */
             for (unsigned q = 0; q < nk; q++) forget(&c, E, kinds[q], 1);
+        choose_in_flight(&c, nk);
         unsigned busy = 0;
         c.sv.epoch = -1;
         for (uint64_t E = n0; E < n0 + s->ahead && busy < c.in_flight && !*c.stop; E++) {
