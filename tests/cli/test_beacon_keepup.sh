@@ -11,7 +11,9 @@
 # --gen-rate figures (no assertion on this machine's speed) except where
 # the measured line's shape is checked.  Also a local run's instruments: --metrics
 # (promtool check metrics where Debian's prometheus is installed) and the
-# service section of `beacon status DIR`.
+# service section of `beacon status DIR`.  The pace a local run keeps
+# (private/gen-pace) judges the next start: this CPU's and worker count's
+# records only, a damaged line left out, --gen-rate outranks it.
 . "$(dirname "$0")/lib.sh"
 R=$RXLOCK_TESTBIN
 cd "$TMP" || exit 1
@@ -75,6 +77,25 @@ expect_rc 0 "status DIR --json: a second line" "$R" beacon status T --json
 check "... {\"service\": ...}" sh -c "test \$(wc -l < '$TMP/.out') -eq 2 && tail -n 1 '$TMP/.out' | grep -q '^{\"service\":{\"rxlock_service\":1,\"mode\":\"local\"'"
 expect_rc 0 "status of a copy of public/: no service section" "$R" beacon status T/public
 check "... none" sh -c "! grep -q '^service:' '$TMP/.out'"
+
+# the pace kept as the service generated (private/gen-pace): the next start judges by it, not by a few seconds
+expect_rc 0 "a beacon whose epoch key takes seconds" "$R" beacon init P --work sha3-256 --floor-table floor.txt --every 1h \
+  --groups 1 --steps 12000000 --ahead 1 --workers 1 --no-verify --gen-rate 1e9
+expect_rc 0 "run --once generates it" "$R" beacon run P --once --gen-rate 1e9
+check "its pace kept: one line, 1 worker, this CPU" grep -q '^rate=[0-9]* at=[0-9]* workers=1 cpu=.' P/private/gen-pace
+cpu=$(sed -n 's/^rate=.* cpu=//p' P/private/gen-pace | head -n 1)
+{ for r in 900 1000 1100; do echo "rate=$r at=1 workers=1 cpu=$cpu"; done; } > P/private/gen-pace
+expect_rc 1 "the next start refuses at the pace kept (median 1 kH/s; 12 M hashes an hour need 3.33 kH/s)" "$R" beacon run P --once
+check "... says where the figure comes from" grep -q 'at 1000.0H/s (as this beacon generated its last 3 epoch keys here: median, 900.0..1100.0H/s; private/gen-pace, remove it to measure again' "$TMP/.err"
+check "... without measuring" sh -c "! grep -q 'measured here' '$TMP/.err'"
+{ for r in 5e6 6e6 7e6; do echo "rate=$r at=1 workers=1 cpu=$cpu"; done; echo "rate=bad"; } > P/private/gen-pace
+expect_rc 0 "a pace that keeps up starts it (a damaged line left out)" "$R" beacon run P --once
+check "... keeps up, by the pace kept" grep -q 'keeps up: .*as this beacon generated its last 3 epoch keys here' "$TMP/.err"
+{ for r in 5e6 6e6; do echo "rate=$r at=1 workers=1 cpu=$cpu"; done; echo "rate=6e6 at=1 workers=1 cpu=another CPU"; echo "rate=6e6 at=1 workers=2 cpu=$cpu"; } > P/private/gen-pace
+expect_rc 0 "another CPU's or worker count's records do not count: measured again" "$R" beacon run P --once
+check "... measured here" grep -q 'keeps up: .*measured here' "$TMP/.err"
+expect_rc 0 "--gen-rate outranks the pace kept" "$R" beacon run P --once --gen-rate 1e9
+check "... given" grep -q 'keeps up: .*given by --gen-rate' "$TMP/.err"
 
 # --cluster: not checked here
 expect_rc 0 "init --cluster slurm leaves the check to the cluster" "$R" beacon init C $base --groups 2 --steps 5000000 --gen-rate 1 --cluster slurm

@@ -279,7 +279,7 @@ static int beacon_init(int argc, char **argv) {
                 dir, cluster);
     else {         /* refuse now what `beacon run` would refuse, before anything is written */
         bcn_keepup ku;
-        if ((rc = bcn_keepup_check(&cfg, cli_mode_pick(s->work, cfg.mode), gen_rate, 1, NULL, &ku)) != CLI_OK) {
+        if ((rc = bcn_keepup_check(&cfg, cli_mode_pick(s->work, cfg.mode), gen_rate, NULL, 1, NULL, &ku)) != CLI_OK) {
             sodium_free(sk);
             return rc;
         }

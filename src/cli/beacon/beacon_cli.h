@@ -116,14 +116,23 @@ typedef struct {
 /* Measure (unless given_rate > 0) and judge; says the verdict (at_init: on
  * stderr, else as a log line).  CLI_OK when it keeps up, else CLI_FAIL after
  * a refusal naming the flags that fix it. */
-int bcn_keepup_check(const tl_beacon_config *c, tl_mode mode, double given_rate, int at_init, const volatile int *stop,
-                     bcn_keepup *out);
+int bcn_keepup_check(const tl_beacon_config *c, tl_mode mode, double given_rate, const char *given_source, int at_init,
+                     const volatile int *stop, bcn_keepup *out);
+/* given_source: how given_rate was had (NULL: "given by --gen-rate"). */
 /* The share of each chain recomputed (0..1). */
 double bcn_verify_share(const tl_beacon_config *c);
 /* Workers generation may count on here: the configured ones up to the CPUs. */
 unsigned bcn_workers_here(unsigned configured);
 /* Groups that fill the workers x SIMD lanes of this machine. */
 uint32_t bcn_fill_groups(tl_work_type work, unsigned workers);
+
+/* ---- the local service's generation pace, kept (gen_pace.c) --------------- */
+/* Record an epoch key's generation: hashes over wall seconds, on this CPU
+ * with these workers (nothing when shorter than a second). */
+void bcn_gen_pace_add(const bcn_dir *b, double hashes, double seconds, unsigned workers);
+/* The median of the records made on this CPU with these workers: 1 when
+ * there are enough (then *median, *lo, *hi in hashes/s, *count), else 0. */
+int  bcn_gen_pace_median(const bcn_dir *b, unsigned workers, double *median, double *lo, double *hi, unsigned *count);
 
 /* ---- the service's clock (clock.c) ---------------------------------- */
 typedef struct { int64_t wall; double mono; int init; } bcn_clock;

@@ -3,7 +3,8 @@
  * `beacon run` share: this machine's generation throughput measured as
  * generation runs (tl_measure_gen_rate: the configured workers, SHA3 chains
  * in SIMD lanes, the median of windows; a short measurement first, a longer
- * one when the answer is close), or the operator's --gen-rate; the verdict
+ * one when the answer is close), or the operator's --gen-rate, or at `run`
+ * the pace of the epochs this beacon generated here (gen_pace.c); the verdict
  * from the library's arithmetic (tl_beacon_keepup_of), said in one line;
  * a refusal names the flags that fix it (--groups, --every, --opens-after,
  * --cluster, --workers only up to the CPUs this machine has) and says when
@@ -37,8 +38,8 @@ static void say(int at_init, const char *text) {
     else bcn_log("%s", text);
 }
 
-int bcn_keepup_check(const tl_beacon_config *c, tl_mode mode, double given_rate, int at_init, const volatile int *stop,
-                     bcn_keepup *out) {
+int bcn_keepup_check(const tl_beacon_config *c, tl_mode mode, double given_rate, const char *given_source, int at_init,
+                     const volatile int *stop, bcn_keepup *out) {
     const tl_beacon_sched *s = &c->s;
     memset(out, 0, sizeof *out);
     double vs = bcn_verify_share(c);
@@ -46,7 +47,7 @@ int bcn_keepup_check(const tl_beacon_config *c, tl_mode mode, double given_rate,
     memset(&g, 0, sizeof g);
     if (given_rate > 0) {
         out->rate = given_rate;
-        snprintf(out->source, sizeof out->source, "given by --gen-rate");
+        snprintf(out->source, sizeof out->source, "%s", given_source ? given_source : "given by --gen-rate");
     } else {
         /* a short measurement; a longer one when the verdict is within 2x.
          * Said first: RandomX builds its cache (and in full mode its 2 GiB

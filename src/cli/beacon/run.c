@@ -36,6 +36,7 @@ typedef struct {
     double gen_seconds;           /* one epoch key's generation here (the keep-up check's
                                      estimate at the measured rate); 0 = none */
     bcn_service sv;               /* the operator's instruments (metrics.c) */
+    int slow_said;                /* the pace kept no longer keeps up: said  */
 } run_ctx;
 
 static void on_event(const tl_event *ev, void *ctx) {
@@ -61,6 +62,33 @@ static int have_puzzle(const bcn_dir *b, uint64_t E, int kind) {
     int r = bcn_puzzle_read(b, E, kind, &buf, &len, NULL);
     free(buf);
     return r;
+}
+
+/* An epoch key generated from its start in `took` seconds: its pace kept
+ * (gen_pace.c), and the estimate and margin from the pace kept so far; a
+ * pace that no longer keeps up is said once (and again after it did). */
+static void pace_kept(run_ctx *r, double took) {
+    const tl_beacon_config *c = &r->b.cfg;
+    unsigned W = bcn_workers_here(c->workers);
+    bcn_gen_pace_add(&r->b, (double)c->s.groups * (double)c->s.steps * (1.0 + bcn_verify_share(c)), took, W);
+    double med, lo, hi;
+    unsigned n;
+    tl_beacon_keepup k;
+    if (!bcn_gen_pace_median(&r->b, W, &med, &lo, &hi, &n) || tl_beacon_keepup_of(&c->s, med, bcn_verify_share(c), &k) != TL_OK)
+        return;
+    unsigned nk = (c->s.kinds & TL_BEACON_CLASSIC ? 1u : 0u) + (c->s.kinds & TL_BEACON_PQ ? 1u : 0u);
+    r->gen_seconds = k.seconds / (nk ? nk : 1);
+    r->sv.margin = k.margin;
+    if (k.keeps_up) { r->slow_said = 0; return; }
+    if (r->slow_said) return;
+    r->slow_said = 1;
+    char rs[32], ps[32], ev[32];
+    util_format_rate(rs, sizeof rs, med);
+    util_format_duration(ps, sizeof ps, k.seconds);
+    util_format_duration(ev, sizeof ev, (double)c->s.every);
+    bcn_log("warning: at the pace of the last %u epoch keys generated here (median %sH/s) a period's epochs take %s, "
+            "longer than the period (%s): margin %.2fx; epochs will pass their release ungenerated unless the load "
+            "drops (more CPUs, or `beacon run --cluster`)", n, rs, ps, ev, k.margin);
 }
 
 static int generate(run_ctx *r, uint64_t E, int kind) {
@@ -127,6 +155,7 @@ static int generate(run_ctx *r, uint64_t E, int kind) {
     if (w != 0 && errno != EEXIST) return cli_error("%s: %s", out, strerror(errno));
     util_kill_point("beacon-generated");
     if (tl_generate_state_remove(state, NULL) != TL_OK) bcn_log("warning: %s: could not remove the generation state", state);
+    if (!st.resumed) pace_kept(r, util_now() - t0);
     bcn_log("generated epoch %llu%s%s in %.1f s (%u of %u segments verified%s)", (unsigned long long)E,
             s->kinds == 3 ? " " : "", s->kinds == 3 ? tl_beacon_kind_name(kind) : "", util_now() - t0, st.checked,
             st.segments, st.resumed ? ", resumed" : "");
@@ -206,7 +235,18 @@ int bcn_cmd_run(int argc, char **argv) {
     r.mode = cli_mode_pick(s->work, r.b.cfg.mode);
     r.stop = cli_catch_signals();
     bcn_keepup ku;
-    int rc = plan_only ? CLI_OK : bcn_keepup_check(&r.b.cfg, r.mode, gen_rate, 0, r.stop, &ku);
+    char kept[200] = "";
+    double pmed, plo, phi;
+    unsigned nrec;
+    if (!(gen_rate > 0) && bcn_gen_pace_median(&r.b, bcn_workers_here(r.b.cfg.workers), &pmed, &plo, &phi, &nrec)) {
+        char a[32], z[32];   /* the pace of the epochs generated here: the real work, start-up included */
+        util_format_rate(a, sizeof a, plo);
+        util_format_rate(z, sizeof z, phi);
+        snprintf(kept, sizeof kept, "as this beacon generated its last %u epoch keys here: median, %s..%sH/s; "
+                 "private/gen-pace, remove it to measure again", nrec, a, z);
+        gen_rate = pmed;
+    }
+    int rc = plan_only ? CLI_OK : bcn_keepup_check(&r.b.cfg, r.mode, gen_rate, kept[0] ? kept : NULL, 0, r.stop, &ku);
     if (!plan_only && rc == CLI_OK) {
         r.gen_seconds = ku.gen_seconds;
         r.sv.margin = ku.k.margin;
