@@ -123,9 +123,12 @@ EOF
     --start "@$st6" --cluster k8s >/dev/null 2>&1
   setclock() { echo $(( $1 - $(date +%s) )) > clock6.new && mv clock6.new clock6; }
   setclock $((st6 - 50))
+  mkdir -p K6/private/cluster && echo epoch_seconds=100 > K6/private/cluster/pace   # a slow cluster's pace, kept
   FAKE_PVC_ROOT="$TMP/K6/plans" RXLOCK_TEST_INSECURE=1 RXLOCK_TEST_CLOCK_SKEW="$TMP/clock6" PATH="$TMP/bin:$PATH" \
     "$RXLOCK_TESTBIN" beacon run K6 --cluster k8s --poll 1s 2>k6.log & kpid=$!
   check "k8s clock: two epochs made ahead" wait_for 60 sh -c "test -f K6/private/puzzles/0.json && test -f K6/private/puzzles/1.json"
+  check "k8s in flight: chosen from the pace kept, up to the window" \
+    grep -q 'cluster: 2 epoch keys on the cluster at once (was 1): the last took 1m40s, .*the window (--ahead) allows no more' k6.log
   setclock $((st6 + 100000))
   check "k8s clock: the forward jump said" wait_for 30 grep -q 'the clock jumped forward by 1000[0-9][0-9] s' k6.log
   check "k8s clock: ... with the epochs it passed, in one line" \
