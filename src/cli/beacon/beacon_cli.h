@@ -172,8 +172,8 @@ int  bcn_rel_poll(bcn_releaser *r);
  * stop, or at_most seconds (at most BCN_SERVICE_REFRESH), then tick. */
 int  bcn_rel_sleep(bcn_releaser *r, double at_most, const volatile int *stop);
 /* The epochs from the last call up to n0 (release times passed) that were
- * never generated: how many, the first and the last; and one line saying
- * them (nothing when n is 0). */
+ * never generated: how many (added to the record's failures), the first
+ * and the last; and one line saying them (nothing when n is 0). */
 uint64_t bcn_rel_passed(bcn_releaser *r, uint64_t n0, uint64_t *first, uint64_t *last);
 void bcn_rel_say_passed(uint64_t n, uint64_t first, uint64_t last);
 

@@ -494,7 +494,6 @@ int bcn_cluster_run(const char *dirarg, const bcn_cluster_opts *o) {
         n0 = bcn_first_open(s, now);
         uint64_t np = bcn_rel_passed(&c.rel, n0, &first, &last);
         bcn_rel_say_passed(np, first, last);
-        c.sv.failures += np;
         for (uint64_t E = from; E < n0 && E < hi; E++)   /* their jobs cancelled, keys and records gone */
             for (unsigned q = 0; q < nk; q++) forget(&c, E, kinds[q], 1);
         choose_in_flight(&c, nk);

@@ -69,6 +69,7 @@ uint64_t bcn_rel_passed(bcn_releaser *r, uint64_t n0, uint64_t *first, uint64_t 
     }
     if (n0 > r->skipped_to) r->skipped_to = n0;
     if (n0 + r->b->cfg.s.ahead > r->gen_hi) r->gen_hi = n0 + r->b->cfg.s.ahead;
+    r->sv->failures += c;   /* a skipped epoch counts among the service's failures */
     return c;
 }
 
@@ -92,7 +93,6 @@ static void clock_event(bcn_releaser *r, int64_t jump, int64_t now) {
         return;
     }
     uint64_t first = 0, last = 0, n = bcn_rel_passed(r, bcn_first_open(s, now), &first, &last);
-    r->sv->failures += n;
     if (n)
         bcn_log("the clock jumped forward by %lld s (%s): %llu epoch%s (%llu..%llu) passed %s release time "
                 "ungenerated; what the clock makes due is released now", (long long)jump, d, (unsigned long long)n,
