@@ -97,6 +97,15 @@ check "... measured here" grep -q 'keeps up: .*measured here' "$TMP/.err"
 expect_rc 0 "--gen-rate outranks the pace kept" "$R" beacon run P --once --gen-rate 1e9
 check "... given" grep -q 'keeps up: .*given by --gen-rate' "$TMP/.err"
 
+# stopped as a service manager stops it (SIGTERM to the whole process group): no worker "failed"
+expect_rc 0 "a beacon with a long epoch" "$R" beacon init Q --work sha3-256 --floor-table floor.txt --every 1h \
+  --groups 2 --steps 400000000 --ahead 1 --no-verify --gen-rate 1e9
+setsid "$R" beacon run Q --gen-rate 1e9 2>q.log & qp=$!
+k=0; while [ $k -lt 100 ] && ! grep -q 'generating epoch 0' q.log; do sleep 0.1; k=$((k + 1)); done
+sleep 1; /bin/kill -TERM -- "-$qp"; wait "$qp"
+check "stopped on the signal" grep -q 'stopping on a signal' q.log
+check "... no worker said to have failed" sh -c "! grep -q 'failed' q.log"
+
 # --cluster: not checked here
 expect_rc 0 "init --cluster slurm leaves the check to the cluster" "$R" beacon init C $base --groups 2 --steps 5000000 --gen-rate 1 --cluster slurm
 check "... says so" grep -q 'keep-up: not checked here: generation runs on a cluster' "$TMP/.err"

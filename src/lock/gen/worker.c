@@ -456,6 +456,10 @@ int tl_pool_run(tl_work *w, const tl_pool_cb *cb, const tl_wipe *wipe, const tl_
                               "worker for %s silent for %.0f s: killing it", gs, now - s->last);
                 failed = 1;
             }
+            /* a worker ended by the stop that ends this run (a service
+             * manager's SIGTERM or a terminal's SIGINT reach the whole
+             * process group) is no failure: nothing is re-run or said */
+            if (failed && o->stop && *o->stop) { kill_slot(s); rc = TL_EINTR; break; }
             if (failed) rc = slot_lost(&P, s);
         }
         if (rc == TL_OK && o->stop && *o->stop) rc = TL_EINTR;
