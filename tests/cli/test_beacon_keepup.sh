@@ -9,11 +9,14 @@
 # windows; init without --groups picks groups filling workers x lanes;
 # init --cluster leaves the check to the cluster.  Verdicts come from
 # --gen-rate figures (no assertion on this machine's speed) except where
-# the measured line's shape is checked.  Also a local run's instruments: --metrics
-# (promtool check metrics where Debian's prometheus is installed) and the
-# service section of `beacon status DIR`.  The pace a local run keeps
-# (private/gen-pace) judges the next start: this CPU's and worker count's
-# records only, a damaged line left out, --gen-rate outranks it.
+# the measured line's shape is checked.  A schedule that seals nothing gets
+# sealing advice this throughput keeps up with, or is told none exists.
+# Also a local run's instruments: --metrics (promtool check metrics where
+# Debian's prometheus is installed) and the service section of `beacon
+# status DIR`.  The pace a local run keeps (private/gen-pace) judges the
+# next start: this CPU's and worker count's records only, a damaged line
+# left out, --gen-rate outranks it; a stop by the process group's SIGTERM
+# says no worker failed.
 . "$(dirname "$0")/lib.sh"
 R=$RXLOCK_TESTBIN
 cd "$TMP" || exit 1
@@ -46,6 +49,21 @@ check "... longer --every unseals" grep -q -- '--every .* or longer (then unseal
 check "... shorter --opens-after unseals" grep -q -- '--opens-after .* or shorter (then unsealed)' "$TMP/.err"
 expect_rc 0 "sealed above the floor rate keeps up" "$R" beacon init S $base --groups 2 --steps 30000000 --gen-rate 1100000
 check "... and is sealed" grep -q 'sealing: epoch E is sealed' "$TMP/.err"
+
+# a schedule that seals nothing: init's advice names only an --every that seals
+# and keeps up (whole seconds, never 0), or says that none does
+expect_rc 0 "floor work under a second" "$R" beacon init A0 $base --groups 2 --steps 1000 --gen-rate 1e9
+check "... no --every advised (1s is the shortest)" grep -q 'No --every removes it (the shortest --every, 1s, is longer than the floor work); a longer --opens-after (floor work >= 1m00s) does' "$TMP/.err"
+check "... never 'at most 0'" sh -c "! grep -q 'at most 0' '$TMP/.err'"
+expect_rc 0 "floor work 10 s, 8.3 s of generation a period" "$R" beacon init A1 $base --groups 2 --steps 5000000 --gen-rate 1.2e6
+check "... an --every of 9s..10s" grep -q -- 'or an --every of at most 10s and at least 9s (the shortest this machine keeps up with) removes it' "$TMP/.err"
+for e in 9 10; do
+  expect_rc 0 "... --every ${e}s keeps up" "$R" beacon init A1-$e $base --groups 2 --steps 5000000 --gen-rate 1.2e6 --every ${e}s
+  check "... and seals" grep -q 'sealing: epoch E is sealed to epoch max(0, E - 1)' "$TMP/.err"
+done
+expect_rc 1 "... --every 8s does not keep up" "$R" beacon init A1-8 $base --groups 2 --steps 5000000 --gen-rate 1.2e6 --every 8s
+expect_rc 0 "below the floor rate: no period seals" "$R" beacon init A2 $base --groups 2 --steps 5000000 --gen-rate 9e5
+check "... says none does, and why" grep -q 'No --every or --opens-after removes it here: the shortest --every this machine keeps up with, 12s, is longer than the floor work, and a longer --opens-after would not keep up: sealing needs .* 1.00 MH/s with 0% verified, this machine makes 900.0 kH/s' "$TMP/.err"
 
 # measured: the line names workers x lanes and windows; groups fill them
 expect_rc 0 "init measures (a tiny schedule)" "$R" beacon init M --work sha3-256 --floor-table floor.txt --every 60s --opens-after 1s --floor

@@ -38,15 +38,22 @@ check "the last epoch was chosen" grep -q '"epoch": 6' msg.age.beacon
 rcp6=$(sed -n 's/.*"recipient": "\(age1[a-z0-9]*\)".*/\1/p' msg.age.beacon)
 check "Debian age encrypts to the same epoch" sh -c "age -r '$rcp6' -o msg2.age msg.txt"
 
-# the operator runs, releases epoch 0, and is killed
+# the operator runs, releases epoch 0, generates epoch 7 (7 ahead of epoch
+# 1), seals and publishes it, and is killed while it waits for epoch 1's
+# release.  The kill waits for that feed (8 epochs listed), not for a
+# time: killed between epoch 7's private puzzle and the feed that lists it,
+# epoch 7 is generated but never offered, and no solver can open it
+# (test_beacon_faults.sh covers a kill at each of those points).  The
+# wait's bound only keeps a broken run from hanging the test.
 RXLOCK_TEST_CLOCK_SKEW=$(skew) "$R" beacon run B --gen-rate 1e6 2>run.log &
 op=$!
-n=0; while [ $n -lt 100 ] && ! grep -q 'released epoch 0' run.log; do sleep 0.1; n=$((n + 1)); done
-sleep 0.3
+n=0; while [ $n -lt 600 ] && ! grep -q 'published feed.json (8 epochs)' run.log; do sleep 0.1; n=$((n + 1)); done
 kill -9 $op 2>/dev/null; wait $op 2>/dev/null
+check "the operator published epoch 7 sealed" grep -q 'published feed.json (8 epochs)' run.log
 check "the operator released epoch 0" test -f B/public/puzzles/0.json
 check "only epoch 0 was released" test "$(ls B/public/puzzles | wc -l)" -eq 1
-gen=$(ls B/private/puzzles | wc -l)      # 7 or 8: the running operator keeps 7 ahead of epoch 1
+gen=$(ls B/private/puzzles | wc -l)      # 8: epoch 0 and the 7 ahead of epoch 1
+check "8 epochs generated ($gen)" test "$gen" -eq 8
 order_want=$(seq 0 $((gen - 1)) | tr '\n' ' ')
 cp -r B/public PUB
 cp -r B B-tamper          # a second copy, with its key, for the tamper cases below

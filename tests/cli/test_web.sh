@@ -6,7 +6,7 @@
 # is made here (tests/web/mkfeed.mjs: Ed25519-signed, three epochs, keys from
 # rxlock keygen).  Checks: feed.js and rule.js under Node (strict parser,
 # canon, both signature paths, both roundings of F, the checked choice
-# rule), encrypt_stream.js under Node; the feed conformance corpus
+# rule), encrypt_stream.js and decrypt_stream.js under Node; the feed conformance corpus
 # (tests/vectors/feed-corpus/) in Node, in Chromium and through the page
 # itself; the page lists the epochs; a message and a file encrypted in the
 # page open with rxlock decrypt and Debian's age, a 50 MB armored file too
@@ -48,8 +48,8 @@ mkdir -p "$SHOTS"
 
 cd "$TMP" || exit 1
 # The page's modules under Node, bundled with their npm packages the way
-# make web does: feed.js and rule.js (feed_test), encrypt_stream.js
-# (stream_test)
+# make web does: feed.js and rule.js (feed_test), encrypt_stream.js and
+# decrypt_stream.js (stream_test)
 NODE_PATHS=$NODE_MODS:$SRC/$BR/web-gen        # the npm packages and the generated floor rows (make web)
 run_lines() {   # PREFIX FILE: each PASS / FAIL line of FILE is a check
   while IFS= read -r line; do

@@ -1,12 +1,17 @@
 // SPDX-License-Identifier: ISC
-// tests/web/stream_test.mjs — web/src/encrypt_stream.js under Node (bundled
-// by tests/cli/test_web.sh): a file encrypted as a stream, binary and
-// armored, opens with typage again to the same bytes; the armor's lines
-// are 64 columns (the last one shorter) between the BEGIN / END lines;
-// progress reaches the input's size; the armored text is returned only up
-// to textMax.  Prints one "PASS what" / "FAIL what" line per check.
+// tests/web/stream_test.mjs — web/src/encrypt_stream.js and
+// decrypt_stream.js under Node (bundled by tests/cli/test_web.sh): a file
+// encrypted as a stream, binary and armored, opens with typage again to
+// the same bytes, and with decryptToBlob (from a Blob, and from the bytes
+// of decoded armor); the armor's lines are 64 columns (the last one
+// shorter) between the BEGIN / END lines; progress reaches the input's
+// size; the armored text (and the decrypted one) is returned only up to
+// textMax; decryptToBlob refuses another identity's file and a cut or
+// flipped one, returning nothing.  Prints one "PASS what" / "FAIL what"
+// line per check.
 import * as age from 'age-encryption';
 import { encryptToBlob } from '../../web/src/encrypt_stream.js';
+import { decryptToBlob } from '../../web/src/decrypt_stream.js';
 
 let failed = 0;
 const check = (ok, what) => { console.log(`${ok ? 'PASS' : 'FAIL'} ${what}`); if (!ok) failed++; };
@@ -33,5 +38,26 @@ for (const n of [0, 1, 47, 48, 49, 65536, 3 * 65536 + 1001]) {
     `armored, ${n} bytes: 64-column lines, the last shorter`);
   check(same(await open(age.armor.decode(text)), data), `armored, ${n} bytes: opens to the same bytes`);
   check(text.length <= 4096 ? arm.text === text : arm.text === null, `armored, ${n} bytes: the text returned only up to textMax`);
+  let dlast = -1;
+  const dec = await decryptToBlob([id], bin.blob, { onProgress: (done) => { dlast = done; } });
+  check(dec.size === n && same(new Uint8Array(await dec.blob.arrayBuffer()), data), `decryptToBlob, ${n} bytes from a Blob: the same bytes`);
+  check(dlast === bin.size, `decryptToBlob, ${n} bytes: progress reaches the file's size (${dlast})`);
+  const adec = await decryptToBlob([id], age.armor.decode(text));
+  check(adec.size === n && same(new Uint8Array(await adec.blob.arrayBuffer()), data), `decryptToBlob, ${n} bytes from decoded armor: the same bytes`);
 }
+// decryptToBlob: the text only for UTF-8 up to textMax; refusals
+const msg = new TextEncoder().encode('a short message\n');
+const small = (await encryptToBlob(rcp, new Blob([msg]))).blob;
+check((await decryptToBlob([id], small, { textMax: 1024 })).text === 'a short message\n', 'decryptToBlob: a short UTF-8 text is returned');
+check((await decryptToBlob([id], small, { textMax: 4 })).text === null, 'decryptToBlob: no text over textMax');
+check((await decryptToBlob([id], (await encryptToBlob(rcp, new Blob([new Uint8Array([0xff, 0xfe])]))).blob, { textMax: 1024 })).text === null,
+  'decryptToBlob: no text for bytes that are not UTF-8');
+const refused = async (ids, blob) => { try { await decryptToBlob(ids, blob); return ''; } catch (e) { return e.message; } };
+check(/no identity matched/i.test(await refused([await age.generateIdentity()], small)), 'decryptToBlob: another identity\'s file is refused (no identity matched)');
+const big = new Uint8Array(3 * 65536 + 1001);
+const bigCt = new Uint8Array(await (await encryptToBlob(rcp, new Blob([big]))).blob.arrayBuffer());
+check((await refused([id], new Blob([bigCt.subarray(0, bigCt.length - 2000)]))) !== '', 'decryptToBlob: a cut file is refused');
+const flipped = bigCt.slice();
+flipped[flipped.length - 70000] ^= 1;
+check((await refused([id], new Blob([flipped]))) !== '', 'decryptToBlob: a flipped byte in the payload is refused');
 process.exit(failed ? 1 : 0);

@@ -5,15 +5,18 @@
 // (web/src/archive.js), the published identity checked against the
 // epoch's recipient, and what
 // the page says before the epoch is solved (when it is expected at this
-// client's floor, or that an operator-only epoch was never released).
+// client's floor, or that an operator-only epoch was never released); the
+// file itself is decrypted as a stream (web/src/decrypt_stream.js).
 import * as age from 'age-encryption';
 import { floorOf, floorOpening, operatorOnly } from './rule.js';
 import { readNote, noteCheck, outerLayer } from './note.js';
 import { archivedEpoch, identitiesPath } from './archive.js';
 import { nowSec } from './time.js';
-import { timeEl, say, el, offerDownload, fetchBounded, readInputFile, st, $, STATE_TEXT } from './page.js';
+import { decryptToBlob } from './decrypt_stream.js';
+import { timeEl, say, el, offerDownload, fetchBounded, inputFile, st, $, STATE_TEXT } from './page.js';
 
 const IDENTITY_MAX = 64 * 1024;           // bytes of an identity file
+const TEXT_SHOWN_MAX = 1024 * 1024;       // a UTF-8 plaintext up to this is shown as text too
 
 export function fillDecryptEpochs() {
   const sel = $('dec-epoch');
@@ -114,12 +117,14 @@ export async function doDecrypt(ev) {
   $('dec-text-field').hidden = true;
   try {
     if (!st.body) throw new Error('the beacon\'s feed is not loaded');
-    const f = await readInputFile($('dec-file'));
+    const f = inputFile($('dec-file'));
     if (!f) throw new Error('choose the encrypted file');
-    let ct = f.bytes;
-    const head = new TextDecoder('latin1').decode(ct.subarray(0, 64)).trimStart();
+    // a binary file is decrypted from the File as a stream (decrypt_stream.js);
+    // an armored one (age's armor has no streaming reader) is decoded whole
+    let ct = f;
+    const head = new TextDecoder('latin1').decode(new Uint8Array(await f.slice(0, 64).arrayBuffer())).trimStart();
     if (head.startsWith('-----BEGIN AGE ENCRYPTED FILE-----')) {
-      try { ct = age.armor.decode(new TextDecoder('latin1').decode(ct)); } catch (e) {
+      try { ct = age.armor.decode(new TextDecoder('latin1').decode(await f.arrayBuffer())); } catch (e) {
         throw new Error(`${f.name} is a damaged armored age file (${e.message})`);
       }
     } else if (!head.startsWith('age-encryption.org/v1\n')) {
@@ -173,11 +178,9 @@ export async function doDecrypt(ev) {
         `${f.name} is for: give its .beacon note (or choose its epoch) to learn when it opens.`);
       return;
     }
-    const d = new age.Decrypter();
-    for (const id of ids) d.addIdentity(id);
     let pt;
     try {
-      pt = await d.decrypt(ct, 'uint8array');
+      pt = await decryptToBlob(ids, ct, { textMax: TEXT_SHOWN_MAX });
     } catch (e) {
       if (/no identity matched/i.test(e.message)) {
         if (chosen === null && unsolved.length) {
@@ -190,11 +193,9 @@ export async function doDecrypt(ev) {
       throw new Error(`${f.name} is damaged or not an age file (${e.message})`);
     }
     const outName = f.name.replace(/(\.epoch-\d+)?\.age$/, '') || 'decrypted';
-    say('dec-result', 'ok', `Decrypted ${f.name} (${pt.length} bytes${arch ? `; epoch ${chosen}, from the beacon's ${arch.path}` : ''}). `,
-      offerDownload('dec', pt, outName === f.name ? `${f.name}.out` : outName, 'application/octet-stream'));
-    let text = null;
-    try { text = pt.length <= 1024 * 1024 ? new TextDecoder('utf-8', { fatal: true }).decode(pt) : null; } catch { text = null; }
-    if (text !== null) { $('dec-text').value = text; $('dec-text-field').hidden = false; }
+    say('dec-result', 'ok', `Decrypted ${f.name} (${pt.size} bytes${arch ? `; epoch ${chosen}, from the beacon's ${arch.path}` : ''}). `,
+      offerDownload('dec', pt.blob, outName === f.name ? `${f.name}.out` : outName, 'application/octet-stream'));
+    if (pt.text !== null) { $('dec-text').value = pt.text; $('dec-text-field').hidden = false; }
   } catch (err) {
     say('dec-result', 'error', `Cannot decrypt: ${err.message}.`);
     if (err.verdict) { $('dec-result').dataset.reason = err.verdict.reason; $('dec-result').dataset.field = err.verdict.field; }

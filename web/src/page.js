@@ -78,8 +78,3 @@ export function inputFile(input) {
   if (f.size > INPUT_MAX) throw new Error(`${f.name} is larger than ${INPUT_MAX / (1024 * 1024)} MiB`);
   return f;
 }
-
-export async function readInputFile(input) {
-  const f = inputFile(input);
-  return f ? { name: f.name, bytes: new Uint8Array(await f.arrayBuffer()) } : null;
-}

@@ -167,20 +167,6 @@ static int stopped_init_signer(const char *path, int given, uint8_t *sk, uint8_t
     return rc < 0 ? -1 : 1;
 }
 
-static void say_sealing(const tl_beacon_sched *s) {
-    uint64_t F = tl_beacon_floor_seconds(s), k = tl_beacon_seal_links(s);
-    char fs[32], ev[32];
-    util_format_duration(fs, sizeof fs, (double)F);
-    util_format_duration(ev, sizeof ev, (double)s->every);
-    if (k == 0)
-        fprintf(stderr, "rxlock: sealing: EVERY epoch is operator-only: the floor work (%s) is shorter than the "
-                        "period (%s), so no earlier epoch opens late enough to seal a later one.  A longer "
-                        "--opens-after (floor work >= %s) or an --every of at most %s removes it\n", fs, ev, ev, fs);
-    else
-        fprintf(stderr, "rxlock: sealing: epoch E is sealed to epoch max(0, E - %llu) (floor work %s = %llu periods "
-                        "of %s); only epoch 0 is operator-only\n", (unsigned long long)k, fs, (unsigned long long)k, ev);
-}
-
 static int beacon_init(int argc, char **argv) {
     static const struct option opts[] = {
         CLI_LOCK_LONG_OPTS, {"every", required_argument, 0, OPT_EVERY}, {"opens-after", required_argument, 0, OPT_OPENS},
@@ -274,11 +260,11 @@ static int beacon_init(int argc, char **argv) {
     if (rc) { sodium_free(sk); return cli_error("%s: cannot load the signing key: %s", lo.sign_key ? lo.sign_key : "new key", rxlock_strerror(rc)); }
     char err[256], p[PATH_MAX];
     if (tl_beacon_sched_check(s, err, sizeof err) != TL_OK) { sodium_free(sk); return cli_error("schedule: %s", err); }
+    bcn_keepup ku;
     if (cluster)   /* the cluster's throughput is measured by `beacon run --cluster` from the epochs it makes */
         fprintf(stderr, "rxlock: keep-up: not checked here: generation runs on a cluster (`beacon run %s --cluster %s`)\n",
                 dir, cluster);
     else {         /* refuse now what `beacon run` would refuse, before anything is written */
-        bcn_keepup ku;
         if ((rc = bcn_keepup_check(&cfg, cli_mode_pick(s->work, cfg.mode), gen_rate, NULL, 1, NULL, &ku)) != CLI_OK) {
             sodium_free(sk);
             return rc;
@@ -315,7 +301,7 @@ static int beacon_init(int argc, char **argv) {
             both ? "classic + post-quantum" : s->kinds == TL_BEACON_PQ ? "post-quantum" : "classic", s->ahead);
     fprintf(stderr, "rxlock: each opens no sooner than %s after its release on the fastest known CPU (%s), about %s\n",
             fs, s->floor_row, as);
-    say_sealing(s);
+    bcn_say_sealing(s, cluster ? NULL : &ku);
     fprintf(stderr, "rxlock: signer (pin it: --signer-pin): %s\nrxlock: next: rxlock beacon run %s\n", hex, dir);
     return CLI_OK;
 }

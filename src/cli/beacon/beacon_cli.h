@@ -110,6 +110,7 @@ typedef struct {
     double rate;                  /* generation throughput, hashes/s, all workers */
     unsigned workers, lanes;      /* what was measured (0: given)              */
     double gen_seconds;           /* one epoch key's generation at the rate    */
+    double verify_share;          /* the share of each chain recomputed (0..1) */
     char source[200];             /* how the rate was had, for texts           */
     tl_beacon_keepup k;
 } bcn_keepup;
@@ -119,6 +120,11 @@ typedef struct {
 int bcn_keepup_check(const tl_beacon_config *c, tl_mode mode, double given_rate, const char *given_source, int at_init,
                      const volatile int *stop, bcn_keepup *out);
 /* given_source: how given_rate was had (NULL: "given by --gen-rate"). */
+/* `beacon init`'s sealing line (stderr): the sealing rule, or, when every
+ * epoch is operator-only, the --every or --opens-after that seals it and
+ * that ku's throughput keeps up with (ku NULL: not measured, a cluster's),
+ * or that none does. */
+void bcn_say_sealing(const tl_beacon_sched *s, const bcn_keepup *ku);
 /* The share of each chain recomputed (0..1). */
 double bcn_verify_share(const tl_beacon_config *c);
 /* Workers generation may count on here: the configured ones up to the CPUs. */

@@ -9,7 +9,10 @@
  * a refusal names the flags that fix it (--groups, --every, --opens-after,
  * --cluster, --workers only up to the CPUs this machine has) and says when
  * no sealed schedule can keep up here at all.  Also the groups that fill
- * workers x lanes (bcn_fill_groups), which `beacon init` picks. */
+ * workers x lanes (bcn_fill_groups), which `beacon init` picks; and
+ * init's sealing line (bcn_say_sealing), whose advice for a schedule that
+ * seals nothing names only an --every or --opens-after this throughput
+ * keeps up with (or says that none does). */
 #include "cli/beacon/beacon_cli.h"
 #include "cli/cli.h"
 #include "cli/cli_util.h"
@@ -36,6 +39,17 @@ uint32_t bcn_fill_groups(tl_work_type work, unsigned workers) {
 static void say(int at_init, const char *text) {
     if (at_init) fprintf(stderr, "rxlock: %s\n", text);
     else bcn_log("%s", text);
+}
+
+/* Why no sealed schedule keeps up at ku's rate: sealing asks the floor
+ * work to span a period, so generation must outpace the floor hardware. */
+static void seal_outpace(char *buf, size_t cap, const tl_beacon_sched *s, const bcn_keepup *ku) {
+    char sr[32], rs[32];
+    util_format_rate(sr, sizeof sr, ku->k.seal_rate);
+    util_format_rate(rs, sizeof rs, ku->rate);
+    snprintf(buf, cap, "sealing needs the floor work (the fastest known hardware, %s) to span a period, so generation "
+             "must outpace it: %sH/s with %.0f%% verified, this machine makes %sH/s", s->floor_row, sr,
+             ku->verify_share * 100, rs);
 }
 
 int bcn_keepup_check(const tl_beacon_config *c, tl_mode mode, double given_rate, const char *given_source, int at_init,
@@ -78,6 +92,7 @@ int bcn_keepup_check(const tl_beacon_config *c, tl_mode mode, double given_rate,
     }
     if (tl_beacon_keepup_of(s, out->rate, vs, &out->k) != TL_OK) return cli_error("the schedule's keep-up figures are out of range");
     const tl_beacon_keepup *k = &out->k;
+    out->verify_share = vs;
     unsigned nk = (s->kinds & TL_BEACON_CLASSIC ? 1u : 0u) + (s->kinds & TL_BEACON_PQ ? 1u : 0u);
     out->gen_seconds = k->seconds / (nk ? nk : 1);
     char ps[32], ev[32], rs[32], ns[32], line[1400];
@@ -115,13 +130,52 @@ int bcn_keepup_check(const tl_beacon_config *c, tl_mode mode, double given_rate,
         n += (size_t)snprintf(line + n, sizeof line - n, " (--every and --opens-after make a new beacon: `beacon "
                               "init`); or `beacon run --cluster slurm|k8s` (generation on a cluster)");
     if (k->sealed && !k->sealed_possible && n < sizeof line) {
-        char sr[32];
-        util_format_rate(sr, sizeof sr, k->seal_rate);
-        n += (size_t)snprintf(line + n, sizeof line - n, ".  No SEALED schedule keeps up here at any period: sealing "
-                              "needs the floor work (the fastest known hardware, %s) to span a period, so generation "
-                              "must outpace it: %sH/s with %.0f%% verified, this machine makes %sH/s",
-                              s->floor_row, sr, vs * 100, rs);
+        char why[400];
+        seal_outpace(why, sizeof why, s, out);
+        n += (size_t)snprintf(line + n, sizeof line - n, ".  No SEALED schedule keeps up here at any period: %s", why);
     }
     (void)n;
     return cli_error("%s", line);
+}
+
+void bcn_say_sealing(const tl_beacon_sched *s, const bcn_keepup *ku) {
+    uint64_t F = tl_beacon_floor_seconds(s), k = tl_beacon_seal_links(s);
+    char fs[32], ev[32], line[1200];
+    util_format_duration(fs, sizeof fs, (double)F);
+    util_format_duration(ev, sizeof ev, (double)s->every);
+    if (k) {
+        fprintf(stderr, "rxlock: sealing: epoch E is sealed to epoch max(0, E - %llu) (floor work %s = %llu periods "
+                        "of %s); only epoch 0 is operator-only\n", (unsigned long long)k, fs, (unsigned long long)k, ev);
+        return;
+    }
+    if (!F) snprintf(fs, sizeof fs, "under 1s");   /* F is rounded down */
+    /* the --every that seals: at most F; at least 1 s and the shortest
+     * period this machine keeps up with.  A longer --opens-after at this
+     * period keeps up only when generation outpaces the floor hardware. */
+    uint64_t lo = ku && ku->k.min_every > 1 ? (uint64_t)ku->k.min_every : 1;
+    int opens_ok = !ku || ku->k.sealed_possible;
+    char way[160], why[400] = "", shortest[160];
+    if (lo > 1)   /* whole seconds, as --every takes them */
+        snprintf(way, sizeof way, "an --every of at most %llus and at least %llus (the shortest this machine keeps up "
+                 "with)", (unsigned long long)F, (unsigned long long)lo);
+    else
+        snprintf(way, sizeof way, "an --every of at most %llus", (unsigned long long)F);
+    snprintf(shortest, sizeof shortest, "the shortest --every%s, %llus, is longer than the floor work",
+             lo > 1 ? " this machine keeps up with" : "", (unsigned long long)lo);
+    if (!opens_ok) seal_outpace(why, sizeof why, s, ku);
+    size_t n = (size_t)snprintf(line, sizeof line, "sealing: EVERY epoch is operator-only: the floor work (%s) is "
+                                "shorter than the period (%s), so no earlier epoch opens late enough to seal a later "
+                                "one.  ", fs, ev);
+    if (F >= lo && opens_ok)
+        snprintf(line + n, sizeof line - n, "A longer --opens-after (floor work >= %s) or %s removes it", ev, way);
+    else if (F >= lo)
+        snprintf(line + n, sizeof line - n, "Only %s removes it; a longer --opens-after would not keep up here: %s",
+                 way, why);
+    else if (opens_ok)
+        snprintf(line + n, sizeof line - n, "No --every removes it (%s); a longer --opens-after (floor work >= %s) "
+                 "does", shortest, ev);
+    else
+        snprintf(line + n, sizeof line - n, "No --every or --opens-after removes it here: %s, and a longer "
+                 "--opens-after would not keep up: %s", shortest, why);
+    fprintf(stderr, "rxlock: %s\n", line);
 }

@@ -76,12 +76,10 @@ int tl_beacon_archive_parse(const char *text, size_t len, const tl_beacon_feed *
     static const char *const top_keys[] = { "page", "rxlock_beacon_archive", "signature" };
     static const char *const body_keys[] = { "beacon", "page", "epochs", "about" };
     *out = NULL;
-    if (len > TL_BEACON_MAX_FEED_BYTES) { tl_beacon_err(err, errlen, "archive page larger than 8 MiB"); return TL_ETOOBIG; }
-    if (memchr(text, '\\', len)) { tl_beacon_err(err, errlen, "archive page holds a backslash"); return TL_EFORMAT; }
-    json_error_t je;
-    json_t *top = json_loadb(text, len, JSON_REJECT_DUPLICATES, &je);
-    if (!top) { tl_beacon_err(err, errlen, "not JSON: %s (line %d)", je.text, je.line); return TL_EFORMAT; }
-    int rc = TL_EFORMAT;
+    int rc;
+    json_t *top = tl_beacon_parse_load(text, len, "archive page", &rc, err, errlen);
+    if (!top) return rc;
+    rc = TL_EFORMAT;
     tl_beacon_feed *f = NULL;
     char *canon = NULL;
     size_t clen = 0;
@@ -108,11 +106,7 @@ int tl_beacon_archive_parse(const char *text, size_t len, const tl_beacon_feed *
         tl_beacon_err(err, errlen, "epochs: want an array of at most %u", TL_BEACON_PAGE_EPOCHS);
         goto out;
     }
-    if (!(f = calloc(1, sizeof *f)) || (json_array_size(eps) && !(f->epochs = calloc(json_array_size(eps), sizeof *f->epochs)))) {
-        rc = TL_ENOMEM;
-        goto out;
-    }
-    f->n = json_array_size(eps);
+    if (!(f = tl_beacon_feed_new(json_array_size(eps)))) { rc = TL_ENOMEM; goto out; }
     f->version = TL_BEACON_FEED_VERSION;
     f->page = K;
     if (tl_beacon_parse_sched(json_object_get(body, "beacon"), &f->beacon, err, errlen) ||
@@ -122,25 +116,13 @@ int tl_beacon_archive_parse(const char *text, size_t len, const tl_beacon_feed *
         tl_beacon_err(err, errlen, "the archive page's schedule is not the feed's");
         goto out;
     }
-    uint64_t A = tl_beacon_feed_about(f);
-    for (size_t k = 0; k < f->n; k++) {
-        if (tl_beacon_parse_epoch(json_array_get(eps, k), &f->beacon, A, f->version, &f->epochs[k], err, errlen)) goto out;
-        if (!in_page(f->epochs[k].index, K) || (k && f->epochs[k].index <= f->epochs[k - 1].index)) {
-            tl_beacon_err(err, errlen, "epochs: indices not strictly increasing within the page's range");
-            goto out;
-        }
-    }
+    if (tl_beacon_parse_epochs(eps, f, &K, err, errlen)) goto out;
     if (tl_beacon_verify_domain(DOMAIN, canon, clen, feed->beacon.signer, sig) != TL_OK) {
         tl_beacon_err(err, errlen, "the archive page's signature does not verify with the feed's signer");
         rc = TL_ESIG;
         goto out;
     }
-    *out = f;
-    f = NULL;
     rc = TL_OK;
 out:
-    free(canon);
-    tl_beacon_feed_free(f);
-    json_decref(top);
-    return rc;
+    return tl_beacon_parse_end(rc, f, out, canon, top);
 }

@@ -31,6 +31,17 @@ int tl_beacon_parse_sched(const json_t *b, tl_beacon_sched *s, char *err, size_t
 int tl_beacon_parse_about(const json_t *o, tl_beacon_feed *f, char *err, size_t errlen);
 int tl_beacon_parse_epoch(const json_t *o, const tl_beacon_sched *s, uint64_t A, int version, tl_beacon_epoch *e,
                           char *err, size_t errlen);
+/* f's n epochs from the array eps (f's schedule, version and about read
+ * first), indices strictly increasing and, with page, all on that archive
+ * page: 0, else -1 with err set. */
+int tl_beacon_parse_epochs(const json_t *eps, tl_beacon_feed *f, const uint64_t *page, char *err, size_t errlen);
+/* The start of a feed or archive page parse (what: "feed" or "archive
+ * page"): at most 8 MiB, no backslash, JSON without duplicate keys; the
+ * tree, else NULL with *rc and err set. */
+json_t *tl_beacon_parse_load(const char *text, size_t len, const char *what, int *rc, char *err, size_t errlen);
+/* The end of a feed or archive page parse: on TL_OK *out = f, else f is
+ * freed; canon and top are freed either way.  Returns rc. */
+int tl_beacon_parse_end(int rc, tl_beacon_feed *f, tl_beacon_feed **out, char *canon, json_t *top);
 
 /* Strict object reading: the object has exactly the n keys named (1) or
  * not (0, err set naming `what`). */

@@ -2,7 +2,10 @@
 /* src/lock/beacon/feed_parse.c — the strict, bounded reader of feed.json:
  * canon rules, exact key sets, bounds, the schedule's own arithmetic and
  * sealing rule, path shapes, then the Ed25519 signature and the pin
- * (docs/FORMAT.md §feed.json).  Nothing of a refused feed is returned. */
+ * (docs/FORMAT.md §feed.json).  Nothing of a refused feed is returned.
+ * Also the readers an archive page shares with it (archive.c): the
+ * schedule, "about", an epoch, the epochs array, and the parse's start
+ * and end. */
 #include "beacon_internal.h"
 #include "util/util.h"
 #include <sodium.h>
@@ -205,21 +208,55 @@ int tl_beacon_parse_about(const json_t *o, tl_beacon_feed *f, char *err, size_t 
     return 0;
 }
 
+int tl_beacon_parse_epochs(const json_t *eps, tl_beacon_feed *f, const uint64_t *page, char *err, size_t errlen) {
+    uint64_t A = tl_beacon_feed_about(f);
+    for (size_t k = 0; k < f->n; k++) {
+        if (tl_beacon_parse_epoch(json_array_get(eps, k), &f->beacon, A, f->version, &f->epochs[k], err, errlen))
+            return -1;
+        uint64_t E = f->epochs[k].index;
+        if ((page && E / TL_BEACON_PAGE_EPOCHS != *page) || (k && E <= f->epochs[k - 1].index)) {
+            tl_beacon_err(err, errlen, "epochs: indices not strictly increasing%s", page ? " within the page's range" : "");
+            return -1;
+        }
+    }
+    return 0;
+}
+
+json_t *tl_beacon_parse_load(const char *text, size_t len, const char *what, int *rc, char *err, size_t errlen) {
+    *rc = TL_EFORMAT;
+    if (len > TL_BEACON_MAX_FEED_BYTES) {
+        tl_beacon_err(err, errlen, "%s larger than 8 MiB", what);
+        *rc = TL_ETOOBIG;
+        return NULL;
+    }
+    if (memchr(text, '\\', len)) {   /* no string of either ever needs an escape */
+        tl_beacon_err(err, errlen, "%s holds a backslash: an escape, which canon never has", what);
+        return NULL;
+    }
+    json_error_t je;
+    json_t *top = json_loadb(text, len, JSON_REJECT_DUPLICATES, &je);
+    if (!top) tl_beacon_err(err, errlen, "not JSON: %s (line %d)", je.text, je.line);
+    return top;
+}
+
+int tl_beacon_parse_end(int rc, tl_beacon_feed *f, tl_beacon_feed **out, char *canon, json_t *top) {
+    if (rc == TL_OK) *out = f;
+    else tl_beacon_feed_free(f);
+    free(canon);
+    json_decref(top);
+    return rc;
+}
+
 int tl_beacon_feed_parse(const char *text, size_t len, const uint8_t *pin, tl_beacon_feed **out,
                          char *err, size_t errlen) {
     static const char *const top_keys[] = { "feed", "rxlock_beacon_feed", "signature" };
     static const char *const body_keys[] = { "beacon", "updated", "epochs", "about", "archive" };
     static const char *const arch_keys[] = { "pages", "per_page" };
     *out = NULL;
-    if (len > TL_BEACON_MAX_FEED_BYTES) { tl_beacon_err(err, errlen, "feed larger than 8 MiB"); return TL_ETOOBIG; }
-    if (memchr(text, '\\', len)) {   /* no feed string ever needs an escape */
-        tl_beacon_err(err, errlen, "feed holds a backslash: an escape, which canon never has");
-        return TL_EFORMAT;
-    }
-    json_error_t je;
-    json_t *top = json_loadb(text, len, JSON_REJECT_DUPLICATES, &je);
-    if (!top) { tl_beacon_err(err, errlen, "not JSON: %s (line %d)", je.text, je.line); return TL_EFORMAT; }
-    int rc = TL_EFORMAT;
+    int rc;
+    json_t *top = tl_beacon_parse_load(text, len, "feed", &rc, err, errlen);
+    if (!top) return rc;
+    rc = TL_EFORMAT;
     tl_beacon_feed *f = NULL;
     char *canon = NULL;
     size_t clen = 0;
@@ -257,14 +294,7 @@ int tl_beacon_feed_parse(const char *text, size_t len, const uint8_t *pin, tl_be
         if (per != TL_BEACON_PAGE_EPOCHS) { tl_beacon_err(err, errlen, "archive.per_page: want %u", TL_BEACON_PAGE_EPOCHS); goto out; }
         f->archive_pages = (uint64_t)pages;
     }
-    uint64_t A = tl_beacon_feed_about(f);
-    for (size_t k = 0; k < f->n; k++) {
-        if (tl_beacon_parse_epoch(json_array_get(eps, k), &f->beacon, A, f->version, &f->epochs[k], err, errlen)) goto out;
-        if (k && f->epochs[k].index <= f->epochs[k - 1].index) {
-            tl_beacon_err(err, errlen, "epochs: indices not strictly increasing");
-            goto out;
-        }
-    }
+    if (tl_beacon_parse_epochs(eps, f, NULL, err, errlen)) goto out;
     if (tl_beacon_verify_canon(canon, clen, f->beacon.signer, sig) != TL_OK) {
         tl_beacon_err(err, errlen, "the feed's signature does not verify (tampered or not signed by its signer)");
         rc = TL_ESIG;
@@ -278,12 +308,7 @@ int tl_beacon_feed_parse(const char *text, size_t len, const uint8_t *pin, tl_be
         rc = TL_EPIN;
         goto out;
     }
-    *out = f;
-    f = NULL;
     rc = TL_OK;
 out:
-    free(canon);
-    tl_beacon_feed_free(f);
-    json_decref(top);
-    return rc;
+    return tl_beacon_parse_end(rc, f, out, canon, top);
 }
