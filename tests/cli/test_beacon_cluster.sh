@@ -23,9 +23,6 @@ R=$RXLOCK
 mkdir -p bin
 ln -s "$R" bin/rxlock
 printf 'sha3-256 1000 slow test floor\n' > floor.txt      # floor work >> a period: sealed
-# wait_for SECONDS CMD...: poll CMD every 0.5 s; 0 when it held in time
-wait_for() { _t=$(( $1 * 2 )); shift; while [ "$_t" -gt 0 ]; do "$@" && return 0; sleep 0.5; _t=$((_t - 1)); done; return 1; }
-no_key_outside_private() { ! find "$1" -path "$1/private" -prune -o -name '*.key' -print | grep -q .; }
 
 # ---- Kubernetes: the commands it runs, through a fake kubectl ------------------
 if python3 -c 'import yaml' 2>/dev/null; then
@@ -170,7 +167,7 @@ EOF
     kill "$spid"; wait "$spid"
     # the jobs of the epoch it was making go on without it: cancel them
     for j in $(sed -n 's/^job[01]=\([0-9][0-9]*\)$/\1/p' S/private/cluster/*.state 2>/dev/null); do scancel "$j"; done
-    check "slurm: the restart found the job by its name" grep -q "cluster: epoch 0 (0): found its submission $jid by name after a restart" run2.log
+    check "slurm: the restart found the job by its name" grep -q "cluster: epoch 0 (0): found its submission $jid by name" run2.log
     check "slurm: the cancelled task's epoch resubmitted" grep -q 'cluster: epoch 0 (0): submitted (attempt 2)' run2.log
     check "slurm: nothing submitted twice (attempt 1 once)" test "$(grep -c -- '-0-a1 ' sbatch.log)" -eq 2
     check "slurm: epoch 0: two submissions in all" test "$(grep -c -- '-0-a[0-9]* ' sbatch.log)" -eq 4
