@@ -43,6 +43,9 @@ if a[0] == "delete":
 elif a[0] == "create" and a[1] == "secret":
     src = [x for x in a if x.startswith("--from-file=")][0].split("=", 2)[2]
     open(path("secret", a[3]), "w").write(src)
+elif a[0] == "apply" and os.environ.get("FAKE_PENDING"):   # its pods never start
+    doc = yaml.safe_load(open(a[2]))
+    open(path("job", doc["metadata"]["name"]), "w").write("")
 elif a[0] == "apply":
     doc = yaml.safe_load(open(a[2]))
     spec = doc["spec"]["template"]["spec"]; c = spec["containers"][0]
@@ -62,6 +65,8 @@ elif a[0] == "apply":
         open(K + "/tampered", "w").write("")
         r = plan + "/results/group-0001.result"; b = bytearray(open(r, "rb").read()); b[40] ^= 1; open(r, "wb").write(b)
     open(path("job", doc["metadata"]["name"]), "w").write("Complete" if ok else "Failed")
+elif a[:2] == ["get", "pods"]:   # -l job-name=NAME -o jsonpath=PHASE SCHEDULED WAITING
+    if os.path.exists(path("job", a[3].split("=")[1])): print("Pending  " + os.environ["FAKE_PENDING"])
 elif a[0] == "get":
     p = path("job", a[1])
     if os.path.exists(p): print(open(p).read() if "jsonpath" in " ".join(a) else "job.batch/" + a[1].split("/")[-1])
@@ -113,6 +118,17 @@ EOF
   expect_rc 0 "k8s: the next start" env FAKE_PVC_ROOT="$TMP/K5/plans" PATH="$TMP/bin:$PATH" "$R" beacon run K5 --cluster k8s --once
   check "k8s: ... removes what the kill left" sh -c "grep -q 'removed its plan keys and record, left by a run stopped after its assembly' '$TMP/.err' && test ! -e K5/private/plans/0.planner.key && test ! -e K5/private/cluster/0.state"
   check "k8s: ... and submits nothing again" test "$(grep -c 'apply -f K5/plans/0/k8s-job.yaml' kube/kubectl.log)" -eq 1
+  # a Job whose pods never start (an image that cannot be pulled): said once, at once, with the way out
+  "$R" beacon init K6 --work sha3-256 --groups 2 --steps 2000 --no-verify --floor-table floor.txt --every 30s --ahead 1 \
+    --start +600s --cluster k8s >/dev/null 2>&1
+  FAKE_PVC_ROOT="$TMP/K6/plans" FAKE_PENDING=ImagePullBackOff PATH="$TMP/bin:$PATH" "$R" beacon run K6 --cluster k8s \
+    --poll 1s 2>k6.log & kpid=$!
+  check "k8s pending: said" wait_for 30 grep -qs 'cluster: epoch 0 (0): Job rxlock-[0-9a-f]* has not started (Pending: ImagePullBackOff)' k6.log
+  n=$(grep -c 'get pods -l job-name=' kube/kubectl.log)
+  check "k8s pending: asked again at the next poll" wait_for 30 sh -c "test \$(grep -c 'get pods -l job-name=' kube/kubectl.log) -ge $((n + 1))"
+  kill "$kpid"; wait "$kpid"
+  check "k8s pending: said once, with the way out" test "$(grep -c 'has not started.*kubectl describe pods -l job-name=rxlock-[0-9a-f]*.*kubectl delete job' k6.log)" -eq 1
+  check "k8s pending: nothing made" test ! -e K6/private/puzzles/0.json
   # a cluster that refuses the submission: logged, retried, nothing published
   cat > bin/kubectl <<'EOF'
 #!/bin/sh
