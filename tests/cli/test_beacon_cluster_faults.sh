@@ -8,11 +8,12 @@
 # found by its name, not submitted twice), a job that never starts (said
 # at once when held, else after a while, with squeue's reason), a lost job
 # (resubmitted once, its done task kept), an assembly refused (never
-# published, planned again), a full disk at the record, the plan, the
-# puzzle (the service goes on and is said to wait) and the feed (it stops,
-# saying so).  In each: said once however many polls, with the way out;
-# nothing published unverified; no key outside DIR/private/.  The
-# services run side by side, polling every second.
+# published, planned again; given up when --retries is spent, the next
+# epoch made), a full disk at the record, the plan, the puzzle (the
+# service goes on and is said to wait) and the feed (it stops, saying
+# so).  In each: said once however many polls, with the way out; nothing
+# published unverified; no key outside DIR/private/.  The services run
+# side by side, polling every second (about 18 s in all).
 . "$(dirname "$0")/lib.sh"
 SRC=$PWD
 cd "$TMP" || exit 1
@@ -47,6 +48,11 @@ mk held --verify=full; serve held pending:JobHeldAdmin "$R"
   --start +16s --cluster slurm >/dev/null 2>&1; mkdir -p fs-waits; serve waits pending:Resources "$R"
 mk lost --no-verify; serve lost lost "$R"
 mk stray --verify=full; serve stray stray "$R"
+"$R" beacon init bounded --work sha3-256 --groups 2 --steps 2000 --no-verify --floor-table floor.txt --every 30s \
+  --ahead 2 --start +600s --cluster slurm >/dev/null 2>&1; mkdir -p fs-bounded
+echo stray > fs-bounded/mode
+env FAKE_SLURM="$TMP/fs-bounded" PATH="$TMP/bin:$PATH" "$R" beacon run bounded --cluster slurm --poll 1s --retries 0 \
+  2>bounded.log & echo $! > bounded.pid
 mk record --no-verify; serve record ok "$T" $IS RXLOCK_TEST_STATE_ENOSPC=private/cluster/0.state
 mk plan --no-verify; serve plan ok "$T" $IS RXLOCK_TEST_PLAN_ENOSPC=1
 mk puzzle --no-verify; serve puzzle ok "$T" $IS RXLOCK_TEST_STATE_ENOSPC=private/puzzles/0.json
@@ -106,6 +112,11 @@ check "refused assembly: the plan set aside" sh -c "ls -d stray/plans/0.failed-*
 check "refused assembly: assembled once" test "$(grep -c 'assembled' stray.log)" -eq 1
 check "refused assembly: the new plan's job names go on (a2)" grep -q -- '--job-name=rxlock-[0-9a-f]*-0-a2 ' fs-stray/log
 
+check "given up: the next epoch made" wait_for 40 grep -q 'epoch 1 (1): assembled' bounded.log
+check "given up: said once, after its one submission (--retries 0 bounds its plans too)" said_once bounded \
+  'epoch 0 (0) GIVEN UP after 1 submission: '
+check "given up: not planned again" sh -c "test \$(grep -c 'planned epoch 0' bounded.log) -eq 1 && ! test -f bounded/private/puzzles/0.json"
+
 # ---- a full disk: at the record, the plan, the puzzle
 check "disk full, record: said" wait_for 30 grep -q "the epoch's record cannot be written" record.log
 check "disk full, plan: said" wait_for 30 grep -q 'not planned: planning epoch 0: .*No space left on device' plan.log
@@ -136,8 +147,10 @@ check "disk full, feed: the feed served unchanged" cmp -s feed.before feed/publi
 expect_rc 0 "disk full, feed: with space again it goes on" env FAKE_SLURM="$TMP/fs-feed" PATH="$TMP/bin:$PATH" \
   "$R" beacon run feed --cluster slurm --once
 
-for x in refused hung squeue held waits lost stray record plan puzzle; do stop $x; done
-for x in refused hung squeue held waits lost stray record plan puzzle feed; do
+check "resources: at its release the epoch is skipped, its jobs cancelled" wait_for 30 grep -q '^scancel 101$' fs-waits/log
+check "resources: ... said" grep -q 'epoch 0 skipped: its release time passed before it was generated' waits.log
+for x in refused hung squeue held waits lost stray bounded record plan puzzle; do stop $x; done
+for x in refused hung squeue held waits lost stray bounded record plan puzzle feed; do
   check "$x: no key outside private/" no_key_outside_private $x
   check "$x: nothing public before its release" nothing_public $x
   check "$x: no temp file" sh -c "! find '$x' -name '*.tmp-*' | grep -q ."

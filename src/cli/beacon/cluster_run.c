@@ -7,11 +7,15 @@
  * read as `plan status` does, and the scheduler's state), assembles the
  * puzzle with the planner and signer keys it holds in private/, seals and
  * publishes it, and goes on, while it releases every puzzle at its time.
- * A submission whose jobs end with tasks missing is submitted again (the
- * tasks are idempotent: done groups are skipped) up to --retries times;
- * then the epoch is reported and skipped.  An assembly that fails (a
- * result or a verified segment that does not hold) never publishes: the
- * plan is set aside and the epoch planned again.  Every step is recorded
+ * A submission whose jobs end (or are lost) with tasks missing is
+ * submitted again (the tasks are idempotent: done groups are skipped) up
+ * to --retries times, over every plan of the epoch; then the epoch is
+ * reported and skipped.  An assembly that fails (a result or a verified
+ * segment that does not hold) never publishes: the plan is set aside and
+ * the epoch planned again.  A refused or unanswered submission, a
+ * scheduler that does not answer, a job that does not start and a full
+ * disk before the feed wait, said once with the way out (cl_error), while
+ * releases go on (README.md "A beacon on a cluster").  Every step is recorded
  * in DIR/private/cluster/STEM.state before the next, and each submission
  * carries a job name recorded before it is made, so a kill -9 at any point
  * is resumed by the next start without submitting anything twice.  The
@@ -154,9 +158,9 @@ static int plan_progress(const char *dir, const char *wk, uint32_t *done, uint32
 }
 
 static void gave_up(cl_ctx *c, uint64_t E, const char *stem, const bcn_cl_state *st) {
-    if (cl_error(c, "cluster: epoch %llu (%s) GIVEN UP after %u submissions: its logs are in %s/plans/%s*/logs; the "
+    if (cl_error(c, "cluster: epoch %llu (%s) GIVEN UP after %u submission%s: its logs are in %s/plans/%s*/logs; the "
                  "service goes on with the next epoch (remove %s/private/cluster/%s.state to try it again)",
-                 (unsigned long long)E, stem, st->attempt, c->b.dir, stem, c->b.dir, stem))
+                 (unsigned long long)E, stem, st->attempt, st->attempt == 1 ? "" : "s", c->b.dir, stem, c->b.dir, stem))
         c->sv.failures++;
 }
 

@@ -7,8 +7,11 @@
  * --dependency=afterok; squeue for the jobs' state and to find a job by
  * its name after a kill; scancel), Kubernetes (kubectl: the worker key's
  * Secret, apply of the Indexed Job and then of the verification Job, get
- * for their state, delete before a resubmission).  No decision is made
- * here: cluster_run.c decides from these answers and the plan's results. */
+ * for their state and whether a pod started, delete before a
+ * resubmission).  No decision is made and nothing is logged here: a failed
+ * command's words are kept (bcn_sched_error) for cluster_run.c, which
+ * decides from these answers and the plan's results and says each fault
+ * once with its way out. */
 #include "cli/beacon/beacon_cli.h"
 #include "cli/cli.h"
 #include "util/util.h"
@@ -175,7 +178,7 @@ int bcn_slurm_active(const char jobs[2][32], const char *name, double timeout, c
         if (nl) *nl = 0;
         char id[32], state[32], nm[128];
         int off = 0;
-        if (sscanf(p, "%31s %31s %127s %n", id, state, nm, &off) >= 3 && !strcmp(nm, name)) {
+        if (sscanf(p, "%31s %31s %127s %n", id, state, nm, &off) >= 3 && (!name[0] || !strcmp(nm, name))) {
             for (size_t k = 0; k < sizeof live / sizeof live[0]; k++)
                 if (!strcmp(state, live[k])) any = 1;
             if (!strcmp(id, jobs[0])) {
