@@ -13,7 +13,7 @@
 # service goes on and is said to wait) and the feed (it stops, saying
 # so).  In each: said once however many polls, with the way out; nothing
 # published unverified; no key outside DIR/private/.  The services run
-# side by side, polling every second (about 18 s in all).
+# side by side, polling every second (about 17 s in all).
 . "$(dirname "$0")/lib.sh"
 SRC=$PWD
 cd "$TMP" || exit 1
@@ -45,7 +45,7 @@ mk hung --no-verify; serve hung hang-after "$R"
 mk squeue --no-verify; serve squeue squeue-hang "$R"
 mk held --verify=full; serve held pending:JobHeldAdmin "$R"
 "$R" beacon init waits --work sha3-256 --groups 2 --steps 2000 --floor-table floor.txt --every 10s --ahead 1 \
-  --start +16s --cluster slurm >/dev/null 2>&1; mkdir -p fs-waits; serve waits pending:Resources "$R"
+  --start +10s --cluster slurm >/dev/null 2>&1; mkdir -p fs-waits; serve waits pending:Resources "$R"
 mk lost --no-verify; serve lost lost "$R"
 mk stray --verify=full; serve stray stray "$R"
 "$R" beacon init bounded --work sha3-256 --groups 2 --steps 2000 --no-verify --floor-table floor.txt --every 30s \
