@@ -6,7 +6,8 @@
 # beacon on a cluster" (§Faults): sbatch refusing, sbatch and squeue
 # hanging (bounded by --cmd-timeout; a job sbatch made before it hung is
 # found by its name, not submitted twice), a job that never starts (said
-# at once when held, else after a while, with squeue's reason), a lost job
+# at once when held, else after a while, with squeue's reason; a
+# verification job held once the group job is done), a lost job
 # (resubmitted once, its done task kept), an assembly refused (never
 # published, planned again; given up when --retries is spent, the next
 # epoch made), a full disk at the record, the plan, the puzzle (the
@@ -44,6 +45,7 @@ mk refused --no-verify; serve refused refuse "$R"
 mk hung --no-verify; serve hung hang-after "$R"
 mk squeue --no-verify; serve squeue squeue-hang "$R"
 mk held --verify=full; serve held pending:JobHeldAdmin "$R"
+mk vheld --verify=full; serve vheld vpending:JobHeldUser "$R"
 "$R" beacon init waits --work sha3-256 --groups 2 --steps 2000 --floor-table floor.txt --every 10s --ahead 1 \
   --start +10s --cluster slurm >/dev/null 2>&1; mkdir -p fs-waits; serve waits pending:Resources "$R"
 mk lost --no-verify; serve lost lost "$R"
@@ -89,6 +91,11 @@ check "held: said" wait_for 30 grep -q 'epoch 0 (0): job 101 has not started (sq
 check "held: ... asked at three more polls" wait_for 30 sh -c "test \$(grep -c '^squeue ' fs-held/log) -ge 4"
 check "held: said once, with the way out" said_once held \
   'job 101 has not started (squeue: JobHeldAdmin): unless it starts, the epoch is skipped at its release (.*scontrol release 101.*scancel 101'
+check "verification held: said once the group job is done" wait_for 30 \
+  grep -q 'epoch 0 (0): job 102 has not started (squeue: JobHeldUser).*scontrol release 102' vheld.log
+n=$(calls vheld squeue)
+check "verification held: ... asked again at the next poll" wait_for 30 sh -c "test \$(grep -c '^squeue ' fs-vheld/log) -ge $((n + 1))"
+check "verification held: said once" said_once vheld 'has not started'
 check "resources: said once it waited a quarter of the time to its release" wait_for 30 \
   grep -q 'epoch 0 (0): job 101 has not started (squeue: Resources)' waits.log
 n=$(calls waits squeue)
@@ -149,8 +156,8 @@ expect_rc 0 "disk full, feed: with space again it goes on" env FAKE_SLURM="$TMP/
 
 check "resources: at its release the epoch is skipped, its jobs cancelled" wait_for 30 grep -q '^scancel 101$' fs-waits/log
 check "resources: ... said" grep -q 'epoch 0 skipped: its release time passed before it was generated' waits.log
-for x in refused hung squeue held waits lost stray bounded record plan puzzle; do stop $x; done
-for x in refused hung squeue held waits lost stray bounded record plan puzzle feed; do
+for x in refused hung squeue held vheld waits lost stray bounded record plan puzzle; do stop $x; done
+for x in refused hung squeue held vheld waits lost stray bounded record plan puzzle feed; do
   check "$x: no key outside private/" no_key_outside_private $x
   check "$x: nothing public before its release" nothing_public $x
   check "$x: no temp file" sh -c "! find '$x' -name '*.tmp-*' | grep -q ."

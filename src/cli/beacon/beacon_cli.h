@@ -104,7 +104,7 @@ const char *bcn_sched_error(void);
  * down, an image not pulled, ...): said at once, not after a while. */
 int  bcn_sched_needs_operator(const char *why);
 int  bcn_slurm_submit(const char *plan_dir, const char *name, int verifies, double timeout, char jobs[2][32]);
-int  bcn_slurm_active(const char jobs[2][32], const char *name, double timeout, char *why, size_t cap);
+int  bcn_slurm_active(const char jobs[2][32], const char *name, double timeout, char *why, size_t cap, int *which);
 int  bcn_slurm_find(const char *name, double timeout, char jobs[2][32]);
 int  bcn_slurm_cancel(const char jobs[2][32], double timeout);
 int  bcn_k8s_apply(const char *ns, const char *file, double timeout);

@@ -237,10 +237,13 @@ static int submit(cl_ctx *c, uint64_t E, const char *stem, const char *dir, cons
 }
 
 /* Is the submission still running?  1 yes, 0 no, -1 unknown.  Slurm: why
- * gets squeue's reason while no task of the group job has started. */
-static int active(cl_ctx *c, const char *dir, bcn_cl_state *st, int groups_done, int verifies, char *why, size_t cap) {
+ * gets squeue's reason while no task of the group job (*which 0) or, after
+ * it, of the verification job (*which 1) has started. */
+static int active(cl_ctx *c, const char *dir, bcn_cl_state *st, int groups_done, int verifies, char *why, size_t cap,
+                  int *which) {
     why[0] = 0;
-    if (!c->k8s) return bcn_slurm_active((const char (*)[32])st->jobs, st->name, c->cmd_timeout, why, cap);
+    *which = 0;
+    if (!c->k8s) return bcn_slurm_active((const char (*)[32])st->jobs, st->name, c->cmd_timeout, why, cap, which);
     char vjob[96], file[PATH_MAX + 32];
     int a = bcn_k8s_active(c->ns, st->jobs[0], c->cmd_timeout);
     if (a != 0) return a;
@@ -263,31 +266,34 @@ static int active(cl_ctx *c, const char *dir, bcn_cl_state *st, int groups_done,
  * image that cannot be pulled, ...), else once it has waited a quarter of
  * the time from its submission to its epoch's release, or the cluster's
  * measured time for a whole epoch key when that is shorter (at least two
- * polls).  Slurm: why is squeue's reason ("" once a task started). */
-static void not_started(cl_ctx *c, uint64_t E, const char *stem, const bcn_cl_state *st, const char *slurm_why) {
+ * polls).  The verification job, started after the group job, only for a
+ * reason that needs an operator.  Slurm: why is squeue's reason ("" once a
+ * task started), which the job it is about (0 group, 1 verification). */
+static void not_started(cl_ctx *c, uint64_t E, const char *stem, const bcn_cl_state *st, const char *slurm_why,
+                        int which) {
     char why[208], rel[48];
     if (c->k8s) {
-        if (st->verify_applied || bcn_k8s_pending(c->ns, st->jobs[0], c->cmd_timeout, why, sizeof why) != 1) return;
+        which = st->verify_applied;
+        if (bcn_k8s_pending(c->ns, st->jobs[which], c->cmd_timeout, why, sizeof why) != 1) return;
     } else {
         if (!slurm_why[0]) return;
         snprintf(why, sizeof why, "%s", slurm_why);
     }
+    const char *job = st->jobs[which];
     int64_t now = tl_beacon_now(), r = tl_beacon_release(&c->b.cfg.s, E);
     double limit = (double)(r - st->submitted) / 4;
     if (c->last_epoch_seconds > 0 && c->last_epoch_seconds < limit) limit = c->last_epoch_seconds;
     if (limit < 2 * c->poll) limit = 2 * c->poll;
-    if (!bcn_sched_needs_operator(why) && (double)(now - st->submitted) < limit) return;
+    if (!bcn_sched_needs_operator(why) && (which || (double)(now - st->submitted) < limit)) return;
     bcn_time(rel, sizeof rel, r);
     if (c->k8s)
         cl_error(c, "cluster: epoch %llu (%s): Job %s has not started (%s): unless it starts, the epoch is skipped at its "
                  "release (%s); fix what it names (kubectl describe pods -l job-name=%s), add nodes, or `kubectl delete "
-                 "job %s` to have it applied again", (unsigned long long)E, stem, st->jobs[0], why, rel, st->jobs[0],
-                 st->jobs[0]);
+                 "job %s` to have it applied again", (unsigned long long)E, stem, job, why, rel, job, job);
     else
         cl_error(c, "cluster: epoch %llu (%s): job %s has not started (squeue: %s): unless it starts, the epoch is "
                  "skipped at its release (%s); free or add nodes, release it if held (scontrol release %s), or `scancel "
-                 "%s` to have it submitted again", (unsigned long long)E, stem, st->jobs[0], why, rel, st->jobs[0],
-                 st->jobs[0]);
+                 "%s` to have it submitted again", (unsigned long long)E, stem, job, why, rel, job, job);
 }
 
 static void first_problem(const char *msg, void *ctx) {
@@ -467,7 +473,7 @@ static int step(cl_ctx *c, uint64_t E, int kind) {
     int ran = 0;
     if (st.jobs[0][0]) {
         char pending[208];
-        int a = active(c, dir, &st, groups_done, verifies, pending, sizeof pending);
+        int which = 0, a = active(c, dir, &st, groups_done, verifies, pending, sizeof pending, &which);
         if (st.verify_applied) state_write(c, stem, &st);
         if (a < 0) {
             cl_error(c, "cluster: epoch %llu (%s): the scheduler did not answer about its jobs %s%s%s: %s; they are "
@@ -477,7 +483,7 @@ static int step(cl_ctx *c, uint64_t E, int kind) {
             return 1;
         }
         if (a > 0) {   /* running or waiting */
-            not_started(c, E, stem, &st, pending);
+            not_started(c, E, stem, &st, pending, which);
             return 1;
         }
         ran = 1;

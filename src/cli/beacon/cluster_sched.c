@@ -157,8 +157,9 @@ int bcn_slurm_submit(const char *plan_dir, const char *name, int verifies, doubl
  * failed, cancelled, forgotten by the controller, or an id that now names
  * another job than `name`), -1 when squeue did not answer (nothing is
  * known: the caller waits).  When every task of the group job (jobs[0])
- * is still pending, why gets squeue's reason, else "". */
-int bcn_slurm_active(const char jobs[2][32], const char *name, double timeout, char *why, size_t cap) {
+ * is still pending, why gets squeue's reason and *which 0; once the group
+ * job is gone, the same of the verification job (*which 1); else "". */
+int bcn_slurm_active(const char jobs[2][32], const char *name, double timeout, char *why, size_t cap, int *which) {
     char out[8192], list[80];
     why[0] = 0;
     snprintf(list, sizeof list, "%s%s%s", jobs[0], jobs[1][0] ? "," : "", jobs[1]);
@@ -171,8 +172,9 @@ int bcn_slurm_active(const char jobs[2][32], const char *name, double timeout, c
     }
     static const char *const live[] = { "PENDING", "RUNNING", "CONFIGURING", "COMPLETING", "SUSPENDED", "REQUEUE",
                                         "RESIZING", "SIGNALING", "STAGE_OUT", "RESV_DEL_HOLD" };
-    int any = 0, group = 0, group_pending = 0;
-    char reason[208] = "";
+    int any = 0, n[2] = { 0, 0 }, pending[2] = { 0, 0 };
+    char reason[2][208] = { "", "" };
+    *which = 0;
     for (char *p = out; *p;) {   /* each line: ARRAY_JOB_ID STATE NAME REASON */
         char *nl = strchr(p, '\n');
         if (nl) *nl = 0;
@@ -181,17 +183,20 @@ int bcn_slurm_active(const char jobs[2][32], const char *name, double timeout, c
         if (sscanf(p, "%31s %31s %127s %n", id, state, nm, &off) >= 3 && (!name[0] || !strcmp(nm, name))) {
             for (size_t k = 0; k < sizeof live / sizeof live[0]; k++)
                 if (!strcmp(state, live[k])) any = 1;
-            if (!strcmp(id, jobs[0])) {
-                group++;
-                if (!strcmp(state, "PENDING")) {
-                    if (!group_pending++) bcn_exec_line(off > 0 ? p + off : "", reason);
-                }
+            int k = !strcmp(id, jobs[0]) ? 0 : jobs[1][0] && !strcmp(id, jobs[1]) ? 1 : -1;
+            if (k >= 0) {
+                n[k]++;
+                if (!strcmp(state, "PENDING") && !pending[k]++) bcn_exec_line(off > 0 ? p + off : "", reason[k]);
             }
         }
         if (!nl) break;
         p = nl + 1;
     }
-    if (any && group && group_pending == group) snprintf(why, cap, "%s", reason);
+    int k = n[0] ? 0 : 1;
+    if (any && n[k] && pending[k] == n[k]) {
+        snprintf(why, cap, "%s", reason[k]);
+        *which = k;
+    }
     return any;
 }
 
