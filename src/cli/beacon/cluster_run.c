@@ -135,14 +135,15 @@ static void plan_paths(const cl_ctx *c, const char *stem, char dir[PATH_MAX], ch
 
 /* The plan's tasks: *done of *total (group tasks, then verification tasks),
  * *groups_done: every group task done; *failed: a result or record that
- * does not hold.  0, or -1 with err when the plan cannot be read. */
+ * does not hold.  0, or the library's error with err when the plan cannot
+ * be read. */
 static int plan_progress(const char *dir, const char *wk, uint32_t *done, uint32_t *total, int *groups_done, int *failed,
                          char *err, size_t errlen) {
     tl_plan_status ps;
     int rc = tl_plan_status_read(dir, wk, &ps, err, errlen);
     if (rc != TL_OK) {
         if (!err[0]) snprintf(err, errlen, "%s", rxlock_strerror(rc));
-        return -1;
+        return rc;
     }
     *done = *total = 0;
     *groups_done = 1;
@@ -385,7 +386,13 @@ static int step(cl_ctx *c, uint64_t E, int kind) {
     }
     uint32_t done = 0, total = 0;
     int groups_done = 0, failed = 0, verifies = c->b.cfg.verify != TL_VERIFY_NONE;
-    if (plan_progress(dir, wk, &done, &total, &groups_done, &failed, why, sizeof why) != 0) {
+    int prc = plan_progress(dir, wk, &done, &total, &groups_done, &failed, why, sizeof why);
+    if (prc == TL_EIO || prc == TL_ENOMEM) {   /* perhaps passing (a shared filesystem): wait */
+        cl_error(c, "cluster: %s: the plan's status cannot be read (%s): tried again at every poll (remove %s to have "
+                 "the epoch planned again)", dir, why, dir);
+        return 1;
+    }
+    if (prc != 0) {   /* a plan that does not hold together */
         int up = st.attempt >= c->retries + 1;
         if (cl_error(c, "cluster: %s: the plan's status cannot be read (%s): nothing is published, the plan is set aside "
                      "as %s.failed-*%s", dir, why, dir, up ? "" : " and the epoch planned again"))
