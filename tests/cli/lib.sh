@@ -32,3 +32,7 @@ check_resumes() { _l=$1; _c=$2; _g=$3
   check "$_l: lost work within one checkpoint interval per group" test "$_bad" -eq 0
   _lost=$(cat log-"$_l"-* | sed -n 's/.*verified; \([0-9]*\) steps computed.*/\1/p' | awk '{s += $1} END {print s + 0}')
   echo "  $_l: $4 kills, $_r resumes, $_lost steps reported lost in all (C = $_c, G = $_g)"; }
+# wait_for SECONDS CMD...: poll CMD every 0.5 s; 0 when it held in time
+wait_for() { _t=$(( $1 * 2 )); shift; while [ "$_t" -gt 0 ]; do "$@" && return 0; sleep 0.5; _t=$((_t - 1)); done; return 1; }
+# no_key_outside_private DIR: no *.key file in a beacon DIR but under DIR/private/
+no_key_outside_private() { ! find "$1" -path "$1/private" -prune -o -name '*.key' -print | grep -q .; }

@@ -23,9 +23,6 @@ R=$RXLOCK
 mkdir -p bin
 ln -s "$R" bin/rxlock
 printf 'sha3-256 1000 slow test floor\n' > floor.txt      # floor work >> a period: sealed
-# wait_for SECONDS CMD...: poll CMD every 0.5 s; 0 when it held in time
-wait_for() { _t=$(( $1 * 2 )); shift; while [ "$_t" -gt 0 ]; do "$@" && return 0; sleep 0.5; _t=$((_t - 1)); done; return 1; }
-no_key_outside_private() { ! find "$1" -path "$1/private" -prune -o -name '*.key' -print | grep -q .; }
 
 # ---- Kubernetes: the commands it runs, through a fake kubectl ------------------
 if python3 -c 'import yaml' 2>/dev/null; then
@@ -46,6 +43,9 @@ if a[0] == "delete":
 elif a[0] == "create" and a[1] == "secret":
     src = [x for x in a if x.startswith("--from-file=")][0].split("=", 2)[2]
     open(path("secret", a[3]), "w").write(src)
+elif a[0] == "apply" and os.environ.get("FAKE_PENDING"):   # its pods never start
+    doc = yaml.safe_load(open(a[2]))
+    open(path("job", doc["metadata"]["name"]), "w").write("")
 elif a[0] == "apply":
     doc = yaml.safe_load(open(a[2]))
     spec = doc["spec"]["template"]["spec"]; c = spec["containers"][0]
@@ -65,6 +65,8 @@ elif a[0] == "apply":
         open(K + "/tampered", "w").write("")
         r = plan + "/results/group-0001.result"; b = bytearray(open(r, "rb").read()); b[40] ^= 1; open(r, "wb").write(b)
     open(path("job", doc["metadata"]["name"]), "w").write("Complete" if ok else "Failed")
+elif a[:2] == ["get", "pods"]:   # -l job-name=NAME -o jsonpath=PHASE SCHEDULED WAITING
+    if os.path.exists(path("job", a[3].split("=")[1])): print("Pending  " + os.environ["FAKE_PENDING"])
 elif a[0] == "get":
     p = path("job", a[1])
     if os.path.exists(p): print(open(p).read() if "jsonpath" in " ".join(a) else "job.batch/" + a[1].split("/")[-1])
@@ -139,6 +141,17 @@ EOF
   check "k8s clock: epoch 0 released by the corrected clock" wait_for 30 test -f K6/public/puzzles/0.json
   check "k8s clock: epoch 1 not before its time" test ! -e K6/public/puzzles/1.json
   kill "$kpid"; wait "$kpid"
+  # a Job whose pods never start (an image that cannot be pulled): said once, at once, with the way out
+  "$R" beacon init K7 --work sha3-256 --groups 2 --steps 2000 --no-verify --floor-table floor.txt --every 30s --ahead 1 \
+    --start +600s --cluster k8s >/dev/null 2>&1
+  FAKE_PVC_ROOT="$TMP/K7/plans" FAKE_PENDING=ImagePullBackOff PATH="$TMP/bin:$PATH" "$R" beacon run K7 --cluster k8s \
+    --poll 1s 2>k7.log & kpid=$!
+  check "k8s pending: said" wait_for 30 grep -qs 'cluster: epoch 0 (0): Job rxlock-[0-9a-f]* has not started (Pending: ImagePullBackOff)' k7.log
+  n=$(grep -c 'get pods -l job-name=' kube/kubectl.log)
+  check "k8s pending: asked again at the next poll" wait_for 30 sh -c "test \$(grep -c 'get pods -l job-name=' kube/kubectl.log) -ge $((n + 1))"
+  kill "$kpid"; wait "$kpid"
+  check "k8s pending: said once, with the way out" test "$(grep -c 'has not started.*kubectl describe pods -l job-name=rxlock-[0-9a-f]*.*kubectl delete job' k7.log)" -eq 1
+  check "k8s pending: nothing made" test ! -e K7/private/puzzles/0.json
   # a cluster that refuses the submission: logged, retried, nothing published
   cat > bin/kubectl <<'EOF'
 #!/bin/sh
@@ -193,7 +206,7 @@ EOF
     kill "$spid"; wait "$spid"
     # the jobs of the epoch it was making go on without it: cancel them
     for j in $(sed -n 's/^job[01]=\([0-9][0-9]*\)$/\1/p' S/private/cluster/*.state 2>/dev/null); do scancel "$j"; done
-    check "slurm: the restart found the job by its name" grep -q "cluster: epoch 0 (0): found its submission $jid by name after a restart" run2.log
+    check "slurm: the restart found the job by its name" grep -q "cluster: epoch 0 (0): found its submission $jid by name" run2.log
     check "slurm: the cancelled task's epoch resubmitted" grep -q 'cluster: epoch 0 (0): submitted (attempt 2)' run2.log
     check "slurm: nothing submitted twice (attempt 1 once)" test "$(grep -c -- '-0-a1 ' sbatch.log)" -eq 2
     check "slurm: epoch 0: two submissions in all" test "$(grep -c -- '-0-a[0-9]* ' sbatch.log)" -eq 4

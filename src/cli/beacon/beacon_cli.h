@@ -21,8 +21,9 @@
 void bcn_epoch_params(const tl_beacon_config *c, int kind, tl_params *p);
 /* A cluster plan for epoch E's key of a kind in DIR/plans/STEM (its keys in
  * DIR/private/plans/), unless its plan.json is there; with jobs, also the
- * job files.  *made (may be NULL): 1 when written now.  CLI_OK or CLI_FAIL. */
-int bcn_plan_epoch(const bcn_dir *b, uint64_t E, int kind, cli_plan_jobs *jobs, int *made);
+ * job files.  *made (may be NULL): 1 when written now.  CLI_OK, or CLI_FAIL
+ * with the reason in why (said on stderr when why is NULL). */
+int bcn_plan_epoch(const bcn_dir *b, uint64_t E, int kind, cli_plan_jobs *jobs, int *made, char *why, size_t cap);
 
 /* ---- the service's own state, for the operator (metrics.c) ------------------ */
 typedef struct {
@@ -69,10 +70,11 @@ typedef struct {
 int bcn_cluster_run(const char *dir, const bcn_cluster_opts *o);
 /* One epoch key's submissions (cluster_state.c; DIR/private/cluster/STEM.state). */
 typedef struct {
-    unsigned attempt;             /* submissions made                       */
+    unsigned attempt;             /* submissions made, of every plan of it   */
     char     name[96];            /* the job name of the last submission    */
     char     jobs[2][32];         /* its group and verification jobs        */
-    int64_t  first_submit;        /* Unix s, 0 = never                      */
+    int64_t  first_submit;        /* Unix s, 0 = never (kept when replanned) */
+    int64_t  submitted;           /* the last submission's time, 0 = never   */
     int      gave_up;
     int      verify_applied;      /* k8s: the verification Job applied      */
 } bcn_cl_state;
@@ -95,15 +97,21 @@ enum { BCN_OPT_CLUSTER = 0x300, BCN_OPT_RETRIES, BCN_OPT_POLL, BCN_OPT_CMDTIME, 
 int bcn_cluster_opt(bcn_cluster_opts *o, int *cluster, int c, const char *arg);
 int  bcn_exec(const char *const *argv, double timeout, char *out, size_t cap);
 void bcn_exec_line(const char *out, char line[208]);
+/* What the last failed scheduler command said (its words, or that it hung
+ * or is not installed), for one log line with the way out. */
+const char *bcn_sched_error(void);
+/* 1 when the reason a job waits for needs an operator (held, a partition
+ * down, an image not pulled, ...): said at once, not after a while. */
+int  bcn_sched_needs_operator(const char *why);
 int  bcn_slurm_submit(const char *plan_dir, const char *name, int verifies, double timeout, char jobs[2][32]);
-int  bcn_slurm_active(const char jobs[2][32], double timeout);
+int  bcn_slurm_active(const char jobs[2][32], const char *name, double timeout, char *why, size_t cap, int *which);
 int  bcn_slurm_find(const char *name, double timeout, char jobs[2][32]);
-void bcn_slurm_cancel(const char jobs[2][32], double timeout);
-int  bcn_slurm_pending(const char *job, double timeout, char *why, size_t cap);
+int  bcn_slurm_cancel(const char jobs[2][32], double timeout);
 int  bcn_k8s_apply(const char *ns, const char *file, double timeout);
 int  bcn_k8s_secret(const char *ns, const char *name, const char *worker_key, double timeout);
 int  bcn_k8s_active(const char *ns, const char *job, double timeout);
-void bcn_k8s_delete(const char *ns, const char *kind, const char *name, double timeout);
+int  bcn_k8s_pending(const char *ns, const char *job, double timeout, char *why, size_t cap);
+int  bcn_k8s_delete(const char *ns, const char *kind, const char *name, double timeout);
 
 /* ---- keeping up (keepup.c) ------------------------------------------------ */
 typedef struct {

@@ -7,8 +7,11 @@
  * --dependency=afterok; squeue for the jobs' state and to find a job by
  * its name after a kill; scancel), Kubernetes (kubectl: the worker key's
  * Secret, apply of the Indexed Job and then of the verification Job, get
- * for their state, delete before a resubmission).  No decision is made
- * here: cluster_run.c decides from these answers and the plan's results. */
+ * for their state and whether a pod started, delete before a
+ * resubmission).  No decision is made and nothing is logged here: a failed
+ * command's words are kept (bcn_sched_error) for cluster_run.c, which
+ * decides from these answers and the plan's results and says each fault
+ * once with its way out. */
 #include "cli/beacon/beacon_cli.h"
 #include "cli/cli.h"
 #include "util/util.h"
@@ -90,13 +93,32 @@ void bcn_exec_line(const char *out, char line[208]) {
     if (!k) snprintf(line, 208, "(no output)");
 }
 
+/* What the last failed command said, for the caller's one log line with
+ * the way out (bcn_sched_error); nothing is logged here. */
+static char sched_err[320];
+
+const char *bcn_sched_error(void) { return sched_err[0] ? sched_err : "no answer"; }
+
 static int say_fail(const char *what, int rc, const char *out) {
     char line[208];
     bcn_exec_line(out, line);
-    if (rc == -1) bcn_log("cluster: %s: could not run it (not installed or not on PATH?)", what);
-    else if (rc == -2) bcn_log("cluster: %s: no answer within the time limit: killed (the scheduler hangs?)", what);
-    else bcn_log("cluster: %s failed (%s%d): %s", what, rc == -3 ? "signal, " : "exit ", rc, line);
+    if (rc == -1) snprintf(sched_err, sizeof sched_err, "%s: could not run it (not installed or not on PATH?)", what);
+    else if (rc == -2)
+        snprintf(sched_err, sizeof sched_err, "%s: no answer within the time limit: killed (the scheduler hangs?)", what);
+    else snprintf(sched_err, sizeof sched_err, "%s failed (%s%d): %s", what, rc == -3 ? "signal, " : "exit ", rc, line);
     return -1;
+}
+
+/* 1 when a reason a job waits for (squeue's %r; a pod's) needs an operator:
+ * held, a partition down or inactive, an account, QOS or constraint the
+ * cluster refuses, a dependency never satisfied, an image not pulled. */
+int bcn_sched_needs_operator(const char *why) {
+    static const char *const stuck[] = { "Held", "held", "PartitionDown", "PartitionInactive", "PartitionNodeLimit",
+                                         "PartitionTimeLimit", "Invalid", "NotAllowed", "NeverSatisfied",
+                                         "BadConstraints", "ImagePull", "ErrImage", "CreateContainerConfigError" };
+    for (size_t k = 0; k < sizeof stuck / sizeof stuck[0]; k++)
+        if (strstr(why, stuck[k])) return 1;
+    return 0;
 }
 
 /* ---- Slurm -------------------------------------------------------------- */
@@ -132,23 +154,50 @@ int bcn_slurm_submit(const char *plan_dir, const char *name, int verifies, doubl
 }
 
 /* 1 while a job of the list is pending or running, 0 when none is (done,
- * failed, cancelled or forgotten by the controller), -1 when squeue did not
- * answer (nothing is known: the caller waits). */
-int bcn_slurm_active(const char jobs[2][32], double timeout) {
+ * failed, cancelled, forgotten by the controller, or an id that now names
+ * another job than `name`), -1 when squeue did not answer (nothing is
+ * known: the caller waits).  When every task of the group job (jobs[0])
+ * is still pending, why gets squeue's reason and *which 0; once the group
+ * job is gone, the same of the verification job (*which 1); else "". */
+int bcn_slurm_active(const char jobs[2][32], const char *name, double timeout, char *why, size_t cap, int *which) {
     char out[8192], list[80];
+    why[0] = 0;
     snprintf(list, sizeof list, "%s%s%s", jobs[0], jobs[1][0] ? "," : "", jobs[1]);
     if (!list[0]) return 0;
-    const char *a[] = { "squeue", "-h", "-j", list, "-o", "%T", NULL };
+    const char *a[] = { "squeue", "-h", "-j", list, "-o", "%F %T %j %r", NULL };
     int rc = bcn_exec(a, timeout, out, sizeof out);
     if (rc != 0) {
-        if (strstr(out, "Invalid job id")) return 0;   /* purged: finished long ago */
+        if (strstr(out, "Invalid job id")) return 0;   /* purged: finished long ago, or lost */
         return say_fail("squeue", rc, out);
     }
     static const char *const live[] = { "PENDING", "RUNNING", "CONFIGURING", "COMPLETING", "SUSPENDED", "REQUEUE",
                                         "RESIZING", "SIGNALING", "STAGE_OUT", "RESV_DEL_HOLD" };
-    for (size_t k = 0; k < sizeof live / sizeof live[0]; k++)
-        if (strstr(out, live[k])) return 1;
-    return 0;
+    int any = 0, n[2] = { 0, 0 }, pending[2] = { 0, 0 };
+    char reason[2][208] = { "", "" };
+    *which = 0;
+    for (char *p = out; *p;) {   /* each line: ARRAY_JOB_ID STATE NAME REASON */
+        char *nl = strchr(p, '\n');
+        if (nl) *nl = 0;
+        char id[32], state[32], nm[128];
+        int off = 0;
+        if (sscanf(p, "%31s %31s %127s %n", id, state, nm, &off) >= 3 && (!name[0] || !strcmp(nm, name))) {
+            for (size_t k = 0; k < sizeof live / sizeof live[0]; k++)
+                if (!strcmp(state, live[k])) any = 1;
+            int k = !strcmp(id, jobs[0]) ? 0 : jobs[1][0] && !strcmp(id, jobs[1]) ? 1 : -1;
+            if (k >= 0) {
+                n[k]++;
+                if (!strcmp(state, "PENDING") && !pending[k]++) bcn_exec_line(off > 0 ? p + off : "", reason[k]);
+            }
+        }
+        if (!nl) break;
+        p = nl + 1;
+    }
+    int k = n[0] ? 0 : 1;
+    if (any && n[k] && pending[k] == n[k]) {
+        snprintf(why, cap, "%s", reason[k]);
+        *which = k;
+    }
+    return any;
 }
 
 /* The ids of live jobs named `name` (after a kill between sbatch and the
@@ -179,29 +228,17 @@ int bcn_slurm_find(const char *name, double timeout, char jobs[2][32]) {
     return 0;
 }
 
-/* 1 when every task of the job is still pending (why: squeue's reason), 0
- * when one started or the job is gone, -1 no answer. */
-int bcn_slurm_pending(const char *job, double timeout, char *why, size_t cap) {
-    char out[8192];
-    const char *a[] = { "squeue", "-h", "-j", job, "-o", "%T %r", NULL };
-    int rc = bcn_exec(a, timeout, out, sizeof out);
-    if (rc != 0) return -1;
-    if (!out[0] || strstr(out, "RUNNING") || strstr(out, "COMPLETING") || strstr(out, "CONFIGURING")) return 0;
-    const char *r = strchr(out, ' ');
-    char line[208];
-    bcn_exec_line(r ? r + 1 : out, line);
-    snprintf(why, cap, "%s", line);
-    return strstr(out, "PENDING") ? 1 : 0;
-}
-
-void bcn_slurm_cancel(const char jobs[2][32], double timeout) {
+/* scancel each job: 0, or -1 (bcn_sched_error says why). */
+int bcn_slurm_cancel(const char jobs[2][32], double timeout) {
     char out[1024];
+    int bad = 0;
     for (int k = 0; k < 2; k++) {
         if (!jobs[k][0]) continue;
         const char *a[] = { "scancel", jobs[k], NULL };
         int rc = bcn_exec(a, timeout, out, sizeof out);
-        if (rc != 0) say_fail("scancel", rc, out);
+        if (rc != 0) bad = say_fail("scancel", rc, out);
     }
+    return bad;
 }
 
 /* ---- Kubernetes --------------------------------------------------------- */
@@ -264,9 +301,35 @@ int bcn_k8s_active(const char *ns, const char *job, double timeout) {
     return strstr(out, "Complete") || strstr(out, "Failed") ? 0 : 1;
 }
 
-void bcn_k8s_delete(const char *ns, const char *kind, const char *name, double timeout) {
-    char out[4096];
+/* 1 when no pod of the Job has started (every one Pending, or none made
+ * yet), why: the first pending pod's reason (unscheduled, an image not
+ * pulled); 0 when one runs or ran; -1 no answer. */
+int bcn_k8s_pending(const char *ns, const char *job, double timeout, char *why, size_t cap) {
+    char out[8192], sel[96];
+    why[0] = 0;
+    snprintf(sel, sizeof sel, "job-name=%s", job);
+    const char *a[] = { "get", "pods", "-l", sel, "-o",
+                        "jsonpath={range .items[*]}{.status.phase} {.status.conditions[?(@.type==\"PodScheduled\")]"
+                        ".reason} {.status.containerStatuses[*].state.waiting.reason}{\"\\n\"}{end}", NULL };
+    int rc = kubectl(ns, a, timeout, out, sizeof out);
+    if (rc != 0) return say_fail("kubectl get pods", rc, out);
+    if (!out[0]) { snprintf(why, cap, "no pod made yet: kubectl describe job %s", job); return 1; }
+    for (char *p = out; *p;) {   /* each line: PHASE [SCHEDULED_REASON] [WAITING_REASON...] */
+        char *nl = strchr(p, '\n');
+        if (nl) *nl = 0;
+        char phase[32] = "", r1[64] = "", r2[64] = "";
+        if (sscanf(p, "%31s %63s %63s", phase, r1, r2) >= 1 && strcmp(phase, "Pending")) return 0;
+        if (!why[0]) snprintf(why, cap, "Pending%s%s%s%s", r1[0] ? ": " : "", r1, r2[0] ? ", " : "", r2);
+        if (!nl) break;
+        p = nl + 1;
+    }
+    return 1;
+}
+
+int bcn_k8s_delete(const char *ns, const char *kind, const char *name, double timeout) {
+    char out[4096], what[64];
     const char *a[] = { "delete", kind, name, "--ignore-not-found", NULL };
     int rc = kubectl(ns, a, timeout, out, sizeof out);
-    if (rc != 0) say_fail("kubectl delete", rc, out);
+    snprintf(what, sizeof what, "kubectl delete %s", kind);
+    return rc == 0 ? 0 : say_fail(what, rc, out);
 }

@@ -27,6 +27,7 @@ int bcn_cl_state_read(const bcn_dir *b, const char *stem, bcn_cl_state *st) {
         unsigned long long v;
         if (sscanf(l, "attempt=%llu", &v) == 1) st->attempt = (unsigned)(v > 1000 ? 1000 : v);
         else if (sscanf(l, "first_submit=%llu", &v) == 1) st->first_submit = (int64_t)(v > (1ull << 53) ? 0 : v);
+        else if (sscanf(l, "submitted=%llu", &v) == 1) st->submitted = (int64_t)(v > (1ull << 53) ? 0 : v);
         else if (sscanf(l, "gave_up=%llu", &v) == 1) st->gave_up = v != 0;
         else if (sscanf(l, "verify_applied=%llu", &v) == 1) st->verify_applied = v != 0;
         else if (!strncmp(l, "name=", 5)) snprintf(st->name, sizeof st->name, "%.95s", l + 5);
@@ -34,6 +35,7 @@ int bcn_cl_state_read(const bcn_dir *b, const char *stem, bcn_cl_state *st) {
         else if (!strncmp(l, "job1=", 5)) snprintf(st->jobs[1], 32, "%.31s", l + 5);
     }
     free(buf);
+    if (!st->submitted) st->submitted = st->first_submit;   /* a record written before this field */
     return 1;
 }
 
@@ -41,11 +43,14 @@ int bcn_cl_state_write(const bcn_dir *b, const char *stem, const bcn_cl_state *s
     char p[PATH_MAX], text[CL_STATE_MAX];
     bcn_file(b, p, "private/cluster");
     if (mkdir(p, 0700) != 0 && errno != EEXIST) { snprintf(err, errlen, "%s: %s", p, strerror(errno)); return -1; }
-    int n = snprintf(text, sizeof text, "attempt=%u\nname=%s\njob0=%s\njob1=%s\nfirst_submit=%lld\ngave_up=%d\n"
-                     "verify_applied=%d\n", st->attempt, st->name, st->jobs[0], st->jobs[1],
-                     (long long)st->first_submit, st->gave_up, st->verify_applied);
+    int n = snprintf(text, sizeof text, "attempt=%u\nname=%s\njob0=%s\njob1=%s\nfirst_submit=%lld\nsubmitted=%lld\n"
+                     "gave_up=%d\nverify_applied=%d\n", st->attempt, st->name, st->jobs[0], st->jobs[1],
+                     (long long)st->first_submit, (long long)st->submitted, st->gave_up, st->verify_applied);
     bcn_file(b, p, "private/cluster/%s.state", stem);
-    if (n < 0 || (size_t)n >= sizeof text || util_write_file_atomic(p, text, (size_t)n, 1, 0600) != 0) {
+    char fault[80];   /* the test build's full disk: RXLOCK_TEST_STATE_ENOSPC=private/cluster/STEM.state */
+    snprintf(fault, sizeof fault, "private/cluster/%s.state", stem);
+    if (n < 0 || (size_t)n >= sizeof text || util_test_enospc(fault) ||
+        util_write_file_atomic(p, text, (size_t)n, 1, 0600) != 0) {
         snprintf(err, errlen, "%s: %s", p, strerror(errno));
         return -1;
     }

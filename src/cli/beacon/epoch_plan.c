@@ -10,6 +10,7 @@
 #include "cli/cli.h"
 #include "cli/cli_util.h"
 #include <errno.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -29,7 +30,21 @@ void bcn_epoch_params(const tl_beacon_config *c, int kind, tl_params *p) {
     p->pq = kind == TL_BEACON_PQ;
 }
 
-int bcn_plan_epoch(const bcn_dir *b, uint64_t E, int kind, cli_plan_jobs *jobs, int *made) {
+/* The failure's words: into why when given (the caller logs them), else
+ * said on stderr. */
+static int plan_fail(char *why, size_t cap, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+static int plan_fail(char *why, size_t cap, const char *fmt, ...) {
+    char msg[PATH_MAX + 256];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(msg, sizeof msg, fmt, ap);
+    va_end(ap);
+    if (!why) return cli_error("%s", msg);
+    snprintf(why, cap, "%s", msg);
+    return CLI_FAIL;
+}
+
+int bcn_plan_epoch(const bcn_dir *b, uint64_t E, int kind, cli_plan_jobs *jobs, int *made, char *why, size_t cap) {
     const tl_beacon_config *c = &b->cfg;
     char stem[48], dir[PATH_MAX], pk_path[PATH_MAX], wk_path[PATH_MAX], kdir[PATH_MAX], pj[PATH_MAX], err[256];
     bcn_stem(&c->s, E, kind, stem);
@@ -40,9 +55,9 @@ int bcn_plan_epoch(const bcn_dir *b, uint64_t E, int kind, cli_plan_jobs *jobs, 
     if (made) *made = 0;
     if (access(pj, F_OK) == 0) return CLI_OK;   /* planned before: waiting for its assembly (plan.json is written last) */
     bcn_file(b, kdir, "plans");
-    if (mkdir(kdir, 0755) != 0 && errno != EEXIST) return cli_error("%s: %s", kdir, strerror(errno));
+    if (mkdir(kdir, 0755) != 0 && errno != EEXIST) return plan_fail(why, cap, "%s: %s", kdir, strerror(errno));
     bcn_file(b, kdir, "private/plans");
-    if (mkdir(kdir, 0700) != 0 && errno != EEXIST) return cli_error("%s: %s", kdir, strerror(errno));
+    if (mkdir(kdir, 0700) != 0 && errno != EEXIST) return plan_fail(why, cap, "%s: %s", kdir, strerror(errno));
     tl_params p;
     bcn_epoch_params(c, kind, &p);
     tl_plan_opts po;
@@ -63,7 +78,7 @@ int bcn_plan_epoch(const bcn_dir *b, uint64_t E, int kind, cli_plan_jobs *jobs, 
     int rc = tl_plan_create(&p, &po, dir, &ps, err, sizeof err);
     if (rc) {
         if (jobs && jobs->wrote) cli_plan_jobs_remove(dir);
-        return cli_error("planning epoch %llu: %s", (unsigned long long)E, err[0] ? err : rxlock_strerror(rc));
+        return plan_fail(why, cap, "planning epoch %llu: %s", (unsigned long long)E, err[0] ? err : rxlock_strerror(rc));
     }
     if (made) *made = 1;
     char out[PATH_MAX], sk[PATH_MAX];

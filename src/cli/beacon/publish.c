@@ -201,6 +201,7 @@ static int64_t previous_updated(const bcn_dir *b, uint64_t *pages) {
 static int put_feed(const bcn_dir *b, const char *out, const char *text, size_t len) {
     char next[PATH_MAX];
     bcn_file(b, next, "private/feed.json.next");
+    if (util_test_enospc("public/feed.json")) return -1;   /* the test build's full disk */
     if (util_write_file_atomic(next, text, len, 1, 0644) != 0) return -1;
     if (rename(next, out) == 0) return 0;
     int e = errno;
@@ -291,7 +292,10 @@ int bcn_feed_publish(const bcn_dir *b, const uint8_t sk[64], int64_t now, size_t
         size_t len = 0;
         int w = tl_beacon_feed_write(f, sk, &text, &len);
         if (w) rc = cli_error("cannot build the feed: %s", rxlock_strerror(w));
-        else if (put_feed(b, out, text, len) != 0) rc = cli_error("%s: %s", out, strerror(errno));
+        else if (put_feed(b, out, text, len) != 0)   /* the last feed stays, whole and signed */
+            rc = cli_error("%s not published: %s: the feed served is the last one; free space on the disk of %s (a full "
+                           "disk?) and start `beacon run` again: it publishes the feed and goes on", out,
+                           strerror(errno), b->dir);
         else util_kill_point("beacon-feed");
         free(text);
         if (listed) *listed = f->n;

@@ -284,7 +284,7 @@ int bcn_cmd_run(int argc, char **argv) {
                 int h = have_puzzle(&r.b, E, kinds[q]);
                 if (h < 0) { rc = CLI_FAIL; break; }
                 if (h) continue;
-                if (plan_only) { rc = bcn_plan_epoch(&r.b, E, kinds[q], NULL, NULL); continue; }
+                if (plan_only) { rc = bcn_plan_epoch(&r.b, E, kinds[q], NULL, NULL, NULL, 0); continue; }
                 int g = generate(&r, E, kinds[q]);
                 if (g < 0) break;   /* stopped */
                 rc = g;
