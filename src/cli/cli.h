@@ -53,6 +53,11 @@ void cli_usage(FILE *fp);
 /* "rxlock: <msg>" on stderr; returns CLI_FAIL.  The message is kept for
  * the --json error event (docs/JSON.md), as cli_fail's and cli_usage_error's. */
 int cli_error(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+/* While held (on = 1), cli_error and cli_fail keep their message without
+ * printing it (a service trying again what it has said once); the last
+ * message kept. */
+void cli_error_hold(int on);
+const char *cli_last_error(void);
 /* The same with another exit code (CLI_VERIFY); returns rc. */
 int cli_fail(int rc, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 /* "rxlock CMD: <msg> (see 'rxlock help CMD')" on stderr; returns CLI_USAGE. */

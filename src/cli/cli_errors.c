@@ -49,12 +49,16 @@ int cli_output_error(const char *path) {
 
 /* The last error message (for the --json error event). */
 static char last_error[1024];
+static int held;   /* cli_error_hold: kept, not printed */
 
-/* "rxlock: MSG" on stderr, MSG kept for the --json error event; rc. */
+void cli_error_hold(int on) { held = on; }
+const char *cli_last_error(void) { return last_error; }
+
+/* "rxlock: MSG" on stderr (unless held), MSG kept for the --json error event; rc. */
 static int vreport(int rc, const char *fmt, va_list ap) __attribute__((format(printf, 2, 0)));
 static int vreport(int rc, const char *fmt, va_list ap) {
     vsnprintf(last_error, sizeof last_error, fmt, ap);
-    fprintf(stderr, "rxlock: %s\n", last_error);
+    if (!held) fprintf(stderr, "rxlock: %s\n", last_error);
     return rc;
 }
 

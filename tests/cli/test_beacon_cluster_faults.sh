@@ -11,8 +11,8 @@
 # (resubmitted once, its done task kept), an assembly refused (never
 # published, planned again; given up when --retries is spent, the next
 # epoch made), a full disk at the record, the plan, the puzzle (the
-# service goes on and is said to wait) and the feed (it stops, saying
-# so).  In each: said once however many polls, with the way out; nothing
+# service goes on and is said to wait) and the feed (said once; releases
+# go on and each step tries the feed again; --once exits 1).  In each: said once however many polls, with the way out; nothing
 # published unverified; no key outside DIR/private/.  The services run
 # side by side, polling every second (about 17 s in all).
 . "$(dirname "$0")/lib.sh"
@@ -142,17 +142,29 @@ for x in record plan puzzle; do
 done
 for x in record plan puzzle; do check "disk full, $x: with space again, assembled" wait_for 30 made $x; done
 check "disk full, puzzle: not submitted again" test "$(calls puzzle sbatch)" -eq 1
-# at the feed: the service stops, saying so; the feed served stays whole
+# at the feed: said once, the feed served stays whole, releases go on, each step tries the feed again;
+# --once ends with exit 1
 mk feed --no-verify
 echo ok > fs-feed/mode
 expect_rc 0 "feed: a first pass" env FAKE_SLURM="$TMP/fs-feed" PATH="$TMP/bin:$PATH" "$R" beacon run feed --cluster slurm --once
 cp feed/public/feed.json feed.before
-expect_rc 1 "disk full, feed: the service stops" env FAKE_SLURM="$TMP/fs-feed" PATH="$TMP/bin:$PATH" $IS \
+expect_rc 1 "disk full, feed: --once fails" env FAKE_SLURM="$TMP/fs-feed" PATH="$TMP/bin:$PATH" $IS \
   RXLOCK_TEST_STATE_ENOSPC=public/feed.json "$T" beacon run feed --cluster slurm --once
-check "disk full, feed: said, with the way out" grep -q 'feed.json not published: No space left on device: the feed served is the last one; free space.*start `beacon run` again' "$TMP/.err"
+check "disk full, feed: said, with the way out" grep -q 'feed.json not published: No space left on device: the feed served is the last one; free space.*a running `beacon run` publishes it at its next step' "$TMP/.err"
+check "disk full, feed: said once" test "$(grep -c 'not published: No space' "$TMP/.err")" -eq 1
+check "disk full, feed: and that it ends unpublished" grep -q 'ending with feed.json not published' "$TMP/.err"
 check "disk full, feed: the feed served unchanged" cmp -s feed.before feed/public/feed.json
 expect_rc 0 "disk full, feed: with space again it goes on" env FAKE_SLURM="$TMP/fs-feed" PATH="$TMP/bin:$PATH" \
   "$R" beacon run feed --cluster slurm --once
+"$R" beacon init feed2 --work sha3-256 --groups 2 --steps 2000 --floor-table floor.txt --every 4s --ahead 1 \
+  --start +6s --cluster slurm --no-verify >/dev/null 2>&1
+mkdir -p fs-feed2
+serve feed2 ok "$T" $IS RXLOCK_TEST_STATE_ENOSPC=public/feed.json
+check "disk full, feed, serving: epoch 0 released all the same" wait_for 30 test -f feed2/public/puzzles/0.json
+check "disk full, feed, serving: the service goes on" alive feed2
+stop feed2
+check "disk full, feed, serving: said once" said_once feed2 'not published: No space'
+check "disk full, feed, serving: no feed half-written" sh -c "! ls feed2/public | grep -q 'feed.json.'"
 
 check "resources: at its release the epoch is skipped, its jobs cancelled" wait_for 30 grep -q '^scancel 101$' fs-waits/log
 check "resources: ... said" grep -q 'epoch 0 skipped: its release time passed before it was generated' waits.log

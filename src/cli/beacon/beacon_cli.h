@@ -168,6 +168,7 @@ typedef struct {
     uint64_t skipped_to;          /* epochs below: their passing was said    */
     uint64_t gen_hi;              /* none at or above was ever generated     */
     double sv_written;            /* when sv was last written (util_now)     */
+    int publish_pending;          /* the feed could not be written: said once, tried at every tick */
 } bcn_releaser;
 /* The next release time after now, and the first epoch still open for
  * encryption (its release in the future). */
@@ -176,8 +177,10 @@ uint64_t bcn_first_open(const tl_beacon_sched *s, int64_t now);
 /* Start on the clock as it reads now (nothing released yet: call tick). */
 void bcn_rel_start(bcn_releaser *r, bcn_dir *b, const uint8_t *sk, bcn_service *sv);
 /* Release what is due, republish the feed when anything changed (or when
- * force), refresh the record; jump: a wall-clock change just noticed, said
- * in one line with the epochs it passed.  CLI_OK or CLI_FAIL. */
+ * force, or while a publish is pending: one that failed is said once and
+ * tried again at every tick, CLI_OK meanwhile), refresh the record; jump:
+ * a wall-clock change just noticed, said in one line with the epochs it
+ * passed.  CLI_OK or CLI_FAIL (a release that failed). */
 int  bcn_rel_tick(bcn_releaser *r, int force, int64_t jump);
 /* tick when the clock changed or a release is due (cheap otherwise: for
  * a generation's progress callback). */

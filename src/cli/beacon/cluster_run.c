@@ -696,6 +696,10 @@ int bcn_cluster_run(const char *dirarg, const bcn_cluster_opts *o) {
         while (rc == CLI_OK && !*c.stop && util_now() < until && c.rel.next_due == due)
             rc = bcn_rel_sleep(&c.rel, until - util_now(), c.stop);
     }
+    if (rc == CLI_OK && c.rel.publish_pending) {   /* --once, or a stop: said, and --once fails */
+        bcn_log("ending with feed.json not published: the feed served is the last one");
+        rc = CLI_FAIL;
+    }
     if (*c.stop) {
         bcn_log("stopping on a signal; the cluster's jobs go on and the next start follows them");
         rc = CLI_OK;

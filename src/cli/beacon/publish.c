@@ -294,8 +294,8 @@ int bcn_feed_publish(const bcn_dir *b, const uint8_t sk[64], int64_t now, size_t
         if (w) rc = cli_error("cannot build the feed: %s", rxlock_strerror(w));
         else if (put_feed(b, out, text, len) != 0)   /* the last feed stays, whole and signed */
             rc = cli_error("%s not published: %s: the feed served is the last one; free space on the disk of %s (a full "
-                           "disk?) and start `beacon run` again: it publishes the feed and goes on", out,
-                           strerror(errno), b->dir);
+                           "disk?): a running `beacon run` publishes it at its next step, or start `beacon run` again",
+                           out, strerror(errno), b->dir);
         else util_kill_point("beacon-feed");
         free(text);
         if (listed) *listed = f->n;

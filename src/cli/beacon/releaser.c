@@ -3,13 +3,16 @@
  * generating share (`beacon run` here, `beacon run --cluster` on Slurm or
  * Kubernetes): releasing every puzzle at its time by the wall clock as it
  * reads now (clock.c notices a change and this says it in one line),
- * republishing the signed feed on every change, keeping the operator's
+ * republishing the signed feed on every change (a feed that cannot be
+ * written, a full disk, is said once and tried again at every step while
+ * releases go on: the feed served stays the last one, whole), keeping the operator's
  * record (private/service.json, --metrics) fresh, saying in one line the
  * epochs whose release passed before they were generated, and sleeping on
  * the monotonic clock until the next release, a clock change, a stop, or a
  * wake-up the caller asks for. */
 #include "cli/beacon/beacon_cli.h"
 #include "cli/cli.h"
+#include <stdio.h>
 #include "util/util.h"
 #include <stdlib.h>
 #include <string.h>
@@ -114,9 +117,23 @@ int bcn_rel_tick(bcn_releaser *r, int force, int64_t jump) {
         bcn_service_write(r->b, r->sv);
         r->sv_written = util_now();
     }
-    if (!changed && !force) return CLI_OK;
+    if (!changed && !force && !r->publish_pending) return CLI_OK;
     size_t listed = 0;
-    if (bcn_feed_publish(r->b, r->sk, now, &listed) != CLI_OK) return CLI_FAIL;
+    cli_error_hold(r->publish_pending);   /* said once: tried again quietly */
+    int rc = bcn_feed_publish(r->b, r->sk, now, &listed);
+    cli_error_hold(0);
+    if (rc != CLI_OK) {   /* the feed served stays the last one, whole; releases go on */
+        if (!r->publish_pending) {
+            bcn_log("the feed was not published (said above); releases go on, and each step tries the feed again");
+            snprintf(r->sv->last_error, sizeof r->sv->last_error, "%s", cli_last_error());
+            r->sv->last_error_at = now;
+            r->sv->failures++;
+        }
+        r->publish_pending = 1;
+        return CLI_OK;
+    }
+    if (r->publish_pending) bcn_log("the feed is published again");
+    r->publish_pending = 0;
     bcn_log("published feed.json (%zu epochs)", listed);
     return CLI_OK;
 }

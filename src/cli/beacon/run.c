@@ -307,6 +307,10 @@ int bcn_cmd_run(int argc, char **argv) {
          * record older than that means the service is gone) */
         rc = bcn_rel_sleep(&r.rel, BCN_SERVICE_REFRESH, r.stop);
     }
+    if (rc == CLI_OK && r.rel.publish_pending) {   /* --once, or a stop: said, and --once fails */
+        bcn_log("ending with feed.json not published: the feed served is the last one");
+        rc = CLI_FAIL;
+    }
     if (*r.stop) {
         bcn_log("stopping on a signal; generation state is kept under %s/private/state/", r.b.dir);
         rc = CLI_OK;
