@@ -9,7 +9,9 @@
 # verifies (a solver opens every listed epoch through both paths), no
 # puzzle is public before its release time, no temp file is left.  Also
 # refused: a malformed feed, an identity that does not match its
-# recipient, a second `beacon run` on the same DIR.
+# recipient, a second `beacon run` on the same DIR.  A sealed file on a
+# full disk: said once, the epoch unlisted until it is sealed, sealed at
+# the next run.
 . "$(dirname "$0")/lib.sh"
 R=$RXLOCK_TESTBIN
 cd "$TMP" || exit 1
@@ -134,4 +136,17 @@ expect_rc 1 "a second beacon run on the same DIR" "$R" beacon run long --once --
 check "... says so" grep -q 'another `beacon run` serves this DIR' "$TMP/.err"
 kill -TERM $pid; wait $pid
 check "SIGTERM stops the service cleanly (exit 0)" test $? -eq 0
+# a full disk at a sealed file (the test build's ENOSPC at public/sealed): said once, the epoch not
+# offered until it is sealed, the service goes on; --once exits 1; with space again it is sealed and listed
+mk sealfull
+RXLOCK_TEST_STATE_ENOSPC=public/sealed at 0 beacon run sealfull --once --gen-rate 1e6 >/dev/null 2>sealfull.log
+check "sealed file on a full disk: --once exits 1" test $? -eq 1
+check "... said once, with the way out" sh -c "test \$(grep -c 'No space left on device: epoch 1 is not offered until it is sealed' sealfull.log) -eq 1"
+check "... every epoch generated all the same" test "$(ls sealfull/private/puzzles | wc -l)" -eq 4
+check "... none sealed, none listed but epoch 0" python3 -c "
+import json,os; f=json.load(open('sealfull/public/feed.json'))['feed']
+assert [e['index'] for e in f['epochs']]==[0], f['epochs']; assert not [x for x in os.listdir('sealfull/public/sealed') if x.endswith('.age')]"
+at 0 beacon run sealfull --once --gen-rate 1e6 >/dev/null 2>sealfull2.log
+check "with space again: sealed and listed" sh -c "test -f sealfull/public/sealed/3.age && python3 -c \"
+import json; f=json.load(open('sealfull/public/feed.json'))['feed']; assert len(f['epochs'])==4\""
 summary

@@ -169,6 +169,7 @@ typedef struct {
     uint64_t gen_hi;              /* none at or above was ever generated     */
     double sv_written;            /* when sv was last written (util_now)     */
     int publish_pending;          /* the feed could not be written: said once, tried at every tick */
+    int seal_pending;             /* a sealed file could not be written: said once, tried at every pass */
 } bcn_releaser;
 /* The next release time after now, and the first epoch still open for
  * encryption (its release in the future). */
@@ -182,6 +183,11 @@ void bcn_rel_start(bcn_releaser *r, bcn_dir *b, const uint8_t *sk, bcn_service *
  * a wall-clock change just noticed, said in one line with the epochs it
  * passed.  CLI_OK or CLI_FAIL (a release that failed). */
 int  bcn_rel_tick(bcn_releaser *r, int force, int64_t jump);
+/* Seal epoch E (bcn_seal); one that fails (a full disk) is said once and
+ * left pending: CLI_FAIL, the epoch unlisted until it is sealed.  reseal:
+ * while one is pending, seal the window from n0 again (then tick). */
+int  bcn_rel_seal(bcn_releaser *r, uint64_t E, int *changed);
+int  bcn_rel_reseal(bcn_releaser *r, uint64_t n0);
 /* tick when the clock changed or a release is due (cheap otherwise: for
  * a generation's progress callback). */
 int  bcn_rel_poll(bcn_releaser *r);

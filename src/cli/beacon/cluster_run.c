@@ -681,9 +681,10 @@ int bcn_cluster_run(const char *dirarg, const bcn_cluster_opts *o) {
             if (rc) break;
             if (made_all) {
                 int ch = 0;
-                if ((rc = bcn_seal(&c.b, E, &ch)) == CLI_OK && ch) rc = bcn_rel_tick(&c.rel, 1, 0);
+                if (bcn_rel_seal(&c.rel, E, &ch) == CLI_OK && ch) rc = bcn_rel_tick(&c.rel, 1, 0);
             }
         }
+        if (rc == CLI_OK) rc = bcn_rel_reseal(&c.rel, n0);   /* a seal a full disk held back */
         if (rc == CLI_OK) warn_ahead(&c, n0, kinds, nk);
         c.sv.margin = c.last_epoch_seconds > 0 ? (double)s->every / (c.last_epoch_seconds * nk) : 0;
         if (rc == CLI_OK) rc = bcn_rel_tick(&c.rel, 0, 0);   /* releases, and the record with this pass's figures */
@@ -696,8 +697,9 @@ int bcn_cluster_run(const char *dirarg, const bcn_cluster_opts *o) {
         while (rc == CLI_OK && !*c.stop && util_now() < until && c.rel.next_due == due)
             rc = bcn_rel_sleep(&c.rel, until - util_now(), c.stop);
     }
-    if (rc == CLI_OK && c.rel.publish_pending) {   /* --once, or a stop: said, and --once fails */
-        bcn_log("ending with feed.json not published: the feed served is the last one");
+    if (rc == CLI_OK && (c.rel.publish_pending || c.rel.seal_pending)) {   /* --once, or a stop: said; --once fails */
+        bcn_log("ending with %s", c.rel.publish_pending ? "feed.json not published: the feed served is the last one"
+                                                         : "an epoch not sealed: it is not offered until it is");
         rc = CLI_FAIL;
     }
     if (*c.stop) {

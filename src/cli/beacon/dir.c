@@ -164,8 +164,10 @@ int bcn_seal(const bcn_dir *b, uint64_t E, int *changed) {
         util_atomic a;
         if (in < 0 || util_write_all(in, buf, len) != 0 || lseek(in, 0, SEEK_SET) != 0) {
             rc = cli_error("sealing epoch %llu: %s", (unsigned long long)E, strerror(errno));
-        } else if (util_atomic_open(&a, out, 0, 0644) != 0) {
-            rc = cli_error("%s: %s", out, strerror(errno));
+        } else if (util_test_enospc("public/sealed") || util_atomic_open(&a, out, 0, 0644) != 0) {   /* test: a full disk */
+            rc = cli_error("%s: %s: epoch %llu is not offered until it is sealed; free space on the disk of %s (a "
+                           "full disk?): `beacon run` seals it at its next step", out, strerror(errno),
+                           (unsigned long long)E, b->dir);
         } else {
             int e = to == TL_BEACON_PQ
                         ? age_pq_encrypt_fd(in, a.fd, (const uint8_t (*)[TL_AGE_PQ_RECIPIENT_BYTES])pq, 1, 0)

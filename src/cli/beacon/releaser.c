@@ -5,7 +5,8 @@
  * reads now (clock.c notices a change and this says it in one line),
  * republishing the signed feed on every change (a feed that cannot be
  * written, a full disk, is said once and tried again at every step while
- * releases go on: the feed served stays the last one, whole), keeping the operator's
+ * releases go on: the feed served stays the last one, whole; a sealed
+ * file likewise, its epoch unlisted until it is sealed), keeping the operator's
  * record (private/service.json, --metrics) fresh, saying in one line the
  * epochs whose release passed before they were generated, and sleeping on
  * the monotonic clock until the next release, a clock change, a stop, or a
@@ -136,6 +137,33 @@ int bcn_rel_tick(bcn_releaser *r, int force, int64_t jump) {
     r->publish_pending = 0;
     bcn_log("published feed.json (%zu epochs)", listed);
     return CLI_OK;
+}
+
+int bcn_rel_seal(bcn_releaser *r, uint64_t E, int *changed) {
+    cli_error_hold(r->seal_pending);   /* said once: tried again quietly */
+    int rc = bcn_seal(r->b, E, changed);
+    cli_error_hold(0);
+    if (rc == CLI_OK) return CLI_OK;
+    if (!r->seal_pending) {   /* the epoch stays unlisted until sealed (publish.c): nobody encrypts to it */
+        bcn_log("epoch %llu is not sealed (said above); it is not offered until it is, and each step tries again",
+                (unsigned long long)E);
+        snprintf(r->sv->last_error, sizeof r->sv->last_error, "%s", cli_last_error());
+        r->sv->last_error_at = tl_beacon_now();
+        r->sv->failures++;
+    }
+    r->seal_pending = 1;
+    return CLI_FAIL;
+}
+
+int bcn_rel_reseal(bcn_releaser *r, uint64_t n0) {
+    if (!r->seal_pending) return CLI_OK;
+    int changed = 0, failed = 0;
+    for (uint64_t E = n0; E < n0 + r->b->cfg.s.ahead && !failed; E++)
+        if (have_all(r->b, E)) failed = bcn_rel_seal(r, E, &changed) != CLI_OK;
+    if (failed) return CLI_OK;
+    r->seal_pending = 0;
+    bcn_log("the epochs that waited are sealed");
+    return changed ? bcn_rel_tick(r, 1, 0) : CLI_OK;
 }
 
 int bcn_rel_poll(bcn_releaser *r) {

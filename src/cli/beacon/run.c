@@ -295,9 +295,10 @@ int bcn_cmd_run(int argc, char **argv) {
                     bcn_log("warning: epoch %llu was generated after its release time: nobody could encrypt to it",
                             (unsigned long long)E);
                 int ch = 0;
-                if ((rc = bcn_seal(&r.b, E, &ch)) == CLI_OK) rc = bcn_rel_tick(&r.rel, 1, 0);
+                if (bcn_rel_seal(&r.rel, E, &ch) == CLI_OK) rc = bcn_rel_tick(&r.rel, 1, 0);
             }
         }
+        if (rc == CLI_OK && !did) rc = bcn_rel_reseal(&r.rel, n0);   /* a seal a full disk held back */
         if (r.failed) rc = CLI_FAIL;
         if (did || rc || *r.stop) continue;
         if (once) break;
@@ -307,8 +308,9 @@ int bcn_cmd_run(int argc, char **argv) {
          * record older than that means the service is gone) */
         rc = bcn_rel_sleep(&r.rel, BCN_SERVICE_REFRESH, r.stop);
     }
-    if (rc == CLI_OK && r.rel.publish_pending) {   /* --once, or a stop: said, and --once fails */
-        bcn_log("ending with feed.json not published: the feed served is the last one");
+    if (rc == CLI_OK && (r.rel.publish_pending || r.rel.seal_pending)) {   /* --once, or a stop: said; --once fails */
+        bcn_log("ending with %s", r.rel.publish_pending ? "feed.json not published: the feed served is the last one"
+                                                         : "an epoch not sealed: it is not offered until it is");
         rc = CLI_FAIL;
     }
     if (*r.stop) {
