@@ -15,7 +15,9 @@
  * (bench_gen_pair.c: gen_pair ... ours= peer= ratio= lines, a summary).
  * usage: bench_gen [--work sha3-256|randomx-v2|randomx-v1] [--mode light|full]
  *                  [--workers W] [--seconds S (3)] [--rounds R (1)]
- *                  [--ref-lib LIB [--ref-prefix P]] [--peer VARIANT] */
+ *                  [--ref-lib LIB [--ref-prefix P]] [--peer VARIANT] [--no-thp]
+ * --no-thp: no transparent huge pages in this process (PR_SET_THP_DISABLE),
+ * so every dataset is on 4 KiB pages whatever it asks for. */
 #include "bench_gen_pair.h"
 #include "bench_host.h"
 #include "bench_variant.h"
@@ -25,8 +27,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/prctl.h>
 
-#define MAXR 20
+#define MAXR BENCH_GEN_MAX_ROUNDS
 
 int main(int argc, char **argv) {
     tl_work_type work = TL_WORK_SHA3_256;
@@ -45,6 +48,9 @@ int main(int argc, char **argv) {
         else if (!strcmp(argv[i], "--ref-lib") && v) { bench_ref_path = v; paired = 1; i++; }
         else if (!strcmp(argv[i], "--ref-prefix") && v) { bench_ref_prefix = v; i++; }
         else if (!strcmp(argv[i], "--peer") && v) { peer = v; paired = 1; i++; }
+        else if (!strcmp(argv[i], "--no-thp")) {      /* 4 KiB pages for every mapping, ours and a peer's */
+            if (prctl(PR_SET_THP_DISABLE, 1, 0, 0, 0) != 0) { perror("bench_gen: prctl(PR_SET_THP_DISABLE)"); return 1; }
+        }
         else goto usage;
     }
     if (W < 1 || W > 1024 || rounds < 1 || rounds > MAXR || !(seconds > 0) || seconds > 600) goto usage;
@@ -90,7 +96,7 @@ int main(int argc, char **argv) {
     return 0;
 usage:
     fprintf(stderr, "usage: bench_gen [--work sha3-256|randomx-v2|randomx-v1] [--mode light|full] [--workers W] "
-                    "[--seconds S] [--rounds R] [--ref-lib LIB [--ref-prefix P]] [--peer VARIANT]\n"
+                    "[--seconds S] [--rounds R] [--ref-lib LIB [--ref-prefix P]] [--peer VARIANT] [--no-thp]\n"
                     "  --ref-lib / --peer: pair W of our workers (RandomX) against a peer engine's serial chains on W\n"
                     "  threads, windows A B B A per round (peer default ref-v2-jit / ref-v1-jit; see bench/README.md)\n");
     return 2;

@@ -33,7 +33,7 @@
 #include <string.h>
 
 #define GP_MAX_WORKERS 256
-#define GP_MAX_ROUNDS  20
+#define GP_MAX_ROUNDS  BENCH_GEN_MAX_ROUNDS
 #define GP_CHECK_STEPS 3
 
 struct gp_thread {                 /* one peer thread: its VM and its chain */

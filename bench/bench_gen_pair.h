@@ -8,6 +8,8 @@
 #define RXLOCK_BENCH_GEN_PAIR_H
 #include "rxlock/rxlock.h"
 
+#define BENCH_GEN_MAX_ROUNDS 100   /* --rounds, both of bench_gen's modes */
+
 struct bench_gen_pair_opts {
     tl_work_type work;            /* randomx-v2 or randomx-v1 */
     tl_mode mode;                 /* light or full, both sides */
