@@ -26,6 +26,7 @@
 #include "bench_host.h"
 #include "bench_variant.h"
 #include "lock/gen/gen_rate.h"
+#include "rxlock/calibrate.h"
 #include "util/util.h"
 #include <pthread.h>
 #include <stdio.h>
@@ -134,6 +135,11 @@ int bench_gen_pair(const struct bench_gen_pair_opts *o) {
                 o->work == TL_WORK_RANDOMX_V2 ? "v2" : "v1");
         return 2;
     }
+    char cpu[128];
+    tl_cpu_model(cpu, sizeof cpu);
+    printf("# bench_gen paired: %s, %s mode, %u workers (ours, forked as a generation forks them) against %s on %u "
+           "threads, windows A B B A of %.1f s, %u rounds, cpu %s\n", work, mode, W, pv.name, W, o->seconds, o->rounds, cpu);
+    fflush(stdout);
     uint8_t key[32];
     memset(key, 0x5a, sizeof key);           /* tl_measure_gen_rate's public key */
     int ret = 1;

@@ -36,6 +36,7 @@ static void gr_child(tl_work *w, unsigned lanes, unsigned k, gr_slot *slot, vola
         i0[c] = 0;
         memset(d[c], (int)c, 32);
     }
+    (void)tl_work_renew_vm(w);   /* as a generation worker does (worker.c) */
     uint64_t n = 1;   /* from one step: a RandomX step takes milliseconds, and a
                          window must see calls end (the counter moves per call) */
     while (!*quit && getppid() == parent) {
