@@ -58,7 +58,7 @@ TEST_SRC  := $(filter-out $(API_TEST),$(sort $(wildcard tests/test_*.c)))
 # bench/: one program per bench/*.c, except the harness's helper files,
 # which go into build/libbench.a with the CLI's progress display; every
 # bench links the library (no copies of its code in bench/).
-BENCH_HELPERS := bench/bench_variant.c bench/bench_host.c bench/bench_workers.c
+BENCH_HELPERS := bench/bench_variant.c bench/bench_host.c bench/bench_workers.c bench/bench_gen_pair.c
 BENCH_SRC := $(filter-out $(BENCH_HELPERS),$(sort $(wildcard bench/*.c)))
 FUZZ_SRC  := $(sort $(wildcard fuzz/fuzz_*.c))
 LIB_OBJ   := $(LIB_SRC:%.c=$(BUILD)/obj/%.o)

@@ -105,15 +105,6 @@ static int parse_u64(const char *s, uint64_t *v, uint64_t lo, uint64_t hi) {
 
 static double rusage_s(const struct timeval *tv) { return (double)tv->tv_sec + (double)tv->tv_usec * 1e-6; }
 
-static int cmp_double(const void *a, const void *b) {
-    double x = *(const double *)a, y = *(const double *)b;
-    return x < y ? -1 : x > y;
-}
-static double median(double *v, size_t n) {
-    if (!n) return NAN;
-    qsort(v, n, sizeof *v, cmp_double);
-    return n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
-}
 
 static void emit(json_t *o) {
     json_object_set(o, "host", host);
@@ -268,12 +259,12 @@ static void summary(const struct opts *o, struct bench_variant *vs, size_t nv, c
             if (r[i].rate > hi) hi = r[i].rate;
             dg = r[i].digest;
         }
-        med[v] = median(tmp, k);
-        double ms = median(secs, k < MAX_REPS ? k : MAX_REPS);
+        med[v] = bench_median(tmp, k);
+        double ms = bench_median(secs, k < MAX_REPS ? k : MAX_REPS);
         char hex[65] = "-", range[64];
         if (dg) { util_hex_encode(hex, dg, 32); hex[16] = 0; }
         snprintf(range, sizeof range, "%.6g–%.6g", lo, hi);
-        double mc = median(cpur, k < MAX_REPS ? k : MAX_REPS);
+        double mc = bench_median(cpur, k < MAX_REPS ? k : MAX_REPS);
         printf("%-28s %-7s %5zu %12.6g %25s %10.4f %8.3f %12.6g  %s\n", vs[v].name, bench_engine_actual(&vs[v]),
                k, med[v], range, ms, med[0] > 0 ? med[v] / med[0] : NAN, mc, hex);
     }
@@ -457,7 +448,7 @@ static int run_scale(const struct opts *o, struct bench_variant *vs, size_t nv) 
                 char range[64];
                 snprintf(range, sizeof range, "%.6g–%.6g", lo, hi);
                 printf("%-24s %3u %-9s %12.6g %21s %12.6g %9.3f %9.3f\n", vs[v].name, W, kind ? "processes" : "threads",
-                       median(tot[kind], c), range, median(per[kind], c), median(us[kind], c), median(ss[kind], c));
+                       bench_median(tot[kind], c), range, bench_median(per[kind], c), bench_median(us[kind], c), bench_median(ss[kind], c));
             }
         }
     }
@@ -646,10 +637,10 @@ static int run_pair(const struct opts *o, struct bench_variant *vs, size_t nv) {
                 char range[64], qr[64];
                 snprintf(range, sizeof range, "%.6g–%.6g", lo, hi);
                 snprintf(qr, sizeof qr, "%.4f–%.4f", qlo, qhi);
-                double mt = median(t, o->reps);
+                double mt = bench_median(t, o->reps);
                 printf("%-30s %3u %-9s %12.6g %21s %10.4f %17s %6.3f\n", vs[v].name, o->workers[wi],
-                       kind ? "processes" : "threads", mt, range, median(q, o->reps), qr,
-                       w1 < 0 ? NAN : median(e, o->reps));
+                       kind ? "processes" : "threads", mt, range, bench_median(q, o->reps), qr,
+                       w1 < 0 ? NAN : bench_median(e, o->reps));
             }
     }
     printf("digests: every step agreed across the variants; every worker's chain agrees across runs\n");

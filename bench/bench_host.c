@@ -1,10 +1,12 @@
 /* SPDX-License-Identifier: ISC */
-/* bench/bench_host.c — host facts recorded in every bench JSON line (see
- * bench_host.h); the CPU model is the library's tl_cpu_model, the one the
- * calibration file records. */
+/* bench/bench_host.c — host facts recorded in every bench JSON line, the
+ * load average and the median (see bench_host.h); the CPU model is the
+ * library's tl_cpu_model, the one the calibration file records. */
 #include "bench_host.h"
 #include "rxlock/calibrate.h"
+#include <math.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/utsname.h>
 #include <unistd.h>
@@ -69,4 +71,21 @@ json_t *bench_host_json(void) {
     else snprintf(kernel, sizeof kernel, "unknown");
     return json_pack("{s:s, s:s, s:s, s:s, s:I}", "cpu", model, "cpu_flags", flags,
                      "thp", thp, "kernel", kernel, "cpus", (json_int_t)sysconf(_SC_NPROCESSORS_ONLN));
+}
+
+double bench_loadavg(void) {
+    double l = -1;
+    FILE *f = fopen("/proc/loadavg", "r");
+    if (f) { if (fscanf(f, "%lf", &l) != 1) l = -1; fclose(f); }
+    return l;
+}
+
+static int bench_cmp_double(const void *a, const void *b) {
+    double x = *(const double *)a, y = *(const double *)b;
+    return x < y ? -1 : x > y;
+}
+double bench_median(double *v, size_t n) {
+    if (!n) return NAN;
+    qsort(v, n, sizeof *v, bench_cmp_double);
+    return n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
 }

@@ -4,10 +4,12 @@
  * engine produces the reference vector), signatures and pins, tamper
  * detection at the affected group, worker-count independence in the
  * test-only deterministic mode, journal resume and foreign-journal refusal,
- * x from a journal's final state alone (tl_solve_from_journal). */
+ * x from a journal's final state alone (tl_solve_from_journal), a work
+ * function's renewed VM (a generation worker's) computing the same. */
 #include "test.h"
 #include "rxlock/rxlock.h"
 #include "rxlock/rx.h"
+#include "lock/core/core_internal.h"   /* tl_work_renew_vm */
 #include <sodium.h>
 #include <unistd.h>
 
@@ -259,6 +261,13 @@ static void multi_case(tl_work_type t, size_t maxL, uint64_t n) {
     }
     CHECK(tl_work_steps_multi(w, 0, NULL, NULL, 5, NULL) == 0);
     CHECK(tl_work_steps_multi(w, 1, NULL, NULL, 5, NULL) == TL_EINVAL);
+    /* a forked worker's own VM (tl_work_renew_vm): the same results */
+    uint8_t a[32], before[32], after[32];
+    memset(a, 7, sizeof a);
+    CHECK(tl_work_step(w, 1, 0, a, before) == 0);
+    CHECK(tl_work_renew_vm(w) == 0);
+    CHECK(tl_work_step(w, 1, 0, a, after) == 0);
+    CHECK_MEM(after, before, 32);
     tl_work_free(w);
 }
 static void t_work_multi(void) { multi_case(TL_WORK_SHA3_256, 19, 7); }

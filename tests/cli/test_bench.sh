@@ -6,7 +6,9 @@
 # mode interleaves engines hash by hash and stops at the first step they
 # disagree on, and --ref-prefix finds a peer's API under other names; and
 # bench_dataset's label for our build names the form that ran; bench_gen
-# prints one line per setting and a summary (figures not checked).
+# prints one line per setting and a summary (figures not checked), and
+# paired with a peer (the same prefixed shim) checks the chain steps agree
+# and runs its windows A B B A.
 . tests/cli/lib.sh
 BENCH=${RXLOCK_BENCH:-$PWD/build/bench/bench}
 if ! make -s build/bench/bench >"$TMP/make.log" 2>&1; then
@@ -109,6 +111,23 @@ C
     expect_rc 2 "--ref-prefix that the library lacks names the symbol" \
       "$BENCH" screen -n 1 --ref-lib "$TMP/libpfx.so" --ref-prefix no_ ref-v1-interp
     check "names the missing prefixed symbol" grep -q 'no symbol no_randomx_get_flags' "$TMP/.err"
+    # bench_gen paired with a peer: our 2 workers against the peer's 2
+    # threads, windows A B B A, after both computed the same chain steps
+    if make -s build/bench/bench_gen >"$TMP/make.log" 2>&1; then
+      expect_rc 0 "bench_gen paired: v1 light, 2 workers against the prefixed peer" \
+        build/bench/bench_gen --work randomx-v1 --mode light --workers 2 --seconds 1 \
+          --ref-lib "$TMP/libpfx.so" --ref-prefix t_
+      check "bench_gen paired: both sides computed the same steps" \
+        grep -q '^gen_pair_check work=randomx-v1 mode=light steps=3 agree=yes ' "$TMP/.out"
+      check "bench_gen paired: windows A B B A" awk '/^gen_pair_window /{for (i = 1; i <= NF; i++) if ($i ~ /^side=/) s = s substr($i, 6) " "} END {exit s != "ours peer peer ours "}' "$TMP/.out"
+      check "bench_gen paired: a round line and the summary" sh -c \
+        "grep -Eq '^gen_pair work=randomx-v1 mode=light workers=2 ours=[0-9.]+ peer=[0-9.]+ ratio=[0-9.]+ .*round=1 load=' '$TMP/.out' &&
+         grep -Eq '^gen_pair_summary .* rounds=1 peer_variant=ref-v1-jit .* ratio=[0-9.]+ min=[0-9.]+ max=[0-9.]+ ' '$TMP/.out'"
+      expect_rc 2 "bench_gen paired: sha3 refused" build/bench/bench_gen --ref-lib "$TMP/libpfx.so"
+      check "bench_gen paired: says how" grep -q 'add --work randomx-v2' "$TMP/.err"
+      expect_rc 2 "bench_gen paired: a peer of another version refused" \
+        build/bench/bench_gen --work randomx-v2 --ref-lib "$TMP/libpfx.so" --ref-prefix t_ --peer ref-v1-jit
+    fi
   else
     fail "the test-only prefix shim does not build"; cat "$TMP/cc.err" >&2
   fi

@@ -100,6 +100,14 @@ void tl_journal_header(uint8_t out[TL_JOURNAL_HEADER_SIZE], const uint8_t H[32])
 void tl_journal_entry(uint8_t out[TL_JOURNAL_ENTRY_SIZE], const uint8_t H[32],
                       uint32_t g, uint64_t i, const uint8_t d[32]);
 
+/* A forked worker's own VM: the same engine on new memory.  The VM it
+ * inherited shares its pages with the parent copy-on-write, and the first
+ * write to a shared huge page splits it, so the 2 MiB scratchpad would run
+ * on 4 KiB pages in every worker (bench/README.md "Generation paired with
+ * XMRig rx/2").  TL_OK (sha3-256: nothing to do); on failure the old VM is
+ * kept and still works. */
+int tl_work_renew_vm(tl_work *w);
+
 /* Worker exit: free (and wipe) only the VM; the cache / dataset are public,
  * derived from K, and shared copy-on-write with the parent (wiping them in
  * a child would copy 2 GiB). */

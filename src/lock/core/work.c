@@ -253,6 +253,18 @@ int tl_work_steps_multi(tl_work *w, size_t L, const uint32_t *g, const uint64_t 
     return TL_OK;
 }
 
+int tl_work_renew_vm(tl_work *w) {
+    if (!w) return TL_EINVAL;
+    if (!w->vm) return TL_OK;                 /* sha3-256: no VM */
+    rx_vm *vm = NULL;
+    int rc = rx_vm_new(&vm, w->flags, w->cache, w->ds);
+    if (rc) return rc == RX_ENOMEM ? TL_ENOMEM : rc;
+    if (rx_vm_flags(vm) != rx_vm_flags(w->vm)) { rx_vm_free(vm); return TL_EINVAL; }   /* never another engine */
+    rx_vm_free(w->vm);
+    w->vm = vm;
+    return TL_OK;
+}
+
 void tl_work_free_vm(tl_work *w) {
     if (!w) return;
     if (w->vm) rx_vm_free(w->vm);

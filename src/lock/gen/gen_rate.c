@@ -8,7 +8,11 @@
  * reads all of them at window boundaries and reports the median window's
  * total rate (a busy machine's one slow or fast second does not decide),
  * with the slowest and fastest window beside it.  Nothing secret is
- * involved: a fixed public key and chain values. */
+ * involved: a fixed public key and chain values.  The same measurement on
+ * a work function the caller holds (tl_measure_gen_rate_work) and the
+ * windows alone over counters someone else advances (tl_rate_windows):
+ * gen_rate.h. */
+#include "gen_rate.h"
 #include "gen_internal.h"
 #include "util/util.h"
 #include <errno.h>
@@ -21,12 +25,7 @@
 #include <unistd.h>
 
 #define GR_MAX_WINDOWS 32
-#define GR_LINE 64                           /* one counter per cache line */
-
-typedef struct {
-    volatile uint64_t steps;                 /* chain steps done, all lanes */
-    char pad[GR_LINE - sizeof(uint64_t)];
-} gr_slot;
+typedef tl_rate_slot gr_slot;
 
 static void gr_child(tl_work *w, unsigned lanes, unsigned k, gr_slot *slot, volatile int *quit, pid_t parent) {
     uint32_t g[TL_BUNDLE_MAX];
@@ -37,6 +36,7 @@ static void gr_child(tl_work *w, unsigned lanes, unsigned k, gr_slot *slot, vola
         i0[c] = 0;
         memset(d[c], (int)c, 32);
     }
+    (void)tl_work_renew_vm(w);   /* as a generation worker does (worker.c) */
     uint64_t n = 1;   /* from one step: a RandomX step takes milliseconds, and a
                          window must see calls end (the counter moves per call) */
     while (!*quit && getppid() == parent) {
@@ -65,10 +65,46 @@ static void gr_sleep(double s) {
     while (nanosleep(&ts, &ts) != 0 && errno == EINTR) {}
 }
 
-int tl_measure_gen_rate(tl_work_type type, tl_mode mode, unsigned workers, uint32_t groups, double seconds,
-                        const volatile int *stop, tl_gen_rate *out) {
-    if (!out || !(seconds > 0) || seconds > 3600) return TL_EINVAL;
+/* The windows: a short untimed start (every worker past its first calls),
+ * then about `seconds` in 3..32 windows of the slots' total. */
+int tl_rate_windows(tl_rate_slot *slots, unsigned n, double seconds, const volatile int *stop, tl_gen_rate *out) {
+    if (!(seconds > 0) || seconds > 3600) return TL_EINVAL;
+    unsigned nwin = (unsigned)(seconds / 0.5);
+    if (nwin < 3) nwin = 3;
+    if (nwin > GR_MAX_WINDOWS) nwin = GR_MAX_WINDOWS;
+    double win = seconds / nwin, rates[GR_MAX_WINDOWS];
+    gr_sleep(win < 0.2 ? win : 0.2);              /* every worker past its first calls */
+    double t0 = util_now();
+    uint64_t c0 = gr_total(slots, n), first = c0;
+    double tstart = t0;
+    unsigned k = 0;
+    for (; k < nwin && !(stop && *stop); k++) {
+        gr_sleep(win);
+        double t1 = util_now();
+        uint64_t c1 = gr_total(slots, n);
+        rates[k] = t1 > t0 ? (double)(c1 - c0) / (t1 - t0) : 0;
+        t0 = t1;
+        c0 = c1;
+    }
+    if (stop && *stop) return TL_EINTR;
+    out->mean = (double)(c0 - first) / (t0 - tstart);
+    out->seconds = t0 - tstart;
+    out->windows = k;
+    qsort(rates, k, sizeof rates[0], cmp_double);
+    out->rate_min = rates[0];
+    out->rate_max = rates[k - 1];
+    out->rate = k % 2 ? rates[k / 2] : (rates[k / 2 - 1] + rates[k / 2]) / 2;
+    return TL_OK;
+}
+
+int tl_measure_gen_rate_work(tl_work *w, unsigned workers, uint32_t groups, double seconds,
+                             const volatile int *stop, tl_gen_rate *out) {
+    if (!w || !out || !(seconds > 0) || seconds > 3600) return TL_EINVAL;
     memset(out, 0, sizeof *out);
+    tl_engine_info info;
+    int rc = tl_work_engine(w, &info);
+    if (rc) return rc;
+    tl_work_type type = info.work;
     tl_gen_opts o;
     memset(&o, 0, sizeof o);
     o.workers = workers;
@@ -77,17 +113,12 @@ int tl_measure_gen_rate(tl_work_type type, tl_mode mode, unsigned workers, uint3
     unsigned L = tl_pool_bundle(type, G, W);
     unsigned busy = (unsigned)((G + L - 1) / L);     /* bundles the chains fill */
     if (busy > W) busy = W;
-    uint8_t key[32];
-    memset(key, 0x5a, sizeof key);
-    tl_work *w = NULL;
-    int rc = tl_work_new(&w, type, key, mode);
-    if (rc) return rc;
     size_t shm_len = (size_t)(busy + 1) * sizeof(gr_slot);
     gr_slot *slots = mmap(NULL, shm_len, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS, -1, 0);
-    if (slots == MAP_FAILED) { tl_work_free(w); return TL_ENOMEM; }
+    if (slots == MAP_FAILED) return TL_ENOMEM;
     volatile int *quit = (volatile int *)&slots[busy];
     pid_t *pid = calloc(busy, sizeof *pid);
-    if (!pid) { munmap(slots, shm_len); tl_work_free(w); return TL_ENOMEM; }
+    if (!pid) { munmap(slots, shm_len); return TL_ENOMEM; }
     pid_t self = getpid();
     unsigned started = 0;
     for (; started < busy; started++) {
@@ -96,31 +127,7 @@ int tl_measure_gen_rate(tl_work_type type, tl_mode mode, unsigned workers, uint3
         if (p == 0) gr_child(w, L, started, &slots[started], quit, self);
         pid[started] = p;
     }
-    unsigned nwin = (unsigned)(seconds / 0.5);
-    if (nwin < 3) nwin = 3;
-    if (nwin > GR_MAX_WINDOWS) nwin = GR_MAX_WINDOWS;
-    double win = seconds / nwin, rates[GR_MAX_WINDOWS];
-    if (rc == TL_OK) {
-        gr_sleep(win < 0.2 ? win : 0.2);              /* every worker past its first calls */
-        double t0 = util_now();
-        uint64_t c0 = gr_total(slots, busy), first = c0;
-        double tstart = t0;
-        unsigned k = 0;
-        for (; k < nwin && !(stop && *stop); k++) {
-            gr_sleep(win);
-            double t1 = util_now();
-            uint64_t c1 = gr_total(slots, busy);
-            rates[k] = t1 > t0 ? (double)(c1 - c0) / (t1 - t0) : 0;
-            t0 = t1;
-            c0 = c1;
-        }
-        if (stop && *stop) rc = TL_EINTR;
-        else {
-            out->mean = (double)(c0 - first) / (t0 - tstart);
-            out->seconds = t0 - tstart;
-            out->windows = k;
-        }
-    }
+    if (rc == TL_OK) rc = tl_rate_windows(slots, busy, seconds, stop, out);
     *quit = 1;
     for (unsigned k = 0; k < started; k++) {
         int st = 0;
@@ -130,16 +137,24 @@ int tl_measure_gen_rate(tl_work_type type, tl_mode mode, unsigned workers, uint3
     }
     free(pid);
     munmap(slots, shm_len);
-    tl_work_free(w);
     if (rc) return rc;
-    qsort(rates, out->windows, sizeof rates[0], cmp_double);
-    out->rate_min = rates[0];
-    out->rate_max = rates[out->windows - 1];
-    out->rate = out->windows % 2 ? rates[out->windows / 2]
-                                 : (rates[out->windows / 2 - 1] + rates[out->windows / 2]) / 2;
     out->workers = busy;
     out->lanes = L;
     out->groups = G;
     if (!(out->rate > 0)) return TL_EWORK;
     return TL_OK;
+}
+
+int tl_measure_gen_rate(tl_work_type type, tl_mode mode, unsigned workers, uint32_t groups, double seconds,
+                        const volatile int *stop, tl_gen_rate *out) {
+    if (!out || !(seconds > 0) || seconds > 3600) return TL_EINVAL;
+    memset(out, 0, sizeof *out);
+    uint8_t key[32];
+    memset(key, 0x5a, sizeof key);
+    tl_work *w = NULL;
+    int rc = tl_work_new(&w, type, key, mode);
+    if (rc) return rc;
+    rc = tl_measure_gen_rate_work(w, workers, groups, seconds, stop, out);
+    tl_work_free(w);
+    return rc;
 }

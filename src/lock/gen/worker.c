@@ -127,6 +127,7 @@ static void child_main(tl_work *w, tl_task *t, unsigned nt, int fd, const uint8_
     tl_stepper sp[TL_BUNDLE_MAX];
     char kind[TL_BUNDLE_MAX][16];
     int fault[TL_BUNDLE_MAX];
+    (void)tl_work_renew_vm(w);   /* its own VM: the scratchpad stays on a huge page (else the inherited one) */
     memcpy(mk, mk_in, 32);
     for (unsigned c = 0; c < nt; c++) {
         memcpy(d[c], t[c].d0, 32);
