@@ -73,6 +73,8 @@ const char cmd_beacon_usage[] =
     "  naming the flags that fix it.\n"
     "  --once               one pass (generate what is due, release, publish), then exit\n"
     "  --gen-rate H/s       this machine's generation throughput, all workers (default:\n"
+    "                       the median pace of the last 16 epoch keys generated here,\n"
+    "                       kept in DIR/private/gen-pace, once there are 3; else\n"
     "                       measured for 0.6 s, 3 s more when the verdict is close)\n"
     "  --plan-only          one pass that generates nothing here: writes a cluster plan\n"
     "                       (`rxlock plan`) per missing epoch in DIR/plans/STEM (keys in\n"
