@@ -55,7 +55,7 @@ void bcn_service_write(const bcn_dir *b, const bcn_service *sv);
  * one JSON line.  0 printed, 1 none there (not a DIR, or never served). */
 int bcn_service_print(const char *dir, int json);
 
-/* ---- generation on a cluster (cluster_run.c, cluster_sched.c) --------------- */
+/* ---- generation on a cluster (cluster_run.c, cluster_epoch.c, cluster_sched.c) --- */
 typedef struct {
     int k8s;                      /* 0 Slurm, 1 Kubernetes                    */
     unsigned retries;             /* resubmissions of an epoch before it is given up */

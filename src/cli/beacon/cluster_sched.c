@@ -9,7 +9,7 @@
  * Secret, apply of the Indexed Job and then of the verification Job, get
  * for their state and whether a pod started, delete before a
  * resubmission).  No decision is made and nothing is logged here: a failed
- * command's words are kept (bcn_sched_error) for cluster_run.c, which
+ * command's words are kept (bcn_sched_error) for cluster_epoch.c, which
  * decides from these answers and the plan's results and says each fault
  * once with its way out. */
 #include "cli/beacon/beacon_cli.h"

@@ -3,7 +3,7 @@
  * epoch key's submissions, DIR/private/cluster/STEM.state (docs/FORMAT.md
  * §Service record): `key=value` lines, at most 1 KiB, read leniently
  * (unknown lines ignored, numbers bounded) and replaced atomically, 0600.
- * cluster_run.c writes the job name before a submission and the job ids
+ * cluster_epoch.c writes the job name before a submission and the job ids
  * after it, so a kill between the two is found by the name. */
 #include "cli/beacon/beacon_cli.h"
 #include "util/util.h"
