@@ -8,6 +8,7 @@ RXLOCK=${RXLOCK:-$PWD/build/rxlock}
 # where a test sets an RXLOCK_TEST_* switch; the shipping binary ignores them.
 RXLOCK_TESTBIN=${RXLOCK_TESTBIN:-$PWD/build/rxlock-test}
 TMP=$(mktemp -d); trap 'rm -rf "$TMP"' EXIT
+_src=$PWD   # the tree's root: tests run from it
 # The saved calibration (calibrate without -o; read by lock / plan /
 # inspect) lives under $XDG_STATE_HOME: a private, empty one per test, never
 # the developer's own.
@@ -36,3 +37,17 @@ check_resumes() { _l=$1; _c=$2; _g=$3
 wait_for() { _t=$(( $1 * 2 )); shift; while [ "$_t" -gt 0 ]; do "$@" && return 0; sleep 0.5; _t=$((_t - 1)); done; return 1; }
 # no_key_outside_private DIR: no *.key file in a beacon DIR but under DIR/private/
 no_key_outside_private() { ! find "$1" -path "$1/private" -prune -o -name '*.key' -print | grep -q .; }
+# slurm_up: the one-node Slurm of tools/slurm-local.sh, for a test's opt-in
+# part (RXLOCK_TEST_SLURM=1): 0 when it answers (started here when it was
+# not up: slurm_down stops it again), else 1 with the daemons' last words
+# on stderr (a SKIP line)
+slurm_up() {
+  export SLURM_CONF=${RXLOCK_SLURM_DIR:-/tmp/rxlock-slurm}/slurm.conf
+  _slurm_started=0
+  sinfo -h >/dev/null 2>&1 && return 0
+  if sh "$_src/tools/slurm-local.sh" start > slurm-start.log 2>&1; then _slurm_started=1; return 0; fi
+  echo "SKIP real Slurm: tools/slurm-local.sh could not start the daemons:" >&2
+  tail -n 3 slurm-start.log >&2
+  return 1
+}
+slurm_down() { [ "${_slurm_started:-0}" = 1 ] && sh "$_src/tools/slurm-local.sh" stop > /dev/null 2>&1; }

@@ -17,7 +17,6 @@
 # the feed's recipient; no key outside private/; the metrics file passes
 # `promtool check metrics` where Debian's prometheus is installed.
 . "$(dirname "$0")/lib.sh"
-SRC=$PWD
 cd "$TMP" || exit 1
 R=$RXLOCK
 mkdir -p bin
@@ -171,9 +170,7 @@ fi
 
 # ---- Slurm, for real --------------------------------------------------------------
 if [ "${RXLOCK_TEST_SLURM:-0}" = 1 ]; then
-  export SLURM_CONF=${RXLOCK_SLURM_DIR:-/tmp/rxlock-slurm}/slurm.conf
-  started=0
-  if sinfo -h >/dev/null 2>&1 || { sh "$SRC/tools/slurm-local.sh" start > slurm-start.log 2>&1 && started=1; }; then
+  if slurm_up; then
     real=$(command -v sbatch)
     cat > bin/sbatch <<EOF
 #!/bin/sh
@@ -226,10 +223,7 @@ EOF
     else
       echo "SKIP promtool check metrics: Debian's prometheus is not installed (tools/deps.sh)" >&2
     fi
-    [ $started = 1 ] && sh "$SRC/tools/slurm-local.sh" stop > /dev/null 2>&1
-  else
-    echo "SKIP real Slurm: tools/slurm-local.sh could not start the daemons:" >&2
-    tail -n 3 slurm-start.log >&2
+    slurm_down
   fi
 else
   echo "SKIP beacon run --cluster slurm on a real Slurm: opt-in with RXLOCK_TEST_SLURM=1 (root; sh tools/slurm-local.sh install)" >&2

@@ -11,7 +11,6 @@
 # With RXLOCK_TEST_SLURM=1 (root, Debian slurm packages), tools/slurm-local.sh
 # starts a one-node Slurm and the array job runs for real.
 . tests/cli/lib.sh
-SRC=$PWD
 cd "$TMP" || exit 1
 R=$RXLOCK
 mkdir -p keys bin
@@ -490,9 +489,7 @@ fi
 
 # --- a real one-node Slurm (opt-in: RXLOCK_TEST_SLURM=1, root, Debian packages) ---
 if [ "${RXLOCK_TEST_SLURM:-0}" = 1 ]; then
-  export SLURM_CONF=${RXLOCK_SLURM_DIR:-/tmp/rxlock-slurm}/slurm.conf
-  started=0
-  if sinfo -h >/dev/null 2>&1 || { sh "$SRC/tools/slurm-local.sh" start > slurm-start.log 2>&1 && started=1; }; then
+  if slurm_up; then
     # the generated scripts as they are: time limit, partition, an extra line;
     # rxlock from PATH, the worker key where --node-worker-key says
     expect_rc 0 "slurm: plan" "$R" plan --no-verify --work sha3-256 --groups 4 --steps 20000 --slurm-time 10m \
@@ -536,10 +533,7 @@ if [ "${RXLOCK_TEST_SLURM:-0}" = 1 ]; then
     check "slurm: all 16 segments verified" grep -q 'verification: 16 of 16' "$TMP/.err"
     expect_rc 0 "slurm: solve the verified puzzle" "$R" solve sv.json -o sv-id.txt
     check "slurm: verified puzzle solves to the planned recipient" test "$(publine sv-id.txt)" = "$rcpsv"
-    [ $started = 1 ] && sh "$SRC/tools/slurm-local.sh" stop > /dev/null 2>&1
-  else
-    echo "SKIP real Slurm: tools/slurm-local.sh could not start the daemons:" >&2
-    tail -n 3 slurm-start.log >&2
+    slurm_down
   fi
 else
   echo "SKIP real Slurm array job: opt-in with RXLOCK_TEST_SLURM=1 (root; sh tools/slurm-local.sh install)" >&2
