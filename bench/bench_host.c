@@ -4,6 +4,7 @@
  * library's tl_cpu_model, the one the calibration file records. */
 #include "bench_host.h"
 #include "rxlock/calibrate.h"
+#include "util/util.h"
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -80,12 +81,4 @@ double bench_loadavg(void) {
     return l;
 }
 
-static int bench_cmp_double(const void *a, const void *b) {
-    double x = *(const double *)a, y = *(const double *)b;
-    return x < y ? -1 : x > y;
-}
-double bench_median(double *v, size_t n) {
-    if (!n) return NAN;
-    qsort(v, n, sizeof *v, bench_cmp_double);
-    return n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
-}
+double bench_median(double *v, size_t n) { return util_median(v, n); }

@@ -101,4 +101,7 @@ const char *util_thp_mode(void);
 void util_format_duration(char *buf, size_t cap, double seconds);
 /* Format a rate as "1.23 M" / "456.7 k" / "12.3" (no unit) into buf. */
 void util_format_rate(char *buf, size_t cap, double rate);
+/* The median of v[0..n) (NAN when n is 0), v sorted in place: v[0] and
+ * v[n - 1] are then its smallest and largest (median.c). */
+double util_median(double *v, size_t n);
 #endif

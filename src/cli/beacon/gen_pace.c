@@ -67,11 +67,6 @@ void bcn_gen_pace_add(const bcn_dir *b, double hashes, double seconds, unsigned 
                 strerror(errno));
 }
 
-static int cmpd(const void *a, const void *b) {
-    double x = *(const double *)a, y = *(const double *)b;
-    return x < y ? -1 : x > y;
-}
-
 int bcn_gen_pace_median(const bcn_dir *b, unsigned workers, double *median, double *lo, double *hi, unsigned *count) {
     pace_line v[BCN_GEN_PACE_KEEP];
     size_t n = pace_read(b, v, BCN_GEN_PACE_KEEP);
@@ -82,8 +77,7 @@ int bcn_gen_pace_median(const bcn_dir *b, unsigned workers, double *median, doub
     for (size_t i = 0; i < n; i++)   /* this machine's, with the workers it runs now */
         if (v[i].workers == workers && !strcmp(v[i].cpu, cpu)) r[m++] = v[i].rate;
     if (m < BCN_GEN_PACE_MIN) return 0;
-    qsort(r, m, sizeof r[0], cmpd);
-    *median = m % 2 ? r[m / 2] : (r[m / 2 - 1] + r[m / 2]) / 2;
+    *median = util_median(r, m);
     *lo = r[0];
     *hi = r[m - 1];
     *count = m;

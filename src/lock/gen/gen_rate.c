@@ -49,11 +49,6 @@ static void gr_child(tl_work *w, unsigned lanes, unsigned k, gr_slot *slot, vola
     _exit(0);
 }
 
-static int cmp_double(const void *a, const void *b) {
-    double x = *(const double *)a, y = *(const double *)b;
-    return x < y ? -1 : x > y;
-}
-
 static uint64_t gr_total(gr_slot *s, unsigned n) {
     uint64_t t = 0;
     for (unsigned k = 0; k < n; k++) t += __atomic_load_n(&s[k].steps, __ATOMIC_ACQUIRE);
@@ -90,10 +85,9 @@ int tl_rate_windows(tl_rate_slot *slots, unsigned n, double seconds, const volat
     out->mean = (double)(c0 - first) / (t0 - tstart);
     out->seconds = t0 - tstart;
     out->windows = k;
-    qsort(rates, k, sizeof rates[0], cmp_double);
+    out->rate = util_median(rates, k);
     out->rate_min = rates[0];
     out->rate_max = rates[k - 1];
-    out->rate = k % 2 ? rates[k / 2] : (rates[k / 2 - 1] + rates[k / 2]) / 2;
     return TL_OK;
 }
 
