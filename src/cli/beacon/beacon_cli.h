@@ -188,6 +188,9 @@ int  bcn_rel_tick(bcn_releaser *r, int force, int64_t jump);
  * while one is pending, seal the window from n0 again (then tick). */
 int  bcn_rel_seal(bcn_releaser *r, uint64_t E, int *changed);
 int  bcn_rel_reseal(bcn_releaser *r, uint64_t n0);
+/* At a start: the sealed files a kill left missing, for every epoch made
+ * from the oldest the feed can list to the window's end.  CLI_OK/CLI_FAIL. */
+int  bcn_rel_repair(bcn_releaser *r);
 /* tick when the clock changed or a release is due (cheap otherwise: for
  * a generation's progress callback). */
 int  bcn_rel_poll(bcn_releaser *r);
@@ -209,6 +212,8 @@ unsigned bcn_kinds(unsigned kinds, int out[2]);
 /* Epoch E's puzzle of a kind: the public copy when released, else the
  * private one.  1 found (*buf malloc'd), 0 none, -1 error (message). */
 int  bcn_puzzle_read(const bcn_dir *b, uint64_t E, int kind, uint8_t **buf, size_t *len, int *is_public);
+/* 1 when every kind's puzzle of epoch E is there (private or public). */
+int  bcn_epoch_made(const bcn_dir *b, uint64_t E);
 /* Publish every generated puzzle whose release time has come (never one
  * before it).  *changed += the number published.  CLI_OK or CLI_FAIL. */
 int  bcn_release_due(const bcn_dir *b, int64_t now, int *changed);

@@ -112,24 +112,9 @@ int bcn_cluster_run(const char *dirarg, const bcn_cluster_opts *o) {
     if (cli_beacon_web_publish(p, err, sizeof err) != 0) bcn_log("warning: the web page was not published: %s", err);
     int kinds[2];
     unsigned nk = bcn_kinds(s->kinds, kinds);
-    int64_t now = tl_beacon_now();
-    int before = 0;
-    uint64_t E0 = tl_beacon_epoch_at(s, now, &before), n0 = before ? 0 : E0 + 1;
-    uint64_t lo = n0 > TL_BEACON_MAX_EPOCHS ? n0 - TL_BEACON_MAX_EPOCHS : 0;
-    int changed = 0;
-    for (uint64_t E = lo; E < n0 + s->ahead && rc == CLI_OK; E++) {   /* seals a kill left missing */
-        int all = 1;
-        for (unsigned q = 0; q < nk; q++) {
-            char stem[48], pz[PATH_MAX];
-            bcn_stem(s, E, kinds[q], stem);
-            bcn_file(&c.b, pz, "private/puzzles/%s.json", stem);
-            struct stat st;
-            all = all && (lstat(pz, &st) == 0 || (bcn_file(&c.b, pz, "public/puzzles/%s.json", stem), lstat(pz, &st) == 0));
-        }
-        if (all) rc = bcn_seal(&c.b, E, &changed);
-    }
     bcn_rel_start(&c.rel, &c.b, c.sk, &c.sv);
-    if (rc || (rc = bcn_rel_tick(&c.rel, 1, 0)) != CLI_OK) goto out;
+    /* repair what a kill left (seals missing for made epochs), then publish */
+    if ((rc = bcn_rel_repair(&c.rel)) != CLI_OK || (rc = bcn_rel_tick(&c.rel, 1, 0)) != CLI_OK) goto out;
     {   /* the pace measured before a restart */
         uint8_t *buf = NULL;
         size_t len = 0;
@@ -145,8 +130,7 @@ int bcn_cluster_run(const char *dirarg, const bcn_cluster_opts *o) {
     while (!*c.stop && rc == CLI_OK) {
         uint64_t from = c.rel.skipped_to, hi = c.rel.gen_hi, first = 0, last = 0;
         if ((rc = bcn_rel_poll(&c.rel)) != CLI_OK) break;   /* a clock change: said with what passed, in one line */
-        now = tl_beacon_now();
-        n0 = bcn_first_open(s, now);
+        uint64_t n0 = bcn_first_open(s, tl_beacon_now());
         uint64_t np = bcn_rel_passed(&c.rel, n0, &first, &last);
         bcn_rel_say_passed(np, first, last);
         for (uint64_t E = from; E < n0 && E < hi; E++)   /* their jobs cancelled, keys and records gone */
@@ -155,18 +139,13 @@ int bcn_cluster_run(const char *dirarg, const bcn_cluster_opts *o) {
         unsigned busy = 0;
         c.sv.epoch = -1;
         for (uint64_t E = n0; E < n0 + s->ahead && busy < c.in_flight && !*c.stop; E++) {
-            int made_all = 1;
             for (unsigned q = 0; q < nk && busy < c.in_flight; q++) {
                 int r = cl_step(&c, E, kinds[q]);
                 if (r < 0) { rc = CLI_FAIL; break; }
                 if (r > 0) busy++;
-                char stem[48], pz[PATH_MAX];
-                bcn_stem(s, E, kinds[q], stem);
-                bcn_file(&c.b, pz, "private/puzzles/%s.json", stem);
-                made_all = made_all && access(pz, F_OK) == 0;
             }
             if (rc) break;
-            if (made_all) {
+            if (bcn_epoch_made(&c.b, E)) {
                 int ch = 0;
                 if (bcn_rel_seal(&c.rel, E, &ch) == CLI_OK && ch) rc = bcn_rel_tick(&c.rel, 1, 0);
             }

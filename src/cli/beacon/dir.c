@@ -85,6 +85,20 @@ static int exists(const char *p) {
     return lstat(p, &st) == 0;
 }
 
+int bcn_epoch_made(const bcn_dir *b, uint64_t E) {
+    int kinds[2];
+    unsigned nk = bcn_kinds(b->cfg.s.kinds, kinds);
+    for (unsigned q = 0; q < nk; q++) {
+        char stem[48], p[PATH_MAX];
+        bcn_stem(&b->cfg.s, E, kinds[q], stem);
+        bcn_file(b, p, "private/puzzles/%s.json", stem);
+        if (exists(p)) continue;
+        bcn_file(b, p, "public/puzzles/%s.json", stem);
+        if (!exists(p)) return 0;
+    }
+    return 1;
+}
+
 int bcn_release_due(const bcn_dir *b, int64_t now, int *changed) {
     const tl_beacon_sched *s = &b->cfg.s;
     int before = 0;

@@ -30,19 +30,6 @@ uint64_t bcn_first_open(const tl_beacon_sched *s, int64_t now) {
     return before ? 0 : E + 1;
 }
 
-static int have_all(const bcn_dir *b, uint64_t E) {
-    int kinds[2];
-    unsigned nk = bcn_kinds(b->cfg.s.kinds, kinds);
-    for (unsigned q = 0; q < nk; q++) {
-        uint8_t *buf = NULL;
-        size_t len = 0;
-        int r = bcn_puzzle_read(b, E, kinds[q], &buf, &len, NULL);
-        free(buf);
-        if (r != 1) return 0;
-    }
-    return 1;
-}
-
 void bcn_rel_start(bcn_releaser *r, bcn_dir *b, const uint8_t *sk, bcn_service *sv) {
     int64_t jump;
     r->b = b;
@@ -65,7 +52,7 @@ uint64_t bcn_rel_passed(bcn_releaser *r, uint64_t n0, uint64_t *first, uint64_t 
             *last = n0 - 1;
             break;
         }
-        if (!have_all(r->b, E)) {
+        if (!bcn_epoch_made(r->b, E)) {
             if (!c) *first = E;
             c++;
             *last = E;
@@ -159,11 +146,19 @@ int bcn_rel_reseal(bcn_releaser *r, uint64_t n0) {
     if (!r->seal_pending) return CLI_OK;
     int changed = 0, failed = 0;
     for (uint64_t E = n0; E < n0 + r->b->cfg.s.ahead && !failed; E++)
-        if (have_all(r->b, E)) failed = bcn_rel_seal(r, E, &changed) != CLI_OK;
+        if (bcn_epoch_made(r->b, E)) failed = bcn_rel_seal(r, E, &changed) != CLI_OK;
     if (failed) return CLI_OK;
     r->seal_pending = 0;
     bcn_log("the epochs that waited are sealed");
     return changed ? bcn_rel_tick(r, 1, 0) : CLI_OK;
+}
+
+int bcn_rel_repair(bcn_releaser *r) {
+    uint64_t n0 = bcn_first_open(&r->b->cfg.s, tl_beacon_now()), lo = n0 > TL_BEACON_MAX_EPOCHS ? n0 - TL_BEACON_MAX_EPOCHS : 0;
+    int changed = 0, rc = CLI_OK;
+    for (uint64_t E = lo; E < n0 + r->b->cfg.s.ahead && rc == CLI_OK; E++)
+        if (bcn_epoch_made(r->b, E)) rc = bcn_seal(r->b, E, &changed);
+    return rc;
 }
 
 int bcn_rel_poll(bcn_releaser *r) {

@@ -259,23 +259,14 @@ int bcn_cmd_run(int argc, char **argv) {
     if (cli_beacon_web_publish(p, err, sizeof err) != 0) bcn_log("warning: the web page was not published: %s", err);
     int kinds[2];
     unsigned nk = bcn_kinds(s->kinds, kinds);
-    /* repair what a kill left: seals missing for generated epochs */
-    int64_t now = tl_beacon_now();
-    uint64_t n0 = bcn_first_open(s, now), lo = n0 > TL_BEACON_MAX_EPOCHS ? n0 - TL_BEACON_MAX_EPOCHS : 0;
-    int changed = 0;
-    for (uint64_t E = lo; E < n0 + s->ahead && rc == CLI_OK; E++) {
-        int all = 1;
-        for (unsigned q = 0; q < nk; q++) all = all && have_puzzle(&r.b, E, kinds[q]) == 1;
-        if (all) rc = bcn_seal(&r.b, E, &changed);
-    }
     bcn_rel_start(&r.rel, &r.b, r.sk, &r.sv);
-    if (rc || (rc = bcn_rel_tick(&r.rel, 1, 0)) != CLI_OK) goto out;
+    /* repair what a kill left (seals missing for generated epochs), then publish */
+    if ((rc = bcn_rel_repair(&r.rel)) != CLI_OK || (rc = bcn_rel_tick(&r.rel, 1, 0)) != CLI_OK) goto out;
     bcn_log("serving %s: an epoch every %llu s, %u ahead%s", r.b.dir, (unsigned long long)s->every, s->ahead,
             once ? " (one pass)" : "");
     while (!*r.stop && rc == CLI_OK) {
         if ((rc = bcn_rel_poll(&r.rel)) != CLI_OK) break;   /* a clock change: said with what passed, in one line */
-        now = tl_beacon_now();
-        n0 = bcn_first_open(s, now);
+        uint64_t n0 = bcn_first_open(s, tl_beacon_now());
         uint64_t first = 0, last = 0, np = bcn_rel_passed(&r.rel, n0, &first, &last);
         bcn_rel_say_passed(np, first, last);
         int did = 0;
