@@ -93,8 +93,7 @@ int bcn_keepup_check(const tl_beacon_config *c, tl_mode mode, double given_rate,
     if (tl_beacon_keepup_of(s, out->rate, vs, &out->k) != TL_OK) return cli_error("the schedule's keep-up figures are out of range");
     const tl_beacon_keepup *k = &out->k;
     out->verify_share = vs;
-    unsigned nk = (s->kinds & TL_BEACON_CLASSIC ? 1u : 0u) + (s->kinds & TL_BEACON_PQ ? 1u : 0u);
-    out->gen_seconds = k->seconds / (nk ? nk : 1);
+    out->gen_seconds = k->per_epoch / out->rate;   /* one epoch key */
     char ps[32], ev[32], rs[32], ns[32], line[1400];
     util_format_duration(ps, sizeof ps, k->seconds);
     util_format_duration(ev, sizeof ev, (double)s->every);

@@ -76,8 +76,7 @@ static void pace_kept(run_ctx *r, double took) {
     tl_beacon_keepup k;
     if (!bcn_gen_pace_median(&r->b, W, &med, &lo, &hi, &n) || tl_beacon_keepup_of(&c->s, med, bcn_verify_share(c), &k) != TL_OK)
         return;
-    unsigned nk = (c->s.kinds & TL_BEACON_CLASSIC ? 1u : 0u) + (c->s.kinds & TL_BEACON_PQ ? 1u : 0u);
-    r->gen_seconds = k.seconds / (nk ? nk : 1);
+    r->gen_seconds = k.per_epoch / med;   /* one epoch key */
     r->sv.margin = k.margin;
     if (k.keeps_up) { r->slow_said = 0; return; }
     if (r->slow_said) return;
