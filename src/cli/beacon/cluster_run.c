@@ -153,8 +153,8 @@ int bcn_cluster_run(const char *dirarg, const bcn_cluster_opts *o) {
         if (rc == CLI_OK) rc = bcn_rel_reseal(&c.rel, n0);   /* a seal a full disk held back */
         if (rc == CLI_OK) warn_ahead(&c, n0, kinds, nk);
         c.sv.margin = c.last_epoch_seconds > 0 ? (double)s->every / (c.last_epoch_seconds * nk) : 0;
-        if (rc == CLI_OK) rc = bcn_rel_tick(&c.rel, 0, 0);   /* releases, and the record with this pass's figures */
-        if (rc == CLI_OK) { bcn_service_write(&c.b, &c.sv); c.rel.sv_written = util_now(); }
+        c.rel.sv_written = 0;   /* the record with this pass's figures, written by the tick */
+        if (rc == CLI_OK) rc = bcn_rel_tick(&c.rel, 0, 0);   /* releases, and the record */
         if (rc || o->once) break;
         /* until the next --poll or the next release (releasing on time,
          * noticing a clock change, keeping the record fresh meanwhile) */

@@ -72,6 +72,26 @@ void bcn_rel_say_passed(uint64_t n, uint64_t first, uint64_t last) {
                 (unsigned long long)first, (unsigned long long)last, (unsigned long long)n);
 }
 
+/* The operator's record, when asked (now) or every 5 s. */
+static void record(bcn_releaser *r, int now) {
+    if (!now && util_now() - r->sv_written < 5) return;
+    bcn_service_write(r->b, r->sv);
+    r->sv_written = util_now();
+}
+
+/* A write that failed (its message just said, or held): said once in the
+ * log with what follows, kept in the record, counted; *pending set, so the
+ * next tries are quiet (cli_error_hold) until one succeeds. */
+static void failed_once(bcn_releaser *r, int *pending, const char *line) {
+    if (!*pending) {
+        bcn_log("%s", line);
+        snprintf(r->sv->last_error, sizeof r->sv->last_error, "%s", cli_last_error());
+        r->sv->last_error_at = tl_beacon_now();
+        r->sv->failures++;
+    }
+    *pending = 1;
+}
+
 /* One line per wall-clock change (clock.c noticed it). */
 static void clock_event(bcn_releaser *r, int64_t jump, int64_t now) {
     const tl_beacon_sched *s = &r->b->cfg.s;
@@ -101,23 +121,15 @@ int bcn_rel_tick(bcn_releaser *r, int force, int64_t jump) {
     if (bcn_release_due(r->b, now, &changed) != CLI_OK) return CLI_FAIL;
     r->next_due = bcn_next_release(s, now);   /* from the clock now: never one since corrected */
     r->sv->next_release = r->next_due;
-    if (changed || force || util_now() - r->sv_written >= 5) {
-        bcn_service_write(r->b, r->sv);
-        r->sv_written = util_now();
-    }
+    record(r, changed || force);
     if (!changed && !force && !r->publish_pending) return CLI_OK;
     size_t listed = 0;
     cli_error_hold(r->publish_pending);   /* said once: tried again quietly */
     int rc = bcn_feed_publish(r->b, r->sk, now, &listed);
     cli_error_hold(0);
     if (rc != CLI_OK) {   /* the feed served stays the last one, whole; releases go on */
-        if (!r->publish_pending) {
-            bcn_log("the feed was not published (said above); releases go on, and each step tries the feed again");
-            snprintf(r->sv->last_error, sizeof r->sv->last_error, "%s", cli_last_error());
-            r->sv->last_error_at = now;
-            r->sv->failures++;
-        }
-        r->publish_pending = 1;
+        failed_once(r, &r->publish_pending, "the feed was not published (said above); releases go on, and each step "
+                    "tries the feed again");
         return CLI_OK;
     }
     if (r->publish_pending) bcn_log("the feed is published again");
@@ -131,14 +143,10 @@ int bcn_rel_seal(bcn_releaser *r, uint64_t E, int *changed) {
     int rc = bcn_seal(r->b, E, changed);
     cli_error_hold(0);
     if (rc == CLI_OK) return CLI_OK;
-    if (!r->seal_pending) {   /* the epoch stays unlisted until sealed (publish.c): nobody encrypts to it */
-        bcn_log("epoch %llu is not sealed (said above); it is not offered until it is, and each step tries again",
-                (unsigned long long)E);
-        snprintf(r->sv->last_error, sizeof r->sv->last_error, "%s", cli_last_error());
-        r->sv->last_error_at = tl_beacon_now();
-        r->sv->failures++;
-    }
-    r->seal_pending = 1;
+    char line[160];   /* the epoch stays unlisted until sealed (publish.c): nobody encrypts to it */
+    snprintf(line, sizeof line, "epoch %llu is not sealed (said above); it is not offered until it is, and each step "
+             "tries again", (unsigned long long)E);
+    failed_once(r, &r->seal_pending, line);
     return CLI_FAIL;
 }
 
@@ -164,10 +172,7 @@ int bcn_rel_repair(bcn_releaser *r) {
 int bcn_rel_poll(bcn_releaser *r) {
     int64_t jump, now = bcn_clock_read(&r->ck, &jump);
     if (jump || now >= r->next_due) return bcn_rel_tick(r, 0, jump);
-    if (util_now() - r->sv_written >= 5) {
-        bcn_service_write(r->b, r->sv);
-        r->sv_written = util_now();
-    }
+    record(r, 0);
     return CLI_OK;
 }
 
